@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * port.h - the engine's only window on its host.
+ *
+ * The engine (NIDs, expressions, the object model, UDSP, selection, TBF) is
+ * one body of C compiled twice: into the kernel module and into a userspace
+ * static library used by lnetd, the tests and the benchmarks.  Engine files
+ * include this header and nothing else from the host, so that the same
+ * source means the same thing in both homes.  Rules that keep it so:
+ * fixed-size integer types, no floating point, no VLAs, no unbounded
+ * recursion, no locking and no I/O (callers serialise), and no allocation on
+ * the selection path.
+ */
+#ifndef LNE_PORT_H
+#define LNE_PORT_H
+
+#ifdef __KERNEL__
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/stdarg.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+static inline void *lne_zalloc(size_t size)
+{
+	return kzalloc(size, GFP_KERNEL);
+}
+
+static inline void *lne_realloc_array(void *p, size_t n, size_t size)
+{
+	return krealloc_array(p, n, size, GFP_KERNEL);
+}
+
+static inline void lne_free(void *p)
+{
+	kfree(p);
+}
+
+static inline void lne_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	sort(base, n, size, cmp, NULL);
+}
+
+#else /* userspace */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef U32_MAX
+#define U32_MAX ((u32)~0U)
+#endif
+
+static inline void *lne_zalloc(size_t size)
+{
+	return calloc(1, size);
+}
+
+static inline void *lne_realloc_array(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return realloc(p, n * size);
+}
+
+static inline void lne_free(void *p)
+{
+	free(p);
+}
+
+static inline void lne_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	qsort(base, n, size, cmp);
+}
+
+#endif /* __KERNEL__ */
+
+#define LNE_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define lne_printf(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+
+#endif /* LNE_PORT_H */

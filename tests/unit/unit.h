@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The unit tier: one runner (runner.c), one suite per file. */
+#ifndef LNETD_UNIT_H
+#define LNETD_UNIT_H
+
+#include <check.h>
+
+Suite *make_nid_suite(void);
+Suite *make_expr_suite(void);
+
+#endif
