@@ -140,7 +140,7 @@ static bool contained(const struct lne_range *r, const struct lne_range *in)
 /* Bring the list @l to canonical form over 0..@max; see expr.h. */
 static void normalize(struct parser *p, struct lne_rlist *l, u32 max)
 {
-	struct lne_range *r = p->e->range + l->first;
+	struct lne_range *r = p->e->range + l->first; /* l->count >= 1: not NULL */
 	u16 n = l->count, out = 0, i, j;
 	int run = -1; /* the stride-1 range being extended */
 
@@ -244,9 +244,17 @@ static int parse_netpat(struct parser *p, struct lne_span s, struct lne_pat *pat
 		pat->net.count = 1;
 		return add_range(p, 0, 0, 1);
 	}
-	if (rest.p[0] != '*' && rest.p[0] != '[' && !lne_isdigit(rest.p[0]))
-		return fail(p, rest.p, "network number '%.*s' is not a number", (int)rest.n,
-			    rest.p);
+	/* A number, '*' or a bracketed list; a bare range would read as a
+	 * net name followed by junk ("tcp1-3"), so it must be bracketed. */
+	if (rest.p[0] != '*' && rest.p[0] != '[') {
+		size_t i;
+
+		for (i = 0; i < rest.n; i++)
+			if (!lne_isdigit(rest.p[i]))
+				return fail(p, rest.p,
+					    "network number '%.*s' is not a number, '*' or [list]",
+					    (int)rest.n, rest.p);
+	}
 	if (type == LNE_LND_LO && !(rest.n == 1 && rest.p[0] == '0'))
 		return fail(p, rest.p, "network number of lo must be 0");
 	return parse_list(p, rest, LNE_NETNUM_MAX, false, &pat->net);
@@ -316,9 +324,10 @@ static int parse_ip4_pat(struct parser *p, struct lne_span s, struct lne_pat *pa
 		const char *stop = dot ? dot : end;
 
 		if ((part < 3) != (dot != NULL) || q == stop)
-			return fail(p, s.p,
-				    "'%.*s' is not an IPv4 address pattern (four dot-separated parts expected)",
-				    (int)s.n, s.p);
+			return fail(
+				p, s.p,
+				"'%.*s' is not an IPv4 address pattern (four dot-separated parts expected)",
+				(int)s.n, s.p);
 		rc = parse_list(p, span_from(q, stop), OCTET_MAX, false, &pat->a.oct[part]);
 		if (rc)
 			return rc;
@@ -334,9 +343,10 @@ static int parse_ip6_pat(struct parser *p, struct lne_span s, struct lne_pat *pa
 	u32 len = 128, i;
 
 	if (lne_parse_ip6(a, pat->a.ip6))
-		return fail(p, s.p,
-			    "'%.*s' is not an IPv6 address (IPv6 patterns take a /prefix, not ranges)",
-			    (int)a.n, a.p);
+		return fail(
+			p, s.p,
+			"'%.*s' is not an IPv6 address (IPv6 patterns take a /prefix, not ranges)",
+			(int)a.n, a.p);
 	if (slash) {
 		struct lne_span l = span_from(slash + 1, s.p + s.n);
 
@@ -355,6 +365,8 @@ static int parse_ip6_pat(struct parser *p, struct lne_span s, struct lne_pat *pa
 
 static int parse_addrpat(struct parser *p, struct lne_span s, struct lne_pat *pat)
 {
+	int rc;
+
 	if (!s.n)
 		return fail(p, s.p, "missing address before '@'");
 	if (s.n == 1 && s.p[0] == '*') {
@@ -369,7 +381,11 @@ static int parse_addrpat(struct parser *p, struct lne_span s, struct lne_pat *pa
 		return parse_list(p, s, U32_MAX, false, &pat->a.num);
 	case LNE_AC_NUM:
 		pat->kind = LNE_PAT_NUM;
-		return parse_list(p, s, U32_MAX, true, &pat->a.num);
+		rc = parse_list(p, s, U32_MAX, true, &pat->a.num);
+		/* Every number is every address: the same as "*". */
+		if (!rc && !pat->a.num.count)
+			pat->kind = LNE_PAT_ANY;
+		return rc;
 	case LNE_AC_IP4:
 		if (span_chr(s, ':'))
 			return fail(p, s.p, "IPv6 addresses are not supported on %s",
@@ -424,13 +440,15 @@ static int parse_item(struct parser *p, struct lne_span s)
 
 static void print_list(struct lne_sb *sb, const struct lne_expr *e, struct lne_rlist l)
 {
-	const struct lne_range *r = e->range + l.first;
+	const struct lne_range *r;
 	u16 i;
 
+	/* Test the count first: an expression of '*'s has no range array. */
 	if (!l.count) {
 		lne_sb_putc(sb, '*');
 		return;
 	}
+	r = e->range + l.first;
 	if (l.count == 1 && r->lo == r->hi) {
 		lne_sb_putu(sb, r->lo);
 		return;
@@ -454,7 +472,6 @@ static void print_list(struct lne_sb *sb, const struct lne_expr *e, struct lne_r
 
 static void print_pat(struct lne_sb *sb, const struct lne_expr *e, const struct lne_pat *pat)
 {
-	const struct lne_range *net = e->range + pat->net.first;
 	int i;
 
 	switch (pat->kind) {
@@ -485,7 +502,8 @@ static void print_pat(struct lne_sb *sb, const struct lne_expr *e, const struct 
 		lne_sb_putc(sb, '@');
 	lne_sb_puts(sb, lne_lnd_name(pat->lnd));
 	/* Net number 0 prints as the bare name, as in NIDs. */
-	if (pat->net.count != 1 || net->lo != net->hi || net->lo)
+	if (pat->net.count != 1 || e->range[pat->net.first].lo != e->range[pat->net.first].hi ||
+	    e->range[pat->net.first].lo)
 		print_list(sb, e, pat->net);
 }
 
@@ -658,11 +676,12 @@ bool lne_expr_is_net(const struct lne_expr *e)
 
 static bool list_has(const struct lne_expr *e, struct lne_rlist l, u32 v)
 {
-	const struct lne_range *r = e->range + l.first;
+	const struct lne_range *r;
 	u16 i;
 
 	if (!l.count)
 		return true;
+	r = e->range + l.first;
 	for (i = 0; i < l.count; i++)
 		if (v >= r[i].lo && v <= r[i].hi && (v - r[i].lo) % r[i].step == 0)
 			return true;

@@ -18,9 +18,9 @@ struct lnd_info {
 };
 
 static const struct lnd_info lnds[] = {
-	{"tcp", LNE_LND_TCP, LNE_AC_IP},     {"o2ib", LNE_LND_O2IB, LNE_AC_IP},
-	{"lo", LNE_LND_LO, LNE_AC_LO},	     {"gni", LNE_LND_GNI, LNE_AC_NUM},
-	{"gip", LNE_LND_GIP, LNE_AC_IP4},    {"ptlf", LNE_LND_PTLF, LNE_AC_NUM},
+	{"tcp", LNE_LND_TCP, LNE_AC_IP},  {"o2ib", LNE_LND_O2IB, LNE_AC_IP},
+	{"lo", LNE_LND_LO, LNE_AC_LO},	  {"gni", LNE_LND_GNI, LNE_AC_NUM},
+	{"gip", LNE_LND_GIP, LNE_AC_IP4}, {"ptlf", LNE_LND_PTLF, LNE_AC_NUM},
 	{"kfi", LNE_LND_KFI, LNE_AC_NUM},
 };
 
@@ -65,15 +65,15 @@ int lne_lnd_lookup(const char *s, size_t n, size_t *name_len)
 	return best->type;
 }
 
-int lne_err_unknown_lnd(struct lne_err *err, const char *input, int pos, const char *name,
-			size_t n)
+int lne_err_unknown_lnd(struct lne_err *err, const char *input, int pos, const char *name, size_t n)
 {
 	/* "foo1" names the type "foo": leave the number out. */
 	while (n > 0 && lne_isdigit(name[n - 1]))
 		n--;
-	return lne_err_set(err, -EINVAL, input, pos,
-			   "unknown network type '%.*s' (known: tcp, o2ib, lo, gni, gip, ptlf, kfi)",
-			   (int)n, name);
+	return lne_err_set(
+		err, -EINVAL, input, pos,
+		"unknown network type '%.*s' (known: tcp, o2ib, lo, gni, gip, ptlf, kfi)", (int)n,
+		name);
 }
 
 /*
@@ -156,8 +156,8 @@ int lne_nid_parse(const char *s, struct lne_nid *nid, struct lne_err *err)
 	case LNE_AC_NUM:
 		if (lne_parse_u32(addr, true, U32_MAX, &v))
 			return lne_err_set(err, -EINVAL, s, 0,
-					   "'%.*s' is not a number from 0 to 4294967295",
-					   (int)alen, s);
+					   "'%.*s' is not a number from 0 to 4294967295", (int)alen,
+					   s);
 		out.alen = 4;
 		out.addr[0] = (u8)(v >> 24);
 		out.addr[1] = (u8)(v >> 16);

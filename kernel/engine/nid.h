@@ -40,7 +40,7 @@ enum lne_addr_class {
 	LNE_AC_NUM, /* an unsigned 32-bit number */
 };
 
-#define LNE_NETNUM_MAX 0xffffu
+#define LNE_NETNUM_MAX	0xffffu
 /* Longest printed NID: a full IPv6 address, '@', "o2ib65535", NUL. */
 #define LNE_NID_STR_MAX 64
 #define LNE_NET_STR_MAX 16

@@ -6,8 +6,8 @@
  * they differ in what they accept; the engine must give one verdict in both
  * homes, so the few parsers it needs are written here once.
  */
-#include "error.h"
 #include "text.h"
+#include "error.h"
 
 void lne_sb_init(struct lne_sb *sb, char *buf, size_t size)
 {
@@ -67,7 +67,9 @@ int lne_sb_result(const struct lne_sb *sb)
 int lne_err_set(struct lne_err *err, int rc, const char *input, int pos, const char *fmt, ...)
 {
 	/* Long inputs are quoted by their head: the sentence matters more. */
-	enum { QUOTE_MAX = 64 };
+	enum {
+		QUOTE_MAX = 64
+	};
 	struct lne_sb sb;
 	va_list ap;
 

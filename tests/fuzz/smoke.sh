@@ -18,7 +18,8 @@ for f in "$data"/nid-*.tsv "$data"/expr-*.tsv; do
 	done
 done
 mkdir "$corpus/new"
-if "$fuzzer" -runs="${FUZZ_RUNS:-300000}" -max_len=512 -seed=1 "$corpus/new" "$corpus" \
+if "$fuzzer" -runs="${FUZZ_RUNS:-300000}" -max_len=512 -seed=1 \
+	-artifact_prefix="$corpus/" "$corpus/new" "$corpus" \
 	>"$corpus/log" 2>&1; then
 	echo "ok 1 - fuzz-nid smoke: $(grep -o 'Done [0-9]* runs' "$corpus/log")"
 else

@@ -69,8 +69,8 @@ static int check_parse_row(const char *path, const struct tsv_row *row)
 			text, want);
 		bad = 1;
 	} else if (lne_expr_parse(text, &e2, &err)) {
-		fprintf(stderr, "%s:%d: canonical '%s' does not parse: %s\n", path, row->line,
-			text, err.msg);
+		fprintf(stderr, "%s:%d: canonical '%s' does not parse: %s\n", path, row->line, text,
+			err.msg);
 		bad = 1;
 	} else {
 		/* The canonical form is a fixed point, and equal to the original. */
@@ -116,8 +116,8 @@ START_TEST(expr_match_table)
 		struct lne_err err;
 		struct lne_nid nid;
 
-		ck_assert_msg(!lne_nid_parse(r->field[1], &nid, &err), "%s:%d: %s", t.path,
-			      r->line, err.msg);
+		ck_assert_msg(!lne_nid_parse(r->field[1], &nid, &err), "%s:%d: %s", t.path, r->line,
+			      err.msg);
 		if (lne_expr_match_nid(e, &nid) != want) {
 			fprintf(stderr, "%s:%d: '%s' %s '%s'\n", t.path, r->line, r->field[0],
 				want ? "should match" : "should not match", r->field[1]);
@@ -174,8 +174,8 @@ START_TEST(expr_netmatch_table)
 		struct lne_err err;
 		lne_net_t net;
 
-		ck_assert_msg(!lne_net_parse(r->field[1], &net, &err), "%s:%d: %s", t.path,
-			      r->line, err.msg);
+		ck_assert_msg(!lne_net_parse(r->field[1], &net, &err), "%s:%d: %s", t.path, r->line,
+			      err.msg);
 		if (lne_expr_match_net(e, net) != want) {
 			fprintf(stderr, "%s:%d: '%s' on net '%s': expected %d\n", t.path, r->line,
 				r->field[0], r->field[1], want);
@@ -291,7 +291,8 @@ START_TEST(expr_ip6_prefix_every_length)
 		for (i = 0; i < 16; i++) {
 			unsigned int bits = len > 8 * i ? len - 8 * i : 0;
 
-			pfx[i] = bits >= 8 ? base[i] : base[i] & (unsigned char)(0xff << (8 - bits));
+			pfx[i] = bits >= 8 ? base[i]
+					   : base[i] & (unsigned char)(0xff << (8 - bits));
 		}
 		memcpy(nid.addr, pfx, 16);
 		i = (unsigned int)lne_nid_format(&nid, buf, sizeof(buf));
@@ -340,9 +341,9 @@ END_TEST
 START_TEST(expr_normalisation_keeps_the_set)
 {
 	static const char *lists[] = {
-		"[1-3,4,5-7]", "[3,1,2]",	  "[1-10,5]",	     "[1-9/2,11]",
-		"[1-10/4,2]",  "[1-2,1-9/2,3-20]", "[0-255/2,1-255/2]", "[7,7,7]",
-		"[0-9/3,9-12]", "[250-255,0-5]",   "[1-100,10-20/2]",   "[2-8/2,3-9/3,1]",
+		"[1-3,4,5-7]",	"[3,1,2]",	    "[1-10,5]",		 "[1-9/2,11]",
+		"[1-10/4,2]",	"[1-2,1-9/2,3-20]", "[0-255/2,1-255/2]", "[7,7,7]",
+		"[0-9/3,9-12]", "[250-255,0-5]",    "[1-100,10-20/2]",	 "[2-8/2,3-9/3,1]",
 	};
 	char buf[128];
 	size_t i;
@@ -359,8 +360,8 @@ START_TEST(expr_normalisation_keeps_the_set)
 			bool want = false;
 
 			while (*q && *q != ']') {
-				unsigned int lo = (unsigned int)strtoul(q, (char **)&q, 10), hi = lo,
-					     step = 1;
+				unsigned int lo = (unsigned int)strtoul(q, (char **)&q, 10),
+					     hi = lo, step = 1;
 
 				if (*q == '-')
 					hi = (unsigned int)strtoul(q + 1, (char **)&q, 10);

@@ -24,7 +24,7 @@ static int check_parse_row(const char *path, const struct tsv_row *row)
 			return 1;
 		}
 		/* The message names the input, then says what is wrong. */
-		if (!strstr(err.msg, want + 1) || err.pos < 0 || 
+		if (!strstr(err.msg, want + 1) || err.pos < 0 ||
 		    strncmp(err.msg, in, strlen(in) < 32 ? strlen(in) : 32)) {
 			fprintf(stderr, "%s:%d: '%s': error '%s' (pos %d) lacks '%s'\n", path,
 				row->line, in, err.msg, err.pos, want + 1);
@@ -144,10 +144,14 @@ START_TEST(net_parse_format)
 	static const struct {
 		const char *in, *out;
 	} cases[] = {
-		{"tcp", "tcp"},	    {"tcp0", "tcp"},	 {"tcp1", "tcp1"},   {"o2ib65535", "o2ib65535"},
-		{"o2ib65536", NULL}, {"lo", "lo"},	 {"lo1", NULL},	     {"gni7", "gni7"},
-		{"ptlf", "ptlf"},   {"kfi02", "kfi2"},	 {"gip3", "gip3"},   {"ib0", NULL},
-		{"", NULL},	    {"TCP", NULL},	 {"tcp-1", NULL},    {"tcp 1", NULL},
+		{"tcp", "tcp"},	     {"tcp0", "tcp"},
+		{"tcp1", "tcp1"},    {"o2ib65535", "o2ib65535"},
+		{"o2ib65536", NULL}, {"lo", "lo"},
+		{"lo1", NULL},	     {"gni7", "gni7"},
+		{"ptlf", "ptlf"},    {"kfi02", "kfi2"},
+		{"gip3", "gip3"},    {"ib0", NULL},
+		{"", NULL},	     {"TCP", NULL},
+		{"tcp-1", NULL},     {"tcp 1", NULL},
 	};
 	char buf[LNE_NET_STR_MAX];
 	lne_net_t net;
