@@ -58,6 +58,8 @@ static inline void lne_sort(void *base, size_t n, size_t size,
 
 typedef uint8_t u8;
 typedef uint16_t u16;
+typedef int8_t s8;
+typedef int16_t s16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int32_t s32;

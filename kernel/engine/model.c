@@ -1,0 +1,902 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model.c - nets, NIs, peers, peer NIs, routes and the NID hash.
+ *
+ * Every mutation validates first and changes nothing on refusal.  Memory is
+ * taken before anything is linked, so -ENOMEM also leaves the instance as
+ * it was.  The UDSP hooks (udsp.c) are called as constructs come and go,
+ * so rules reach constructs created after them.
+ */
+#include "model.h"
+#include "udsp.h"
+
+#define HASH_MIN 256u
+
+static const char *nid_str(const struct lne_nid *nid, char *buf)
+{
+	lne_nid_format(nid, buf, LNE_NID_STR_MAX);
+	return buf;
+}
+
+static const char *net_str(lne_net_t net, char *buf)
+{
+	lne_net_format(net, buf, LNE_NET_STR_MAX);
+	return buf;
+}
+
+struct lne_inst *lne_inst_new(void)
+{
+	struct lne_inst *ln = lne_zalloc(sizeof(*ln));
+	int g;
+
+	if (!ln)
+		return NULL;
+	ln->htab = lne_zalloc(HASH_MIN * sizeof(*ln->htab));
+	if (!ln->htab) {
+		lne_free(ln);
+		return NULL;
+	}
+	ln->hmask = HASH_MIN - 1;
+	lne_list_init(&ln->nets);
+	lne_list_init(&ln->nis);
+	lne_list_init(&ln->rnets);
+	lne_list_init(&ln->peers);
+	lne_list_init(&ln->routes);
+	lne_list_init(&ln->udsp.rules);
+	for (g = 0; g < LNE_G__COUNT; g++)
+		ln->globals[g] = lne_global_info(g)->def;
+	ln->gen = 1;
+	ln->next_id = 1;
+	return ln;
+}
+
+void lne_inst_free(struct lne_inst *ln)
+{
+	struct lne_route *rt, *rtn;
+	struct lne_peer *peer, *pn;
+	struct lne_net *net, *nn;
+
+	if (!ln)
+		return;
+	lne_rule_del_all(ln);
+	lne_list_for_each_entry_safe(rt, rtn, &ln->routes, link)
+		lne_route_del(ln, rt->rnet->id, &rt->gw->nid, NULL);
+	lne_list_for_each_entry_safe(peer, pn, &ln->peers, link)
+		lne_peer_del(ln, &peer->primary, NULL);
+	lne_list_for_each_entry_safe(net, nn, &ln->nets, link) lne_net_del(ln, net->id, NULL);
+	lne_free(ln->numa_dist);
+	lne_free(ln->htab);
+	lne_free(ln);
+}
+
+/* --- remote-net records ---------------------------------------------------- */
+
+struct lne_rnet *lne_rnet_find(const struct lne_inst *ln, lne_net_t id)
+{
+	struct lne_rnet *rnet;
+
+	lne_list_for_each_entry(rnet, &ln->rnets, link) if (rnet->id == id) return rnet;
+	return NULL;
+}
+
+static struct lne_rnet *rnet_get(struct lne_inst *ln, lne_net_t id)
+{
+	struct lne_rnet *rnet = lne_rnet_find(ln, id);
+
+	if (rnet) {
+		rnet->refs++;
+		return rnet;
+	}
+	rnet = lne_zalloc(sizeof(*rnet));
+	if (!rnet)
+		return NULL;
+	rnet->id = id;
+	rnet->refs = 1;
+	rnet->prio.value = LNE_PRIO_NONE;
+	lne_list_init(&rnet->pnis);
+	lne_list_init(&rnet->routes);
+	lne_list_add_tail(&rnet->link, &ln->rnets);
+	lne_udsp_rnet_added(ln, rnet);
+	return rnet;
+}
+
+static void rnet_put(struct lne_rnet *rnet)
+{
+	if (--rnet->refs)
+		return;
+	lne_list_del(&rnet->link);
+	lne_free(rnet);
+}
+
+/* --- local nets and NIs ---------------------------------------------------- */
+
+void lne_tunables_default(unsigned int lnd, struct lne_tunables *tun)
+{
+	/* The LNDs' module parameter defaults (ksocklnd, ko2iblnd). */
+	tun->peer_timeout = 180;
+	tun->peer_credits = 8;
+	tun->peer_buffer_credits = 0;
+	tun->credits = 256;
+	if (lnd == LNE_LND_O2IB)
+		tun->peer_credits = 32;
+}
+
+struct lne_net *lne_net_find(const struct lne_inst *ln, lne_net_t id)
+{
+	struct lne_net *net;
+
+	lne_list_for_each_entry(net, &ln->nets, link) if (net->id == id) return net;
+	return NULL;
+}
+
+struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
+{
+	struct lne_net *net = lne_net_find(ln, lne_nid_net(nid));
+	struct lne_ni *ni;
+
+	if (!net)
+		return NULL;
+	lne_list_for_each_entry(ni, &net->nis, link) if (lne_nid_equal(&ni->nid, nid)) return ni;
+	return NULL;
+}
+
+static int check_tunables(const struct lne_tunables *t, const char *nid, struct lne_err *err)
+{
+	if (!t->credits)
+		return lne_err_set(err, -EINVAL, nid, -1, "credits must be at least 1");
+	if (!t->peer_credits)
+		return lne_err_set(err, -EINVAL, nid, -1, "peer_credits must be at least 1");
+	return 0;
+}
+
+int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err *err)
+{
+	char buf[LNE_NID_STR_MAX];
+	struct lne_peer_ni *pni;
+	struct lne_net *net;
+	struct lne_ni *ni;
+	bool new_net;
+	int rc;
+
+	nid_str(&c->nid, buf);
+	if (c->nid.lnd == LNE_LND_LO)
+		return lne_err_set(err, -EINVAL, buf, -1,
+				   "the loopback NI always exists and cannot be added");
+	if (lne_ni_find(ln, &c->nid))
+		return lne_err_set(err, -EEXIST, buf, -1, "already a local NI");
+	pni = lne_peer_ni_find(ln, &c->nid);
+	if (pni) {
+		char owner[LNE_NID_STR_MAX];
+
+		return lne_err_set(err, -EEXIST, buf, -1, "already a NID of peer %s",
+				   nid_str(&lne_peer_of(pni)->primary, owner));
+	}
+	if (c->ifname && strlen(c->ifname) >= LNE_IFNAME_MAX)
+		return lne_err_set(err, -EINVAL, buf, -1,
+				   "interface name '%s' is longer than %d characters", c->ifname,
+				   LNE_IFNAME_MAX - 1);
+	if (c->dev_cpt != LNE_CPT_ANY && (c->dev_cpt < 0 || c->dev_cpt >= LNE_MAX_CPTS))
+		return lne_err_set(err, -EINVAL, buf, -1, "device CPT %d is outside 0..%d",
+				   c->dev_cpt, LNE_MAX_CPTS - 1);
+	if (c->tun) {
+		rc = check_tunables(c->tun, buf, err);
+		if (rc)
+			return rc;
+	}
+
+	ni = lne_zalloc(sizeof(*ni));
+	if (!ni)
+		return -ENOMEM;
+	net = lne_net_find(ln, lne_nid_net(&c->nid));
+	new_net = !net;
+	if (new_net) {
+		net = lne_zalloc(sizeof(*net));
+		if (!net)
+			goto nomem;
+		net->id = lne_nid_net(&c->nid);
+		net->prio.value = LNE_PRIO_NONE;
+		lne_list_init(&net->nis);
+		net->rnet = rnet_get(ln, net->id);
+		if (!net->rnet)
+			goto nomem;
+		net->rnet->local = net;
+		lne_list_add_tail(&net->link, &ln->nets);
+		lne_udsp_net_added(ln, net);
+	}
+	ni->net = net;
+	ni->nid = c->nid;
+	if (c->ifname)
+		strcpy(ni->ifname, c->ifname);
+	ni->cpts = c->cpts;
+	ni->dev_cpt = c->dev_cpt;
+	ni->up = true;
+	ni->health = LNE_HEALTH_MAX;
+	ni->prio.value = LNE_PRIO_NONE;
+	if (c->tun)
+		ni->tun = *c->tun;
+	else
+		lne_tunables_default(c->nid.lnd, &ni->tun);
+	ni->credits = (s32)ni->tun.credits;
+	ni->id = ln->next_id++;
+	/* A newcomer joins the round robin where its siblings are. */
+	if (!lne_list_empty(&net->nis))
+		ni->seq = lne_list_entry(net->nis.prev, struct lne_ni, link)->seq;
+	lne_list_add_tail(&ni->link, &net->nis);
+	lne_list_add_tail(&ni->all_link, &ln->nis);
+	net->nni++;
+	ln->nni++;
+	rc = lne_udsp_ni_added(ln, ni);
+	if (rc) {
+		lne_ni_del(ln, &ni->nid, NULL);
+		return rc;
+	}
+	lne_changed(ln);
+	return 0;
+nomem:
+	if (new_net && net) {
+		if (net->rnet)
+			rnet_put(net->rnet);
+		lne_free(net);
+	}
+	lne_free(ni);
+	return -ENOMEM;
+}
+
+static void net_free(struct lne_inst *ln, struct lne_net *net)
+{
+	lne_list_del(&net->link);
+	net->rnet->local = NULL;
+	rnet_put(net->rnet);
+	lne_free(net);
+}
+
+int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err)
+{
+	struct lne_ni *ni = lne_ni_find(ln, nid);
+	char buf[LNE_NID_STR_MAX];
+	struct lne_peer *peer;
+	struct lne_net *net;
+
+	if (!ni)
+		return lne_err_set(err, -ENOENT, nid_str(nid, buf), -1, "no such local NI");
+	net = ni->net;
+	lne_udsp_ni_removing(ln, ni);
+	/* Non-Multi-Rail peers that kept this NI pick another one. */
+	lne_list_for_each_entry(peer, &ln->peers, link) if (peer->nmr_src == ni)
+		peer->nmr_src = NULL;
+	lne_list_del(&ni->link);
+	lne_list_del(&ni->all_link);
+	net->nni--;
+	ln->nni--;
+	lne_free(ni);
+	if (!net->nni)
+		net_free(ln, net);
+	lne_changed(ln);
+	return 0;
+}
+
+int lne_net_del(struct lne_inst *ln, lne_net_t id, struct lne_err *err)
+{
+	struct lne_net *net = lne_net_find(ln, id);
+	char buf[LNE_NET_STR_MAX];
+
+	if (!net)
+		return lne_err_set(err, -ENOENT, net_str(id, buf), -1, "no such local net");
+	while (net->nni > 1)
+		lne_ni_del(ln, &lne_list_entry(net->nis.next, struct lne_ni, link)->nid, NULL);
+	return lne_ni_del(ln, &lne_list_entry(net->nis.next, struct lne_ni, link)->nid, NULL);
+}
+
+static int check_health(s32 health, const char *what, struct lne_err *err)
+{
+	if (health < 0 || health > LNE_HEALTH_MAX)
+		return lne_err_set(err, -ERANGE, what, -1, "health %d is outside 0..%d", health,
+				   LNE_HEALTH_MAX);
+	return 0;
+}
+
+static struct lne_ni *ni_lookup(const struct lne_inst *ln, const struct lne_nid *nid, char *buf,
+				struct lne_err *err)
+{
+	struct lne_ni *ni = lne_ni_find(ln, nid);
+
+	if (!ni)
+		lne_err_set(err, -ENOENT, nid_str(nid, buf), -1, "no such local NI");
+	return ni;
+}
+
+int lne_ni_set_health(struct lne_inst *ln, const struct lne_nid *nid, s32 health,
+		      struct lne_err *err)
+{
+	char buf[LNE_NID_STR_MAX];
+	struct lne_ni *ni = ni_lookup(ln, nid, buf, err);
+	int rc;
+
+	if (!ni)
+		return -ENOENT;
+	rc = check_health(health, buf, err);
+	if (rc)
+		return rc;
+	ni->health = health;
+	lne_changed(ln);
+	return 0;
+}
+
+int lne_ni_set_up(struct lne_inst *ln, const struct lne_nid *nid, bool up, struct lne_err *err)
+{
+	char buf[LNE_NID_STR_MAX];
+	struct lne_ni *ni = ni_lookup(ln, nid, buf, err);
+
+	if (!ni)
+		return -ENOENT;
+	ni->up = up;
+	lne_changed(ln);
+	return 0;
+}
+
+int lne_ni_set_credits(struct lne_inst *ln, const struct lne_nid *nid, s32 credits,
+		       struct lne_err *err)
+{
+	char buf[LNE_NID_STR_MAX];
+	struct lne_ni *ni = ni_lookup(ln, nid, buf, err);
+
+	if (!ni)
+		return -ENOENT;
+	ni->credits = credits;
+	lne_changed(ln);
+	return 0;
+}
+
+/* --- the NID hash ------------------------------------------------------------ */
+
+static struct lne_peer_ni **hash_slot(const struct lne_inst *ln, const struct lne_nid *nid)
+{
+	return &ln->htab[lne_nid_hash(nid) & ln->hmask];
+}
+
+struct lne_peer_ni *lne_peer_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
+{
+	struct lne_peer_ni *pni;
+
+	for (pni = *hash_slot(ln, nid); pni; pni = pni->hnext)
+		if (lne_nid_equal(&pni->nid, nid))
+			return pni;
+	return NULL;
+}
+
+/* Keep the load at most one per bucket; a failed grow only costs speed. */
+static void hash_grow(struct lne_inst *ln)
+{
+	u32 size = (ln->hmask + 1) * 2, i;
+	struct lne_peer_ni **old = ln->htab, **tab, *pni, *next;
+
+	tab = lne_zalloc(size * sizeof(*tab));
+	if (!tab)
+		return;
+	ln->htab = tab;
+	for (i = 0; i <= ln->hmask; i++)
+		for (pni = old[i]; pni; pni = next) {
+			next = pni->hnext;
+			pni->hnext = tab[lne_nid_hash(&pni->nid) & (size - 1)];
+			tab[lne_nid_hash(&pni->nid) & (size - 1)] = pni;
+		}
+	ln->hmask = size - 1;
+	lne_free(old);
+}
+
+static void hash_del(struct lne_inst *ln, struct lne_peer_ni *pni)
+{
+	struct lne_peer_ni **pp = hash_slot(ln, &pni->nid);
+
+	while (*pp != pni)
+		pp = &(*pp)->hnext;
+	*pp = pni->hnext;
+}
+
+/* --- peers ------------------------------------------------------------------ */
+
+struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *primary)
+{
+	struct lne_peer_ni *pni = lne_peer_ni_find(ln, primary);
+
+	if (!pni || !lne_nid_equal(&lne_peer_of(pni)->primary, primary))
+		return NULL;
+	return lne_peer_of(pni);
+}
+
+/* Refuse a NID that is local or already some peer's, naming the owner. */
+static int check_nid_free(const struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err)
+{
+	char buf[LNE_NID_STR_MAX], owner[LNE_NID_STR_MAX];
+	struct lne_peer_ni *pni = lne_peer_ni_find(ln, nid);
+
+	if (pni)
+		return lne_err_set(err, -EEXIST, nid_str(nid, buf), -1, "already a NID of peer %s",
+				   nid_str(&lne_peer_of(pni)->primary, owner));
+	if (lne_ni_find(ln, nid) || nid->lnd == LNE_LND_LO)
+		return lne_err_set(err, -EINVAL, nid_str(nid, buf), -1,
+				   "is a local NI, not a peer NID");
+	return 0;
+}
+
+static struct lne_peer_net *pnet_find(const struct lne_peer *peer, lne_net_t id)
+{
+	struct lne_peer_net *pnet;
+
+	lne_list_for_each_entry(pnet, &peer->pnets, link) if (pnet->rnet->id == id) return pnet;
+	return NULL;
+}
+
+static void pni_unlink(struct lne_inst *ln, struct lne_peer_ni *pni)
+{
+	struct lne_peer_net *pnet = pni->pnet;
+	struct lne_peer *peer = pnet->peer;
+
+	lne_udsp_pni_removing(ln, pni);
+	hash_del(ln, pni);
+	lne_list_del(&pni->pnet_link);
+	lne_list_del(&pni->rnet_link);
+	ln->npni--;
+	peer->npni--;
+	if (!--pnet->npni) {
+		lne_list_del(&pnet->link);
+		rnet_put(pnet->rnet);
+		lne_free(pnet);
+	}
+	lne_free(pni);
+}
+
+static int pni_add(struct lne_inst *ln, struct lne_peer *peer, const struct lne_nid *nid)
+{
+	struct lne_peer_net *pnet = pnet_find(peer, lne_nid_net(nid));
+	struct lne_peer_ni *pni = lne_zalloc(sizeof(*pni));
+	struct lne_peer_ni **slot;
+	int rc;
+
+	if (!pni)
+		return -ENOMEM;
+	if (!pnet) {
+		pnet = lne_zalloc(sizeof(*pnet));
+		if (pnet)
+			pnet->rnet = rnet_get(ln, lne_nid_net(nid));
+		if (!pnet || !pnet->rnet) {
+			lne_free(pnet);
+			lne_free(pni);
+			return -ENOMEM;
+		}
+		pnet->peer = peer;
+		lne_list_init(&pnet->pnis);
+		lne_list_add_tail(&pnet->link, &peer->pnets);
+	}
+	pni->pnet = pnet;
+	pni->nid = *nid;
+	pni->health = LNE_HEALTH_MAX;
+	pni->prio = LNE_PRIO_NONE;
+	pni->credits = 8;
+	lne_list_add_tail(&pni->pnet_link, &pnet->pnis);
+	lne_list_add_tail(&pni->rnet_link, &pnet->rnet->pnis);
+	pnet->npni++;
+	peer->npni++;
+	ln->npni++;
+	slot = hash_slot(ln, nid);
+	pni->hnext = *slot;
+	*slot = pni;
+	if (ln->npni > ln->hmask + 1)
+		hash_grow(ln);
+	rc = lne_udsp_pni_added(ln, pni);
+	if (rc)
+		pni_unlink(ln, pni);
+	return rc;
+}
+
+static void peer_free(struct lne_inst *ln, struct lne_peer *peer)
+{
+	lne_list_del(&peer->link);
+	lne_free(peer);
+}
+
+static struct lne_peer *peer_new(struct lne_inst *ln, const struct lne_nid *primary, bool mr,
+				 bool implicit)
+{
+	struct lne_peer *peer = lne_zalloc(sizeof(*peer));
+
+	if (!peer)
+		return NULL;
+	peer->primary = *primary;
+	peer->mr = mr;
+	peer->implicit = implicit;
+	peer->id = ln->next_id++;
+	lne_list_init(&peer->pnets);
+	lne_list_add_tail(&peer->link, &ln->peers);
+	if (pni_add(ln, peer, primary)) {
+		peer_free(ln, peer);
+		return NULL;
+	}
+	return peer;
+}
+
+int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_err *err)
+{
+	struct lne_peer *peer = lne_peer_find(ln, primary);
+	int rc;
+
+	/* A route's gateway becomes an explicit peer: no longer implicit. */
+	if (peer && peer->implicit) {
+		peer->implicit = false;
+		peer->mr = mr;
+		lne_changed(ln);
+		return 0;
+	}
+	rc = check_nid_free(ln, primary, err);
+	if (rc)
+		return rc;
+	if (!peer_new(ln, primary, mr, false))
+		return -ENOMEM;
+	lne_changed(ln);
+	return 0;
+}
+
+static struct lne_peer *peer_lookup(const struct lne_inst *ln, const struct lne_nid *primary,
+				    struct lne_err *err)
+{
+	struct lne_peer *peer = lne_peer_find(ln, primary);
+	char buf[LNE_NID_STR_MAX];
+
+	if (!peer)
+		lne_err_set(err, -ENOENT, nid_str(primary, buf), -1,
+			    "no peer has this primary NID");
+	return peer;
+}
+
+int lne_peer_add_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,
+		     struct lne_err *err)
+{
+	struct lne_peer *peer = peer_lookup(ln, primary, err);
+	char buf[LNE_NID_STR_MAX];
+	int rc;
+
+	if (!peer)
+		return -ENOENT;
+	rc = check_nid_free(ln, nid, err);
+	if (rc)
+		return rc;
+	if (peer->npni >= ln->globals[LNE_G_MAX_INTERFACES])
+		return lne_err_set(err, -E2BIG, nid_str(primary, buf), -1,
+				   "the peer already has max_interfaces (%u) NIDs",
+				   ln->globals[LNE_G_MAX_INTERFACES]);
+	rc = pni_add(ln, peer, nid);
+	if (rc)
+		return rc;
+	lne_changed(ln);
+	return 0;
+}
+
+static int check_not_gateway(const struct lne_peer_ni *pni, struct lne_err *err)
+{
+	char buf[LNE_NID_STR_MAX];
+
+	if (pni->gw_refs)
+		return lne_err_set(err, -EBUSY, nid_str(&pni->nid, buf), -1,
+				   "is the gateway of %u route(s); delete them first",
+				   pni->gw_refs);
+	return 0;
+}
+
+int lne_peer_del(struct lne_inst *ln, const struct lne_nid *primary, struct lne_err *err)
+{
+	struct lne_peer *peer = peer_lookup(ln, primary, err);
+	struct lne_peer_net *pnet;
+	struct lne_peer_ni *pni;
+	int rc;
+
+	if (!peer)
+		return -ENOENT;
+	lne_list_for_each_entry(pnet, &peer->pnets, link)
+		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+	{
+		rc = check_not_gateway(pni, err);
+		if (rc)
+			return rc;
+	}
+	while (peer->npni) {
+		pnet = lne_list_entry(peer->pnets.next, struct lne_peer_net, link);
+		pni_unlink(ln, lne_list_entry(pnet->pnis.next, struct lne_peer_ni, pnet_link));
+	}
+	peer_free(ln, peer);
+	lne_changed(ln);
+	return 0;
+}
+
+int lne_peer_del_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,
+		     struct lne_err *err)
+{
+	struct lne_peer *peer = peer_lookup(ln, primary, err);
+	char buf[LNE_NID_STR_MAX], pbuf[LNE_NID_STR_MAX];
+	struct lne_peer_ni *pni;
+	int rc;
+
+	if (!peer)
+		return -ENOENT;
+	pni = lne_peer_ni_find(ln, nid);
+	if (!pni || lne_peer_of(pni) != peer)
+		return lne_err_set(err, -ENOENT, nid_str(nid, buf), -1, "not a NID of peer %s",
+				   nid_str(primary, pbuf));
+	if (peer->npni == 1)
+		return lne_peer_del(ln, primary, err);
+	if (lne_nid_equal(nid, primary))
+		return lne_err_set(
+			err, -EBUSY, nid_str(nid, buf), -1,
+			"is the peer's primary NID; delete its other NIDs or the whole peer");
+	rc = check_not_gateway(pni, err);
+	if (rc)
+		return rc;
+	pni_unlink(ln, pni);
+	lne_changed(ln);
+	return 0;
+}
+
+static struct lne_peer_ni *pni_lookup(const struct lne_inst *ln, const struct lne_nid *nid,
+				      char *buf, struct lne_err *err)
+{
+	struct lne_peer_ni *pni = lne_peer_ni_find(ln, nid);
+
+	if (!pni)
+		lne_err_set(err, -ENOENT, nid_str(nid, buf), -1, "no peer has this NID");
+	return pni;
+}
+
+int lne_peer_ni_set_health(struct lne_inst *ln, const struct lne_nid *nid, s32 health,
+			   struct lne_err *err)
+{
+	char buf[LNE_NID_STR_MAX];
+	struct lne_peer_ni *pni = pni_lookup(ln, nid, buf, err);
+	int rc;
+
+	if (!pni)
+		return -ENOENT;
+	rc = check_health(health, buf, err);
+	if (rc)
+		return rc;
+	pni->health = health;
+	lne_changed(ln);
+	return 0;
+}
+
+int lne_peer_ni_set_credits(struct lne_inst *ln, const struct lne_nid *nid, s32 credits,
+			    struct lne_err *err)
+{
+	char buf[LNE_NID_STR_MAX];
+	struct lne_peer_ni *pni = pni_lookup(ln, nid, buf, err);
+
+	if (!pni)
+		return -ENOENT;
+	pni->credits = credits;
+	lne_changed(ln);
+	return 0;
+}
+
+/* --- routes ------------------------------------------------------------------ */
+
+struct lne_route *lne_route_find(const struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw)
+{
+	struct lne_rnet *rnet = lne_rnet_find(ln, net);
+	struct lne_route *rt;
+
+	if (!rnet)
+		return NULL;
+	lne_list_for_each_entry(rt, &rnet->routes,
+				rnet_link) if (lne_nid_equal(&rt->gw->nid, gw)) return rt;
+	return NULL;
+}
+
+int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
+		  u32 priority, u32 sensitivity, struct lne_err *err)
+{
+	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
+	struct lne_peer_ni *gpni;
+	struct lne_peer *implicit = NULL;
+	struct lne_route *rt;
+	int rc;
+
+	net_str(net, nbuf);
+	nid_str(gw, gbuf);
+	if (!lne_lnd_name(LNE_NET_LND(net)) || LNE_NET_LND(net) == LNE_LND_LO)
+		return lne_err_set(err, -EINVAL, nbuf, -1, "not a net a route can lead to");
+	if (lne_net_find(ln, net))
+		return lne_err_set(err, -EEXIST, nbuf, -1,
+				   "is a local net; routes lead to remote nets");
+	if (lne_nid_net(gw) == net)
+		return lne_err_set(err, -EINVAL, gbuf, -1, "a gateway to %s cannot be on %s itself",
+				   nbuf, nbuf);
+	if (hops < 1 || hops > LNE_HOPS_MAX)
+		return lne_err_set(err, -ERANGE, nbuf, -1, "hops %u is outside 1..%u", hops,
+				   LNE_HOPS_MAX);
+	if (priority > LNE_PRIO_MAX)
+		return lne_err_set(err, -ERANGE, nbuf, -1, "route priority %u is above %u",
+				   priority, LNE_PRIO_MAX);
+	if (lne_route_find(ln, net, gw))
+		return lne_err_set(err, -EEXIST, nbuf, -1, "a route through %s exists already",
+				   gbuf);
+	if (lne_ni_find(ln, gw))
+		return lne_err_set(err, -EINVAL, gbuf, -1, "is a local NI; a gateway is a peer");
+
+	rt = lne_zalloc(sizeof(*rt));
+	if (!rt)
+		return -ENOMEM;
+	rt->rnet = rnet_get(ln, net);
+	if (!rt->rnet) {
+		lne_free(rt);
+		return -ENOMEM;
+	}
+	gpni = lne_peer_ni_find(ln, gw);
+	if (!gpni) {
+		implicit = peer_new(ln, gw, false, true);
+		gpni = implicit ? lne_peer_ni_find(ln, gw) : NULL;
+		if (!gpni) {
+			rnet_put(rt->rnet);
+			lne_free(rt);
+			return -ENOMEM;
+		}
+	}
+	if (!gpni->gw_refs) {
+		rc = lne_udsp_gw_added(ln, gpni);
+		if (rc) {
+			lne_udsp_gw_removing(ln, gpni);
+			if (implicit)
+				lne_peer_del(ln, gw, NULL);
+			rnet_put(rt->rnet);
+			lne_free(rt);
+			return rc;
+		}
+	}
+	gpni->gw_refs++;
+	rt->gw = gpni;
+	rt->hops = hops;
+	rt->priority = priority;
+	rt->sensitivity = sensitivity;
+	rt->id = ln->next_id++;
+	lne_list_add_tail(&rt->link, &ln->routes);
+	lne_list_add_tail(&rt->rnet_link, &rt->rnet->routes);
+	lne_changed(ln);
+	return 0;
+}
+
+int lne_route_del(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, struct lne_err *err)
+{
+	struct lne_route *rt = lne_route_find(ln, net, gw);
+	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
+	struct lne_peer_ni *gpni;
+	struct lne_peer *peer;
+
+	if (!rt)
+		return lne_err_set(err, -ENOENT, net_str(net, nbuf), -1, "no route through %s",
+				   nid_str(gw, gbuf));
+	gpni = rt->gw;
+	lne_list_del(&rt->link);
+	lne_list_del(&rt->rnet_link);
+	rnet_put(rt->rnet);
+	lne_free(rt);
+	if (!--gpni->gw_refs) {
+		lne_udsp_gw_removing(ln, gpni);
+		peer = lne_peer_of(gpni);
+		if (peer->implicit)
+			lne_peer_del(ln, &peer->primary, NULL);
+	}
+	lne_changed(ln);
+	return 0;
+}
+
+/* --- NUMA ---------------------------------------------------------------------- */
+
+int lne_numa_set(struct lne_inst *ln, u16 ncpt, const u32 *dist, struct lne_err *err)
+{
+	u32 *tab = NULL, max = 0, i;
+
+	if (ncpt > LNE_MAX_CPTS)
+		return lne_err_set(err, -EINVAL, "numa", -1, "%u CPTs is above the limit of %u",
+				   ncpt, LNE_MAX_CPTS);
+	if (ncpt) {
+		tab = lne_zalloc((size_t)ncpt * ncpt * sizeof(*tab));
+		if (!tab)
+			return -ENOMEM;
+		for (i = 0; i < (u32)ncpt * ncpt; i++) {
+			tab[i] = dist[i];
+			if (dist[i] > max)
+				max = dist[i];
+		}
+	}
+	lne_free(ln->numa_dist);
+	ln->numa_dist = tab;
+	ln->ncpt = ncpt;
+	ln->numa_max = max;
+	lne_changed(ln);
+	return 0;
+}
+
+u32 lne_numa_distance(const struct lne_inst *ln, s32 a, s32 b)
+{
+	if (!ln->numa_dist)
+		return 0;
+	/* A CPT spanning or unknown: the largest distance, as the design says. */
+	if (a < 0 || b < 0 || a >= ln->ncpt || b >= ln->ncpt)
+		return ln->numa_max;
+	return ln->numa_dist[a * ln->ncpt + b];
+}
+
+/* --- dump cursors ---------------------------------------------------------------- */
+
+/*
+ * Shared by the three creation-ordered lists: resume at c->next while the
+ * generation holds, else after the last id returned.
+ */
+static struct lne_list *cursor_next(const struct lne_inst *ln, struct lne_cursor *c,
+				    const struct lne_list *head, size_t link_off, size_t id_off)
+{
+	struct lne_list *pos;
+
+	if (!c->started)
+		pos = head->next;
+	else if (c->gen == ln->gen)
+		pos = c->next;
+	else
+		for (pos = head->next; pos != head; pos = pos->next)
+			if (*(const u64 *)((const char *)pos - link_off + id_off) > c->key)
+				break;
+	c->started = true;
+	c->gen = ln->gen;
+	if (pos == head) {
+		c->next = pos;
+		return NULL;
+	}
+	c->key = *(const u64 *)((const char *)pos - link_off + id_off);
+	c->next = pos->next;
+	return pos;
+}
+
+#define CURSOR_NEXT(ln, c, head, type, member) \
+	cursor_next(ln, c, head, offsetof(type, member), offsetof(type, id))
+
+struct lne_peer *lne_peer_next(const struct lne_inst *ln, struct lne_cursor *c)
+{
+	struct lne_list *l = CURSOR_NEXT(ln, c, &ln->peers, struct lne_peer, link);
+
+	return l ? lne_list_entry(l, struct lne_peer, link) : NULL;
+}
+
+struct lne_ni *lne_ni_next(const struct lne_inst *ln, struct lne_cursor *c)
+{
+	struct lne_list *l = CURSOR_NEXT(ln, c, &ln->nis, struct lne_ni, all_link);
+
+	return l ? lne_list_entry(l, struct lne_ni, all_link) : NULL;
+}
+
+struct lne_route *lne_route_next(const struct lne_inst *ln, struct lne_cursor *c)
+{
+	struct lne_list *l = CURSOR_NEXT(ln, c, &ln->routes, struct lne_route, link);
+
+	return l ? lne_list_entry(l, struct lne_route, link) : NULL;
+}
+
+struct lne_rule *lne_rule_next(const struct lne_inst *ln, struct lne_cursor *c)
+{
+	/* Rules are dumped by position; after a change, from the next idx. */
+	struct lne_rule *r;
+	u32 want = c->started ? (u32)c->key : 0;
+
+	if (c->started && c->gen == ln->gen) {
+		struct lne_list *pos = c->next;
+
+		r = pos == &ln->udsp.rules ? NULL : lne_list_entry(pos, struct lne_rule, link);
+	} else {
+		r = lne_rule_at(ln, want);
+	}
+	c->started = true;
+	c->gen = ln->gen;
+	if (!r) {
+		c->next = (void *)&ln->udsp.rules;
+		return NULL;
+	}
+	c->key = r->idx + 1;
+	c->next = r->link.next;
+	return r;
+}

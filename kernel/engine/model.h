@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * model.h - the LNet object model: one instance holds the local nets and
+ * their NIs, the peers with their peer nets and peer NIs, the routes, the
+ * globals and the NUMA distance table, and the UDSP rules (udsp.h) that are
+ * flattened onto all of them.
+ *
+ *   lne_inst ── nets ── lne_net ── nis ── lne_ni            (local side)
+ *            ├─ peers ─ lne_peer ── pnets ── lne_peer_net ── pnis ── lne_peer_ni
+ *            ├─ rnets ─ lne_rnet: a net seen as a destination; indexes the
+ *            │          peer NIs and routes on it, holds its peer-net priority
+ *            └─ routes ─ lne_route (remote net, gateway peer NI, hops, priority)
+ *
+ * Rules of the model (the Multi-Rail design):
+ *  - a local net exists while it has an NI: the first NI creates it, the
+ *    last one's removal removes it;
+ *  - a NID belongs to at most one peer; peers are found by any of their NIDs
+ *    through a hash table (O(1)); removing a peer's last NID removes it;
+ *  - a route's gateway is a peer: adding a route creates it (as an implicit,
+ *    non-Multi-Rail peer) when no peer has the NID yet; it goes with the last
+ *    route that needed it;
+ *  - every mutation bumps the instance generation, which dumps use to tell
+ *    whether a saved cursor is still good.
+ *
+ * The engine does no locking: the caller serialises mutations, and keeps
+ * selection (select.h) away from them (the module: a mutex and RCU or a
+ * rwlock; lnetd: its single event loop).  Selection does not allocate.
+ */
+#ifndef LNE_MODEL_H
+#define LNE_MODEL_H
+
+#include "error.h"
+#include "list.h"
+#include "nid.h"
+#include "port.h"
+
+#define LNE_HEALTH_MAX 1000
+#define LNE_PRIO_NONE  0xffffffffu /* no rule set it: the lowest priority */
+#define LNE_PRIO_MAX   0xfffffffeu /* highest value a rule may give */
+#define LNE_CPT_ANY    (-1)
+#define LNE_MAX_CPTS   64
+#define LNE_IFNAME_MAX 16 /* IFNAMSIZ */
+
+struct lne_rule;
+
+/* A priority on a construct and the rule that decided it (NULL: none). */
+struct lne_prio {
+	u32 value;
+	const struct lne_rule *rule;
+};
+
+struct lne_tunables {
+	u32 peer_timeout;	 /* seconds */
+	u32 peer_credits;	 /* messages in flight per peer */
+	u32 peer_buffer_credits; /* routing buffers per peer, 0 = LND default */
+	u32 credits;		 /* messages in flight on the NI */
+};
+
+struct lne_net {
+	struct lne_list link; /* in inst->nets, creation order */
+	lne_net_t id;
+	struct lne_list nis;
+	u32 nni;
+	struct lne_prio prio;  /* UDSP: local net priority (--src <net>) */
+	struct lne_rnet *rnet; /* the same net as a destination */
+};
+
+struct lne_ni {
+	struct lne_list link;	  /* in net->nis, creation order */
+	struct lne_list all_link; /* in inst->nis, creation order */
+	struct lne_net *net;
+	u64 id; /* creation number: the dump cursor */
+	struct lne_nid nid;
+	char ifname[LNE_IFNAME_MAX];
+	u64 cpts;	      /* CPTs it serves (bit per CPT); 0 = all */
+	s16 dev_cpt;	      /* CPT of the device's NUMA node, LNE_CPT_ANY if unknown */
+	bool up;	      /* link state: a down NI is never selected */
+	s32 health;	      /* 0..LNE_HEALTH_MAX, higher is healthier */
+	s32 credits;	      /* tx credits; negative means messages are queued */
+	u32 seq;	      /* round robin among equals */
+	struct lne_prio prio; /* UDSP: local NID priority (--src <nid>) */
+	struct lne_tunables tun;
+};
+
+struct lne_rnet {
+	struct lne_list link; /* in inst->rnets */
+	lne_net_t id;
+	struct lne_prio prio;	/* UDSP: peer net priority (--dst <net>) */
+	struct lne_list pnis;	/* every peer NI on this net: rules walk this */
+	struct lne_list routes; /* routes to this net */
+	struct lne_net *local;	/* the local net, while it has NIs */
+	u32 refs;		/* peer nets + routes + a local net */
+};
+
+struct lne_peer {
+	struct lne_list link; /* in inst->peers, creation order */
+	struct lne_nid primary;
+	bool mr;       /* Multi-Rail; false keeps one source NI */
+	bool implicit; /* created for a route's gateway */
+	struct lne_list pnets;
+	u32 npni;
+	struct lne_ni *nmr_src; /* non-Multi-Rail: the source NI it keeps */
+	u64 id;			/* creation number: the dump cursor */
+};
+
+struct lne_peer_net {
+	struct lne_list link; /* in peer->pnets */
+	struct lne_peer *peer;
+	struct lne_rnet *rnet;
+	struct lne_list pnis;
+	u32 npni;
+};
+
+/* A preferred local NI (NID pair rule) or gateway (router rule). */
+struct lne_pref {
+	const void *target; /* struct lne_ni * or gateway struct lne_peer_ni * */
+	const struct lne_rule *rule;
+};
+
+struct lne_prefs {
+	struct lne_pref *src, *gw;
+	u16 nsrc, ngw, cap_src, cap_gw;
+};
+
+struct lne_peer_ni {
+	struct lne_peer_ni *hnext; /* NID hash chain */
+	struct lne_list pnet_link; /* in pnet->pnis */
+	struct lne_list rnet_link; /* in rnet->pnis */
+	struct lne_peer_net *pnet;
+	struct lne_prefs *prefs; /* NULL until a pair/router rule applies */
+	const struct lne_rule *prio_rule;
+	struct lne_nid nid;
+	u32 prio; /* UDSP: peer NID priority (--dst <nid>) */
+	s32 health;
+	s32 credits;
+	u32 seq;
+	u32 gw_refs; /* routes using this NID as their gateway */
+};
+
+struct lne_route {
+	u64 id;			   /* creation number: the dump cursor */
+	struct lne_list link;	   /* in inst->routes, creation order */
+	struct lne_list rnet_link; /* in rnet->routes */
+	struct lne_rnet *rnet;	   /* the remote net */
+	struct lne_peer_ni *gw;
+	u32 hops, priority, sensitivity;
+	u32 seq;
+};
+
+enum lne_global {
+	LNE_G_NUMA_RANGE,
+	LNE_G_DISCOVERY,
+	LNE_G_MAX_INTERFACES,
+	LNE_G_RETRY_COUNT,
+	LNE_G_TRANSACTION_TIMEOUT,
+	LNE_G_HEALTH_SENSITIVITY,
+	LNE_G_RECOVERY_INTERVAL,
+	LNE_G_ROUTER_SENSITIVITY,
+	LNE_G_DROP_ASYM_ROUTE,
+	LNE_G_RESPONSE_TRACKING,
+	LNE_G_RECOVERY_LIMIT,
+	LNE_G_MAX_RECOVERY_PING_INTERVAL,
+	LNE_G__COUNT
+};
+
+struct lne_global_info {
+	const char *name; /* Lustre's name, as `lnetctl global show` prints it */
+	u32 def, min, max;
+	const char *help;
+};
+
+/* Rules of the UDSP list; defined in udsp.h. */
+struct lne_udsp {
+	struct lne_list rules;
+	u32 nrules;
+};
+
+struct lne_inst {
+	u64 gen;
+	u64 next_id;
+	struct lne_list nets, nis, rnets, peers, routes;
+	struct lne_peer_ni **htab;
+	u32 hmask, npni, nni;
+	u32 globals[LNE_G__COUNT];
+	u16 ncpt;
+	u32 *numa_dist; /* ncpt * ncpt; NULL: no table, every distance equal */
+	u32 numa_max;
+	struct lne_udsp udsp;
+};
+
+struct lne_inst *lne_inst_new(void);
+void lne_inst_free(struct lne_inst *ln);
+
+static inline u64 lne_generation(const struct lne_inst *ln)
+{
+	return ln->gen;
+}
+
+/* --- local NIs ---------------------------------------------------------- */
+
+struct lne_ni_conf {
+	struct lne_nid nid;
+	const char *ifname;		/* may be NULL */
+	u64 cpts;			/* 0 = all */
+	s16 dev_cpt;			/* LNE_CPT_ANY if unknown */
+	const struct lne_tunables *tun; /* NULL = the LND's defaults */
+};
+
+void lne_tunables_default(unsigned int lnd, struct lne_tunables *tun);
+int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *conf, struct lne_err *err);
+int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err);
+/* Remove every NI of @net (and so the net). */
+int lne_net_del(struct lne_inst *ln, lne_net_t net, struct lne_err *err);
+struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid);
+struct lne_net *lne_net_find(const struct lne_inst *ln, lne_net_t net);
+int lne_ni_set_health(struct lne_inst *ln, const struct lne_nid *nid, s32 health,
+		      struct lne_err *err);
+int lne_ni_set_up(struct lne_inst *ln, const struct lne_nid *nid, bool up, struct lne_err *err);
+int lne_ni_set_credits(struct lne_inst *ln, const struct lne_nid *nid, s32 credits,
+		       struct lne_err *err);
+
+/* --- peers ------------------------------------------------------------- */
+
+/* Create a peer with its primary NID (-EEXIST naming the owner if taken). */
+int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_err *err);
+/* Add @nid to the peer whose primary NID is @primary. */
+int lne_peer_add_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,
+		     struct lne_err *err);
+int lne_peer_del(struct lne_inst *ln, const struct lne_nid *primary, struct lne_err *err);
+/* Remove one NID; the last one takes the peer with it. */
+int lne_peer_del_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,
+		     struct lne_err *err);
+struct lne_peer_ni *lne_peer_ni_find(const struct lne_inst *ln, const struct lne_nid *nid);
+static inline struct lne_peer *lne_peer_of(const struct lne_peer_ni *pni)
+{
+	return pni->pnet->peer;
+}
+struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *primary);
+int lne_peer_ni_set_health(struct lne_inst *ln, const struct lne_nid *nid, s32 health,
+			   struct lne_err *err);
+int lne_peer_ni_set_credits(struct lne_inst *ln, const struct lne_nid *nid, s32 credits,
+			    struct lne_err *err);
+
+/* --- routes ------------------------------------------------------------ */
+
+#define LNE_HOPS_DEFAULT 1
+#define LNE_HOPS_MAX	 255
+
+int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
+		  u32 priority, u32 sensitivity, struct lne_err *err);
+int lne_route_del(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw,
+		  struct lne_err *err);
+struct lne_route *lne_route_find(const struct lne_inst *ln, lne_net_t net,
+				 const struct lne_nid *gw);
+struct lne_rnet *lne_rnet_find(const struct lne_inst *ln, lne_net_t net);
+
+/* --- globals and NUMA ---------------------------------------------------- */
+
+const struct lne_global_info *lne_global_info(enum lne_global g);
+/* The global called @name, or -ENOENT. */
+int lne_global_lookup(const char *name);
+int lne_global_set(struct lne_inst *ln, enum lne_global g, u32 value, struct lne_err *err);
+static inline u32 lne_global_get(const struct lne_inst *ln, enum lne_global g)
+{
+	return ln->globals[g];
+}
+
+/*
+ * The CPT-to-CPT distance table, @ncpt * @ncpt entries, row-major; the
+ * host fills it (the module from node_distance(), lnetd from sysfs).
+ * ncpt 0 removes it: every distance is then equal.
+ */
+int lne_numa_set(struct lne_inst *ln, u16 ncpt, const u32 *dist, struct lne_err *err);
+/* Distance between two CPTs; LNE_CPT_ANY on either side is the worst. */
+u32 lne_numa_distance(const struct lne_inst *ln, s32 a, s32 b);
+
+/* --- dumps ----------------------------------------------------------------
+ * Lists are walked with a cursor that survives between calls (the module's
+ * netlink dumps keep it in cb->args).  While the generation is unchanged
+ * the cursor resumes in O(1); after a change it resumes after the last
+ * object it returned, by key, so a dump never repeats or skips an object
+ * that stayed, and the caller flags the dump as inconsistent.
+ */
+struct lne_cursor {
+	u64 gen;
+	u64 key;    /* the last object's id (rules: its idx + 1) */
+	void *next; /* valid only while gen is unchanged */
+	bool started;
+};
+
+struct lne_peer *lne_peer_next(const struct lne_inst *ln, struct lne_cursor *c);
+struct lne_ni *lne_ni_next(const struct lne_inst *ln, struct lne_cursor *c);
+struct lne_route *lne_route_next(const struct lne_inst *ln, struct lne_cursor *c);
+struct lne_rule *lne_rule_next(const struct lne_inst *ln, struct lne_cursor *c);
+
+/* Internal to the engine: bump the generation after a change. */
+static inline void lne_changed(struct lne_inst *ln)
+{
+	ln->gen++;
+}
+
+#endif /* LNE_MODEL_H */

@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udsp.c - the UDSP rule list and its flattening onto the model.
+ *
+ * Every flattened property records the rule that decided it.  A property is
+ * decided by the first rule, in list order, that matches it; so adding a
+ * rule only takes over properties it matches and whose decider comes after
+ * it, and deleting a rule recomputes only the properties it decided, from
+ * the rules that survive.  Rules find their constructs through the net
+ * index (inst->nets, rnet->pnis): a rule's expressions are first tested
+ * against each net, and only the constructs on nets they can match are
+ * visited.
+ */
+#include "udsp.h"
+
+/* --- what a rule can touch ---------------------------------------------------- */
+
+/* Callback over constructs; returns 0 or a negative errno that stops the walk. */
+typedef int (*visit_ni_fn)(struct lne_inst *ln, struct lne_ni *ni, void *arg);
+typedef int (*visit_pni_fn)(struct lne_inst *ln, struct lne_peer_ni *pni, void *arg);
+
+static int each_ni(struct lne_inst *ln, const struct lne_expr *e, visit_ni_fn fn, void *arg)
+{
+	struct lne_net *net;
+	struct lne_ni *ni;
+	int rc;
+
+	lne_list_for_each_entry(net, &ln->nets, link)
+	{
+		if (!lne_expr_match_net(e, net->id))
+			continue;
+		lne_list_for_each_entry(ni, &net->nis, link) if (lne_expr_match_nid(e, &ni->nid))
+		{
+			rc = fn(ln, ni, arg);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Peer NIs matching @e; gateways only (routes use them) when @gw_only. */
+static int each_pni(struct lne_inst *ln, const struct lne_expr *e, bool gw_only, visit_pni_fn fn,
+		    void *arg)
+{
+	struct lne_peer_ni *pni;
+	struct lne_rnet *rnet;
+	int rc;
+
+	lne_list_for_each_entry(rnet, &ln->rnets, link)
+	{
+		if (!lne_expr_match_net(e, rnet->id))
+			continue;
+		lne_list_for_each_entry(pni, &rnet->pnis, rnet_link)
+		{
+			if ((gw_only && !pni->gw_refs) || !lne_expr_match_nid(e, &pni->nid))
+				continue;
+			rc = fn(ln, pni, arg);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+#define for_each_rule(r, ln) lne_list_for_each_entry(r, &(ln)->udsp.rules, link)
+
+/* The first rule of @kind whose @which expression matches @nid. */
+static const struct lne_rule *first_nid_rule(const struct lne_inst *ln, u8 kind,
+					     const struct lne_nid *nid)
+{
+	const struct lne_rule *r;
+
+	for_each_rule(r, ln) if (r->kind == kind &&
+				 lne_expr_match_nid(kind == LNE_RULE_SRC_NID ? r->src : r->dst,
+						    nid)) return r;
+	return NULL;
+}
+
+static const struct lne_rule *first_net_rule(const struct lne_inst *ln, u8 kind, lne_net_t net)
+{
+	const struct lne_rule *r;
+
+	for_each_rule(r, ln) if (r->kind == kind &&
+				 lne_expr_match_net(kind == LNE_RULE_SRC_NET ? r->src : r->dst,
+						    net)) return r;
+	return NULL;
+}
+
+static void set_prio(struct lne_prio *p, const struct lne_rule *r)
+{
+	p->rule = r;
+	p->value = r ? r->prio : LNE_PRIO_NONE;
+}
+
+static void set_pni_prio(struct lne_peer_ni *pni, const struct lne_rule *r)
+{
+	pni->prio_rule = r;
+	pni->prio = r ? r->prio : LNE_PRIO_NONE;
+}
+
+/* --- preferred sources and gateways on a peer NI ------------------------------- */
+
+static struct lne_pref **pref_array(struct lne_prefs *p, bool gw, u16 **n, u16 **cap)
+{
+	*n = gw ? &p->ngw : &p->nsrc;
+	*cap = gw ? &p->cap_gw : &p->cap_src;
+	return gw ? &p->gw : &p->src;
+}
+
+static struct lne_pref *pref_find(const struct lne_peer_ni *pni, bool gw, const void *target)
+{
+	struct lne_pref *a;
+	u16 i, n;
+
+	if (!pni->prefs)
+		return NULL;
+	a = gw ? pni->prefs->gw : pni->prefs->src;
+	n = gw ? pni->prefs->ngw : pni->prefs->nsrc;
+	for (i = 0; i < n; i++)
+		if (a[i].target == target)
+			return &a[i];
+	return NULL;
+}
+
+/* Make @r the decider of (@pni, @target) if no earlier rule decides it. */
+static int pref_offer(struct lne_peer_ni *pni, bool gw, const void *target,
+		      const struct lne_rule *r)
+{
+	struct lne_pref *e = pref_find(pni, gw, target), **a;
+	u16 *n, *cap;
+
+	if (e) {
+		if (r->idx < e->rule->idx)
+			e->rule = r;
+		return 0;
+	}
+	if (!pni->prefs) {
+		pni->prefs = lne_zalloc(sizeof(*pni->prefs));
+		if (!pni->prefs)
+			return -ENOMEM;
+	}
+	a = pref_array(pni->prefs, gw, &n, &cap);
+	if (*n == *cap) {
+		u16 ncap = *cap ? (u16)(*cap * 2) : 2;
+		struct lne_pref *na;
+
+		if (*cap >= 0x8000)
+			return -ENOSPC;
+		na = lne_realloc_array(*a, ncap, sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		*a = na;
+		*cap = ncap;
+	}
+	(*a)[(*n)++] = (struct lne_pref){target, r};
+	return 0;
+}
+
+static void pref_remove(struct lne_peer_ni *pni, bool gw, struct lne_pref *e)
+{
+	struct lne_pref **a;
+	u16 *n, *cap;
+
+	a = pref_array(pni->prefs, gw, &n, &cap);
+	memmove(e, e + 1, (size_t)(*a + *n - (e + 1)) * sizeof(*e));
+	(*n)--;
+}
+
+bool lne_pref_src(const struct lne_peer_ni *pni, const struct lne_ni *ni, u32 *prio,
+		  const struct lne_rule **rule)
+{
+	const struct lne_pref *e = pref_find(pni, false, ni);
+
+	*prio = e ? e->rule->prio : LNE_PRIO_NONE;
+	*rule = e ? e->rule : NULL;
+	return e != NULL;
+}
+
+bool lne_pref_gw(const struct lne_peer_ni *pni, const struct lne_peer_ni *gw, u32 *prio,
+		 const struct lne_rule **rule)
+{
+	const struct lne_pref *e = pref_find(pni, true, gw);
+
+	*prio = e ? e->rule->prio : LNE_PRIO_NONE;
+	*rule = e ? e->rule : NULL;
+	return e != NULL;
+}
+
+/* The first pair (router) rule that prefers @target for @pni, if any. */
+static const struct lne_rule *first_pref_rule(const struct lne_inst *ln, bool gw,
+					      const struct lne_peer_ni *pni, const void *target)
+{
+	const struct lne_nid *tnid = gw ? &((const struct lne_peer_ni *)target)->nid
+					: &((const struct lne_ni *)target)->nid;
+	const struct lne_rule *r;
+
+	for_each_rule(r, ln) if (r->kind == (gw ? LNE_RULE_ROUTER : LNE_RULE_PAIR) &&
+				 lne_expr_match_nid(r->dst, &pni->nid) &&
+				 lne_expr_match_nid(gw ? r->rte : r->src, tnid)) return r;
+	return NULL;
+}
+
+/* --- applying one rule ------------------------------------------------------------ */
+
+struct apply {
+	const struct lne_rule *rule;
+	struct lne_peer_ni *pni; /* pair/router: the peer NI being served */
+	const void *target;	 /* hooks: the one NI or gateway that came */
+	bool remove;		 /* hooks: the target is going away */
+	bool recompute;		 /* deleting rule: redo what it decided */
+};
+
+static int apply_ni_prio(struct lne_inst *ln, struct lne_ni *ni, void *arg)
+{
+	const struct apply *a = arg;
+
+	if (a->recompute) {
+		if (ni->prio.rule == a->rule)
+			set_prio(&ni->prio, first_nid_rule(ln, LNE_RULE_SRC_NID, &ni->nid));
+	} else if (!ni->prio.rule || a->rule->idx <= ni->prio.rule->idx) {
+		set_prio(&ni->prio, a->rule);
+	}
+	return 0;
+}
+
+static int apply_pni_prio(struct lne_inst *ln, struct lne_peer_ni *pni, void *arg)
+{
+	const struct apply *a = arg;
+
+	if (a->recompute) {
+		if (pni->prio_rule == a->rule)
+			set_pni_prio(pni, first_nid_rule(ln, LNE_RULE_DST_NID, &pni->nid));
+	} else if (!pni->prio_rule || a->rule->idx <= pni->prio_rule->idx) {
+		set_pni_prio(pni, a->rule);
+	}
+	return 0;
+}
+
+/* Pair/router rule, one (peer NI, target) couple. */
+static int apply_couple(struct lne_inst *ln, struct lne_peer_ni *pni, const void *target,
+			const struct apply *a)
+{
+	bool gw = a->rule->kind == LNE_RULE_ROUTER;
+	struct lne_pref *e;
+
+	if (!a->recompute)
+		return pref_offer(pni, gw, target, a->rule);
+	e = pref_find(pni, gw, target);
+	if (e && e->rule == a->rule) {
+		const struct lne_rule *next = first_pref_rule(ln, gw, pni, target);
+
+		if (next)
+			e->rule = next;
+		else
+			pref_remove(pni, gw, e);
+	}
+	return 0;
+}
+
+static int couple_src(struct lne_inst *ln, struct lne_ni *ni, void *arg)
+{
+	const struct apply *a = arg;
+
+	return apply_couple(ln, a->pni, ni, a);
+}
+
+static int couple_gw(struct lne_inst *ln, struct lne_peer_ni *gw, void *arg)
+{
+	const struct apply *a = arg;
+
+	return apply_couple(ln, a->pni, gw, a);
+}
+
+/* A peer NI matched by a pair/router rule's dst: walk the targets. */
+static int apply_pref_pni(struct lne_inst *ln, struct lne_peer_ni *pni, void *arg)
+{
+	struct apply a = *(struct apply *)arg;
+
+	a.pni = pni;
+	if (a.rule->kind == LNE_RULE_PAIR)
+		return each_ni(ln, a.rule->src, couple_src, &a);
+	return each_pni(ln, a.rule->rte, true, couple_gw, &a);
+}
+
+/* Apply (or, with recompute, undo) @r over everything it can match. */
+static int apply_rule(struct lne_inst *ln, const struct lne_rule *r, bool recompute)
+{
+	struct apply a = {.rule = r, .recompute = recompute};
+	struct lne_rnet *rnet;
+	struct lne_net *net;
+
+	switch (r->kind) {
+	case LNE_RULE_SRC_NET:
+		lne_list_for_each_entry(net, &ln->nets, link)
+		{
+			if (!lne_expr_match_net(r->src, net->id))
+				continue;
+			if (recompute && net->prio.rule == r)
+				set_prio(&net->prio, first_net_rule(ln, r->kind, net->id));
+			else if (!recompute && (!net->prio.rule || r->idx <= net->prio.rule->idx))
+				set_prio(&net->prio, r);
+		}
+		return 0;
+	case LNE_RULE_DST_NET:
+		lne_list_for_each_entry(rnet, &ln->rnets, link)
+		{
+			if (!lne_expr_match_net(r->dst, rnet->id))
+				continue;
+			if (recompute && rnet->prio.rule == r)
+				set_prio(&rnet->prio, first_net_rule(ln, r->kind, rnet->id));
+			else if (!recompute && (!rnet->prio.rule || r->idx <= rnet->prio.rule->idx))
+				set_prio(&rnet->prio, r);
+		}
+		return 0;
+	case LNE_RULE_SRC_NID:
+		return each_ni(ln, r->src, apply_ni_prio, &a);
+	case LNE_RULE_DST_NID:
+		return each_pni(ln, r->dst, false, apply_pni_prio, &a);
+	default:
+		return each_pni(ln, r->dst, false, apply_pref_pni, &a);
+	}
+}
+
+/* --- the rule list ----------------------------------------------------------------- */
+
+struct lne_rule *lne_rule_at(const struct lne_inst *ln, u32 idx)
+{
+	struct lne_rule *r;
+
+	if (idx >= ln->udsp.nrules)
+		return NULL;
+	for_each_rule(r, ln) if (r->idx == idx) return r;
+	return NULL;
+}
+
+const char *lne_rule_kind_name(enum lne_rule_kind kind)
+{
+	static const char *const names[] = {
+		[LNE_RULE_SRC_NET] = "local net priority",
+		[LNE_RULE_SRC_NID] = "local NID priority",
+		[LNE_RULE_DST_NET] = "peer net priority",
+		[LNE_RULE_DST_NID] = "peer NID priority",
+		[LNE_RULE_PAIR] = "NID pair",
+		[LNE_RULE_ROUTER] = "router",
+	};
+
+	return (unsigned int)kind < LNE_ARRAY_SIZE(names) ? names[kind] : "unknown";
+}
+
+static void renumber(struct lne_inst *ln)
+{
+	struct lne_rule *r;
+	u32 i = 0;
+
+	for_each_rule(r, ln) r->idx = i++;
+}
+
+static void rule_free(struct lne_rule *r)
+{
+	lne_expr_free(r->src);
+	lne_expr_free(r->dst);
+	lne_expr_free(r->rte);
+	lne_free(r);
+}
+
+/* "*@o2ib1" names the network, like "o2ib1"; "*.*.*.*@o2ib1" names NIDs. */
+static bool names_nets(const struct lne_expr *e)
+{
+	u16 i;
+
+	for (i = 0; i < e->npat; i++)
+		if (e->pat[i].kind != LNE_PAT_NET && e->pat[i].kind != LNE_PAT_ANY)
+			return false;
+	return true;
+}
+
+static bool given(const char *s)
+{
+	return s && *s;
+}
+
+static int parse_part(const char *what, const char *text, struct lne_expr **e, struct lne_err *err)
+{
+	struct lne_err perr;
+	int rc;
+
+	if (!given(text))
+		return 0;
+	rc = lne_expr_parse(text, e, err ? &perr : NULL);
+	if (rc && err && rc != -ENOMEM)
+		lne_err_set(err, rc, NULL, perr.pos, "%s %s", what, perr.msg);
+	return rc;
+}
+
+static bool expr_same(const struct lne_expr *a, const struct lne_expr *b)
+{
+	if (!a || !b)
+		return a == b;
+	return lne_expr_equal(a, b);
+}
+
+static void refresh_prio(struct lne_inst *ln, const struct lne_rule *r)
+{
+	struct lne_peer_ni *pni;
+	struct lne_rnet *rnet;
+	struct lne_net *net;
+	struct lne_ni *ni;
+
+	/* Values copied from @r follow its new priority. */
+	lne_list_for_each_entry(net, &ln->nets, link)
+	{
+		if (net->prio.rule == r)
+			set_prio(&net->prio, r);
+		lne_list_for_each_entry(ni, &net->nis, link) if (ni->prio.rule == r)
+			set_prio(&ni->prio, r);
+	}
+	lne_list_for_each_entry(rnet, &ln->rnets, link)
+	{
+		if (rnet->prio.rule == r)
+			set_prio(&rnet->prio, r);
+		if (r->kind != LNE_RULE_DST_NID || !lne_expr_match_net(r->dst, rnet->id))
+			continue;
+		lne_list_for_each_entry(pni, &rnet->pnis, rnet_link) if (pni->prio_rule == r)
+			set_pni_prio(pni, r);
+	}
+}
+
+int lne_rule_add(struct lne_inst *ln, const char *src, const char *dst, const char *rte, u32 prio,
+		 s64 idx, enum lne_rule_outcome *outcome, u32 *out_idx, struct lne_err *err)
+{
+	struct lne_rule *r, *old, *at;
+	int rc;
+
+	if (!((given(src) && !given(rte)) || (given(dst) && !given(src))))
+		return lne_err_set(
+			err, -EINVAL, NULL, -1,
+			"a rule takes --src, --dst, --src with --dst, or --dst with --rte");
+	r = lne_zalloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	rc = parse_part("src", src, &r->src, err);
+	if (!rc)
+		rc = parse_part("dst", dst, &r->dst, err);
+	if (!rc)
+		rc = parse_part("rte", rte, &r->rte, err);
+	if (rc)
+		goto fail;
+
+	if (r->src && r->dst)
+		r->kind = LNE_RULE_PAIR;
+	else if (r->rte)
+		r->kind = LNE_RULE_ROUTER;
+	else if (r->src)
+		r->kind = names_nets(r->src) ? LNE_RULE_SRC_NET : LNE_RULE_SRC_NID;
+	else
+		r->kind = names_nets(r->dst) ? LNE_RULE_DST_NET : LNE_RULE_DST_NID;
+	if (prio != LNE_PRIO_NONE && prio > LNE_PRIO_MAX) {
+		rc = lne_err_set(err, -ERANGE, NULL, -1, "priority %u is above %u", prio,
+				 LNE_PRIO_MAX);
+		goto fail;
+	}
+	if (prio == LNE_PRIO_NONE && r->kind != LNE_RULE_PAIR && r->kind != LNE_RULE_ROUTER) {
+		rc = lne_err_set(err, -EINVAL, NULL, -1, "a %s rule needs a priority",
+				 lne_rule_kind_name(r->kind));
+		goto fail;
+	}
+	r->prio = prio;
+
+	/* Same expressions: the same rule, whose priority changes in place. */
+	for_each_rule(old, ln)
+	{
+		if (!expr_same(old->src, r->src) || !expr_same(old->dst, r->dst) ||
+		    !expr_same(old->rte, r->rte))
+			continue;
+		if (old->prio == prio) {
+			rc = lne_err_set(err, -EEXIST, NULL, -1, "rule %u already says this",
+					 old->idx);
+			goto fail;
+		}
+		old->prio = prio;
+		refresh_prio(ln, old);
+		rule_free(r);
+		if (outcome)
+			*outcome = LNE_RULE_UPDATED;
+		if (out_idx)
+			*out_idx = old->idx;
+		lne_changed(ln);
+		return 0;
+	}
+
+	at = idx >= 0 && idx < (s64)ln->udsp.nrules ? lne_rule_at(ln, (u32)idx) : NULL;
+	lne_list_add_before(&r->link, at ? &at->link : &ln->udsp.rules);
+	ln->udsp.nrules++;
+	renumber(ln);
+	rc = apply_rule(ln, r, false);
+	if (rc) {
+		/* Give back exactly what it took: the delete path does that. */
+		lne_list_del(&r->link);
+		ln->udsp.nrules--;
+		renumber(ln);
+		apply_rule(ln, r, true);
+		goto fail;
+	}
+	if (outcome)
+		*outcome = LNE_RULE_ADDED;
+	if (out_idx)
+		*out_idx = r->idx;
+	lne_changed(ln);
+	return 0;
+fail:
+	rule_free(r);
+	return rc;
+}
+
+int lne_rule_del(struct lne_inst *ln, u32 idx, struct lne_err *err)
+{
+	struct lne_rule *r = lne_rule_at(ln, idx);
+
+	if (!r)
+		return lne_err_set(err, -ENOENT, NULL, -1, "there is no rule %u (%u rules)", idx,
+				   ln->udsp.nrules);
+	lne_list_del(&r->link);
+	ln->udsp.nrules--;
+	renumber(ln);
+	/* Cannot fail: recomputing replaces or removes, never adds. */
+	apply_rule(ln, r, true);
+	rule_free(r);
+	lne_changed(ln);
+	return 0;
+}
+
+void lne_rule_del_all(struct lne_inst *ln)
+{
+	while (ln->udsp.nrules)
+		lne_rule_del(ln, ln->udsp.nrules - 1, NULL);
+}
+
+/* --- everything from scratch --------------------------------------------------------- */
+
+static int offer_rule(struct lne_inst *ln, const struct lne_rule *r)
+{
+	struct lne_peer *peer;
+	struct lne_peer_net *pnet;
+	struct lne_peer_ni *pni;
+	struct lne_rnet *rnet;
+	struct lne_net *net;
+	struct lne_ni *ni;
+	int rc;
+
+	/* No index: every construct meets every rule, as upstream does. */
+	lne_list_for_each_entry(net, &ln->nets, link)
+	{
+		if (r->kind == LNE_RULE_SRC_NET && !net->prio.rule &&
+		    lne_expr_match_net(r->src, net->id))
+			set_prio(&net->prio, r);
+		lne_list_for_each_entry(ni, &net->nis,
+					link) if (r->kind == LNE_RULE_SRC_NID && !ni->prio.rule &&
+						  lne_expr_match_nid(r->src, &ni->nid))
+			set_prio(&ni->prio, r);
+	}
+	lne_list_for_each_entry(rnet, &ln->rnets, link) if (r->kind == LNE_RULE_DST_NET &&
+							    !rnet->prio.rule &&
+							    lne_expr_match_net(r->dst, rnet->id))
+		set_prio(&rnet->prio, r);
+	lne_list_for_each_entry(peer, &ln->peers, link)
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+	{
+		if (!r->dst || !lne_expr_match_nid(r->dst, &pni->nid))
+			continue;
+		if (r->kind == LNE_RULE_DST_NID && !pni->prio_rule)
+			set_pni_prio(pni, r);
+		if (r->kind == LNE_RULE_PAIR || r->kind == LNE_RULE_ROUTER) {
+			rc = apply_pref_pni(ln, pni, &(struct apply){.rule = r});
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int lne_udsp_recompute_all(struct lne_inst *ln)
+{
+	struct lne_peer *peer;
+	struct lne_peer_net *pnet;
+	struct lne_peer_ni *pni;
+	struct lne_rnet *rnet;
+	struct lne_net *net;
+	struct lne_ni *ni;
+	struct lne_rule *r;
+	int rc;
+
+	lne_list_for_each_entry(net, &ln->nets, link)
+	{
+		set_prio(&net->prio, NULL);
+		lne_list_for_each_entry(ni, &net->nis, link) set_prio(&ni->prio, NULL);
+	}
+	lne_list_for_each_entry(rnet, &ln->rnets, link) set_prio(&rnet->prio, NULL);
+	lne_list_for_each_entry(peer, &ln->peers, link)
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+	{
+		set_pni_prio(pni, NULL);
+		if (pni->prefs)
+			pni->prefs->nsrc = pni->prefs->ngw = 0;
+	}
+	for_each_rule(r, ln)
+	{
+		rc = offer_rule(ln, r);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* --- hooks ---------------------------------------------------------------------------- */
+
+void lne_udsp_net_added(struct lne_inst *ln, struct lne_net *net)
+{
+	set_prio(&net->prio, first_net_rule(ln, LNE_RULE_SRC_NET, net->id));
+}
+
+void lne_udsp_rnet_added(struct lne_inst *ln, struct lne_rnet *rnet)
+{
+	set_prio(&rnet->prio, first_net_rule(ln, LNE_RULE_DST_NET, rnet->id));
+}
+
+static int move_target(struct lne_inst *ln, struct lne_peer_ni *pni, void *arg)
+{
+	const struct apply *a = arg;
+	bool gw = a->rule->kind == LNE_RULE_ROUTER;
+	struct lne_pref *e;
+
+	if (!a->remove)
+		return pref_offer(pni, gw, a->target, a->rule);
+	e = pref_find(pni, gw, a->target);
+	if (e)
+		pref_remove(pni, gw, e);
+	return 0;
+}
+
+/* A target (local NI or gateway) arrives or leaves: walk the rules naming it. */
+static int target_moved(struct lne_inst *ln, bool gw, const void *target, bool remove)
+{
+	const struct lne_nid *tnid = gw ? &((const struct lne_peer_ni *)target)->nid
+					: &((const struct lne_ni *)target)->nid;
+	struct apply a = {.target = target, .remove = remove};
+	const struct lne_rule *r;
+	int rc;
+
+	/* In rule order, so the first offer for a couple is its decider. */
+	for_each_rule(r, ln)
+	{
+		if (r->kind != (gw ? LNE_RULE_ROUTER : LNE_RULE_PAIR) ||
+		    !lne_expr_match_nid(gw ? r->rte : r->src, tnid))
+			continue;
+		a.rule = r;
+		rc = each_pni(ln, r->dst, false, move_target, &a);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int lne_udsp_ni_added(struct lne_inst *ln, struct lne_ni *ni)
+{
+	set_prio(&ni->prio, first_nid_rule(ln, LNE_RULE_SRC_NID, &ni->nid));
+	return target_moved(ln, false, ni, false);
+}
+
+void lne_udsp_ni_removing(struct lne_inst *ln, struct lne_ni *ni)
+{
+	target_moved(ln, false, ni, true);
+}
+
+int lne_udsp_gw_added(struct lne_inst *ln, struct lne_peer_ni *gw)
+{
+	return target_moved(ln, true, gw, false);
+}
+
+void lne_udsp_gw_removing(struct lne_inst *ln, struct lne_peer_ni *gw)
+{
+	target_moved(ln, true, gw, true);
+}
+
+int lne_udsp_pni_added(struct lne_inst *ln, struct lne_peer_ni *pni)
+{
+	const struct lne_rule *r;
+	int rc;
+
+	set_pni_prio(pni, first_nid_rule(ln, LNE_RULE_DST_NID, &pni->nid));
+	for_each_rule(r, ln)
+	{
+		if ((r->kind != LNE_RULE_PAIR && r->kind != LNE_RULE_ROUTER) ||
+		    !lne_expr_match_nid(r->dst, &pni->nid))
+			continue;
+		rc = apply_pref_pni(ln, pni, &(struct apply){.rule = r});
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void lne_udsp_pni_removing(struct lne_inst *ln, struct lne_peer_ni *pni)
+{
+	if (!pni->prefs)
+		return;
+	lne_free(pni->prefs->src);
+	lne_free(pni->prefs->gw);
+	lne_free(pni->prefs);
+	pni->prefs = NULL;
+}
