@@ -15,8 +15,8 @@ static const struct {
 	const char *name;
 	Suite *(*make)(void);
 } suites[] = {
-	{"nid", make_nid_suite},
-	{"expr", make_expr_suite},
+	{"nid", make_nid_suite},   {"expr", make_expr_suite},	  {"model", make_model_suite},
+	{"udsp", make_udsp_suite}, {"select", make_select_suite},
 };
 
 int main(int argc, char **argv)

@@ -7,5 +7,8 @@
 
 Suite *make_nid_suite(void);
 Suite *make_expr_suite(void);
+Suite *make_model_suite(void);
+Suite *make_udsp_suite(void);
+Suite *make_select_suite(void);
 
 #endif

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The scenario backend that drives the engine in-process. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scn-engine.h"
+#include "select.h"
+#include "udsp.h"
+
+static int nid_arg(const char *s, struct lne_nid *nid, char *out, size_t len)
+{
+	struct lne_err err;
+	int rc = lne_nid_parse(s ? s : "", nid, &err);
+
+	if (rc)
+		snprintf(out, len, "%s", err.msg);
+	return rc;
+}
+
+static int num_arg(const char *s, long *v)
+{
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	*v = strtol(s, &end, 0);
+	return *end ? -EINVAL : 0;
+}
+
+static int do_select(struct lne_inst *ln, const struct scn_cmd *c, struct lne_sel *sel, char *out,
+		     size_t len)
+{
+	const char *kind = scn_opt(c, "kind", "put"), *src = scn_opt(c, "src", NULL);
+	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY};
+	struct lne_nid srcnid;
+	struct lne_err err;
+	long cpt;
+	int rc;
+
+	rc = nid_arg(scn_opt(c, "dst", NULL), &req.dst, out, len);
+	if (rc)
+		return rc;
+	if (src) {
+		rc = nid_arg(src, &srcnid, out, len);
+		if (rc)
+			return rc;
+		req.src = &srcnid;
+	}
+	if (!num_arg(scn_opt(c, "cpt", NULL), &cpt))
+		req.md_cpt = (s32)cpt;
+	req.kind = !strcmp(kind, "get")	    ? LNE_MSG_GET
+		   : !strcmp(kind, "ack")   ? LNE_MSG_ACK
+		   : !strcmp(kind, "reply") ? LNE_MSG_REPLY
+					    : LNE_MSG_PUT;
+	rc = lne_select(ln, &req, sel, NULL, &err);
+	if (rc)
+		snprintf(out, len, "%s", err.msg);
+	return rc;
+}
+
+static void sel_text(const struct lne_sel *sel, char *out, size_t len)
+{
+	char a[LNE_NID_STR_MAX], b[LNE_NID_STR_MAX], g[LNE_NID_STR_MAX];
+
+	lne_nid_format(&sel->ni->nid, a, sizeof(a));
+	lne_nid_format(&sel->pni->nid, b, sizeof(b));
+	if (sel->route) {
+		lne_nid_format(&sel->route->gw->nid, g, sizeof(g));
+		snprintf(out, len, "ni=%s pni=%s gw=%s", a, b, g);
+	} else {
+		snprintf(out, len, "ni=%s pni=%s", a, b);
+	}
+}
+
+struct tally {
+	char nid[LNE_NID_STR_MAX];
+	long n;
+};
+
+static int cmp_tally(const void *a, const void *b)
+{
+	return strcmp(((const struct tally *)a)->nid, ((const struct tally *)b)->nid);
+}
+
+static int do_spread(struct lne_inst *ln, const struct scn_cmd *c, char *out, size_t len)
+{
+	const char *what = scn_opt(c, "what", "ni");
+	struct tally t[64];
+	size_t nt = 0, i, used = 0;
+	long n, k;
+
+	if (c->nargs != 1 || num_arg(c->args[0], &n))
+		return -EINVAL;
+	for (k = 0; k < n; k++) {
+		const struct lne_nid *nid;
+		struct lne_sel sel;
+		char buf[LNE_NID_STR_MAX];
+		int rc = do_select(ln, c, &sel, out, len);
+
+		if (rc)
+			return rc;
+		nid = !strcmp(what, "pni")  ? &sel.pni->nid
+		      : !strcmp(what, "gw") ? (sel.route ? &sel.route->gw->nid : NULL)
+					    : &sel.ni->nid;
+		if (!nid)
+			snprintf(buf, sizeof(buf), "direct");
+		else
+			lne_nid_format(nid, buf, sizeof(buf));
+		for (i = 0; i < nt && strcmp(t[i].nid, buf); i++)
+			;
+		if (i == nt) {
+			if (nt == sizeof(t) / sizeof(t[0]))
+				return -E2BIG;
+			snprintf(t[nt].nid, sizeof(t[nt].nid), "%s", buf);
+			t[nt++].n = 0;
+		}
+		t[i].n++;
+	}
+	qsort(t, nt, sizeof(t[0]), cmp_tally);
+	out[0] = '\0';
+	for (i = 0; i < nt && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s:%ld", i ? " " : "", t[i].nid,
+					 t[i].n);
+	return 0;
+}
+
+static int do_peer(struct lne_inst *ln, const struct scn_cmd *c, char *out, size_t len)
+{
+	struct lne_nid prim, nid;
+	struct lne_err err;
+	int i, rc;
+
+	if (!c->nargs)
+		return -EINVAL;
+	rc = nid_arg(c->args[0], &prim, out, len);
+	if (!rc)
+		rc = lne_peer_add(ln, &prim, strcmp(scn_opt(c, "mr", "1"), "0") != 0, &err);
+	for (i = 1; !rc && i < c->nargs; i++) {
+		rc = nid_arg(c->args[i], &nid, out, len);
+		if (!rc)
+			rc = lne_peer_add_nid(ln, &prim, &nid, &err);
+	}
+	if (rc && !out[0])
+		snprintf(out, len, "%s", err.msg);
+	return rc;
+}
+
+static int exec_engine(void *ctx, const struct scn_cmd *c, char *out, size_t len)
+{
+	struct scn_engine *se = ctx;
+	struct lne_inst *ln = se->ln;
+	struct lne_err err = {.msg = ""};
+	struct lne_nid nid, nid2;
+	struct lne_sel sel;
+	long v = 0;
+	int rc = 0;
+
+	if (c->op == SCN_SCENARIO) {
+		lne_inst_free(se->ln);
+		se->ln = lne_inst_new();
+		return se->ln ? 0 : -ENOMEM;
+	}
+	if (!ln)
+		return -EINVAL;
+	switch (c->op) {
+	case SCN_NI: {
+		struct lne_ni_conf conf = {.dev_cpt = LNE_CPT_ANY,
+					   .ifname = scn_opt(c, "if", NULL)};
+		long cpt;
+
+		rc = c->nargs == 1 ? nid_arg(c->args[0], &conf.nid, out, len) : -EINVAL;
+		if (!rc && !num_arg(scn_opt(c, "cpt", NULL), &cpt))
+			conf.dev_cpt = (s16)cpt;
+		if (!rc)
+			rc = lne_ni_add(ln, &conf, &err);
+		break;
+	}
+	case SCN_NI_DEL:
+	case SCN_NI_DOWN:
+	case SCN_NI_UP:
+	case SCN_NI_HEALTH:
+	case SCN_NI_CREDITS:
+	case SCN_PNI_HEALTH:
+	case SCN_PNI_CREDITS:
+		rc = c->nargs >= 1 ? nid_arg(c->args[0], &nid, out, len) : -EINVAL;
+		if (!rc && c->op != SCN_NI_DEL && c->op != SCN_NI_DOWN && c->op != SCN_NI_UP)
+			rc = c->nargs == 2 ? num_arg(c->args[1], &v) : -EINVAL;
+		if (rc)
+			break;
+		rc = c->op == SCN_NI_DEL       ? lne_ni_del(ln, &nid, &err)
+		     : c->op == SCN_NI_DOWN    ? lne_ni_set_up(ln, &nid, false, &err)
+		     : c->op == SCN_NI_UP      ? lne_ni_set_up(ln, &nid, true, &err)
+		     : c->op == SCN_NI_HEALTH  ? lne_ni_set_health(ln, &nid, (s32)v, &err)
+		     : c->op == SCN_NI_CREDITS ? lne_ni_set_credits(ln, &nid, (s32)v, &err)
+		     : c->op == SCN_PNI_HEALTH ? lne_peer_ni_set_health(ln, &nid, (s32)v, &err)
+					       : lne_peer_ni_set_credits(ln, &nid, (s32)v, &err);
+		break;
+	case SCN_PEER:
+		return do_peer(ln, c, out, len);
+	case SCN_PEER_DEL:
+		rc = c->nargs >= 1 ? nid_arg(c->args[0], &nid, out, len) : -EINVAL;
+		if (!rc && c->nargs == 2)
+			rc = nid_arg(c->args[1], &nid2, out, len);
+		if (!rc)
+			rc = c->nargs == 2 ? lne_peer_del_nid(ln, &nid, &nid2, &err)
+					   : lne_peer_del(ln, &nid, &err);
+		break;
+	case SCN_ROUTE:
+	case SCN_ROUTE_DEL: {
+		lne_net_t net;
+		long hops = LNE_HOPS_DEFAULT, prio = 0;
+
+		if (c->nargs != 2)
+			return -EINVAL;
+		rc = lne_net_parse(c->args[0], &net, &err);
+		if (!rc)
+			rc = nid_arg(c->args[1], &nid, out, len);
+		num_arg(scn_opt(c, "hops", NULL), &hops);
+		num_arg(scn_opt(c, "prio", NULL), &prio);
+		if (!rc)
+			rc = c->op == SCN_ROUTE
+				     ? lne_route_add(ln, net, &nid, (u32)hops, (u32)prio, 1, &err)
+				     : lne_route_del(ln, net, &nid, &err);
+		break;
+	}
+	case SCN_RULE: {
+		enum lne_rule_outcome outcome;
+		long prio = -1, idx = -1;
+		u32 at;
+
+		if (scn_opt(c, "prio", NULL) && num_arg(scn_opt(c, "prio", NULL), &prio))
+			return -EINVAL;
+		num_arg(scn_opt(c, "idx", NULL), &idx);
+		rc = lne_rule_add(ln, scn_opt(c, "src", NULL), scn_opt(c, "dst", NULL),
+				  scn_opt(c, "rte", NULL), prio < 0 ? LNE_PRIO_NONE : (u32)prio,
+				  idx, &outcome, &at, &err);
+		if (!rc)
+			snprintf(out, len, "%s %u", outcome == LNE_RULE_ADDED ? "added" : "updated",
+				 at);
+		break;
+	}
+	case SCN_RULE_DEL:
+		if (c->nargs == 1 && !strcmp(c->args[0], "all"))
+			lne_rule_del_all(ln);
+		else
+			rc = c->nargs == 1 && !num_arg(c->args[0], &v)
+				     ? lne_rule_del(ln, (u32)v, &err)
+				     : -EINVAL;
+		break;
+	case SCN_GLOBAL: {
+		int g = c->nargs == 2 ? lne_global_lookup(c->args[0]) : -EINVAL;
+
+		rc = g < 0 ? g : num_arg(c->args[1], &v);
+		if (!rc)
+			rc = lne_global_set(ln, (enum lne_global)g, (u32)v, &err);
+		break;
+	}
+	case SCN_NUMA: {
+		u32 dist[LNE_MAX_CPTS * LNE_MAX_CPTS];
+		char *p, *copy;
+		long ncpt;
+		size_t n = 0;
+
+		if (c->nargs != 2 || num_arg(c->args[0], &ncpt))
+			return -EINVAL;
+		copy = strdup(c->args[1]);
+		for (p = strtok(copy, ","); p && n < sizeof(dist) / sizeof(dist[0]);
+		     p = strtok(NULL, ","))
+			dist[n++] = (u32)strtoul(p, NULL, 0);
+		free(copy);
+		if (n != (size_t)(ncpt * ncpt))
+			return -EINVAL;
+		rc = lne_numa_set(ln, (u16)ncpt, dist, &err);
+		break;
+	}
+	case SCN_SELECT:
+		rc = do_select(ln, c, &sel, out, len);
+		if (!rc)
+			sel_text(&sel, out, len);
+		return rc;
+	case SCN_SPREAD:
+		return do_spread(ln, c, out, len);
+	default:
+		return -EINVAL;
+	}
+	if (rc && !out[0])
+		snprintf(out, len, "%s", err.msg);
+	return rc;
+}
+
+void scn_engine_init(struct scn_engine *se, struct scn_backend *be)
+{
+	se->ln = NULL;
+	be->ctx = se;
+	be->exec = exec_engine;
+}
+
+void scn_engine_fini(struct scn_engine *se)
+{
+	lne_inst_free(se->ln);
+	se->ln = NULL;
+}

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * genl-test.c - module-only tests of the "lnetk" generic netlink family,
+ * run inside the VM against the real module (tests/vm/run.sh).
+ *
+ * Prints one TAP line per case, without numbers ("ok - ..."): the guest's
+ * /init runs several programs and the host numbers the lines.  Diagnostics
+ * are "# " lines.  Exit status 0 when every case passed.
+ *
+ *   genl-test           every case below (the module must be loaded)
+ *   genl-test resolve   only resolve the family (loads it on demand)
+ *
+ * Cases that need another identity (an unprivileged uid, another network
+ * namespace) run in a forked child that reports through its exit status,
+ * so the parent's socket and namespace stay untouched.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include "uapi/lnetk.h"
+
+#define NOBODY 65534
+
+static int failures;
+
+static void tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* A socket speaking the family, with extack and capped acks turned on. */
+struct conn {
+	struct nl_sock *sk;
+	int family;
+};
+
+/* What one request brought back. */
+struct result {
+	bool done;
+	int err;	 /* 0 or the kernel's negative errno */
+	char ext[256];	 /* the kernel's extack message, "" if none */
+	bool has_gen;
+	uint64_t gen;	 /* LNETK_A_GENERATION */
+	char version[64]; /* LNETK_A_VERSION */
+	int cmd;	 /* genl command of the last message parsed */
+};
+
+static int conn_open(struct conn *c)
+{
+	int one = 1;
+	int fd;
+
+	c->sk = nl_socket_alloc();
+	if (!c->sk)
+		return -ENOMEM;
+	if (genl_connect(c->sk) < 0)
+		goto err;
+	fd = nl_socket_get_fd(c->sk);
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0)
+		goto err;
+	c->family = genl_ctrl_resolve(c->sk, LNETK_GENL_NAME);
+	if (c->family < 0)
+		goto err;
+	return 0;
+err:
+	nl_socket_free(c->sk);
+	c->sk = NULL;
+	return -ENOENT;
+}
+
+static void conn_close(struct conn *c)
+{
+	nl_socket_free(c->sk);
+	c->sk = NULL;
+}
+
+static int parse_attrs(struct nl_msg *msg, struct result *r)
+{
+	struct nlattr *tb[LNETK_A_MAX + 1];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+
+	if (genlmsg_parse(nlh, 0, tb, LNETK_A_MAX, NULL) < 0)
+		return NL_SKIP;
+	r->cmd = gh->cmd;
+	if (tb[LNETK_A_GENERATION] && nla_len(tb[LNETK_A_GENERATION]) == sizeof(uint64_t)) {
+		r->has_gen = true;
+		r->gen = nla_get_u64(tb[LNETK_A_GENERATION]);
+	}
+	if (tb[LNETK_A_VERSION])
+		snprintf(r->version, sizeof(r->version), "%.*s", nla_len(tb[LNETK_A_VERSION]),
+			 (const char *)nla_data(tb[LNETK_A_VERSION]));
+	return NL_OK;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	return parse_attrs(msg, arg);
+}
+
+/* Notifications carry no sequence number to match. */
+static int any_seq(struct nl_msg *msg, void *arg)
+{
+	return NL_OK;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct result *r = arg;
+
+	r->done = true;
+	return NL_STOP;
+}
+
+/* The extack TLVs follow the error and the (capped) echo of the request. */
+static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	struct result *r = arg;
+	size_t off = sizeof(*e);
+	char *end = (char *)nlh + nlh->nlmsg_len;
+
+	r->done = true;
+	r->err = e->error;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += NLMSG_ALIGN(e->msg.nlmsg_len) - sizeof(e->msg);
+	if ((char *)e + off >= end)
+		return NL_STOP;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
+		      (int)(end - ((char *)e + off)), NULL) < 0)
+		return NL_STOP;
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(r->ext, sizeof(r->ext), "%.*s", nla_len(tb[NLMSGERR_ATTR_MSG]),
+			 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+	return NL_STOP;
+}
+
+enum count_form {
+	COUNT_NONE,
+	COUNT_U32,
+	COUNT_U16, /* the wrong size */
+};
+
+/* Send @cmd (with LNETK_A_COUNT in @form) and collect the reply or error. */
+static int request(struct conn *c, uint8_t cmd, enum count_form form, uint32_t count,
+		   struct result *r)
+{
+	struct nl_msg *msg;
+	struct nl_cb *cb;
+	int rc = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	msg = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!msg || !cb)
+		goto out;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, 0, cmd, LNETK_GENL_VERSION))
+		goto out;
+	if ((form == COUNT_U32 && nla_put_u32(msg, LNETK_A_COUNT, count) < 0) ||
+	    (form == COUNT_U16 && nla_put_u16(msg, LNETK_A_COUNT, (uint16_t)count) < 0))
+		goto out;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, r);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, r);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, r);
+	rc = nl_send_auto(c->sk, msg);
+	if (rc < 0) {
+		rc = -EIO;
+		goto out;
+	}
+	rc = 0;
+	while (!r->done) {
+		int n = nl_recvmsgs(c->sk, cb);
+
+		if (n < 0 && !r->done) {
+			diag("receiving: %s", nl_geterror(n));
+			rc = -EIO;
+			break;
+		}
+	}
+out:
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	return rc ? rc : r->err;
+}
+
+static int get_generation(struct conn *c, uint64_t *gen)
+{
+	struct result r;
+	int rc = request(c, LNETK_CMD_GET_INFO, COUNT_NONE, 0, &r);
+
+	if (rc)
+		return rc;
+	if (!r.has_gen)
+		return -EBADMSG;
+	*gen = r.gen;
+	return 0;
+}
+
+/* A socket in the "events" group, read with a timeout. */
+static struct nl_sock *events_open(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int grp;
+
+	if (!sk)
+		return NULL;
+	if (genl_connect(sk) < 0)
+		goto err;
+	grp = genl_ctrl_resolve_grp(sk, LNETK_GENL_NAME, LNETK_MCGRP_EVENTS);
+	if (grp < 0 || nl_socket_add_membership(sk, grp) < 0)
+		goto err;
+	return sk;
+err:
+	nl_socket_free(sk);
+	return NULL;
+}
+
+/* 1 and @r filled when a notification came within @ms, 0 if none, <0 on error. */
+static int events_read(struct nl_sock *sk, int ms, struct result *r)
+{
+	struct pollfd p = {.fd = nl_socket_get_fd(sk), .events = POLLIN};
+	struct nl_cb *cb;
+	int n;
+
+	memset(r, 0, sizeof(*r));
+	n = poll(&p, 1, ms);
+	if (n <= 0)
+		return n < 0 ? -errno : 0;
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, any_seq, NULL);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, r);
+	n = nl_recvmsgs(sk, cb);
+	nl_cb_put(cb);
+	if (n < 0) {
+		diag("reading the events socket: %s", nl_geterror(n));
+		return -EIO;
+	}
+	return 1;
+}
+
+static void read_sysfs_version(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/module/lnetk/version", "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static void case_get_info(struct conn *c)
+{
+	char want[64];
+	struct result r;
+	int rc = request(c, LNETK_CMD_GET_INFO, COUNT_NONE, 0, &r);
+
+	read_sysfs_version(want, sizeof(want));
+	diag("GET_INFO: rc %d, generation %" PRIu64 ", version \"%s\" (modinfo \"%s\")", rc, r.gen,
+	     r.version, want);
+	tap(rc == 0 && r.cmd == LNETK_CMD_GET_INFO && r.has_gen && r.version[0] &&
+		    !strcmp(r.version, want),
+	    "GET_INFO replies with a generation and the module's version");
+}
+
+static void case_bump(struct conn *c)
+{
+	struct nl_sock *ev = events_open();
+	uint64_t before = 0, after = 0;
+	struct result r = {0}, n = {0};
+	int rc, got = 0;
+
+	rc = get_generation(c, &before);
+	if (!rc)
+		rc = request(c, LNETK_CMD_BUMP, COUNT_U32, 5, &r);
+	if (!rc)
+		rc = get_generation(c, &after);
+	if (ev)
+		got = events_read(ev, 2000, &n);
+	diag("BUMP 5: rc %d, %" PRIu64 " -> reply %" PRIu64 ", now %" PRIu64, rc, before, r.gen,
+	     after);
+	tap(rc == 0 && r.has_gen && r.gen == before + 5 && after == before + 5,
+	    "BUMP COUNT=5 raises the generation by exactly 5");
+	diag("events: socket %s, read %d, cmd %d, generation %" PRIu64, ev ? "open" : "failed", got,
+	     n.cmd, n.gen);
+	tap(ev && got == 1 && n.cmd == LNETK_CMD_BUMP && n.has_gen && n.gen == before + 5,
+	    "the \"events\" group announces BUMP with the new generation");
+	if (ev)
+		nl_socket_free(ev);
+}
+
+static void refused(struct conn *c, enum count_form form, uint32_t count, const char *what)
+{
+	uint64_t before = 0, after = 0;
+	struct result r;
+	int rc;
+
+	get_generation(c, &before);
+	rc = request(c, LNETK_CMD_BUMP, form, count, &r);
+	get_generation(c, &after);
+	diag("BUMP %s: rc %d (%s), extack \"%s\", generation %" PRIu64 " -> %" PRIu64, what, rc,
+	     strerror(-rc), r.ext, before, after);
+	tap(rc < 0 && r.ext[0] && before == after,
+	    "BUMP %s is refused with an errno and an extack message, generation unchanged", what);
+}
+
+static void case_refusals(struct conn *c)
+{
+	refused(c, COUNT_NONE, 0, "without COUNT");
+	refused(c, COUNT_U32, 0, "with COUNT=0");
+	refused(c, COUNT_U32, LNETK_BUMP_MAX + 1, "with COUNT=1001");
+	refused(c, COUNT_U16, 5, "with a 2-byte COUNT");
+}
+
+/* Run @fn in a forked child; its exit status is the verdict (0: pass). */
+static int in_child(int (*fn)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(fn());
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int drop_to_nobody(void)
+{
+	if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0) {
+		diag("dropping to uid %d: %s", NOBODY, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Bits of the unprivileged child's verdict. */
+enum {
+	UNPRIV_SETUP = 1,
+	UNPRIV_READ = 2,
+	UNPRIV_WRITE = 4,
+};
+
+static int unprivileged(void)
+{
+	struct conn c;
+	struct result r;
+	uint64_t gen;
+	int rc, bad = 0;
+
+	if (drop_to_nobody() < 0 || conn_open(&c) < 0)
+		return UNPRIV_SETUP;
+	rc = get_generation(&c, &gen);
+	diag("uid %d: GET_INFO rc %d", (int)getuid(), rc);
+	if (rc)
+		bad |= UNPRIV_READ;
+	rc = request(&c, LNETK_CMD_BUMP, COUNT_U32, 1, &r);
+	diag("uid %d: BUMP rc %d (%s)", (int)getuid(), rc, strerror(-rc));
+	if (rc != -EPERM)
+		bad |= UNPRIV_WRITE;
+	conn_close(&c);
+	return bad;
+}
+
+static void case_unprivileged(struct conn *c, struct nl_sock *ev)
+{
+	uint64_t before = 0, after = 0;
+	struct result n = {0};
+	int v, got;
+
+	get_generation(c, &before);
+	v = in_child(unprivileged);
+	get_generation(c, &after);
+	got = events_read(ev, 100, &n);
+	tap(v >= 0 && !(v & (UNPRIV_SETUP | UNPRIV_READ)), "an unprivileged caller can GET_INFO");
+	tap(v >= 0 && !(v & (UNPRIV_SETUP | UNPRIV_WRITE)) && before == after && got == 0,
+	    "an unprivileged caller's BUMP is refused with EPERM and changes nothing");
+}
+
+/* A fresh namespace has a fresh instance: generation 0, then its own bumps. */
+static int fresh_namespace(const char *what)
+{
+	uint64_t first = ~0ull, last = ~0ull;
+	struct conn c;
+	struct result r;
+	int rc;
+
+	if (conn_open(&c) < 0)
+		return 1;
+	rc = get_generation(&c, &first);
+	if (!rc)
+		rc = request(&c, LNETK_CMD_BUMP, COUNT_U32, 7, &r);
+	if (!rc)
+		rc = get_generation(&c, &last);
+	conn_close(&c);
+	diag("%s: rc %d, generation %" PRIu64 " -> %" PRIu64, what, rc, first, last);
+	return rc || first != 0 || last != 7;
+}
+
+static int new_netns(void)
+{
+	if (unshare(CLONE_NEWNET) < 0) {
+		diag("unshare(CLONE_NEWNET): %s", strerror(errno));
+		return 1;
+	}
+	return fresh_namespace("new netns");
+}
+
+/* GENL_UNS_ADMIN_PERM: nobody may change the instance of a netns it owns. */
+static int new_userns_netns(void)
+{
+	if (drop_to_nobody() < 0)
+		return 1;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0) {
+		diag("uid %d: unshare(CLONE_NEWUSER | CLONE_NEWNET): %s", NOBODY, strerror(errno));
+		return 1;
+	}
+	return fresh_namespace("uid 65534, new userns and netns");
+}
+
+static void case_namespaces(struct conn *c, struct nl_sock *ev)
+{
+	uint64_t before = 0, after = 0;
+	struct result n = {0};
+	int v1, v2, got;
+
+	get_generation(c, &before);
+	v1 = in_child(new_netns);
+	v2 = in_child(new_netns);
+	get_generation(c, &after);
+	got = events_read(ev, 100, &n);
+	diag("init netns generation %" PRIu64 " -> %" PRIu64 ", events seen here %d", before, after,
+	     got);
+	tap(v1 == 0 && v2 == 0 && before == after,
+	    "two new network namespaces have their own generations, from 0");
+	tap(got == 0, "a change in another namespace is not announced in this one");
+
+	v1 = in_child(new_userns_netns);
+	get_generation(c, &after);
+	tap(v1 == 0 && before == after,
+	    "an unprivileged user may BUMP in a netns its own user namespace owns");
+}
+
+int main(int argc, char **argv)
+{
+	struct nl_sock *ev;
+	struct conn c;
+
+	if (argc > 1 && !strcmp(argv[1], "resolve")) {
+		if (conn_open(&c) < 0)
+			return 1;
+		conn_close(&c);
+		return 0;
+	}
+	if (conn_open(&c) < 0) {
+		tap(false, "resolve the generic netlink family \"%s\"", LNETK_GENL_NAME);
+		return 1;
+	}
+	case_get_info(&c);
+	case_bump(&c);
+	case_refusals(&c);
+
+	/* Listens across the cases below: none of them may announce here. */
+	ev = events_open();
+	if (!ev) {
+		tap(false, "join the \"events\" group");
+		return 1;
+	}
+	case_unprivileged(&c, ev);
+	case_namespaces(&c, ev);
+	nl_socket_free(ev);
+	conn_close(&c);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,195 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/vm/run.sh [WORKDIR] - the VM tier: the real lnetk module in qemu.
+#
+# Builds the module against the installed Debian kernel headers, the guest
+# test programs against the host's libraries, an initramfs (static busybox,
+# the module, the programs and their shared libraries, tests/vm/init), then
+# boots the matching Debian kernel once under qemu and runs every guest case
+# in that boot.  Prints TAP: the guest's lines, numbered here, then one line
+# for the guest's verdict marker and the plan.  Skips (1..0 # SKIP) when
+# qemu or the kernel packages are missing; a failure to build is a failure.
+#
+# Where things are, first match wins:
+#   source tree  $LNETD_TOP_SRCDIR, else two folders above this script
+#   work dir     $1, else $LNETD_VM_WORKDIR, else ./tests/vm/work under the
+#                current directory (make check runs tests from the top build
+#                folder), or ${TMPDIR:-/tmp}/lnetd-vm when that is the
+#                source tree itself.  The source tree is never written.
+#   kernel       $LNETD_VM_KVER (e.g. 6.1.0-56-amd64), else the newest
+#                /usr/src/linux-headers-*-amd64 with its /boot/vmlinuz-*
+#   accelerator  TCG; KVM only with LNETD_VM_KVM=1 (see TESTING.md)
+#
+# The work dir caches the uncompressed kernel and the busybox tree; the
+# module and programs are rebuilt only when their sources change.
+set -u
+LC_ALL=C
+export LC_ALL
+
+skip() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# A step that could not be done: one failing case, the log as diagnostics.
+fail() {
+	echo "1..1"
+	echo "not ok 1 - $1"
+	[ -n "${2:-}" ] && [ -f "$2" ] && tail -n 40 "$2" | sed 's/^/# /'
+	exit 1
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=${LNETD_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+if [ -n "${1:-}" ]; then
+	work=$1
+elif [ -n "${LNETD_VM_WORKDIR:-}" ]; then
+	work=$LNETD_VM_WORKDIR
+elif [ "$(pwd -P)" != "$(cd "$top" && pwd -P)" ]; then
+	work=$(pwd)/tests/vm/work
+else
+	work=${TMPDIR:-/tmp}/lnetd-vm
+fi
+
+# --- what we need -----------------------------------------------------------
+qemu=$(command -v qemu-system-x86_64) ||
+	skip "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+for tool in cpio gzip xz gcc pkg-config; do
+	command -v $tool >/dev/null || skip "$tool not found"
+done
+busybox=/bin/busybox
+[ -x "$busybox" ] || skip "busybox not found (apt-get install busybox-static)"
+pkg-config --exists libnl-genl-3.0 ||
+	skip "libnl-genl-3.0 not found (apt-get install libnl-genl-3-dev)"
+
+if [ -n "${LNETD_VM_KVER:-}" ]; then
+	kver=$LNETD_VM_KVER
+else
+	kver=""
+	for d in $(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -rV); do
+		v=${d#/usr/src/linux-headers-}
+		if [ -r "/boot/vmlinuz-$v" ]; then
+			kver=$v
+			break
+		fi
+	done
+	[ -n "$kver" ] ||
+		skip "no kernel with headers (apt-get install linux-image-amd64 linux-headers-amd64)"
+fi
+kdir=/usr/src/linux-headers-$kver
+vmlinuz=/boot/vmlinuz-$kver
+[ -d "$kdir" ] || skip "$kdir not found"
+[ -r "$vmlinuz" ] || skip "$vmlinuz not readable"
+
+mkdir -p "$work" || fail "create the work dir $work"
+work=$(cd "$work" && pwd)
+
+# --- the module -------------------------------------------------------------
+"$top/kernel/stage.sh" "$top/kernel" "$work/kmod" &&
+	make -s -C "$kdir" M="$work/kmod" -j"$(nproc)" modules >"$work/kmod.log" 2>&1 ||
+	fail "build lnetk.ko against $kdir" "$work/kmod.log"
+
+# --- the guest programs -----------------------------------------------------
+# Built here, not by automake: they run only in the guest, so they must not
+# carry the sanitizers of a --enable-sanitizers build, and the tier has to
+# run by hand too.
+prog=$work/genl-test
+if [ ! -x "$prog" ] || [ "$here/genl-test.c" -nt "$prog" ] ||
+	[ "$top/kernel/uapi/lnetk.h" -nt "$prog" ]; then
+	# shellcheck disable=SC2046
+	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+		-Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror \
+		-I"$top/kernel" $(pkg-config --cflags libnl-genl-3.0) \
+		-o "$prog" "$here/genl-test.c" $(pkg-config --libs libnl-genl-3.0) \
+		>"$work/genl-test.log" 2>&1 ||
+		fail "build genl-test" "$work/genl-test.log"
+fi
+
+# --- the kernel: the xz stream inside the bzImage, for qemu's PVH entry ------
+vmlinux=$work/vmlinux-$kver
+if [ ! -s "$vmlinux" ] || [ "$vmlinuz" -nt "$vmlinux" ]; then
+	rm -f "$vmlinux"
+	for off in $(grep -obUaP '\xFD7zXZ\x00' "$vmlinuz" | cut -d: -f1); do
+		if tail -c +$((off + 1)) "$vmlinuz" | xz -dc --single-stream >"$vmlinux.tmp" 2>/dev/null &&
+			[ "$(head -c 4 "$vmlinux.tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ]; then
+			mv "$vmlinux.tmp" "$vmlinux"
+			break
+		fi
+	done
+	rm -f "$vmlinux.tmp"
+	[ -s "$vmlinux" ] || fail "extract an uncompressed kernel from $vmlinuz"
+fi
+
+# --- the initramfs ----------------------------------------------------------
+# copy_with_libs FILE ROOT: FILE and the shared libraries it loads, at the
+# same paths under ROOT (nothing for a static binary).
+copy_with_libs() {
+	install -D -m 755 "$1" "$2/bin/${1##*/}" || return 1
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*'); do
+		[ -e "$2$lib" ] || install -D -m 755 "$(readlink -f "$lib")" "$2$lib" || return 1
+	done
+}
+
+base=$work/busybox-tree
+if [ ! -f "$base/.done" ] || [ "$busybox" -nt "$base/.done" ]; then
+	rm -rf "$base"
+	mkdir -p "$base/proc" "$base/sys" "$base/dev" "$base/tmp" "$base/usr" &&
+		copy_with_libs "$busybox" "$base" &&
+		for a in $("$busybox" --list); do
+			[ -e "$base/bin/$a" ] || ln -s busybox "$base/bin/$a"
+		done &&
+		ln -s bin "$base/sbin" && ln -s ../bin "$base/usr/bin" &&
+		ln -s ../bin "$base/usr/sbin" && touch "$base/.done" ||
+		fail "build the busybox tree in $base"
+fi
+
+root=$work/root
+rm -rf "$root"
+cp -a "$base" "$root" &&
+	install -D -m 644 "$work/kmod/lnetk.ko" "$root/lib/modules/$kver/extra/lnetk.ko" &&
+	"$busybox" depmod -b "$root" "$kver" &&
+	copy_with_libs "$prog" "$root" &&
+	install -m 755 "$here/init" "$root/init" &&
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.cpio.gz" ||
+	fail "build the initramfs in $root"
+
+# --- one boot, every case ---------------------------------------------------
+accel="-accel tcg"
+[ "${LNETD_VM_KVM:-0}" = 1 ] && accel="-accel kvm -cpu host"
+start=$(date +%s.%N)
+{
+	# shellcheck disable=SC2086
+	timeout 120 "$qemu" $accel -m 512 -nodefaults -no-user-config -display none \
+		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$work/initramfs.cpio.gz" \
+		-append 'console=ttyS0 quiet panic=-1' </dev/null 2>&1
+	echo "$?" >"$work/qemu.status"
+} | tee "$work/console.log" | awk -v start="$start" -v status_file="$work/qemu.status" '
+	{ sub(/\r$/, "") }
+	/^(not )?ok([ \t]|$)/ {
+		n++
+		bad = /^not ok/
+		fails += bad
+		sub(/^(not )?ok[ \t]*[0-9]*[ \t]*/, "")
+		print (bad ? "not ok " : "ok ") n ($0 == "" ? "" : " " $0)
+		fflush()
+		next
+	}
+	/^LNETK-VM-VERDICT: / { verdict = substr($0, 19); next }
+	/^#/ { print; fflush(); next }
+	/./ { print "# " $0; fflush() }
+	END {
+		"date +%s.%N" | getline now
+		getline status < status_file
+		printf "# boot and cases: %.1f s, qemu exit status %s\n", now - start, status
+		n++
+		if (verdict == "PASS" && n > 1 && !fails) {
+			print "ok " n " - the guest ran every case and printed its verdict"
+		} else {
+			if (verdict == "")
+				verdict = "none: the guest crashed, panicked or timed out"
+			print "not ok " n " - the guest ran every case and printed its verdict (" verdict ")"
+			fails++
+		}
+		print "1.." n
+		exit fails ? 1 : 0
+	}'
