@@ -63,7 +63,8 @@ void lne_inst_free(struct lne_inst *ln)
 		lne_route_del(ln, rt->rnet->id, &rt->gw->nid, NULL);
 	lne_list_for_each_entry_safe(peer, pn, &ln->peers, link)
 		lne_peer_del(ln, &peer->primary, NULL);
-	lne_list_for_each_entry_safe(net, nn, &ln->nets, link) lne_net_del(ln, net->id, NULL);
+	lne_list_for_each_entry_safe(net, nn, &ln->nets, link)
+		lne_net_del(ln, net->id, NULL);
 	lne_free(ln->numa_dist);
 	lne_free(ln->htab);
 	lne_free(ln);
@@ -75,7 +76,9 @@ struct lne_rnet *lne_rnet_find(const struct lne_inst *ln, lne_net_t id)
 {
 	struct lne_rnet *rnet;
 
-	lne_list_for_each_entry(rnet, &ln->rnets, link) if (rnet->id == id) return rnet;
+	lne_list_for_each_entry(rnet, &ln->rnets, link)
+		if (rnet->id == id)
+			return rnet;
 	return NULL;
 }
 
@@ -125,7 +128,9 @@ struct lne_net *lne_net_find(const struct lne_inst *ln, lne_net_t id)
 {
 	struct lne_net *net;
 
-	lne_list_for_each_entry(net, &ln->nets, link) if (net->id == id) return net;
+	lne_list_for_each_entry(net, &ln->nets, link)
+		if (net->id == id)
+			return net;
 	return NULL;
 }
 
@@ -136,7 +141,9 @@ struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
 
 	if (!net)
 		return NULL;
-	lne_list_for_each_entry(ni, &net->nis, link) if (lne_nid_equal(&ni->nid, nid)) return ni;
+	lne_list_for_each_entry(ni, &net->nis, link)
+		if (lne_nid_equal(&ni->nid, nid))
+			return ni;
 	return NULL;
 }
 
@@ -262,8 +269,9 @@ int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *e
 	net = ni->net;
 	lne_udsp_ni_removing(ln, ni);
 	/* Non-Multi-Rail peers that kept this NI pick another one. */
-	lne_list_for_each_entry(peer, &ln->peers, link) if (peer->nmr_src == ni)
-		peer->nmr_src = NULL;
+	lne_list_for_each_entry(peer, &ln->peers, link)
+		if (peer->nmr_src == ni)
+			peer->nmr_src = NULL;
 	lne_list_del(&ni->link);
 	lne_list_del(&ni->all_link);
 	net->nni--;
@@ -423,7 +431,9 @@ static struct lne_peer_net *pnet_find(const struct lne_peer *peer, lne_net_t id)
 {
 	struct lne_peer_net *pnet;
 
-	lne_list_for_each_entry(pnet, &peer->pnets, link) if (pnet->rnet->id == id) return pnet;
+	lne_list_for_each_entry(pnet, &peer->pnets, link)
+		if (pnet->rnet->id == id)
+			return pnet;
 	return NULL;
 }
 
@@ -592,12 +602,11 @@ int lne_peer_del(struct lne_inst *ln, const struct lne_nid *primary, struct lne_
 	if (!peer)
 		return -ENOENT;
 	lne_list_for_each_entry(pnet, &peer->pnets, link)
-		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-	{
-		rc = check_not_gateway(pni, err);
-		if (rc)
-			return rc;
-	}
+		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+			rc = check_not_gateway(pni, err);
+			if (rc)
+				return rc;
+		}
 	while (peer->npni) {
 		pnet = lne_list_entry(peer->pnets.next, struct lne_peer_net, link);
 		pni_unlink(ln, lne_list_entry(pnet->pnis.next, struct lne_peer_ni, pnet_link));
@@ -684,8 +693,9 @@ struct lne_route *lne_route_find(const struct lne_inst *ln, lne_net_t net, const
 
 	if (!rnet)
 		return NULL;
-	lne_list_for_each_entry(rt, &rnet->routes,
-				rnet_link) if (lne_nid_equal(&rt->gw->nid, gw)) return rt;
+	lne_list_for_each_entry(rt, &rnet->routes, rnet_link)
+		if (lne_nid_equal(&rt->gw->nid, gw))
+			return rt;
 	return NULL;
 }
 

@@ -173,6 +173,7 @@ struct lne_global_info {
 struct lne_udsp {
 	struct lne_list rules;
 	u32 nrules;
+	u64 visits; /* constructs visited by rule changes: tests check the index */
 };
 
 struct lne_inst {

@@ -121,7 +121,9 @@ static bool net_usable(const struct lne_net *net)
 
 	if (!net)
 		return false;
-	lne_list_for_each_entry(ni, &net->nis, link) if (ni->up) return true;
+	lne_list_for_each_entry(ni, &net->nis, link)
+		if (ni->up)
+			return true;
 	return false;
 }
 
@@ -139,7 +141,9 @@ static bool rnet_routable(const struct lne_rnet *rnet, const struct lne_net *onl
 {
 	const struct lne_route *rt;
 
-	lne_list_for_each_entry(rt, &rnet->routes, rnet_link) if (gw_net(rt, only)) return true;
+	lne_list_for_each_entry(rt, &rnet->routes, rnet_link)
+		if (gw_net(rt, only))
+			return true;
 	return false;
 }
 
@@ -180,8 +184,9 @@ static s32 best_pni_health(const struct lne_peer_net *pnet)
 	const struct lne_peer_ni *pni;
 	s32 best = -1;
 
-	lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) if (pni->health > best)
-		best = pni->health;
+	lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+		if (pni->health > best)
+			best = pni->health;
 	return best;
 }
 
@@ -197,8 +202,7 @@ static void scan_nis(const struct lne_inst *ln, const struct lne_net *net, struc
 	struct lne_key k;
 	u8 at;
 
-	lne_list_for_each_entry(ni, &net->nis, link)
-	{
+	lne_list_for_each_entry(ni, &net->nis, link) {
 		if (!ni->up) {
 			if (!best_key)
 				explain(ex, LNE_STEP_LOCAL_NI, &ni->nid, LNE_CRIT_DOWN, NULL, NULL);
@@ -271,8 +275,7 @@ static struct lne_peer_ni *pick_pni(const struct lne_peer_net *pnet, const struc
 	u32 from = ex ? ex->n : 0;
 	u8 at;
 
-	lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-	{
+	lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
 		pni_key(pni, ni, false, &k);
 		if (!best || key_cmp(&k, &bk, &at) < 0) {
 			best = pni;
@@ -280,8 +283,7 @@ static struct lne_peer_ni *pick_pni(const struct lne_peer_net *pnet, const struc
 		}
 	}
 	if (ex) {
-		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-		{
+		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
 			pni_key(pni, ni, false, &k);
 			explain(ex, LNE_STEP_PEER_NI, &pni->nid,
 				pni == best ? LNE_CRIT_CHOSEN : LNE_CRIT_HEALTH, &k, NULL);
@@ -315,8 +317,7 @@ static struct lne_route *pick_route(const struct lne_peer_ni *dst, const struct 
 	u32 from = ex ? ex->n : 0;
 	u8 at;
 
-	lne_list_for_each_entry(rt, &rnet->routes, rnet_link)
-	{
+	lne_list_for_each_entry(rt, &rnet->routes, rnet_link) {
 		if (!gw_net(rt, only))
 			continue;
 		gw_key(rt, dst, &k);
@@ -326,8 +327,7 @@ static struct lne_route *pick_route(const struct lne_peer_ni *dst, const struct 
 		}
 	}
 	if (ex) {
-		lne_list_for_each_entry(rt, &rnet->routes, rnet_link)
-		{
+		lne_list_for_each_entry(rt, &rnet->routes, rnet_link) {
 			if (!gw_net(rt, only)) {
 				explain(ex, LNE_STEP_GATEWAY, &rt->gw->nid, LNE_CRIT_UNREACHABLE,
 					NULL, NULL);
@@ -355,12 +355,10 @@ static struct lne_peer_ni *pick_remote_pni(const struct lne_peer *peer, const st
 	u8 at;
 
 	for (pass = 0; pass < (ex ? 2 : 1); pass++)
-		lne_list_for_each_entry(pnet, &peer->pnets, link)
-		{
+		lne_list_for_each_entry(pnet, &peer->pnets, link) {
 			bool ok = !pnet->rnet->local && rnet_routable(pnet->rnet, only);
 
-			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-			{
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
 				if (!ok) {
 					if (pass)
 						explain(ex, LNE_STEP_PEER_NI, &pni->nid,
@@ -437,12 +435,12 @@ static int select_from(const struct lne_inst *ln, struct lne_peer *peer, struct 
 	struct lne_peer_ni *pni;
 
 	explain(ex, LNE_STEP_LOCAL_NI, &ni->nid, LNE_CRIT_CHOSEN, NULL, NULL);
-	lne_list_for_each_entry(pnet, &peer->pnets, link) if (pnet->rnet->local == ni->net)
-	{
-		out->ni = ni;
-		out->pni = pick_pni(pnet, ni, ex);
-		return 0;
-	}
+	lne_list_for_each_entry(pnet, &peer->pnets, link)
+		if (pnet->rnet->local == ni->net) {
+			out->ni = ni;
+			out->pni = pick_pni(pnet, ni, ex);
+			return 0;
+		}
 	pni = pick_remote_pni(peer, ni->net, ex);
 	if (!pni)
 		return fail_nid(
@@ -464,8 +462,7 @@ static int select_any(const struct lne_inst *ln, struct lne_peer *peer,
 	int pass;
 
 	for (pass = 0; pass < (ex ? 2 : 1); pass++)
-		lne_list_for_each_entry(pnet, &peer->pnets, link)
-		{
+		lne_list_for_each_entry(pnet, &peer->pnets, link) {
 			struct ni_ctx c = {.req = req, .pnet = pnet};
 
 			if (!pnet->rnet->local)

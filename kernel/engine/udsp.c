@@ -25,12 +25,13 @@ static int each_ni(struct lne_inst *ln, const struct lne_expr *e, visit_ni_fn fn
 	struct lne_ni *ni;
 	int rc;
 
-	lne_list_for_each_entry(net, &ln->nets, link)
-	{
+	lne_list_for_each_entry(net, &ln->nets, link) {
 		if (!lne_expr_match_net(e, net->id))
 			continue;
-		lne_list_for_each_entry(ni, &net->nis, link) if (lne_expr_match_nid(e, &ni->nid))
-		{
+		lne_list_for_each_entry(ni, &net->nis, link) {
+			ln->udsp.visits++;
+			if (!lne_expr_match_nid(e, &ni->nid))
+				continue;
 			rc = fn(ln, ni, arg);
 			if (rc)
 				return rc;
@@ -47,12 +48,11 @@ static int each_pni(struct lne_inst *ln, const struct lne_expr *e, bool gw_only,
 	struct lne_rnet *rnet;
 	int rc;
 
-	lne_list_for_each_entry(rnet, &ln->rnets, link)
-	{
+	lne_list_for_each_entry(rnet, &ln->rnets, link) {
 		if (!lne_expr_match_net(e, rnet->id))
 			continue;
-		lne_list_for_each_entry(pni, &rnet->pnis, rnet_link)
-		{
+		lne_list_for_each_entry(pni, &rnet->pnis, rnet_link) {
+			ln->udsp.visits++;
 			if ((gw_only && !pni->gw_refs) || !lne_expr_match_nid(e, &pni->nid))
 				continue;
 			rc = fn(ln, pni, arg);
@@ -71,9 +71,10 @@ static const struct lne_rule *first_nid_rule(const struct lne_inst *ln, u8 kind,
 {
 	const struct lne_rule *r;
 
-	for_each_rule(r, ln) if (r->kind == kind &&
-				 lne_expr_match_nid(kind == LNE_RULE_SRC_NID ? r->src : r->dst,
-						    nid)) return r;
+	for_each_rule(r, ln)
+		if (r->kind == kind &&
+		    lne_expr_match_nid(kind == LNE_RULE_SRC_NID ? r->src : r->dst, nid))
+			return r;
 	return NULL;
 }
 
@@ -81,9 +82,10 @@ static const struct lne_rule *first_net_rule(const struct lne_inst *ln, u8 kind,
 {
 	const struct lne_rule *r;
 
-	for_each_rule(r, ln) if (r->kind == kind &&
-				 lne_expr_match_net(kind == LNE_RULE_SRC_NET ? r->src : r->dst,
-						    net)) return r;
+	for_each_rule(r, ln)
+		if (r->kind == kind &&
+		    lne_expr_match_net(kind == LNE_RULE_SRC_NET ? r->src : r->dst, net))
+			return r;
 	return NULL;
 }
 
@@ -195,9 +197,11 @@ static const struct lne_rule *first_pref_rule(const struct lne_inst *ln, bool gw
 					: &((const struct lne_ni *)target)->nid;
 	const struct lne_rule *r;
 
-	for_each_rule(r, ln) if (r->kind == (gw ? LNE_RULE_ROUTER : LNE_RULE_PAIR) &&
-				 lne_expr_match_nid(r->dst, &pni->nid) &&
-				 lne_expr_match_nid(gw ? r->rte : r->src, tnid)) return r;
+	for_each_rule(r, ln)
+		if (r->kind == (gw ? LNE_RULE_ROUTER : LNE_RULE_PAIR) &&
+		    lne_expr_match_nid(r->dst, &pni->nid) &&
+		    lne_expr_match_nid(gw ? r->rte : r->src, tnid))
+			return r;
 	return NULL;
 }
 
@@ -292,8 +296,7 @@ static int apply_rule(struct lne_inst *ln, const struct lne_rule *r, bool recomp
 
 	switch (r->kind) {
 	case LNE_RULE_SRC_NET:
-		lne_list_for_each_entry(net, &ln->nets, link)
-		{
+		lne_list_for_each_entry(net, &ln->nets, link) {
 			if (!lne_expr_match_net(r->src, net->id))
 				continue;
 			if (recompute && net->prio.rule == r)
@@ -303,8 +306,7 @@ static int apply_rule(struct lne_inst *ln, const struct lne_rule *r, bool recomp
 		}
 		return 0;
 	case LNE_RULE_DST_NET:
-		lne_list_for_each_entry(rnet, &ln->rnets, link)
-		{
+		lne_list_for_each_entry(rnet, &ln->rnets, link) {
 			if (!lne_expr_match_net(r->dst, rnet->id))
 				continue;
 			if (recompute && rnet->prio.rule == r)
@@ -330,7 +332,9 @@ struct lne_rule *lne_rule_at(const struct lne_inst *ln, u32 idx)
 
 	if (idx >= ln->udsp.nrules)
 		return NULL;
-	for_each_rule(r, ln) if (r->idx == idx) return r;
+	for_each_rule(r, ln)
+		if (r->idx == idx)
+			return r;
 	return NULL;
 }
 
@@ -353,7 +357,8 @@ static void renumber(struct lne_inst *ln)
 	struct lne_rule *r;
 	u32 i = 0;
 
-	for_each_rule(r, ln) r->idx = i++;
+	for_each_rule(r, ln)
+		r->idx = i++;
 }
 
 static void rule_free(struct lne_rule *r)
@@ -408,21 +413,21 @@ static void refresh_prio(struct lne_inst *ln, const struct lne_rule *r)
 	struct lne_ni *ni;
 
 	/* Values copied from @r follow its new priority. */
-	lne_list_for_each_entry(net, &ln->nets, link)
-	{
+	lne_list_for_each_entry(net, &ln->nets, link) {
 		if (net->prio.rule == r)
 			set_prio(&net->prio, r);
-		lne_list_for_each_entry(ni, &net->nis, link) if (ni->prio.rule == r)
-			set_prio(&ni->prio, r);
+		lne_list_for_each_entry(ni, &net->nis, link)
+			if (ni->prio.rule == r)
+				set_prio(&ni->prio, r);
 	}
-	lne_list_for_each_entry(rnet, &ln->rnets, link)
-	{
+	lne_list_for_each_entry(rnet, &ln->rnets, link) {
 		if (rnet->prio.rule == r)
 			set_prio(&rnet->prio, r);
 		if (r->kind != LNE_RULE_DST_NID || !lne_expr_match_net(r->dst, rnet->id))
 			continue;
-		lne_list_for_each_entry(pni, &rnet->pnis, rnet_link) if (pni->prio_rule == r)
-			set_pni_prio(pni, r);
+		lne_list_for_each_entry(pni, &rnet->pnis, rnet_link)
+			if (pni->prio_rule == r)
+				set_pni_prio(pni, r);
 	}
 }
 
@@ -468,8 +473,7 @@ int lne_rule_add(struct lne_inst *ln, const char *src, const char *dst, const ch
 	r->prio = prio;
 
 	/* Same expressions: the same rule, whose priority changes in place. */
-	for_each_rule(old, ln)
-	{
+	for_each_rule(old, ln) {
 		if (!expr_same(old->src, r->src) || !expr_same(old->dst, r->dst) ||
 		    !expr_same(old->rte, r->rte))
 			continue;
@@ -549,34 +553,32 @@ static int offer_rule(struct lne_inst *ln, const struct lne_rule *r)
 	int rc;
 
 	/* No index: every construct meets every rule, as upstream does. */
-	lne_list_for_each_entry(net, &ln->nets, link)
-	{
+	lne_list_for_each_entry(net, &ln->nets, link) {
 		if (r->kind == LNE_RULE_SRC_NET && !net->prio.rule &&
 		    lne_expr_match_net(r->src, net->id))
 			set_prio(&net->prio, r);
-		lne_list_for_each_entry(ni, &net->nis,
-					link) if (r->kind == LNE_RULE_SRC_NID && !ni->prio.rule &&
-						  lne_expr_match_nid(r->src, &ni->nid))
-			set_prio(&ni->prio, r);
+		lne_list_for_each_entry(ni, &net->nis, link)
+			if (r->kind == LNE_RULE_SRC_NID && !ni->prio.rule &&
+			    lne_expr_match_nid(r->src, &ni->nid))
+				set_prio(&ni->prio, r);
 	}
-	lne_list_for_each_entry(rnet, &ln->rnets, link) if (r->kind == LNE_RULE_DST_NET &&
-							    !rnet->prio.rule &&
-							    lne_expr_match_net(r->dst, rnet->id))
-		set_prio(&rnet->prio, r);
+	lne_list_for_each_entry(rnet, &ln->rnets, link)
+		if (r->kind == LNE_RULE_DST_NET && !rnet->prio.rule &&
+		    lne_expr_match_net(r->dst, rnet->id))
+			set_prio(&rnet->prio, r);
 	lne_list_for_each_entry(peer, &ln->peers, link)
 		lne_list_for_each_entry(pnet, &peer->pnets, link)
-			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-	{
-		if (!r->dst || !lne_expr_match_nid(r->dst, &pni->nid))
-			continue;
-		if (r->kind == LNE_RULE_DST_NID && !pni->prio_rule)
-			set_pni_prio(pni, r);
-		if (r->kind == LNE_RULE_PAIR || r->kind == LNE_RULE_ROUTER) {
-			rc = apply_pref_pni(ln, pni, &(struct apply){.rule = r});
-			if (rc)
-				return rc;
-		}
-	}
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				if (!r->dst || !lne_expr_match_nid(r->dst, &pni->nid))
+					continue;
+				if (r->kind == LNE_RULE_DST_NID && !pni->prio_rule)
+					set_pni_prio(pni, r);
+				if (r->kind == LNE_RULE_PAIR || r->kind == LNE_RULE_ROUTER) {
+					rc = apply_pref_pni(ln, pni, &(struct apply){.rule = r});
+					if (rc)
+						return rc;
+				}
+			}
 	return 0;
 }
 
@@ -591,22 +593,21 @@ int lne_udsp_recompute_all(struct lne_inst *ln)
 	struct lne_rule *r;
 	int rc;
 
-	lne_list_for_each_entry(net, &ln->nets, link)
-	{
+	lne_list_for_each_entry(net, &ln->nets, link) {
 		set_prio(&net->prio, NULL);
-		lne_list_for_each_entry(ni, &net->nis, link) set_prio(&ni->prio, NULL);
+		lne_list_for_each_entry(ni, &net->nis, link)
+			set_prio(&ni->prio, NULL);
 	}
-	lne_list_for_each_entry(rnet, &ln->rnets, link) set_prio(&rnet->prio, NULL);
+	lne_list_for_each_entry(rnet, &ln->rnets, link)
+		set_prio(&rnet->prio, NULL);
 	lne_list_for_each_entry(peer, &ln->peers, link)
 		lne_list_for_each_entry(pnet, &peer->pnets, link)
-			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-	{
-		set_pni_prio(pni, NULL);
-		if (pni->prefs)
-			pni->prefs->nsrc = pni->prefs->ngw = 0;
-	}
-	for_each_rule(r, ln)
-	{
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				set_pni_prio(pni, NULL);
+				if (pni->prefs)
+					pni->prefs->nsrc = pni->prefs->ngw = 0;
+			}
+	for_each_rule(r, ln) {
 		rc = offer_rule(ln, r);
 		if (rc)
 			return rc;
@@ -650,8 +651,7 @@ static int target_moved(struct lne_inst *ln, bool gw, const void *target, bool r
 	int rc;
 
 	/* In rule order, so the first offer for a couple is its decider. */
-	for_each_rule(r, ln)
-	{
+	for_each_rule(r, ln) {
 		if (r->kind != (gw ? LNE_RULE_ROUTER : LNE_RULE_PAIR) ||
 		    !lne_expr_match_nid(gw ? r->rte : r->src, tnid))
 			continue;
@@ -690,8 +690,7 @@ int lne_udsp_pni_added(struct lne_inst *ln, struct lne_peer_ni *pni)
 	int rc;
 
 	set_pni_prio(pni, first_nid_rule(ln, LNE_RULE_DST_NID, &pni->nid));
-	for_each_rule(r, ln)
-	{
+	for_each_rule(r, ln) {
 		if ((r->kind != LNE_RULE_PAIR && r->kind != LNE_RULE_ROUTER) ||
 		    !lne_expr_match_nid(r->dst, &pni->nid))
 			continue;

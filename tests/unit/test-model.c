@@ -1,6 +1,385 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The object model: nets, NIs, peers, routes, globals, cursors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "state.h"
 #include "unit.h"
+
+/* A parsed NID from a small ring, so calls can take its address inline. */
+static const struct lne_nid *NP(const char *s)
+{
+	static struct lne_nid ring[8];
+	static unsigned int next;
+	struct lne_nid *nid = &ring[next++ % 8];
+
+	ck_assert_msg(!lne_nid_parse(s, nid, NULL), "bad NID %s", s);
+	return nid;
+}
+
+#define N(s) (*NP(s))
+
+static int ni_add(struct lne_inst *ln, const char *s, struct lne_err *err)
+{
+	struct lne_ni_conf c = {.nid = N(s), .dev_cpt = LNE_CPT_ANY, .ifname = "eth0"};
+
+	return lne_ni_add(ln, &c, err);
+}
+
+/* Run @rc-returning call; it must fail with @want and change nothing at all. */
+#define REFUSED(ln, want, call)                                                         \
+	do {                                                                            \
+		char *before_ = state_text(ln), *after_;                                \
+		u64 gen_ = lne_generation(ln);                                          \
+		struct lne_err err_ = {.msg = ""};                                      \
+		struct lne_err *err = &err_;                                            \
+		int rc_ = (call);                                                       \
+		(void)err;                                                              \
+		ck_assert_msg(rc_ == (want), "%s: rc %d, wanted %d", #call, rc_, want); \
+		ck_assert_msg(err_.msg[0], "%s: refused without a reason", #call);      \
+		after_ = state_text(ln);                                                \
+		ck_assert_str_eq(before_, after_);                                      \
+		ck_assert_uint_eq(gen_, lne_generation(ln));                            \
+		free(before_);                                                          \
+		free(after_);                                                           \
+	} while (0)
+
+START_TEST(net_lives_while_it_has_nis)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_nid a = N("10.0.0.1@tcp"), b = N("10.0.0.2@tcp");
+	lne_net_t tcp = lne_nid_net(&a);
+
+	ck_assert_ptr_null(lne_net_find(ln, tcp));
+	ck_assert_int_eq(ni_add(ln, "10.0.0.1@tcp", NULL), 0);
+	ck_assert_ptr_nonnull(lne_net_find(ln, tcp));
+	ck_assert_int_eq(ni_add(ln, "10.0.0.2@tcp", NULL), 0);
+	ck_assert_uint_eq(lne_net_find(ln, tcp)->nni, 2);
+	ck_assert_int_eq(lne_ni_del(ln, &a, NULL), 0);
+	ck_assert_ptr_nonnull(lne_net_find(ln, tcp));
+	ck_assert_int_eq(lne_ni_del(ln, &b, NULL), 0);
+	ck_assert_ptr_null(lne_net_find(ln, tcp));
+	ck_assert_ptr_null(lne_rnet_find(ln, tcp)); /* nothing else refers to it */
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(ni_refusals_change_nothing)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_ni_conf c = {.nid = N("10.0.0.9@tcp"), .dev_cpt = LNE_CPT_ANY};
+	struct lne_tunables bad = {.credits = 0, .peer_credits = 8};
+	struct lne_nid p = N("10.0.0.50@tcp");
+
+	ck_assert_int_eq(ni_add(ln, "10.0.0.1@tcp", NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &p, true, NULL), 0);
+	REFUSED(ln, -EEXIST, ni_add(ln, "10.0.0.1@tcp", err));
+	REFUSED(ln, -EEXIST, ni_add(ln, "10.0.0.50@tcp", err));
+	REFUSED(ln, -EINVAL, ni_add(ln, "0@lo", err));
+	c.ifname = "an-interface-name-too-long";
+	REFUSED(ln, -EINVAL, lne_ni_add(ln, &c, err));
+	c.ifname = "eth1";
+	c.dev_cpt = 64;
+	REFUSED(ln, -EINVAL, lne_ni_add(ln, &c, err));
+	c.dev_cpt = LNE_CPT_ANY;
+	c.tun = &bad;
+	REFUSED(ln, -EINVAL, lne_ni_add(ln, &c, err));
+	REFUSED(ln, -ENOENT, lne_ni_del(ln, &c.nid, err));
+	REFUSED(ln, -ERANGE, lne_ni_set_health(ln, NP("10.0.0.1@tcp"), 1001, err));
+	REFUSED(ln, -ERANGE, lne_ni_set_health(ln, NP("10.0.0.1@tcp"), -1, err));
+	REFUSED(ln, -ENOENT, lne_net_del(ln, LNE_MKNET(LNE_LND_O2IB, 0), err));
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(ni_defaults_and_tunables)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_tunables t = {.peer_timeout = 10, .peer_credits = 4, .credits = 64};
+	struct lne_ni_conf c = {.nid = N("10.1.0.1@o2ib"), .dev_cpt = 1, .cpts = 0x6, .tun = &t};
+	struct lne_ni *ni;
+
+	ck_assert_int_eq(lne_ni_add(ln, &c, NULL), 0);
+	ni = lne_ni_find(ln, &c.nid);
+	ck_assert_ptr_nonnull(ni);
+	ck_assert(ni->up);
+	ck_assert_int_eq(ni->health, LNE_HEALTH_MAX);
+	ck_assert_int_eq(ni->credits, 64);
+	ck_assert_uint_eq(ni->tun.peer_credits, 4);
+	ck_assert_uint_eq(ni->cpts, 0x6);
+	ck_assert_int_eq(ni->dev_cpt, 1);
+	ck_assert_uint_eq(ni->prio.value, LNE_PRIO_NONE);
+	ck_assert_int_eq(ni_add(ln, "10.0.0.1@tcp", NULL), 0);
+	ni = lne_ni_find(ln, NP("10.0.0.1@tcp"));
+	ck_assert_uint_eq(ni->tun.credits, 256);
+	ck_assert_uint_eq(ni->tun.peer_timeout, 180);
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(peer_nid_has_one_owner)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_nid a = N("10.0.0.1@tcp"), a2 = N("10.1.0.1@o2ib"), b = N("10.0.0.2@tcp");
+	struct lne_err err;
+
+	ck_assert_int_eq(lne_peer_add(ln, &a, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add_nid(ln, &a, &a2, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &b, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add_nid(ln, &b, &a2, &err), -EEXIST);
+	ck_assert_ptr_nonnull(strstr(err.msg, "10.1.0.1@o2ib: already a NID of peer 10.0.0.1@tcp"));
+	ck_assert_int_eq(lne_peer_add(ln, &a2, true, &err), -EEXIST);
+	ck_assert_ptr_nonnull(strstr(err.msg, "peer 10.0.0.1@tcp"));
+	/* Found by any of its NIDs. */
+	ck_assert_ptr_eq(lne_peer_of(lne_peer_ni_find(ln, &a2)), lne_peer_find(ln, &a));
+	ck_assert_ptr_null(lne_peer_find(ln, &a2)); /* not a primary NID */
+	ck_assert_int_eq(ln->npni, 3);
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(peer_goes_with_its_last_nid)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_nid a = N("10.0.0.1@tcp"), a2 = N("10.0.0.2@tcp"), a3 = N("10.1.0.1@o2ib");
+	struct lne_err er;
+
+	ck_assert_int_eq(lne_peer_add(ln, &a, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add_nid(ln, &a, &a2, NULL), 0);
+	ck_assert_int_eq(lne_peer_add_nid(ln, &a, &a3, NULL), 0);
+	REFUSED(ln, -EBUSY, lne_peer_del_nid(ln, &a, &a, err)); /* the primary, others remain */
+	REFUSED(ln, -ENOENT, lne_peer_del_nid(ln, &a, NP("10.9.9.9@tcp"), err));
+	ck_assert_int_eq(lne_peer_del_nid(ln, &a, &a3, &er), 0);
+	ck_assert_ptr_null(lne_rnet_find(ln, lne_nid_net(&a3)));
+	ck_assert_int_eq(lne_peer_del_nid(ln, &a, &a2, &er), 0);
+	ck_assert_ptr_nonnull(lne_peer_find(ln, &a));
+	ck_assert_int_eq(lne_peer_del_nid(ln, &a, &a, &er), 0);
+	ck_assert_ptr_null(lne_peer_find(ln, &a));
+	ck_assert(lne_list_empty(&ln->peers));
+	ck_assert_int_eq(ln->npni, 0);
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(peer_max_interfaces)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_nid p = N("10.0.0.1@tcp");
+	char buf[32];
+	int i;
+
+	ck_assert_int_eq(lne_global_set(ln, LNE_G_MAX_INTERFACES, 16, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &p, true, NULL), 0);
+	for (i = 2; i <= 16; i++) {
+		snprintf(buf, sizeof(buf), "10.0.0.%d@tcp", i);
+		ck_assert_int_eq(lne_peer_add_nid(ln, &p, NP(buf), NULL), 0);
+	}
+	REFUSED(ln, -E2BIG, lne_peer_add_nid(ln, &p, NP("10.0.0.99@tcp"), err));
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(route_gateway_is_a_peer)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_nid gw = N("10.0.0.254@tcp"), gw2 = N("10.0.0.253@tcp");
+	lne_net_t o2ib = LNE_MKNET(LNE_LND_O2IB, 0), o2ib1 = LNE_MKNET(LNE_LND_O2IB, 1);
+	struct lne_peer *peer;
+
+	ck_assert_int_eq(ni_add(ln, "10.0.0.1@tcp", NULL), 0);
+	ck_assert_int_eq(lne_route_add(ln, o2ib, &gw, 1, 0, 1, NULL), 0);
+	peer = lne_peer_find(ln, &gw);
+	ck_assert_ptr_nonnull(peer);
+	ck_assert(peer->implicit);
+	ck_assert(!peer->mr);
+	ck_assert_int_eq(lne_route_add(ln, o2ib1, &gw, 2, 0, 1, NULL), 0);
+	ck_assert_uint_eq(lne_peer_ni_find(ln, &gw)->gw_refs, 2);
+	REFUSED(ln, -EBUSY, lne_peer_del(ln, &gw, err));
+	REFUSED(ln, -EEXIST, lne_route_add(ln, o2ib, &gw, 1, 0, 1, err));
+	REFUSED(ln, -EEXIST, lne_route_add(ln, LNE_MKNET(LNE_LND_TCP, 0), &gw2, 1, 0, 1, err));
+	REFUSED(ln, -EINVAL, lne_route_add(ln, o2ib, NP("10.1.0.1@o2ib"), 1, 0, 1, err));
+	REFUSED(ln, -ERANGE, lne_route_add(ln, o2ib, &gw2, 0, 0, 1, err));
+	REFUSED(ln, -ERANGE, lne_route_add(ln, o2ib, &gw2, 256, 0, 1, err));
+	REFUSED(ln, -EINVAL, lne_route_add(ln, o2ib, NP("10.0.0.1@tcp"), 1, 0, 1, err));
+	REFUSED(ln, -ENOENT, lne_route_del(ln, o2ib, &gw2, err));
+	ck_assert_int_eq(lne_route_del(ln, o2ib, &gw, NULL), 0);
+	ck_assert_ptr_nonnull(lne_peer_find(ln, &gw));
+	ck_assert_int_eq(lne_route_del(ln, o2ib1, &gw, NULL), 0);
+	ck_assert_ptr_null(lne_peer_find(ln, &gw)); /* the implicit peer went with its routes */
+
+	/* An explicit peer outlives the routes through it. */
+	ck_assert_int_eq(lne_peer_add(ln, &gw2, true, NULL), 0);
+	ck_assert_int_eq(lne_route_add(ln, o2ib, &gw2, 1, 0, 1, NULL), 0);
+	ck_assert_int_eq(lne_route_del(ln, o2ib, &gw2, NULL), 0);
+	ck_assert_ptr_nonnull(lne_peer_find(ln, &gw2));
+	/* And an implicit one becomes explicit when added by name. */
+	ck_assert_int_eq(lne_route_add(ln, o2ib, &gw, 1, 0, 1, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &gw, true, NULL), 0);
+	ck_assert(!lne_peer_find(ln, &gw)->implicit);
+	ck_assert_int_eq(lne_route_del(ln, o2ib, &gw, NULL), 0);
+	ck_assert_ptr_nonnull(lne_peer_find(ln, &gw));
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(globals_names_defaults_ranges)
+{
+	struct lne_inst *ln = lne_inst_new();
+	static const struct {
+		const char *name;
+		u32 def;
+	} want[] = {
+		{"numa_range", 0},
+		{"discovery", 1},
+		{"max_interfaces", 200},
+		{"retry_count", 2},
+		{"transaction_timeout", 150},
+		{"health_sensitivity", 100},
+		{"recovery_interval", 1},
+		{"router_sensitivity", 100},
+		{"drop_asym_route", 0},
+		{"response_tracking", 3},
+		{"recovery_limit", 0},
+		{"max_recovery_ping_interval", 900},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int g = lne_global_lookup(want[i].name);
+
+		ck_assert_msg(g >= 0, "no global %s", want[i].name);
+		ck_assert_uint_eq(lne_global_get(ln, g), want[i].def);
+	}
+	ck_assert_int_eq(lne_global_lookup("no_such_thing"), -ENOENT);
+	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_DISCOVERY, 2, err));
+	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_HEALTH_SENSITIVITY, 1001, err));
+	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_MAX_INTERFACES, 15, err));
+	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_RESPONSE_TRACKING, 4, err));
+	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_ROUTER_SENSITIVITY, 101, err));
+	REFUSED(ln, -EINVAL, lne_global_set(ln, LNE_G_RETRY_COUNT, 150, err));
+	ck_assert_int_eq(lne_global_set(ln, LNE_G_RETRY_COUNT, 5, NULL), 0);
+	REFUSED(ln, -EINVAL, lne_global_set(ln, LNE_G_TRANSACTION_TIMEOUT, 5, err));
+	ck_assert_int_eq(lne_global_set(ln, LNE_G_TRANSACTION_TIMEOUT, 6, NULL), 0);
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(generation_bumps_on_every_change)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_nid p = N("10.0.0.9@tcp");
+	u64 g = lne_generation(ln);
+
+	ck_assert_int_eq(ni_add(ln, "10.0.0.1@tcp", NULL), 0);
+	ck_assert_uint_gt(lne_generation(ln), g);
+	g = lne_generation(ln);
+	ck_assert_int_eq(lne_peer_add(ln, &p, true, NULL), 0);
+	ck_assert_uint_gt(lne_generation(ln), g);
+	g = lne_generation(ln);
+	ck_assert_int_eq(lne_peer_ni_set_health(ln, &p, 10, NULL), 0);
+	ck_assert_uint_gt(lne_generation(ln), g);
+	g = lne_generation(ln);
+	ck_assert_int_eq(lne_global_set(ln, LNE_G_NUMA_RANGE, 3, NULL), 0);
+	ck_assert_uint_gt(lne_generation(ln), g);
+	lne_inst_free(ln);
+}
+END_TEST
+
+/* Dump peers a few at a time; deletions between chunks neither repeat nor skip survivors. */
+START_TEST(cursor_resumes_after_changes)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_cursor c = {0};
+	static int seen[1000];
+	struct lne_peer *peer;
+	char buf[32];
+	int i, n = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < 1000; i++) {
+		snprintf(buf, sizeof(buf), "%d@gni", i);
+		ck_assert_int_eq(lne_peer_add(ln, NP(buf), true, NULL), 0);
+	}
+	while ((peer = lne_peer_next(ln, &c))) {
+		int k = (int)lne_nid_ip4(&peer->primary);
+
+		seen[k]++;
+		n++;
+		/* Every 100 peers, delete the next peer and one already seen. */
+		if (n % 100 == 0 && k + 1 < 1000 && k >= 50) {
+			snprintf(buf, sizeof(buf), "%d@gni", k + 1);
+			ck_assert_int_eq(lne_peer_del(ln, NP(buf), NULL), 0);
+			seen[k + 1] = -1;
+			snprintf(buf, sizeof(buf), "%d@gni", k - 50);
+			ck_assert_int_eq(lne_peer_del(ln, NP(buf), NULL), 0);
+		}
+	}
+	for (i = 0; i < 1000; i++)
+		ck_assert_msg(seen[i] == 1 || seen[i] == -1, "peer %d seen %d times", i, seen[i]);
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(many_peers_hash)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_nid nid = {.lnd = LNE_LND_TCP, .alen = 4};
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		nid.addr[0] = 10;
+		nid.addr[1] = (u8)(i >> 16);
+		nid.addr[2] = (u8)(i >> 8);
+		nid.addr[3] = (u8)i;
+		ck_assert_int_eq(lne_peer_add(ln, &nid, true, NULL), 0);
+	}
+	ck_assert_uint_ge(ln->hmask + 1, 100000);
+	for (i = 0; i < 100000; i += 7) {
+		nid.addr[1] = (u8)(i >> 16);
+		nid.addr[2] = (u8)(i >> 8);
+		nid.addr[3] = (u8)i;
+		ck_assert_ptr_nonnull(lne_peer_ni_find(ln, &nid));
+	}
+	lne_inst_free(ln);
+}
+END_TEST
+
+START_TEST(numa_distances)
+{
+	struct lne_inst *ln = lne_inst_new();
+	static const u32 d[4] = {10, 21, 21, 10};
+
+	ck_assert_uint_eq(lne_numa_distance(ln, 0, 1), 0); /* no table: all equal */
+	ck_assert_int_eq(lne_numa_set(ln, 2, d, NULL), 0);
+	ck_assert_uint_eq(lne_numa_distance(ln, 0, 0), 10);
+	ck_assert_uint_eq(lne_numa_distance(ln, 0, 1), 21);
+	ck_assert_uint_eq(lne_numa_distance(ln, LNE_CPT_ANY, 0), 21);
+	ck_assert_uint_eq(lne_numa_distance(ln, 0, 7), 21);
+	REFUSED(ln, -EINVAL, lne_numa_set(ln, 65, d, err));
+	lne_inst_free(ln);
+}
+END_TEST
+
 Suite *make_model_suite(void)
 {
-	return suite_create("model");
+	Suite *s = suite_create("model");
+	TCase *tc = tcase_create("model");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, net_lives_while_it_has_nis);
+	tcase_add_test(tc, ni_refusals_change_nothing);
+	tcase_add_test(tc, ni_defaults_and_tunables);
+	tcase_add_test(tc, peer_nid_has_one_owner);
+	tcase_add_test(tc, peer_goes_with_its_last_nid);
+	tcase_add_test(tc, peer_max_interfaces);
+	tcase_add_test(tc, route_gateway_is_a_peer);
+	tcase_add_test(tc, globals_names_defaults_ranges);
+	tcase_add_test(tc, generation_bumps_on_every_change);
+	tcase_add_test(tc, cursor_resumes_after_changes);
+	tcase_add_test(tc, many_peers_hash);
+	tcase_add_test(tc, numa_distances);
+	suite_add_tcase(s, tc);
+	return s;
 }
