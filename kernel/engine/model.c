@@ -249,7 +249,7 @@ nomem:
 	return -ENOMEM;
 }
 
-static void net_free(struct lne_inst *ln, struct lne_net *net)
+static void net_free(struct lne_net *net)
 {
 	lne_list_del(&net->link);
 	net->rnet->local = NULL;
@@ -278,7 +278,7 @@ int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *e
 	ln->nni--;
 	lne_free(ni);
 	if (!net->nni)
-		net_free(ln, net);
+		net_free(net);
 	lne_changed(ln);
 	return 0;
 }
@@ -499,7 +499,7 @@ static int pni_add(struct lne_inst *ln, struct lne_peer *peer, const struct lne_
 	return rc;
 }
 
-static void peer_free(struct lne_inst *ln, struct lne_peer *peer)
+static void peer_free(struct lne_peer *peer)
 {
 	lne_list_del(&peer->link);
 	lne_free(peer);
@@ -519,7 +519,7 @@ static struct lne_peer *peer_new(struct lne_inst *ln, const struct lne_nid *prim
 	lne_list_init(&peer->pnets);
 	lne_list_add_tail(&peer->link, &ln->peers);
 	if (pni_add(ln, peer, primary)) {
-		peer_free(ln, peer);
+		peer_free(peer);
 		return NULL;
 	}
 	return peer;
@@ -611,7 +611,7 @@ int lne_peer_del(struct lne_inst *ln, const struct lne_nid *primary, struct lne_
 		pnet = lne_list_entry(peer->pnets.next, struct lne_peer_net, link);
 		pni_unlink(ln, lne_list_entry(pnet->pnis.next, struct lne_peer_ni, pnet_link));
 	}
-	peer_free(ln, peer);
+	peer_free(peer);
 	lne_changed(ln);
 	return 0;
 }

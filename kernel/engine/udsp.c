@@ -633,6 +633,7 @@ static int move_target(struct lne_inst *ln, struct lne_peer_ni *pni, void *arg)
 	bool gw = a->rule->kind == LNE_RULE_ROUTER;
 	struct lne_pref *e;
 
+	(void)ln;
 	if (!a->remove)
 		return pref_offer(pni, gw, a->target, a->rule);
 	e = pref_find(pni, gw, a->target);
@@ -703,6 +704,7 @@ int lne_udsp_pni_added(struct lne_inst *ln, struct lne_peer_ni *pni)
 
 void lne_udsp_pni_removing(struct lne_inst *ln, struct lne_peer_ni *pni)
 {
+	(void)ln;
 	if (!pni->prefs)
 		return;
 	lne_free(pni->prefs->src);
