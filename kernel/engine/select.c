@@ -524,12 +524,20 @@ int lne_select(struct lne_inst *ln, const struct lne_sel_req *req, struct lne_se
 		}
 	} else if (fixed) {
 		rc = select_from(ln, peer, fixed, req, out, ex, err);
-	} else if (!peer->mr && peer->nmr_src && peer->nmr_src->up) {
-		rc = select_from(ln, peer, peer->nmr_src, req, out, ex, err);
 	} else {
-		rc = select_any(ln, peer, req, out, ex, err);
-		if (!rc && !peer->mr)
-			peer->nmr_src = out->ni;
+		/* A non-Multi-Rail peer keeps its source NI while that still works. */
+		u32 mark = ex ? ex->n : 0;
+
+		rc = -EHOSTUNREACH;
+		if (!peer->mr && peer->nmr_src && peer->nmr_src->up)
+			rc = select_from(ln, peer, peer->nmr_src, req, out, ex, NULL);
+		if (rc) {
+			if (ex)
+				ex->n = mark; /* explain only the attempt that counts */
+			rc = select_any(ln, peer, req, out, ex, err);
+			if (!rc && !peer->mr)
+				peer->nmr_src = out->ni;
+		}
 	}
 	if (rc)
 		return rc;
