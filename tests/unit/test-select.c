@@ -139,6 +139,31 @@ START_TEST(explain_does_not_change_the_decision)
 }
 END_TEST
 
+/* A non-MR peer whose kept NI no longer reaches it is given another (this failed once). */
+START_TEST(non_mr_peer_moves_when_kept_ni_cannot_reach)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY};
+	struct lne_nid prim = nid_of("10.1.0.9@o2ib"), second = nid_of("10.0.0.9@tcp");
+	struct lne_nid tcp_ni = nid_of("10.0.0.1@tcp"), o2ib_ni = nid_of("10.1.0.1@o2ib");
+	struct lne_sel sel;
+	struct lne_err err;
+
+	add_ni(ln, "10.0.0.1@tcp", LNE_CPT_ANY);
+	add_ni(ln, "10.1.0.1@o2ib", LNE_CPT_ANY);
+	ck_assert_int_eq(lne_peer_add(ln, &prim, false, NULL), 0);
+	ck_assert_int_eq(lne_peer_add_nid(ln, &prim, &second, NULL), 0);
+	ck_assert_int_eq(lne_rule_add(ln, "tcp", NULL, NULL, 0, -1, NULL, NULL, &err), 0);
+	req.dst = prim;
+	ck_assert_int_eq(lne_select(ln, &req, &sel, NULL, &err), 0);
+	ck_assert(lne_nid_equal(&sel.ni->nid, &tcp_ni));
+	ck_assert_int_eq(lne_peer_del_nid(ln, &prim, &second, NULL), 0);
+	ck_assert_msg(!lne_select(ln, &req, &sel, NULL, &err), "%s", err.msg);
+	ck_assert(lne_nid_equal(&sel.ni->nid, &o2ib_ni));
+	lne_inst_free(ln);
+}
+END_TEST
+
 Suite *make_select_suite(void)
 {
 	Suite *s = suite_create("select");
@@ -148,6 +173,7 @@ Suite *make_select_suite(void)
 	tcase_add_test(tc, select_conformance);
 	tcase_add_test(tc, explain_names_criteria_and_rules);
 	tcase_add_test(tc, explain_does_not_change_the_decision);
+	tcase_add_test(tc, non_mr_peer_moves_when_kept_ni_cannot_reach);
 	suite_add_tcase(s, tc);
 	return s;
 }
