@@ -53,7 +53,7 @@ static struct lne_span span_from(const char *from, const char *to)
 	return (struct lne_span){from, (size_t)(to - from)};
 }
 
-static int add_range(struct parser *p, u32 lo, u32 hi, u32 step)
+static int expr_add_range(struct parser *p, u32 lo, u32 hi, u32 step)
 {
 	struct lne_expr *e = p->e;
 
@@ -116,7 +116,7 @@ static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 		return fail(p, s.p, "range start %u is above its end %u", v[0], v[1]);
 	if (!v[2])
 		return fail(p, parts[2].p, "stride 0 is not allowed");
-	return add_range(p, v[0], v[1], v[2]);
+	return expr_add_range(p, v[0], v[1], v[2]);
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -242,7 +242,7 @@ static int parse_netpat(struct parser *p, struct lne_span s, struct lne_pat *pat
 	if (!rest.n) {
 		pat->net.first = p->e->nrange;
 		pat->net.count = 1;
-		return add_range(p, 0, 0, 1);
+		return expr_add_range(p, 0, 0, 1);
 	}
 	/* A number, '*' or a bracketed list; a bare range would read as a
 	 * net name followed by junk ("tcp1-3"), so it must be bracketed. */
@@ -285,7 +285,7 @@ static int parse_ip4_cidr(struct parser *p, struct lne_span s, const char *slash
 
 		pat->a.oct[i].first = p->e->nrange;
 		pat->a.oct[i].count = 1;
-		rc = add_range(p, a[i] & m, (a[i] & m) | (u8)~m, 1);
+		rc = expr_add_range(p, a[i] & m, (a[i] & m) | (u8)~m, 1);
 		if (rc)
 			return rc;
 		normalize(p, &pat->a.oct[i], OCTET_MAX);

@@ -225,9 +225,6 @@ int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err 
 		lne_tunables_default(c->nid.lnd, &ni->tun);
 	ni->credits = (s32)ni->tun.credits;
 	ni->id = ln->next_id++;
-	/* A newcomer joins the round robin where its siblings are. */
-	if (!lne_list_empty(&net->nis))
-		ni->seq = lne_list_entry(net->nis.prev, struct lne_ni, link)->seq;
 	lne_list_add_tail(&ni->link, &net->nis);
 	lne_list_add_tail(&ni->all_link, &ln->nis);
 	net->nni++;
@@ -308,8 +305,10 @@ static struct lne_ni *ni_lookup(const struct lne_inst *ln, const struct lne_nid 
 {
 	struct lne_ni *ni = lne_ni_find(ln, nid);
 
+	/* Callers quote @buf in later refusals too: always fill it. */
+	nid_str(nid, buf);
 	if (!ni)
-		lne_err_set(err, -ENOENT, nid_str(nid, buf), -1, "no such local NI");
+		lne_err_set(err, -ENOENT, buf, -1, "no such local NI");
 	return ni;
 }
 
@@ -649,8 +648,9 @@ static struct lne_peer_ni *pni_lookup(const struct lne_inst *ln, const struct ln
 {
 	struct lne_peer_ni *pni = lne_peer_ni_find(ln, nid);
 
+	nid_str(nid, buf);
 	if (!pni)
-		lne_err_set(err, -ENOENT, nid_str(nid, buf), -1, "no peer has this NID");
+		lne_err_set(err, -ENOENT, buf, -1, "no peer has this NID");
 	return pni;
 }
 

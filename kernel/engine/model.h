@@ -77,7 +77,7 @@ struct lne_ni {
 	bool up;	      /* link state: a down NI is never selected */
 	s32 health;	      /* 0..LNE_HEALTH_MAX, higher is healthier */
 	s32 credits;	      /* tx credits; negative means messages are queued */
-	u32 seq;	      /* round robin among equals */
+	u32 seq;	      /* when last chosen (inst->clock) */
 	struct lne_prio prio; /* UDSP: local NID priority (--src <nid>) */
 	struct lne_tunables tun;
 };
@@ -185,6 +185,7 @@ struct lne_inst {
 	u32 globals[LNE_G__COUNT];
 	u16 ncpt;
 	u32 *numa_dist; /* ncpt * ncpt; NULL: no table, every distance equal */
+	u32 clock;	/* counts selections; objects keep when they were last chosen */
 	u32 numa_max;
 	struct lne_udsp udsp;
 };

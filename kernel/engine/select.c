@@ -541,9 +541,13 @@ int lne_select(struct lne_inst *ln, const struct lne_sel_req *req, struct lne_se
 	}
 	if (rc)
 		return rc;
-	out->ni->seq++;
-	out->pni->seq++;
+	/* Round robin is "least recently chosen": a candidate back from
+	 * being down takes its turn, not every turn until it catches up.
+	 * Comparisons wrap, so this holds within 2^31 selections. */
+	ln->clock++;
+	out->ni->seq = ln->clock;
+	out->pni->seq = ln->clock;
 	if (out->route)
-		out->route->seq++;
+		out->route->seq = ln->clock;
 	return 0;
 }
