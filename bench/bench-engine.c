@@ -153,7 +153,8 @@ static void add_peers(struct lne_inst *ln, unsigned int npeers)
 	unsigned int i;
 
 	for (i = 0; i < npeers; i++) {
-		struct lne_nid a = ip(LNE_LND_O2IB, i % 4, i), b = ip(LNE_LND_O2IB, i % 4, i + 0x800000);
+		struct lne_nid a = ip(LNE_LND_O2IB, i % 4, i),
+			       b = ip(LNE_LND_O2IB, i % 4, i + 0x800000);
 
 		if (lne_peer_add(ln, &a, true, NULL) || lne_peer_add_nid(ln, &a, &b, NULL))
 			die("peer add", -1);

@@ -78,12 +78,12 @@ struct conn {
 /* What one request brought back. */
 struct result {
 	bool done;
-	int err;	 /* 0 or the kernel's negative errno */
-	char ext[256];	 /* the kernel's extack message, "" if none */
+	int err;       /* 0 or the kernel's negative errno */
+	char ext[256]; /* the kernel's extack message, "" if none */
 	bool has_gen;
-	uint64_t gen;	 /* LNETK_A_GENERATION */
+	uint64_t gen;	  /* LNETK_A_GENERATION */
 	char version[64]; /* LNETK_A_VERSION */
-	int cmd;	 /* genl command of the last message parsed */
+	int cmd;	  /* genl command of the last message parsed */
 };
 
 static int conn_open(struct conn *c)
@@ -183,7 +183,8 @@ static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
 enum count_form {
 	COUNT_NONE,
 	COUNT_U32,
-	COUNT_U16, /* the wrong size */
+	COUNT_U16,	   /* the wrong size */
+	COUNT_AND_UNKNOWN, /* COUNT, and an attribute type the family does not know */
 };
 
 /* Send @cmd (with LNETK_A_COUNT in @form) and collect the reply or error. */
@@ -202,7 +203,9 @@ static int request(struct conn *c, uint8_t cmd, enum count_form form, uint32_t c
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, 0, cmd, LNETK_GENL_VERSION))
 		goto out;
 	if ((form == COUNT_U32 && nla_put_u32(msg, LNETK_A_COUNT, count) < 0) ||
-	    (form == COUNT_U16 && nla_put_u16(msg, LNETK_A_COUNT, (uint16_t)count) < 0))
+	    (form == COUNT_U16 && nla_put_u16(msg, LNETK_A_COUNT, (uint16_t)count) < 0) ||
+	    (form == COUNT_AND_UNKNOWN && (nla_put_u32(msg, LNETK_A_COUNT, count) < 0 ||
+					   nla_put_u32(msg, LNETK_A_MAX + 1, count) < 0)))
 		goto out;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, r);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, r);
@@ -337,27 +340,30 @@ static void case_bump(struct conn *c)
 		nl_socket_free(ev);
 }
 
-static void refused(struct conn *c, enum count_form form, uint32_t count, const char *what)
+static void refused(struct conn *c, uint8_t cmd, enum count_form form, uint32_t count,
+		    const char *what)
 {
 	uint64_t before = 0, after = 0;
 	struct result r;
 	int rc;
 
 	get_generation(c, &before);
-	rc = request(c, LNETK_CMD_BUMP, form, count, &r);
+	rc = request(c, cmd, form, count, &r);
 	get_generation(c, &after);
-	diag("BUMP %s: rc %d (%s), extack \"%s\", generation %" PRIu64 " -> %" PRIu64, what, rc,
+	diag("%s: rc %d (%s), extack \"%s\", generation %" PRIu64 " -> %" PRIu64, what, rc,
 	     strerror(-rc), r.ext, before, after);
 	tap(rc < 0 && r.ext[0] && before == after,
-	    "BUMP %s is refused with an errno and an extack message, generation unchanged", what);
+	    "%s is refused with an errno and an extack message, generation unchanged", what);
 }
 
 static void case_refusals(struct conn *c)
 {
-	refused(c, COUNT_NONE, 0, "without COUNT");
-	refused(c, COUNT_U32, 0, "with COUNT=0");
-	refused(c, COUNT_U32, LNETK_BUMP_MAX + 1, "with COUNT=1001");
-	refused(c, COUNT_U16, 5, "with a 2-byte COUNT");
+	refused(c, LNETK_CMD_BUMP, COUNT_NONE, 0, "BUMP without COUNT");
+	refused(c, LNETK_CMD_BUMP, COUNT_U32, 0, "BUMP with COUNT=0");
+	refused(c, LNETK_CMD_BUMP, COUNT_U32, LNETK_BUMP_MAX + 1, "BUMP with COUNT=1001");
+	refused(c, LNETK_CMD_BUMP, COUNT_U16, 5, "BUMP with a 2-byte COUNT");
+	refused(c, LNETK_CMD_BUMP, COUNT_AND_UNKNOWN, 5, "BUMP with an unknown attribute");
+	refused(c, LNETK_CMD_GET_INFO, COUNT_U32, 5, "GET_INFO with an attribute it does not take");
 }
 
 /* Run @fn in a forked child; its exit status is the verdict (0: pass). */

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/vm/run.sh [WORKDIR] - the VM tier: the real lnetk module in qemu.
 #
@@ -12,10 +12,11 @@
 #
 # Where things are, first match wins:
 #   source tree  $LNETD_TOP_SRCDIR, else two folders above this script
-#   work dir     $1, else $LNETD_VM_WORKDIR, else ./tests/vm/work under the
-#                current directory (make check runs tests from the top build
-#                folder), or ${TMPDIR:-/tmp}/lnetd-vm when that is the
-#                source tree itself.  The source tree is never written.
+#   work dir     $1, else $LNETD_VM_WORKDIR, else tests/vm/work under the
+#                current directory when it is an out-of-tree build folder
+#                (make check runs tests from the top build folder), else
+#                ${TMPDIR:-/tmp}/lnetd-vm-<uid>.  The source tree is never
+#                written.
 #   kernel       $LNETD_VM_KVER (e.g. 6.1.0-56-amd64), else the newest
 #                /usr/src/linux-headers-*-amd64 with its /boot/vmlinuz-*
 #   accelerator  TCG; KVM only with LNETD_VM_KVM=1 (see TESTING.md)
@@ -45,10 +46,10 @@ if [ -n "${1:-}" ]; then
 	work=$1
 elif [ -n "${LNETD_VM_WORKDIR:-}" ]; then
 	work=$LNETD_VM_WORKDIR
-elif [ "$(pwd -P)" != "$(cd "$top" && pwd -P)" ]; then
-	work=$(pwd)/tests/vm/work
+elif [ -f config.status ] && [ "$(pwd -P)" != "$(cd "$top" && pwd -P)" ]; then
+	work=$(pwd)/tests/vm/work # make check, in an out-of-tree build folder
 else
-	work=${TMPDIR:-/tmp}/lnetd-vm
+	work=${TMPDIR:-/tmp}/lnetd-vm-$(id -u)
 fi
 
 # --- what we need -----------------------------------------------------------
@@ -66,7 +67,7 @@ if [ -n "${LNETD_VM_KVER:-}" ]; then
 	kver=$LNETD_VM_KVER
 else
 	kver=""
-	for d in $(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -rV); do
+	for d in $(printf '%s\n' /usr/src/linux-headers-*-amd64 | sort -rV); do
 		v=${d#/usr/src/linux-headers-}
 		if [ -r "/boot/vmlinuz-$v" ]; then
 			kver=$v

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netlink.h - the generic netlink family "lnetk" (see uapi/lnetk.h).
+ */
+#ifndef LNETK_NETLINK_H
+#define LNETK_NETLINK_H
+
+int lnetk_genetlink_init(void);
+void lnetk_genetlink_uninit(void);
+
+#endif /* LNETK_NETLINK_H */
