@@ -8,6 +8,7 @@
  * so rules reach constructs created after them.
  */
 #include "model.h"
+#include "expr.h"
 #include "udsp.h"
 
 #define HASH_MIN 256u
@@ -68,6 +69,117 @@ void lne_inst_free(struct lne_inst *ln)
 	lne_free(ln->numa_dist);
 	lne_free(ln->htab);
 	lne_free(ln);
+}
+
+static char *expr_text(const struct lne_expr *e)
+{
+	char *text;
+	int n;
+
+	if (!e)
+		return NULL;
+	n = lne_expr_format(e, NULL, 0);
+	text = lne_zalloc((size_t)n + 1);
+	if (text)
+		lne_expr_format(e, text, (size_t)n + 1);
+	return text;
+}
+
+static int copy_rules(const struct lne_inst *src, struct lne_inst *dst)
+{
+	const struct lne_rule *r;
+	int rc = 0;
+
+	lne_list_for_each_entry(r, &src->udsp.rules, link) {
+		char *s = expr_text(r->src), *d = expr_text(r->dst), *t = expr_text(r->rte);
+
+		if ((r->src && !s) || (r->dst && !d) || (r->rte && !t))
+			rc = -ENOMEM;
+		else
+			rc = lne_rule_add(dst, s, d, t, r->prio, -1, NULL, NULL, NULL);
+		lne_free(s);
+		lne_free(d);
+		lne_free(t);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void copy_pni_state(const struct lne_inst *src, struct lne_inst *dst)
+{
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	const struct lne_peer *peer;
+
+	lne_list_for_each_entry(peer, &src->peers, link)
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				struct lne_peer_ni *to = lne_peer_ni_find(dst, &pni->nid);
+
+				if (to) {
+					to->health = pni->health;
+					to->credits = pni->credits;
+				}
+			}
+}
+
+struct lne_inst *lne_inst_copy(const struct lne_inst *src)
+{
+	struct lne_inst *dst = lne_inst_new();
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	const struct lne_route *rt;
+	const struct lne_peer *peer;
+	const struct lne_ni *ni;
+	int rc;
+
+	if (!dst)
+		return NULL;
+	memcpy(dst->globals, src->globals, sizeof(dst->globals));
+	rc = lne_numa_set(dst, src->ncpt, src->numa_dist, NULL);
+	if (!rc)
+		rc = copy_rules(src, dst);
+	lne_list_for_each_entry(ni, &src->nis, all_link) {
+		struct lne_ni_conf c = {.nid = ni->nid,
+					.ifname = ni->ifname,
+					.cpts = ni->cpts,
+					.dev_cpt = ni->dev_cpt,
+					.tun = &ni->tun};
+		struct lne_ni *to;
+
+		if (rc)
+			break;
+		rc = lne_ni_add(dst, &c, NULL);
+		to = rc ? NULL : lne_ni_find(dst, &ni->nid);
+		if (to) {
+			to->up = ni->up;
+			to->health = ni->health;
+			to->credits = ni->credits;
+		}
+	}
+	/* Explicit peers in creation order; routes bring the implicit ones. */
+	lne_list_for_each_entry(peer, &src->peers, link) {
+		if (rc)
+			break;
+		if (peer->implicit)
+			continue;
+		rc = lne_peer_add(dst, &peer->primary, peer->mr, NULL);
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+				if (!rc && !lne_nid_equal(&pni->nid, &peer->primary))
+					rc = lne_peer_add_nid(dst, &peer->primary, &pni->nid, NULL);
+	}
+	lne_list_for_each_entry(rt, &src->routes, link)
+		if (!rc)
+			rc = lne_route_add(dst, rt->rnet->id, &rt->gw->nid, rt->hops, rt->priority,
+					   rt->sensitivity, NULL);
+	if (rc) {
+		lne_inst_free(dst);
+		return NULL;
+	}
+	copy_pni_state(src, dst);
+	return dst;
 }
 
 /* --- remote-net records ---------------------------------------------------- */

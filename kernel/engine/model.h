@@ -192,6 +192,12 @@ struct lne_inst {
 
 struct lne_inst *lne_inst_new(void);
 void lne_inst_free(struct lne_inst *ln);
+/*
+ * A new instance with the same configuration and health as @src (not its
+ * round-robin state): changes are tried on a copy, which replaces the
+ * original only if they all succeed.  NULL on -ENOMEM.
+ */
+struct lne_inst *lne_inst_copy(const struct lne_inst *src);
 
 static inline u64 lne_generation(const struct lne_inst *ln)
 {

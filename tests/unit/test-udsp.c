@@ -260,6 +260,35 @@ static unsigned int rnd(unsigned int n)
 	return (unsigned int)((rng >> 11) % n);
 }
 
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The state's lines in sorted order: a copy may list objects in another order. */
+static char *sorted_state(const struct lne_inst *ln)
+{
+	char *text = state_text(ln), *line, *save = NULL, **lines = NULL, *out;
+	size_t n = 0, i, len = strlen(text);
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lines = realloc(lines, (n + 1) * sizeof(*lines));
+		ck_assert(lines);
+		lines[n++] = line;
+	}
+	qsort(lines, n, sizeof(*lines), cmp_line);
+	out = malloc(len + 2);
+	ck_assert(out);
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		strcat(out, lines[i]);
+		strcat(out, "\n");
+	}
+	free(lines);
+	free(text);
+	return out;
+}
+
 START_TEST(incremental_equals_recompute)
 {
 	static const char *const exprs[] = {
@@ -348,6 +377,20 @@ START_TEST(incremental_equals_recompute)
 			break;
 		default:
 			break;
+		}
+		if (step % 50 == 0) {
+			/* A copy holds the same configuration and flattening. */
+			struct lne_inst *copy = lne_inst_copy(ln);
+			char *orig = sorted_state(ln), *dup;
+
+			ck_assert_ptr_nonnull(copy);
+			dup = sorted_state(copy);
+			if (strcmp(orig, dup))
+				ck_abort_msg("step %d: copy\n%s\ndiffers from\n%s", step, dup,
+					     orig);
+			free(orig);
+			free(dup);
+			lne_inst_free(copy);
 		}
 		inc = state_text(ln);
 		ck_assert_int_eq(lne_udsp_recompute_all(ln), 0);
