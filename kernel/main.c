@@ -9,11 +9,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
+#include "engine/model.h"
 #include "instance.h"
 #include "netlink.h"
 #include "uapi/lnetk.h"
@@ -21,23 +27,75 @@
 
 static unsigned int lnetk_net_id __read_mostly;
 
+/* Live instances, read-only in /sys/module/lnetk/parameters/instances:
+ * tests watch it fall when a namespace goes. */
+static atomic_t lnetk_instances = ATOMIC_INIT(0);
+
+static int lnetk_instances_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&lnetk_instances));
+}
+
+static const struct kernel_param_ops lnetk_instances_ops = {
+	.get = lnetk_instances_get,
+};
+module_param_cb(instances, &lnetk_instances_ops, NULL, 0444);
+MODULE_PARM_DESC(instances, "LNet instances alive (one per network namespace)");
+
 struct lnetk_net *lnetk_net(const struct net *net)
 {
 	return net_generic(net, lnetk_net_id);
+}
+
+/*
+ * A CPT is a NUMA node: the engine's distance table is node_distance()
+ * between the possible nodes (at most LNE_MAX_CPTS of them).
+ */
+struct lne_inst *lnetk_inst_new(void)
+{
+	unsigned int n = min_t(unsigned int, nr_node_ids, LNE_MAX_CPTS), i, j;
+	struct lne_inst *inst = lne_inst_new();
+	u32 *dist;
+
+	if (!inst)
+		return NULL;
+	dist = kcalloc(n * n, sizeof(*dist), GFP_KERNEL);
+	if (!dist) {
+		lne_inst_free(inst);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			dist[i * n + j] = node_distance(i, j);
+	if (lne_numa_set(inst, (u16)n, dist, NULL)) {
+		lne_inst_free(inst);
+		inst = NULL;
+	}
+	kfree(dist);
+	return inst;
 }
 
 static int __net_init lnetk_net_init(struct net *net)
 {
 	struct lnetk_net *ln = lnetk_net(net);
 
+	ln->inst = lnetk_inst_new();
+	if (!ln->inst)
+		return -ENOMEM;
 	mutex_init(&ln->lock);
 	ln->generation = 0;
+	atomic_inc(&lnetk_instances);
 	return 0;
 }
 
 static void __net_exit lnetk_net_exit(struct net *net)
 {
-	mutex_destroy(&lnetk_net(net)->lock);
+	struct lnetk_net *ln = lnetk_net(net);
+
+	lne_inst_free(ln->inst);
+	ln->inst = NULL;
+	mutex_destroy(&ln->lock);
+	atomic_dec(&lnetk_instances);
 }
 
 static struct pernet_operations lnetk_net_ops = {

@@ -2,54 +2,180 @@
 /*
  * lnetk.h - the generic netlink contract of the lnetk kernel module.
  *
- * lnetk keeps LNet's runtime state (later: nets, NIs, peers, routes, UDSP
- * and TBF rules) with one independent instance per network namespace.  It
- * is driven over the generic netlink family LNETK_GENL_NAME, version
- * LNETK_GENL_VERSION; requests act on the instance of the requesting
- * socket's network namespace.  lnetd is its only writer; anyone may read.
+ * lnetk keeps LNet's runtime state: local nets and NIs, peers and their
+ * NIDs, routes, global settings, the NUMA distance table and the ordered
+ * list of UDSP (User Defined Selection Policy) rules, which it flattens
+ * onto the objects they match and uses to select paths.  There is one
+ * independent instance per network namespace; a request acts on the
+ * instance of the requesting socket's namespace.  lnetd is its only writer
+ * in production; anyone may read.
  *
+ * The family is LNETK_GENL_NAME, version LNETK_GENL_VERSION.  Asking the
+ * kernel for the family by name loads the module (MODULE_ALIAS_GENL_FAMILY).
+ *
+ * Generation
+ * ----------
  * Every instance carries a generation: a u64 that starts at 0 when the
- * instance is created and grows with every change to it, so that a reader
- * can tell whether what it saw is still current.
+ * instance is created and grows with every change to it.  Every reply to a
+ * request that is not a dump carries it as LNETK_A_GENERATION (the
+ * generation after the request), so a reader can tell whether what it saw
+ * is still current, and a writer can tell its own changes from someone
+ * else's in the notifications below.  Dumps use NLM_F_DUMP_INTR instead.
  *
+ * Errors
+ * ------
  * Policies are strict and checked before a command runs: an attribute the
- * command does not take, or of the wrong size, is refused with -EINVAL, a
- * value out of range with -ERANGE, a missing required attribute with
- * -EINVAL.  Every refusal carries an extack message saying what was wrong
- * (ask for it with NETLINK_EXT_ACK).  Commands flagged "admin" need
- * CAP_NET_ADMIN in the user namespace that owns the network namespace
- * (GENL_UNS_ADMIN_PERM) and fail with -EPERM otherwise.
+ * command does not take, one of the wrong type or size, or a string that
+ * is too long is refused with -EINVAL; a number out of its range with
+ * -ERANGE.  The command then checks what a policy cannot express (required
+ * attributes, NID and expression grammar, the object model's rules) and
+ * refuses with:
+ *   -EINVAL        malformed or missing input (a NID that does not parse, a
+ *                  rule of no known kind, a required attribute missing)
+ *   -ERANGE        a value out of range (health above 1000, a global)
+ *   -ENOENT        the object named does not exist
+ *   -EEXIST        it exists already (a NID that belongs to another peer)
+ *   -EBUSY         something depends on it (a gateway with routes)
+ *   -E2BIG         a limit was reached (max_interfaces)
+ *   -EHOSTUNREACH  (SELECT) nothing reaches the destination
+ * Every refusal carries an extack message saying, in a sentence, what was
+ * wrong, naming the bad attribute (NLMSGERR_ATTR_OFFS points at it) or the
+ * bad input; ask for it with the NETLINK_EXT_ACK socket option.  A refused
+ * request changes nothing: commands that take several objects (PEER_ADD,
+ * PEER_DEL, BATCH) apply all of them or none.
+ *
+ * Permissions
+ * -----------
+ * Commands marked (admin) need CAP_NET_ADMIN in the user namespace that
+ * owns the network namespace (GENL_UNS_ADMIN_PERM) and fail with -EPERM
+ * otherwise, before any attribute is looked at (so without extack).  All
+ * others are reads, open to anyone.
+ *
+ * Strings
+ * -------
+ * NIDs, nets and expressions travel as text in the forms lnetctl prints
+ * ("10.0.0.1@tcp", "o2ib1", "10.0.0.[1-4]@tcp"), parsed in the kernel by the
+ * same code as in userspace, so both give the same verdict.  Replies print
+ * them in canonical form.
  *
  * Commands
  * --------
- *
- * LNETK_CMD_GET_INFO: read the instance's identity.  Takes no attribute.
- *   Replies (LNETK_CMD_GET_INFO) with:
- *
- *     LNETK_A_GENERATION: NLA_U64, the instance's current generation
- *     LNETK_A_VERSION: NLA_NUL_STRING, the module's version, e.g. "0.1.0"
+ * LNETK_CMD_GET_INFO: the instance's identity.  Takes nothing.  Replies:
+ *   LNETK_A_GENERATION, LNETK_A_VERSION (the module's version, "0.1.0"),
+ *   LNETK_A_COUNT (how many objects: NIs + peer NIs + routes + rules).
  *
  * LNETK_CMD_BUMP (admin): a harmless change, for tests of the change path.
- *   Takes:
+ *   Takes LNETK_A_COUNT (required, 1..LNETK_BUMP_MAX) and adds it to the
+ *   generation.  Replies LNETK_A_GENERATION.
  *
- *     LNETK_A_COUNT: NLA_U32, required, 1 to LNETK_BUMP_MAX: how much
- *                    to add to the generation
+ * LNETK_CMD_NI_ADD (admin): add a local NI.  Takes LNETK_A_NI with
+ *   LNETK_NI_A_NID (required), LNETK_NI_A_IFNAME, LNETK_NI_A_CPTS,
+ *   LNETK_NI_A_DEV_CPT and the tunables LNETK_NI_A_PEER_TIMEOUT,
+ *   LNETK_NI_A_PEER_CREDITS, LNETK_NI_A_PEER_BUFFER_CREDITS,
+ *   LNETK_NI_A_CREDITS (each optional: the LND's default otherwise).  The
+ *   first NI of a net creates the net.
+ * LNETK_CMD_NI_DEL (admin): delete the NI LNETK_A_NI/LNETK_NI_A_NID; the
+ *   last NI of a net takes the net with it.
+ * LNETK_CMD_NI_SET (admin): LNETK_A_NI with LNETK_NI_A_NID and any of
+ *   LNETK_NI_A_HEALTH (0..1000), LNETK_NI_A_UP (link state; a down NI is
+ *   never selected), LNETK_NI_A_TX_CREDITS.
+ * LNETK_CMD_NI_GET: with LNETK_A_NI/LNETK_NI_A_NID, that NI; as a dump
+ *   (NLM_F_DUMP), every NI, in creation order.  Each reply message carries
+ *   one LNETK_A_NI with every NI attribute, including the UDSP values
+ *   flattened onto it: LNETK_NI_A_PRIO and LNETK_NI_A_PRIO_RULE (its NID
+ *   priority and the idx of the rule that set it, -1 if none),
+ *   LNETK_NI_A_NET_PRIO and LNETK_NI_A_NET_PRIO_RULE (its net's).
  *
- *   Adds LNETK_A_COUNT to the generation and replies (LNETK_CMD_BUMP) with:
+ * LNETK_CMD_PEER_ADD (admin): LNETK_A_PEER with LNETK_PEER_A_PRIMARY
+ *   (required), LNETK_PEER_A_MR (default 1: Multi-Rail) and any number of
+ *   LNETK_PEER_A_PEER_NI, each with LNETK_PNI_A_NID: the peer is created
+ *   if it does not exist, and the NIDs are added to it.  A NID already
+ *   owned by another peer is refused (-EEXIST) and the message names the
+ *   owner.  Adding a route's gateway by name makes it an explicit peer.
+ * LNETK_CMD_PEER_DEL (admin): LNETK_A_PEER with LNETK_PEER_A_PRIMARY and
+ *   optionally LNETK_PEER_A_PEER_NI entries: deletes those NIDs (the last
+ *   one takes the peer), or without entries the whole peer.
+ * LNETK_CMD_PEER_NI_SET (admin): LNETK_A_PEER_NI with LNETK_PNI_A_NID and
+ *   any of LNETK_PNI_A_HEALTH, LNETK_PNI_A_CREDITS.
+ * LNETK_CMD_PEER_GET: with LNETK_A_PEER/LNETK_PEER_A_PRIMARY (any of the
+ *   peer's NIDs will do), that peer in one message; as a dump, every peer
+ *   in creation order.  A message carries one LNETK_A_PEER with
+ *   LNETK_PEER_A_PRIMARY, LNETK_PEER_A_MR, LNETK_PEER_A_IMPLICIT and one or
+ *   more LNETK_PEER_A_PEER_NI, each with its NID, health, credits,
+ *   UDSP values (LNETK_PNI_A_PRIO/_PRIO_RULE, LNETK_PNI_A_NET_PRIO/
+ *   _NET_PRIO_RULE) and preferred sources and routers
+ *   (LNETK_PNI_A_PREF_SRC, LNETK_PNI_A_PREF_GW: one LNETK_PREF_A_* nest
+ *   each).  A dump may split a peer with many NIDs over several messages:
+ *   they repeat the primary NID; readers merge them.
  *
- *     LNETK_A_GENERATION: NLA_U64, the new generation
+ * LNETK_CMD_ROUTE_ADD (admin): LNETK_A_ROUTE with LNETK_ROUTE_A_NET and
+ *   LNETK_ROUTE_A_GATEWAY (required), LNETK_ROUTE_A_HOPS (1..255, default
+ *   1), LNETK_ROUTE_A_PRIORITY (default 0), LNETK_ROUTE_A_SENSITIVITY
+ *   (default 1).  The gateway becomes a peer if it was not one.
+ * LNETK_CMD_ROUTE_DEL (admin): LNETK_A_ROUTE with the net and gateway.
+ * LNETK_CMD_ROUTE_GET: dump only; one LNETK_A_ROUTE per message.
  *
- *   and announces the change to the "events" group (below).
+ * LNETK_CMD_RULE_ADD (admin): LNETK_A_RULE with any of LNETK_RULE_A_SRC,
+ *   LNETK_RULE_A_DST, LNETK_RULE_A_RTE (expressions), LNETK_RULE_A_PRIORITY
+ *   (absent: none; a net or NID rule needs one) and LNETK_RULE_A_IDX
+ *   (insert before the rule now at that idx; absent or past the end:
+ *   append).  A rule with the same expressions as an existing one updates
+ *   its priority in place.  Replies LNETK_A_RULE with LNETK_RULE_A_IDX
+ *   and LNETK_RULE_A_OUTCOME (LNETK_RULE_ADDED or LNETK_RULE_UPDATED).
+ * LNETK_CMD_RULE_DEL (admin): LNETK_A_RULE with LNETK_RULE_A_IDX, or
+ *   LNETK_A_FLAGS with LNETK_F_ALL for every rule.  Deleting a rule gives
+ *   back to each object what the surviving rules say.
+ * LNETK_CMD_RULE_GET: dump only, in idx order; one LNETK_A_RULE per message
+ *   with LNETK_RULE_A_IDX, LNETK_RULE_A_KIND, the expressions present and
+ *   LNETK_RULE_A_PRIORITY when the rule has one.
+ *
+ * LNETK_CMD_GLOBAL_SET (admin): LNETK_A_GLOBAL with LNETK_GLOBAL_A_NAME
+ *   (Lustre's name, e.g. "numa_range") and LNETK_GLOBAL_A_VALUE.
+ * LNETK_CMD_GLOBAL_GET: one message with an LNETK_A_GLOBAL per setting.
+ *
+ * LNETK_CMD_NUMA_SET (admin): LNETK_A_NUMA with LNETK_NUMA_A_NCPT and
+ *   LNETK_NUMA_A_DIST, NCPT * NCPT u32 distances row-major; NCPT 0 removes
+ *   the table.  Without a table the module uses node_distance() between
+ *   CPTs, a CPT being a NUMA node.
+ *
+ * LNETK_CMD_SELECT (admin, as it moves the round robin): LNETK_A_SELECT with
+ *   LNETK_SEL_A_DST (required), LNETK_SEL_A_SRC, LNETK_SEL_A_KIND
+ *   (LNETK_MSG_*, default PUT), LNETK_SEL_A_MD_CPT (default -1: unknown),
+ *   and LNETK_A_FLAGS with LNETK_F_EXPLAIN for the reasons.  Replies
+ *   LNETK_A_SELECT with LNETK_SEL_A_NI, LNETK_SEL_A_PEER_NI and, when
+ *   routed, LNETK_SEL_A_GATEWAY; with LNETK_F_EXPLAIN also one
+ *   LNETK_SEL_A_ENTRY per candidate considered: LNETK_ENTRY_A_STEP, _NID,
+ *   _CRIT (LNETK_CRIT_CHOSEN, or the criterion it lost on), _LOST_AT, and
+ *   one LNETK_ENTRY_A_KEY per criterion of its step (LNETK_KEY_A_CRIT,
+ *   _VALUE, _RULE).  The order of criteria is engine/select.h's.
+ *
+ * LNETK_CMD_BATCH (admin): apply many objects in one message, all or
+ *   nothing, for a fast restore.  The message carries, in order, any number
+ *   of LNETK_A_NI, LNETK_A_PEER, LNETK_A_ROUTE, LNETK_A_RULE and
+ *   LNETK_A_GLOBAL attributes at the top level (not nested: an attribute
+ *   holds at most 64 KiB, a batch may be megabytes; raise SO_SNDBUF), each
+ *   meaning what its *_ADD (or GLOBAL_SET) command means.  With LNETK_A_FLAGS
+ *   LNETK_F_REPLACE the instance is emptied first, so the batch becomes the
+ *   whole state.  The batch is built on a copy and swapped in on success;
+ *   on failure the extack names the failing item (its offset) and nothing
+ *   changes.  Replies LNETK_A_GENERATION and LNETK_A_COUNT (items applied).
+ *
+ * Dumps
+ * -----
+ * Dumps resume where the last message stopped.  Each message is checked
+ * against the instance generation (genl_dump_check_consistent): if the
+ * instance changed during the dump, messages from then on carry
+ * NLM_F_DUMP_INTR and the reader should dump again.
  *
  * Multicast group LNETK_MCGRP_EVENTS ("events")
  * ---------------------------------------------
- *
  * Every change to an instance is announced to the group's members in that
- * network namespace only, in generation order, with a message whose command
- * says what changed and which carries at least LNETK_A_GENERATION, the
- * generation after the change.  Today: LNETK_CMD_BUMP.  A listener that
- * sees a gap in generations (or gets ENOBUFS) has missed changes and must
- * read the state again.  Joining the group needs no privilege.
+ * network namespace, in generation order: a message whose command is the
+ * command that made the change (LNETK_CMD_NI_ADD, ..., LNETK_CMD_BATCH)
+ * carrying LNETK_A_GENERATION, the generation after it.  A listener that
+ * sees a generation it did not cause knows someone else changed the state;
+ * one that sees a gap, or gets ENOBUFS, has missed changes and must read
+ * the state again.  Joining the group needs no privilege.
  */
 #ifndef _UAPI_LNETK_H
 #define _UAPI_LNETK_H
@@ -62,22 +188,245 @@
 /* The most LNETK_CMD_BUMP adds at once: keeps tests from wrapping. */
 #define LNETK_BUMP_MAX 1000
 
+/* Longest texts, terminating NUL included. */
+#define LNETK_NID_MAX	 64
+#define LNETK_NET_MAX	 16
+#define LNETK_IFNAME_MAX 16
+#define LNETK_EXPR_MAX	 4097
+#define LNETK_NAME_MAX	 64
+
 enum lnetk_cmd {
 	LNETK_CMD_UNSPEC,
 	LNETK_CMD_GET_INFO,
 	LNETK_CMD_BUMP,
+	LNETK_CMD_NI_ADD,
+	LNETK_CMD_NI_DEL,
+	LNETK_CMD_NI_SET,
+	LNETK_CMD_NI_GET,
+	LNETK_CMD_PEER_ADD,
+	LNETK_CMD_PEER_DEL,
+	LNETK_CMD_PEER_NI_SET,
+	LNETK_CMD_PEER_GET,
+	LNETK_CMD_ROUTE_ADD,
+	LNETK_CMD_ROUTE_DEL,
+	LNETK_CMD_ROUTE_GET,
+	LNETK_CMD_RULE_ADD,
+	LNETK_CMD_RULE_DEL,
+	LNETK_CMD_RULE_GET,
+	LNETK_CMD_GLOBAL_SET,
+	LNETK_CMD_GLOBAL_GET,
+	LNETK_CMD_NUMA_SET,
+	LNETK_CMD_SELECT,
+	LNETK_CMD_BATCH,
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
 
+/* LNETK_A_FLAGS bits. */
+#define LNETK_F_ALL	(1U << 0) /* RULE_DEL: every rule */
+#define LNETK_F_REPLACE (1U << 1) /* BATCH: the batch is the whole state */
+#define LNETK_F_EXPLAIN (1U << 2) /* SELECT: say why */
+#define LNETK_F_MASK	(LNETK_F_ALL | LNETK_F_REPLACE | LNETK_F_EXPLAIN)
+
 enum lnetk_attr {
 	LNETK_A_UNSPEC,
-	LNETK_A_PAD, /* alignment padding for 64-bit attributes, never sent alone */
-	LNETK_A_GENERATION,
-	LNETK_A_VERSION,
-	LNETK_A_COUNT,
+	LNETK_A_PAD,	    /* alignment padding for 64-bit attributes, never sent alone */
+	LNETK_A_GENERATION, /* u64 */
+	LNETK_A_VERSION,    /* string */
+	LNETK_A_COUNT,	    /* u32 */
+	LNETK_A_FLAGS,	    /* u32, LNETK_F_* */
+	LNETK_A_NI,	    /* nest, LNETK_NI_A_* */
+	LNETK_A_PEER,	    /* nest, LNETK_PEER_A_* */
+	LNETK_A_PEER_NI,    /* nest, LNETK_PNI_A_* */
+	LNETK_A_ROUTE,	    /* nest, LNETK_ROUTE_A_* */
+	LNETK_A_RULE,	    /* nest, LNETK_RULE_A_* */
+	LNETK_A_GLOBAL,	    /* nest, LNETK_GLOBAL_A_* */
+	LNETK_A_NUMA,	    /* nest, LNETK_NUMA_A_* */
+	LNETK_A_SELECT,	    /* nest, LNETK_SEL_A_* */
 	__LNETK_A_LAST
 };
 #define LNETK_A_MAX (__LNETK_A_LAST - 1)
+
+enum lnetk_ni_attr {
+	LNETK_NI_A_UNSPEC,
+	LNETK_NI_A_PAD,
+	LNETK_NI_A_NID,			/* string */
+	LNETK_NI_A_IFNAME,		/* string */
+	LNETK_NI_A_CPTS,		/* u64: bit per CPT served, 0 = all */
+	LNETK_NI_A_DEV_CPT,		/* s32: the device's CPT, -1 unknown */
+	LNETK_NI_A_PEER_TIMEOUT,	/* u32, seconds */
+	LNETK_NI_A_PEER_CREDITS,	/* u32, >= 1 */
+	LNETK_NI_A_PEER_BUFFER_CREDITS, /* u32 */
+	LNETK_NI_A_CREDITS,		/* u32, >= 1 */
+	LNETK_NI_A_UP,			/* u8, 0 or 1 */
+	LNETK_NI_A_HEALTH,		/* u32, 0..1000 */
+	LNETK_NI_A_TX_CREDITS,		/* s32 */
+	LNETK_NI_A_PRIO,		/* u32, reply: 4294967295 = none */
+	LNETK_NI_A_PRIO_RULE,		/* s32, reply: rule idx or -1 */
+	LNETK_NI_A_NET_PRIO,		/* u32, reply */
+	LNETK_NI_A_NET_PRIO_RULE,	/* s32, reply */
+	__LNETK_NI_A_LAST
+};
+#define LNETK_NI_A_MAX (__LNETK_NI_A_LAST - 1)
+
+enum lnetk_peer_attr {
+	LNETK_PEER_A_UNSPEC,
+	LNETK_PEER_A_PRIMARY,  /* string */
+	LNETK_PEER_A_MR,       /* u8, 0 or 1 */
+	LNETK_PEER_A_IMPLICIT, /* u8, reply: created for a route's gateway */
+	LNETK_PEER_A_PEER_NI,  /* nest, LNETK_PNI_A_*, repeated */
+	__LNETK_PEER_A_LAST
+};
+#define LNETK_PEER_A_MAX (__LNETK_PEER_A_LAST - 1)
+
+enum lnetk_pni_attr {
+	LNETK_PNI_A_UNSPEC,
+	LNETK_PNI_A_NID,	   /* string */
+	LNETK_PNI_A_HEALTH,	   /* u32, 0..1000 */
+	LNETK_PNI_A_CREDITS,	   /* s32 */
+	LNETK_PNI_A_PRIO,	   /* u32, reply */
+	LNETK_PNI_A_PRIO_RULE,	   /* s32, reply */
+	LNETK_PNI_A_NET_PRIO,	   /* u32, reply: its net as a destination */
+	LNETK_PNI_A_NET_PRIO_RULE, /* s32, reply */
+	LNETK_PNI_A_GW_ROUTES,	   /* u32, reply: routes using it as gateway */
+	LNETK_PNI_A_PREF_SRC,	   /* nest, LNETK_PREF_A_*, repeated, reply */
+	LNETK_PNI_A_PREF_GW,	   /* nest, LNETK_PREF_A_*, repeated, reply */
+	__LNETK_PNI_A_LAST
+};
+#define LNETK_PNI_A_MAX (__LNETK_PNI_A_LAST - 1)
+
+enum lnetk_pref_attr {
+	LNETK_PREF_A_UNSPEC,
+	LNETK_PREF_A_NID,  /* string: the preferred local NI or gateway */
+	LNETK_PREF_A_PRIO, /* u32: the deciding rule's priority (none: max) */
+	LNETK_PREF_A_RULE, /* u32: the deciding rule's idx */
+	__LNETK_PREF_A_LAST
+};
+#define LNETK_PREF_A_MAX (__LNETK_PREF_A_LAST - 1)
+
+enum lnetk_route_attr {
+	LNETK_ROUTE_A_UNSPEC,
+	LNETK_ROUTE_A_NET,	   /* string: the remote net */
+	LNETK_ROUTE_A_GATEWAY,	   /* string: the gateway's NID */
+	LNETK_ROUTE_A_HOPS,	   /* u32, 1..255 */
+	LNETK_ROUTE_A_PRIORITY,	   /* u32 */
+	LNETK_ROUTE_A_SENSITIVITY, /* u32 */
+	__LNETK_ROUTE_A_LAST
+};
+#define LNETK_ROUTE_A_MAX (__LNETK_ROUTE_A_LAST - 1)
+
+enum lnetk_rule_outcome {
+	LNETK_RULE_ADDED,
+	LNETK_RULE_UPDATED,
+};
+
+/* LNETK_RULE_A_KIND values: engine/udsp.h's enum lne_rule_kind. */
+enum lnetk_rule_kind {
+	LNETK_RULE_SRC_NET,
+	LNETK_RULE_SRC_NID,
+	LNETK_RULE_DST_NET,
+	LNETK_RULE_DST_NID,
+	LNETK_RULE_PAIR,
+	LNETK_RULE_ROUTER,
+};
+
+enum lnetk_rule_attr {
+	LNETK_RULE_A_UNSPEC,
+	LNETK_RULE_A_SRC,      /* string: expression */
+	LNETK_RULE_A_DST,      /* string: expression */
+	LNETK_RULE_A_RTE,      /* string: expression */
+	LNETK_RULE_A_PRIORITY, /* u32, 0..4294967294 */
+	LNETK_RULE_A_IDX,      /* u32 */
+	LNETK_RULE_A_KIND,     /* u8, reply: enum lnetk_rule_kind */
+	LNETK_RULE_A_OUTCOME,  /* u8, reply: enum lnetk_rule_outcome */
+	__LNETK_RULE_A_LAST
+};
+#define LNETK_RULE_A_MAX (__LNETK_RULE_A_LAST - 1)
+
+enum lnetk_global_attr {
+	LNETK_GLOBAL_A_UNSPEC,
+	LNETK_GLOBAL_A_NAME,  /* string */
+	LNETK_GLOBAL_A_VALUE, /* u32 */
+	__LNETK_GLOBAL_A_LAST
+};
+#define LNETK_GLOBAL_A_MAX (__LNETK_GLOBAL_A_LAST - 1)
+
+#define LNETK_MAX_CPTS 64
+
+enum lnetk_numa_attr {
+	LNETK_NUMA_A_UNSPEC,
+	LNETK_NUMA_A_NCPT, /* u32, 0..LNETK_MAX_CPTS */
+	LNETK_NUMA_A_DIST, /* binary: NCPT * NCPT u32 */
+	__LNETK_NUMA_A_LAST
+};
+#define LNETK_NUMA_A_MAX (__LNETK_NUMA_A_LAST - 1)
+
+enum lnetk_msg_kind {
+	LNETK_MSG_PUT,
+	LNETK_MSG_GET,
+	LNETK_MSG_ACK,
+	LNETK_MSG_REPLY,
+};
+
+/* Criteria, as engine/select.h's enum lne_crit. */
+enum lnetk_crit {
+	LNETK_CRIT_CHOSEN,
+	LNETK_CRIT_DOWN,
+	LNETK_CRIT_UNREACHABLE,
+	LNETK_CRIT_OTHER_NET,
+	LNETK_CRIT_HEALTH,
+	LNETK_CRIT_PEER_HEALTH,
+	LNETK_CRIT_DST_NET_PRIO,
+	LNETK_CRIT_SRC_NET_PRIO,
+	LNETK_CRIT_NI_PRIO,
+	LNETK_CRIT_PEER_PRIO,
+	LNETK_CRIT_PREFERRED,
+	LNETK_CRIT_ROUTE_PRIO,
+	LNETK_CRIT_HOPS,
+	LNETK_CRIT_NUMA,
+	LNETK_CRIT_CREDITS,
+	LNETK_CRIT_ROUND_ROBIN,
+};
+
+enum lnetk_step {
+	LNETK_STEP_LOCAL_NI,
+	LNETK_STEP_PEER_NI,
+	LNETK_STEP_GATEWAY,
+};
+
+enum lnetk_sel_attr {
+	LNETK_SEL_A_UNSPEC,
+	LNETK_SEL_A_DST,     /* string */
+	LNETK_SEL_A_SRC,     /* string */
+	LNETK_SEL_A_KIND,    /* u8, enum lnetk_msg_kind */
+	LNETK_SEL_A_MD_CPT,  /* s32, -1..63 */
+	LNETK_SEL_A_NI,	     /* string, reply */
+	LNETK_SEL_A_PEER_NI, /* string, reply */
+	LNETK_SEL_A_GATEWAY, /* string, reply */
+	LNETK_SEL_A_ENTRY,   /* nest, LNETK_ENTRY_A_*, repeated, reply */
+	__LNETK_SEL_A_LAST
+};
+#define LNETK_SEL_A_MAX (__LNETK_SEL_A_LAST - 1)
+
+enum lnetk_entry_attr {
+	LNETK_ENTRY_A_UNSPEC,
+	LNETK_ENTRY_A_STEP,    /* u8, enum lnetk_step */
+	LNETK_ENTRY_A_NID,     /* string */
+	LNETK_ENTRY_A_CRIT,    /* u8, enum lnetk_crit */
+	LNETK_ENTRY_A_LOST_AT, /* u8: index of that criterion among the keys */
+	LNETK_ENTRY_A_KEY,     /* nest, LNETK_KEY_A_*, repeated */
+	__LNETK_ENTRY_A_LAST
+};
+#define LNETK_ENTRY_A_MAX (__LNETK_ENTRY_A_LAST - 1)
+
+enum lnetk_key_attr {
+	LNETK_KEY_A_UNSPEC,
+	LNETK_KEY_A_PAD,
+	LNETK_KEY_A_CRIT,  /* u8, enum lnetk_crit */
+	LNETK_KEY_A_VALUE, /* s64 */
+	LNETK_KEY_A_RULE,  /* s32: idx of the rule behind a priority, -1 */
+	__LNETK_KEY_A_LAST
+};
+#define LNETK_KEY_A_MAX (__LNETK_KEY_A_LAST - 1)
 
 #endif /* _UAPI_LNETK_H */
