@@ -287,6 +287,18 @@ static int apply_pref_pni(struct lne_inst *ln, struct lne_peer_ni *pni, void *ar
 	return each_pni(ln, a.rule->rte, true, couple_gw, &a);
 }
 
+/* A net's priority meets rule @r: taken over, or (recompute) given back. */
+static void net_prio(struct lne_inst *ln, struct lne_prio *p, lne_net_t id,
+		     const struct lne_rule *r, bool recompute)
+{
+	if (recompute) {
+		if (p->rule == r)
+			set_prio(p, first_net_rule(ln, r->kind, id));
+	} else if (!p->rule || r->idx <= p->rule->idx) {
+		set_prio(p, r);
+	}
+}
+
 /* Apply (or, with recompute, undo) @r over everything it can match. */
 static int apply_rule(struct lne_inst *ln, const struct lne_rule *r, bool recompute)
 {
@@ -296,24 +308,14 @@ static int apply_rule(struct lne_inst *ln, const struct lne_rule *r, bool recomp
 
 	switch (r->kind) {
 	case LNE_RULE_SRC_NET:
-		lne_list_for_each_entry(net, &ln->nets, link) {
-			if (!lne_expr_match_net(r->src, net->id))
-				continue;
-			if (recompute && net->prio.rule == r)
-				set_prio(&net->prio, first_net_rule(ln, r->kind, net->id));
-			else if (!recompute && (!net->prio.rule || r->idx <= net->prio.rule->idx))
-				set_prio(&net->prio, r);
-		}
+		lne_list_for_each_entry(net, &ln->nets, link)
+			if (lne_expr_match_net(r->src, net->id))
+				net_prio(ln, &net->prio, net->id, r, recompute);
 		return 0;
 	case LNE_RULE_DST_NET:
-		lne_list_for_each_entry(rnet, &ln->rnets, link) {
-			if (!lne_expr_match_net(r->dst, rnet->id))
-				continue;
-			if (recompute && rnet->prio.rule == r)
-				set_prio(&rnet->prio, first_net_rule(ln, r->kind, rnet->id));
-			else if (!recompute && (!rnet->prio.rule || r->idx <= rnet->prio.rule->idx))
-				set_prio(&rnet->prio, r);
-		}
+		lne_list_for_each_entry(rnet, &ln->rnets, link)
+			if (lne_expr_match_net(r->dst, rnet->id))
+				net_prio(ln, &rnet->prio, rnet->id, r, recompute);
 		return 0;
 	case LNE_RULE_SRC_NID:
 		return each_ni(ln, r->src, apply_ni_prio, &a);
