@@ -10,5 +10,6 @@ Suite *make_expr_suite(void);
 Suite *make_model_suite(void);
 Suite *make_udsp_suite(void);
 Suite *make_select_suite(void);
+Suite *make_store_suite(void);
 
 #endif

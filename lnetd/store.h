@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * store.h - lnetd's desired configuration and its history, in one SQLite file.
+ *
+ * SQLite is the truth: the store keeps what the admin asked for (NIs, peers,
+ * routes, globals, UDSP rules), and lnetd reconciles the kernel to it.  The
+ * schema is in schema/NNNN-*.sql.  Objects are canonical text (NIDs, nets,
+ * expressions) that lnetd validated with the engine; the store checks only
+ * what SQL can (non-empty text, ranges, uniqueness).
+ *
+ * Functions return 0 or a negative errno.  Those that change or look up one
+ * object also fill @err (which may be NULL) with a sentence naming it:
+ * "peer 10.0.0.1@tcp exists already", "NID 10.0.0.2@tcp belongs to peer
+ * 10.0.0.1@tcp", "route to tcp1 via 10.0.0.9@tcp: hops must be 1 to 255".
+ * -EEXIST: taken; -ENOENT: no such object; -EINVAL: a value SQL refuses.
+ *
+ * Changes happen only between store_begin() and store_commit(): each change
+ * function records what it did, with the previous values, and store_commit()
+ * writes that as one history entry (one generation) with who asked.  A
+ * refused change leaves nothing behind, the transaction stays usable.
+ * store_rollback() forgets everything since store_begin().
+ *
+ * Output: list callbacks get objects whose strings live until the callback
+ * returns (copy what you keep); callbacks return 0 to go on, or a negative
+ * errno that stops the listing and is returned; they must not call the
+ * store.  *_get() and store_state_get() fill caller-owned structs with
+ * copies: free them with the matching st_*_clear().
+ *
+ * History changes are JSON, one array per entry, one element per change in
+ * the order the changes were made, each on a line of its own:
+ *
+ *   [{"op":"add","obj":"ni","new":{"net":"tcp","ifname":"eth0","pattern":null,...}},
+ *   {"op":"mod","obj":"peer","old":{"nid":"10.0.0.1@tcp","mr":1,"nids":[]},
+ *                            "new":{"nid":"10.0.0.1@tcp","mr":1,"nids":["10.0.0.2@tcp"]}},
+ *   {"op":"del","obj":"rule","old":{"pos":0,"src":"tcp","dst":null,"rte":null,"priority":1}}]
+ *
+ * "obj" is ni, peer, route, global or rule, and an object is written whole,
+ * with the field names of its struct below (null: not set).  "add" carries
+ * "new", "del" carries "old", "mod" both.  A peer's NIDs are part of the peer:
+ * adding or removing one is a "mod" of the peer.  A rule's "pos" is its
+ * position when the change was made: an add inserted it there (shifting the
+ * rest), a del closed the gap.  To undo an entry, walk it backwards doing the
+ * inverse of each element (del what was added, add back what was deleted,
+ * restore "old" over "new"); positions then come back exactly.
+ */
+#ifndef LNETD_STORE_H
+#define LNETD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ST_UNSET	(-1) /* an integer not set (SQL NULL): the default applies */
+#define STORE_ERR_MAX	256
+#define STORE_SYNC_FULL 2 /* PRAGMA synchronous's value for FULL */
+
+struct store;
+
+struct store_err {
+	char msg[STORE_ERR_MAX];
+};
+
+/* A local NI.  Key: (net, ifname) when ifname is set, else (net, pattern). */
+struct st_ni {
+	const char *net;     /* "tcp1" */
+	const char *ifname;  /* NULL: placed by the pattern alone */
+	const char *pattern; /* ip2nets address pattern, or NULL */
+	const char *cpts;    /* "[0,1]", or NULL: all */
+	int64_t peer_timeout, peer_credits, peer_buffer_credits, credits; /* or ST_UNSET */
+};
+
+/* A peer, named by its primary NID; nids are its other NIDs, in order. */
+struct st_peer {
+	const char *nid;
+	int mr; /* 0 or 1 */
+	size_t nnids;
+	const char **nids;
+};
+
+struct st_route {
+	const char *net, *gateway;	     /* key */
+	int64_t hops, priority, sensitivity; /* or ST_UNSET */
+};
+
+struct st_global {
+	const char *name;
+	int64_t value;
+};
+
+struct st_rule {
+	int64_t pos;		     /* 0 .. n-1 */
+	const char *src, *dst, *rte; /* NID expressions, or NULL */
+	int64_t priority;	     /* or ST_UNSET: none */
+};
+
+/* Who asked for a change (NULL: lnetd itself). */
+struct st_who {
+	uid_t uid;
+	pid_t pid;
+	const char *command; /* "lnetctl net add --net tcp --if eth0" */
+};
+
+struct st_hist {
+	uint64_t gen;
+	int64_t time; /* unix seconds */
+	uid_t uid;
+	pid_t pid;
+	const char *command;
+	const char *summary; /* one line per change: "+ni tcp eth0", "-peer 10.0.0.1@tcp" */
+	const char *change;  /* the JSON above; NULL in store_history_list() */
+};
+
+/* The whole desired state, each array in its list order. */
+struct st_state {
+	struct st_ni *ni;
+	struct st_peer *peer;
+	struct st_route *route;
+	struct st_global *global;
+	struct st_rule *rule;
+	size_t n_ni, n_peer, n_route, n_global, n_rule;
+};
+
+struct st_info {
+	int schema, schema_latest; /* PRAGMA user_version, and the newest this code knows */
+	char journal_mode[16];	   /* "wal" */
+	int synchronous;	   /* STORE_SYNC_FULL */
+	int foreign_keys;	   /* 1 */
+	uint64_t generation;
+};
+
+/* Open (creating and migrating as needed) or refuse, saying why in @err. */
+int store_open(const char *path, struct store **st, struct store_err *err);
+void store_close(struct store *st);
+int store_info(struct store *st, struct st_info *info);
+/* The generation of the last history entry, 0 for an empty store. */
+int store_generation(struct store *st, uint64_t *gen);
+
+int store_begin(struct store *st); /* -EBUSY if one is open already */
+/* Write the history entry (if anything changed) and commit; *gen (may be NULL) gets the
+ * store's generation after it. */
+int store_commit(struct store *st, const struct st_who *who, uint64_t *gen, struct store_err *err);
+int store_rollback(struct store *st);
+/* What store_commit() would record now (a dry run's diff): malloc'd copies. */
+int store_pending(struct store *st, char **summary, char **change);
+
+typedef int (*store_ni_cb)(const struct st_ni *ni, void *data);
+typedef int (*store_peer_cb)(const struct st_peer *peer, void *data);
+typedef int (*store_route_cb)(const struct st_route *route, void *data);
+typedef int (*store_global_cb)(const struct st_global *global, void *data);
+typedef int (*store_rule_cb)(const struct st_rule *rule, void *data);
+typedef int (*store_hist_cb)(const struct st_hist *hist, void *data);
+
+/* NIs, listed by net, then interface, then pattern.  Update changes cpts and tunables. */
+int store_ni_add(struct store *st, const struct st_ni *ni, struct store_err *err);
+int store_ni_update(struct store *st, const struct st_ni *ni, struct store_err *err);
+int store_ni_del(struct store *st, const struct st_ni *key, struct store_err *err);
+int store_ni_get(struct store *st, const struct st_ni *key, struct st_ni *ni,
+		 struct store_err *err);
+int store_ni_list(struct store *st, store_ni_cb cb, void *data);
+
+/* Peers, listed by primary NID.  The primary NID cannot be deleted alone. */
+int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err);
+int store_peer_set_mr(struct store *st, const char *nid, int mr, struct store_err *err);
+int store_peer_del(struct store *st, const char *nid, struct store_err *err);
+int store_peer_nid_add(struct store *st, const char *primary, const char *nid,
+		       struct store_err *err);
+int store_peer_nid_del(struct store *st, const char *primary, const char *nid,
+		       struct store_err *err);
+int store_peer_get(struct store *st, const char *nid, struct st_peer *peer, struct store_err *err);
+int store_peer_list(struct store *st, store_peer_cb cb, void *data);
+
+/* Routes, listed by net then gateway.  Update changes hops, priority, sensitivity. */
+int store_route_add(struct store *st, const struct st_route *route, struct store_err *err);
+int store_route_update(struct store *st, const struct st_route *route, struct store_err *err);
+int store_route_del(struct store *st, const char *net, const char *gateway, struct store_err *err);
+int store_route_get(struct store *st, const char *net, const char *gateway, struct st_route *route,
+		    struct store_err *err);
+int store_route_list(struct store *st, store_route_cb cb, void *data);
+
+/* Globals that were set, listed by name. */
+int store_global_set(struct store *st, const char *name, int64_t value, struct store_err *err);
+int store_global_unset(struct store *st, const char *name, struct store_err *err);
+int store_global_get(struct store *st, const char *name, int64_t *value, struct store_err *err);
+int store_global_list(struct store *st, store_global_cb cb, void *data);
+
+/*
+ * UDSP rules, listed by position.  Add inserts before the rule at rule->pos
+ * (a negative or past-the-end pos appends) and tells where it went; delete
+ * closes the gap; move takes the rule at @from to position @to (past the
+ * end: last); update replaces the rule at rule->pos.
+ */
+int store_rule_add(struct store *st, const struct st_rule *rule, int64_t *pos,
+		   struct store_err *err);
+int store_rule_update(struct store *st, const struct st_rule *rule, struct store_err *err);
+int store_rule_del(struct store *st, int64_t pos, struct store_err *err);
+int store_rule_del_all(struct store *st, struct store_err *err);
+int store_rule_move(struct store *st, int64_t from, int64_t to, struct store_err *err);
+int store_rule_get(struct store *st, int64_t pos, struct st_rule *rule, struct store_err *err);
+int store_rule_list(struct store *st, store_rule_cb cb, void *data);
+
+/* The last @limit entries (<= 0: all), newest first, without their change. */
+int store_history_list(struct store *st, int64_t limit, store_hist_cb cb, void *data);
+int store_history_get(struct store *st, uint64_t gen, struct st_hist *hist, struct store_err *err);
+
+/* The whole desired state; replacing it records only the differences. */
+int store_state_get(struct store *st, struct st_state *state);
+int store_state_replace(struct store *st, const struct st_state *state, struct store_err *err);
+
+void st_ni_clear(struct st_ni *ni);
+void st_peer_clear(struct st_peer *peer);
+void st_route_clear(struct st_route *route);
+void st_global_clear(struct st_global *global);
+void st_rule_clear(struct st_rule *rule);
+void st_hist_clear(struct st_hist *hist);
+void st_state_clear(struct st_state *state);
+
+#endif /* LNETD_STORE_H */
