@@ -33,5 +33,7 @@ struct lnetk_net {
 struct lnetk_net *lnetk_net(const struct net *net);
 /* A fresh engine instance with the host's NUMA distances. */
 struct lne_inst *lnetk_inst_new(void);
+/* Give @inst the host's distances: node_distance() between NUMA nodes. */
+int lnetk_numa_default(struct lne_inst *inst);
 
 #endif /* LNETK_INSTANCE_H */

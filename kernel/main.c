@@ -51,27 +51,31 @@ struct lnetk_net *lnetk_net(const struct net *net)
  * A CPT is a NUMA node: the engine's distance table is node_distance()
  * between the possible nodes (at most LNE_MAX_CPTS of them).
  */
-struct lne_inst *lnetk_inst_new(void)
+int lnetk_numa_default(struct lne_inst *inst)
 {
 	unsigned int n = min_t(unsigned int, nr_node_ids, LNE_MAX_CPTS), i, j;
-	struct lne_inst *inst = lne_inst_new();
 	u32 *dist;
+	int rc;
 
-	if (!inst)
-		return NULL;
 	dist = kcalloc(n * n, sizeof(*dist), GFP_KERNEL);
-	if (!dist) {
-		lne_inst_free(inst);
-		return NULL;
-	}
+	if (!dist)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
 			dist[i * n + j] = node_distance(i, j);
-	if (lne_numa_set(inst, (u16)n, dist, NULL)) {
+	rc = lne_numa_set(inst, (u16)n, dist, NULL);
+	kfree(dist);
+	return rc;
+}
+
+struct lne_inst *lnetk_inst_new(void)
+{
+	struct lne_inst *inst = lne_inst_new();
+
+	if (inst && lnetk_numa_default(inst)) {
 		lne_inst_free(inst);
 		inst = NULL;
 	}
-	kfree(dist);
 	return inst;
 }
 

@@ -112,7 +112,7 @@ static const struct nla_policy sel_policy[LNETK_SEL_A_MAX + 1] = {
 /* One policy for every command; each handler refuses what it does not take. */
 static const struct nla_policy lnetk_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_COUNT] = NLA_POLICY_RANGE(NLA_U32, 1, LNETK_BUMP_MAX),
-	[LNETK_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, LNETK_F_MASK),
+	[LNETK_A_FLAGS] = {.type = NLA_U32}, /* bits checked per command: -EOPNOTSUPP */
 	[LNETK_A_NI] = NLA_POLICY_NESTED(ni_policy),
 	[LNETK_A_PEER] = NLA_POLICY_NESTED(peer_policy),
 	[LNETK_A_PEER_NI] = NLA_POLICY_NESTED(pni_policy),
@@ -198,10 +198,25 @@ static u32 flags_of(struct genl_info *info)
 	return info->attrs[LNETK_A_FLAGS] ? nla_get_u32(info->attrs[LNETK_A_FLAGS]) : 0;
 }
 
+/* Flag bits the command does not know are refused, as unsupported. */
+static int flags_only(struct genl_info *info, u32 allowed)
+{
+	if (flags_of(info) & ~allowed)
+		return refuse(info->extack, info->attrs[LNETK_A_FLAGS], -EOPNOTSUPP,
+			      "this command does not support these LNETK_A_FLAGS bits");
+	return 0;
+}
+
+/*
+ * The family policy has already validated every nest, recursively and
+ * strictly, before the handler ran: parsing need not validate again (a
+ * batch of 100k NIDs would pay for it twice).  @policy documents the nest.
+ */
 static int parse_nest(struct nlattr **tb, int max, const struct nlattr *nest,
 		      const struct nla_policy *policy, struct netlink_ext_ack *extack)
 {
-	return nla_parse_nested(tb, max, nest, policy, extack);
+	(void)policy;
+	return nla_parse_nested(tb, max, nest, NULL, extack);
 }
 
 static int get_nid(const struct nlattr *attr, struct lne_nid *nid, struct netlink_ext_ack *extack)
@@ -278,7 +293,7 @@ static int peer_add(struct lne_inst *inst, const struct nlattr *nest,
 		    struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[LNETK_PEER_A_MAX + 1], *ptb[LNETK_PNI_A_MAX + 1], *a, *p;
-	struct lne_nid primary, *added = NULL;
+	struct lne_nid primary, *added = NULL, few[4];
 	bool mr = true, created, was_implicit;
 	struct lne_peer *peer;
 	struct lne_err err;
@@ -312,7 +327,8 @@ static int peer_add(struct lne_inst *inst, const struct nlattr *nest,
 			n++;
 	}
 	if (n) {
-		added = kcalloc(n, sizeof(*added), GFP_KERNEL);
+		/* Most peers have a few NIDs: no allocation for them. */
+		added = n <= ARRAY_SIZE(few) ? few : kcalloc(n, sizeof(*added), GFP_KERNEL);
 		if (!added) {
 			peer_add_undo(inst, &primary, created, was_implicit, NULL, 0);
 			return refuse(extack, NULL, -ENOMEM, "out of memory");
@@ -337,12 +353,21 @@ static int peer_add(struct lne_inst *inst, const struct nlattr *nest,
 		}
 		if (rc) {
 			peer_add_undo(inst, &primary, created, was_implicit, added, n);
-			kfree(added);
+			if (added != few)
+				kfree(added);
 			return rc;
 		}
 		n++;
 	}
-	kfree(added);
+	if (added != few)
+		kfree(added);
+	/* Nothing to do is a refusal, as for a rule: the caller asked for a change. */
+	if (!created && !was_implicit && !n) {
+		char msg[LNE_ERR_MSG_MAX];
+
+		snprintf(msg, sizeof(msg), "peer %s exists already", (const char *)nla_data(a));
+		return refuse(extack, a, -EEXIST, msg);
+	}
 	return 0;
 }
 
@@ -437,7 +462,7 @@ static int global_set(struct lne_inst *inst, const struct nlattr *nest,
 		return -EINVAL;
 	g = lne_global_lookup(nla_data(na));
 	if (g < 0)
-		return refuse(extack, na, -EINVAL, "no global setting has this name");
+		return refuse(extack, na, -ENOENT, "no global setting has this name");
 	rc = lne_global_set(inst, g, nla_get_u32(va), &err);
 	return rc ? engine_refusal(extack, va, rc, &err) : 0;
 }
@@ -806,9 +831,9 @@ static int lnetk_rule_del(struct sk_buff *skb, struct genl_info *info)
 
 	if (rc)
 		return rc;
-	if (flags & ~LNETK_F_ALL)
-		return refuse(info->extack, info->attrs[LNETK_A_FLAGS], -EINVAL,
-			      "RULE_DEL takes only LNETK_F_ALL");
+	rc = flags_only(info, LNETK_F_ALL);
+	if (rc)
+		return rc;
 	if (!(flags & LNETK_F_ALL) == !info->attrs[LNETK_A_RULE])
 		return refuse(info->extack, NULL, -EINVAL,
 			      "give either LNETK_A_RULE with an idx, or LNETK_F_ALL");
@@ -841,7 +866,11 @@ static int do_numa_set(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 	if (ncpt && (!tb[LNETK_NUMA_A_DIST] || nla_len(tb[LNETK_NUMA_A_DIST]) != ncpt * ncpt * 4))
 		return refuse(info->extack, tb[LNETK_NUMA_A_DIST] ?: nest, -EINVAL,
 			      "LNETK_NUMA_A_DIST must hold NCPT * NCPT u32 distances");
-	rc = lne_numa_set(ln->inst, (u16)ncpt, ncpt ? nla_data(tb[LNETK_NUMA_A_DIST]) : NULL, &err);
+	if (!ncpt)
+		return lnetk_numa_default(ln->inst)
+			       ? refuse(info->extack, NULL, -ENOMEM, "out of memory")
+			       : 0;
+	rc = lne_numa_set(ln->inst, (u16)ncpt, nla_data(tb[LNETK_NUMA_A_DIST]), &err);
 	return rc ? engine_refusal(info->extack, nest, rc, &err) : 0;
 }
 
@@ -850,54 +879,65 @@ static int lnetk_numa_set(struct sk_buff *skb, struct genl_info *info)
 	return OBJECT(info, LNETK_A_NUMA) ? change(info, do_numa_set, 0) : -EINVAL;
 }
 
+/* One batch item: what its *_ADD command (or GLOBAL_SET) would do. */
+static int batch_item(struct lne_inst *next, const struct nlattr *attr,
+		      struct netlink_ext_ack *extack)
+{
+	switch (nla_type(attr)) {
+	case LNETK_A_NI:
+		return ni_add(next, attr, extack);
+	case LNETK_A_PEER:
+		return peer_add(next, attr, extack);
+	case LNETK_A_ROUTE:
+		return route_add(next, attr, false, extack);
+	case LNETK_A_RULE:
+		return rule_add(next, attr, NULL, extack);
+	case LNETK_A_GLOBAL:
+		return global_set(next, attr, extack);
+	default:
+		return refuse(extack, attr, -EINVAL,
+			      "a batch holds NIs, peers, routes, rules and globals only");
+	}
+}
+
 /*
  * BATCH: build on a copy (or, with LNETK_F_REPLACE, on an empty instance)
- * and swap it in only when every item applied.
+ * and swap it in only when every item applied.  Rules go in after every
+ * other item, in their own order: the result is the same (flattening does
+ * not depend on the order rules and constructs arrive, see engine/udsp.h),
+ * but each rule then visits the constructs of its nets once, instead of
+ * each new peer scanning every rule.
  */
 static int do_batch(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
 {
+	char msg[LNE_ERR_MSG_MAX];
 	const struct nlattr *attr;
 	struct lne_inst *next;
-	char msg[LNE_ERR_MSG_MAX];
-	int rem, rc = 0;
-	u32 n = 0;
+	int rem, rc = 0, pass;
+	u32 n = 0, item;
 
 	next = flags_of(info) & LNETK_F_REPLACE ? lnetk_inst_new() : lne_inst_copy(ln->inst);
 	if (!next)
 		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
-	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem)
-	{
-		switch (nla_type(attr)) {
-		case LNETK_A_NI:
-			rc = ni_add(next, attr, info->extack);
-			break;
-		case LNETK_A_PEER:
-			rc = peer_add(next, attr, info->extack);
-			break;
-		case LNETK_A_ROUTE:
-			rc = route_add(next, attr, false, info->extack);
-			break;
-		case LNETK_A_RULE:
-			rc = rule_add(next, attr, NULL, info->extack);
-			break;
-		case LNETK_A_GLOBAL:
-			rc = global_set(next, attr, info->extack);
-			break;
-		case LNETK_A_FLAGS:
-			continue;
-		default:
-			rc = refuse(info->extack, attr, -EINVAL,
-				    "a batch holds NIs, peers, routes, rules and globals only");
-			break;
+	for (pass = 0; pass < 2 && !rc; pass++) {
+		item = 0;
+		nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem)
+		{
+			if (nla_type(attr) == LNETK_A_FLAGS)
+				continue;
+			item++;
+			if ((nla_type(attr) == LNETK_A_RULE) != (pass == 1))
+				continue;
+			rc = batch_item(next, attr, info->extack);
+			if (rc)
+				break;
+			n++;
 		}
-		if (rc)
-			break;
-		n++;
 	}
 	if (rc) {
-		/* Say which item, keeping the engine's sentence. */
+		/* Say which item (counting from 1, flags aside), keeping the sentence. */
 		if (info->extack && info->extack->_msg) {
-			snprintf(msg, sizeof(msg), "batch item %u: %s", n, info->extack->_msg);
+			snprintf(msg, sizeof(msg), "batch item %u: %s", item, info->extack->_msg);
 			refuse(info->extack, info->extack->bad_attr, rc, msg);
 		}
 		lne_inst_free(next);
@@ -913,12 +953,9 @@ static int do_batch(struct lnetk_net *ln, struct genl_info *info, struct sk_buff
 
 static int lnetk_batch(struct sk_buff *skb, struct genl_info *info)
 {
-	u32 flags = flags_of(info);
+	int rc = flags_only(info, LNETK_F_REPLACE);
 
-	if (flags & ~LNETK_F_REPLACE)
-		return refuse(info->extack, info->attrs[LNETK_A_FLAGS], -EINVAL,
-			      "BATCH takes only LNETK_F_REPLACE");
-	return change(info, do_batch, nla_total_size(sizeof(u32)));
+	return rc ? rc : change(info, do_batch, nla_total_size(sizeof(u32)));
 }
 
 /* --- reads -------------------------------------------------------------------- */
@@ -940,7 +977,7 @@ static int lnetk_get_info(struct sk_buff *skb, struct genl_info *info)
 	rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD) ||
 	     nla_put_string(reply, LNETK_A_VERSION, LNETK_VERSION) ||
 	     nla_put_u32(reply, LNETK_A_COUNT,
-			 ln->inst->nni + ln->inst->npni + ln->inst->udsp.nrules);
+			 ln->inst->nni + ln->inst->npni + ln->inst->nroute + ln->inst->udsp.nrules);
 	mutex_unlock(&ln->lock);
 	if (rc) {
 		nlmsg_free(reply);
@@ -1208,7 +1245,8 @@ static int lnetk_ni_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			rc = -EMSGSIZE;
 		} else {
 			genl_dump_check_consistent(cb, hdr);
-			rc = put_ni(skb, ni);
+			rc = nla_put_u64_64bit(skb, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
+				     ?: put_ni(skb, ni);
 			if (rc)
 				genlmsg_cancel(skb, hdr);
 			else
@@ -1234,7 +1272,8 @@ static int lnetk_peer_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		if (!peer)
 			break;
 		put = put_peer(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, NLM_F_MULTI,
-			       LNETK_CMD_PEER_GET, cb, peer, ctx->cur ? ctx->done : 0, NULL);
+			       LNETK_CMD_PEER_GET, cb, peer, ctx->cur ? ctx->done : 0,
+			       &ln->generation);
 		if (put < 0) {
 			/* Nothing of it fit: all of it in the next step. */
 			if (!ctx->cur) {
@@ -1329,7 +1368,11 @@ static int simple_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
 		rc = hdr ? 0 : -EMSGSIZE;
 		if (hdr) {
 			genl_dump_check_consistent(cb, hdr);
-			rc = cmd == LNETK_CMD_ROUTE_GET ? put_route(skb, obj) : put_rule(skb, obj);
+			rc = nla_put_u64_64bit(skb, LNETK_A_GENERATION, ln->generation,
+					       LNETK_A_PAD);
+			if (!rc)
+				rc = cmd == LNETK_CMD_ROUTE_GET ? put_route(skb, obj)
+								: put_rule(skb, obj);
 			if (rc)
 				genlmsg_cancel(skb, hdr);
 			else
@@ -1430,9 +1473,8 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 
 	if (!nest)
 		return -EINVAL;
-	if (flags_of(info) & ~LNETK_F_EXPLAIN)
-		return refuse(info->extack, info->attrs[LNETK_A_FLAGS], -EINVAL,
-			      "SELECT takes only LNETK_F_EXPLAIN");
+	if (flags_only(info, LNETK_F_EXPLAIN))
+		return -EOPNOTSUPP;
 	rc = parse_nest(tb, LNETK_SEL_A_MAX, nest, sel_policy, info->extack);
 	if (rc)
 		return rc;

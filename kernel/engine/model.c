@@ -246,14 +246,17 @@ struct lne_net *lne_net_find(const struct lne_inst *ln, lne_net_t id)
 	return NULL;
 }
 
+static struct lne_ni **ni_slot(struct lne_inst *ln, const struct lne_nid *nid)
+{
+	return &ln->ni_htab[lne_nid_hash(nid) % LNE_NI_HASH];
+}
+
 struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
 {
-	struct lne_net *net = lne_net_find(ln, lne_nid_net(nid));
 	struct lne_ni *ni;
 
-	if (!net)
-		return NULL;
-	lne_list_for_each_entry(ni, &net->nis, link)
+	/* Every peer NID added is checked against the local NIs: a hash. */
+	for (ni = ln->ni_htab[lne_nid_hash(nid) % LNE_NI_HASH]; ni; ni = ni->hnext)
 		if (lne_nid_equal(&ni->nid, nid))
 			return ni;
 	return NULL;
@@ -339,6 +342,8 @@ int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err 
 	ni->id = ln->next_id++;
 	lne_list_add_tail(&ni->link, &net->nis);
 	lne_list_add_tail(&ni->all_link, &ln->nis);
+	ni->hnext = *ni_slot(ln, &ni->nid);
+	*ni_slot(ln, &ni->nid) = ni;
 	net->nni++;
 	ln->nni++;
 	rc = lne_udsp_ni_added(ln, ni);
@@ -368,7 +373,7 @@ static void net_free(struct lne_net *net)
 
 int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err)
 {
-	struct lne_ni *ni = lne_ni_find(ln, nid);
+	struct lne_ni *ni = lne_ni_find(ln, nid), **pp;
 	char buf[LNE_NID_STR_MAX];
 	struct lne_peer *peer;
 	struct lne_net *net;
@@ -381,6 +386,9 @@ int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *e
 	lne_list_for_each_entry(peer, &ln->peers, link)
 		if (peer->nmr_src == ni)
 			peer->nmr_src = NULL;
+	for (pp = ni_slot(ln, &ni->nid); *pp != ni; pp = &(*pp)->hnext)
+		;
+	*pp = ni->hnext;
 	lne_list_del(&ni->link);
 	lne_list_del(&ni->all_link);
 	net->nni--;
@@ -879,6 +887,7 @@ int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, 
 	rt->id = ln->next_id++;
 	lne_list_add_tail(&rt->link, &ln->routes);
 	lne_list_add_tail(&rt->rnet_link, &rt->rnet->routes);
+	ln->nroute++;
 	lne_changed(ln);
 	return 0;
 }
@@ -894,6 +903,7 @@ int lne_route_del(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, 
 		return lne_err_set(err, -ENOENT, net_str(net, nbuf), -1, "no route through %s",
 				   nid_str(gw, gbuf));
 	gpni = rt->gw;
+	ln->nroute--;
 	lne_list_del(&rt->link);
 	lne_list_del(&rt->rnet_link);
 	rnet_put(rt->rnet);

@@ -39,7 +39,8 @@
 #define LNE_PRIO_MAX   0xfffffffeu /* highest value a rule may give */
 #define LNE_CPT_ANY    (-1)
 #define LNE_MAX_CPTS   64
-#define LNE_IFNAME_MAX 16 /* IFNAMSIZ */
+#define LNE_IFNAME_MAX 16  /* IFNAMSIZ */
+#define LNE_NI_HASH    256 /* buckets for local NIs: a node has few */
 
 struct lne_rule;
 
@@ -66,6 +67,7 @@ struct lne_net {
 };
 
 struct lne_ni {
+	struct lne_ni *hnext;	  /* inst->ni_htab chain */
 	struct lne_list link;	  /* in net->nis, creation order */
 	struct lne_list all_link; /* in inst->nis, creation order */
 	struct lne_net *net;
@@ -181,7 +183,8 @@ struct lne_inst {
 	u64 next_id;
 	struct lne_list nets, nis, rnets, peers, routes;
 	struct lne_peer_ni **htab;
-	u32 hmask, npni, nni;
+	struct lne_ni *ni_htab[LNE_NI_HASH]; /* local NIs by NID: every peer NID is checked */
+	u32 hmask, npni, nni, nroute;
 	u32 globals[LNE_G__COUNT];
 	u16 ncpt;
 	u32 *numa_dist; /* ncpt * ncpt; NULL: no table, every distance equal */

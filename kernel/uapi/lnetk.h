@@ -16,11 +16,12 @@
  * Generation
  * ----------
  * Every instance carries a generation: a u64 that starts at 0 when the
- * instance is created and grows with every change to it.  Every reply to a
- * request that is not a dump carries it as LNETK_A_GENERATION (the
+ * instance is created and grows with every change to it.  Every reply,
+ * each message of a dump included, carries it as LNETK_A_GENERATION (the
  * generation after the request), so a reader can tell whether what it saw
  * is still current, and a writer can tell its own changes from someone
- * else's in the notifications below.  Dumps use NLM_F_DUMP_INTR instead.
+ * else's in the notifications below.  A dump also sets NLM_F_DUMP_INTR on
+ * its messages once the instance changed under it.
  *
  * Errors
  * ------
@@ -38,6 +39,7 @@
  *   -EBUSY         something depends on it (a gateway with routes)
  *   -E2BIG         a limit was reached (max_interfaces)
  *   -EHOSTUNREACH  (SELECT) nothing reaches the destination
+ *   -EOPNOTSUPP    LNETK_A_FLAGS bits the command does not support
  * Every refusal carries an extack message saying, in a sentence, what was
  * wrong, naming the bad attribute (NLMSGERR_ATTR_OFFS points at it) or the
  * bad input; ask for it with the NETLINK_EXT_ACK socket option.  A refused
@@ -89,7 +91,8 @@
  * LNETK_CMD_PEER_ADD (admin): LNETK_A_PEER with LNETK_PEER_A_PRIMARY
  *   (required), LNETK_PEER_A_MR (default 1: Multi-Rail) and any number of
  *   LNETK_PEER_A_PEER_NI, each with LNETK_PNI_A_NID: the peer is created
- *   if it does not exist, and the NIDs are added to it.  A NID already
+ *   if it does not exist, and the NIDs are added to it (a peer that exists
+ *   and gets no new NID: -EEXIST, nothing to do).  A NID already
  *   owned by another peer is refused (-EEXIST) and the message names the
  *   owner.  Adding a route's gateway by name makes it an explicit peer.
  * LNETK_CMD_PEER_DEL (admin): LNETK_A_PEER with LNETK_PEER_A_PRIMARY and
@@ -156,7 +159,9 @@
  *   holds at most 64 KiB, a batch may be megabytes; raise SO_SNDBUF), each
  *   meaning what its *_ADD (or GLOBAL_SET) command means.  With LNETK_A_FLAGS
  *   LNETK_F_REPLACE the instance is emptied first, so the batch becomes the
- *   whole state.  The batch is built on a copy and swapped in on success;
+ *   whole state.  Rules are applied after the other items (in their own
+ *   order): flattening makes the result the same, and it is much faster.
+ *   The batch is built on a copy and swapped in on success;
  *   on failure the extack names the failing item (its offset) and nothing
  *   changes.  Replies LNETK_A_GENERATION and LNETK_A_COUNT (items applied).
  *

@@ -4,28 +4,36 @@
  * run inside the VM against the real module (tests/vm/run.sh).
  *
  * Prints one TAP line per case, without numbers ("ok - ..."): the guest's
- * /init runs several programs and the host numbers the lines.  Diagnostics
+ * /init runs several groups and the host numbers the lines.  Diagnostics
  * are "# " lines.  Exit status 0 when every case passed.
  *
- *   genl-test           every case below (the module must be loaded)
- *   genl-test resolve   only resolve the family (loads it on demand)
+ *   genl-test basic         GET_INFO, BUMP, events, namespaces (this file)
+ *   genl-test api           every command's happy path (cases-api.c)
+ *   genl-test refuse        malformed input (cases-refuse.c)
+ *   genl-test perm          an unprivileged caller (cases-perm.c)
+ *   genl-test netns         independent instances, their lifetime (cases-perm.c)
+ *   genl-test scale         100,000 peer NIDs: dumps and batches (cases-scale.c)
+ *   genl-test conformance FILE   replay a scenario file (scn-kernel.c)
+ *   genl-test explain FILE  the same, explain compared with the engine's (cases-explain.c)
+ *   genl-test populate      leave some state in this namespace
+ *   genl-test hold          hold a namespace with state until killed
+ *   genl-test resolve       only resolve the family (loads it on demand)
  *
+ * The basic cases below talk raw libnl on purpose: they check the wire
+ * (sizes, unknown attributes) under the client library the others use.
  * Cases that need another identity (an unprivileged uid, another network
  * namespace) run in a forked child that reports through its exit status,
  * so the parent's socket and namespace stay untouched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/netlink.h>
@@ -33,41 +41,10 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
+#include "scenario.h"
+#include "scn-kernel.h"
 #include "uapi/lnetk.h"
-
-#define NOBODY 65534
-
-static int failures;
-
-static void tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
+#include "vm.h"
 
 /* A socket speaking the family, with extack and capped acks turned on. */
 struct conn {
@@ -366,32 +343,6 @@ static void case_refusals(struct conn *c)
 	refused(c, LNETK_CMD_GET_INFO, COUNT_U32, 5, "GET_INFO with an attribute it does not take");
 }
 
-/* Run @fn in a forked child; its exit status is the verdict (0: pass). */
-static int in_child(int (*fn)(void))
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		_exit(fn());
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static int drop_to_nobody(void)
-{
-	if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0) {
-		diag("dropping to uid %d: %s", NOBODY, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* Bits of the unprivileged child's verdict. */
 enum {
 	UNPRIV_SETUP = 1,
@@ -399,7 +350,7 @@ enum {
 	UNPRIV_WRITE = 4,
 };
 
-static int unprivileged(void)
+static int unprivileged(void *arg)
 {
 	struct conn c;
 	struct result r;
@@ -427,7 +378,7 @@ static void case_unprivileged(struct conn *c, struct nl_sock *ev)
 	int v, got;
 
 	get_generation(c, &before);
-	v = in_child(unprivileged);
+	v = in_child(unprivileged, NULL);
 	get_generation(c, &after);
 	got = events_read(ev, 100, &n);
 	tap(v >= 0 && !(v & (UNPRIV_SETUP | UNPRIV_READ)), "an unprivileged caller can GET_INFO");
@@ -455,7 +406,7 @@ static int fresh_namespace(const char *what)
 	return rc || first != 0 || last != 7;
 }
 
-static int new_netns(void)
+static int fresh_netns(void *arg)
 {
 	if (unshare(CLONE_NEWNET) < 0) {
 		diag("unshare(CLONE_NEWNET): %s", strerror(errno));
@@ -465,7 +416,7 @@ static int new_netns(void)
 }
 
 /* GENL_UNS_ADMIN_PERM: nobody may change the instance of a netns it owns. */
-static int new_userns_netns(void)
+static int new_userns_netns(void *arg)
 {
 	if (drop_to_nobody() < 0)
 		return 1;
@@ -483,8 +434,8 @@ static void case_namespaces(struct conn *c, struct nl_sock *ev)
 	int v1, v2, got;
 
 	get_generation(c, &before);
-	v1 = in_child(new_netns);
-	v2 = in_child(new_netns);
+	v1 = in_child(fresh_netns, NULL);
+	v2 = in_child(fresh_netns, NULL);
 	get_generation(c, &after);
 	got = events_read(ev, 100, &n);
 	diag("init netns generation %" PRIu64 " -> %" PRIu64 ", events seen here %d", before, after,
@@ -493,26 +444,20 @@ static void case_namespaces(struct conn *c, struct nl_sock *ev)
 	    "two new network namespaces have their own generations, from 0");
 	tap(got == 0, "a change in another namespace is not announced in this one");
 
-	v1 = in_child(new_userns_netns);
+	v1 = in_child(new_userns_netns, NULL);
 	get_generation(c, &after);
 	tap(v1 == 0 && before == after,
 	    "an unprivileged user may BUMP in a netns its own user namespace owns");
 }
 
-int main(int argc, char **argv)
+void cases_basic(void)
 {
 	struct nl_sock *ev;
 	struct conn c;
 
-	if (argc > 1 && !strcmp(argv[1], "resolve")) {
-		if (conn_open(&c) < 0)
-			return 1;
-		conn_close(&c);
-		return 0;
-	}
 	if (conn_open(&c) < 0) {
 		tap(false, "resolve the generic netlink family \"%s\"", LNETK_GENL_NAME);
-		return 1;
+		return;
 	}
 	case_get_info(&c);
 	case_bump(&c);
@@ -522,11 +467,91 @@ int main(int argc, char **argv)
 	ev = events_open();
 	if (!ev) {
 		tap(false, "join the \"events\" group");
-		return 1;
+		conn_close(&c);
+		return;
 	}
 	case_unprivileged(&c, ev);
 	case_namespaces(&c, ev);
 	nl_socket_free(ev);
 	conn_close(&c);
-	return failures ? 1 : 0;
+}
+
+/* Replay a scenario file through the module: it must give what the engine gives. */
+void cases_conformance(const char *path)
+{
+	struct scn_kernel sk;
+	struct scn_backend be;
+	int checks = 0, failed;
+	double t0 = now();
+
+	scn_kernel_init(&sk, &be);
+	failed = scn_run_file(path, &be, &checks);
+	scn_kernel_fini(&sk);
+	diag("conformance: %d checks, %d failed, %d scenarios, %.1f s", checks, failed,
+	     sk.scenarios, now() - t0);
+	tap(failed == 0 && checks > 20,
+	    "the conformance scenarios replayed through netlink give the engine's selections");
+}
+
+/* Hold a namespace with state in it until killed: rmmod must cope. */
+static int hold(void)
+{
+	struct lnetk *lk;
+	int rc;
+
+	if (new_netns() || lnetk_open(&lk))
+		return 1;
+	rc = populate(lk);
+	printf("# hold: a namespace with state: %s\n", rc ? errname(rc) : "ready");
+	fflush(stdout);
+	if (rc)
+		return 1;
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "basic";
+	struct conn c;
+
+	setvbuf(stderr, NULL, _IONBF, 0);
+	if (!strcmp(what, "resolve")) {
+		if (conn_open(&c) < 0)
+			return 1;
+		conn_close(&c);
+		return 0;
+	}
+	if (!strcmp(what, "basic"))
+		cases_basic();
+	else if (!strcmp(what, "api"))
+		cases_api();
+	else if (!strcmp(what, "refuse"))
+		cases_refuse();
+	else if (!strcmp(what, "perm"))
+		cases_perm();
+	else if (!strcmp(what, "netns"))
+		cases_netns();
+	else if (!strcmp(what, "scale"))
+		cases_scale();
+	else if (!strcmp(what, "conformance") && argc > 2)
+		cases_conformance(argv[2]);
+	else if (!strcmp(what, "explain") && argc > 2)
+		cases_explain(argv[2]);
+	else if (!strcmp(what, "hold"))
+		return hold();
+	else if (!strcmp(what, "populate")) {
+		struct lnetk *lk;
+		int rc = lnetk_open(&lk);
+
+		rc = rc ? rc : populate(lk);
+		tap(rc == 0, "leave NIs, peers, a route and rules in the init namespace (%s)",
+		    errname(rc));
+		lnetk_close(lk);
+	} else {
+		fprintf(stderr, "usage: genl-test [basic|api|refuse|perm|netns|scale|hold|populate|"
+				"resolve|conformance FILE|explain FILE]\n");
+		return 2;
+	}
+	return vm_failures ? 1 : 0;
 }

@@ -93,15 +93,31 @@ work=$(cd "$work" && pwd)
 # --- the guest programs -----------------------------------------------------
 # Built here, not by automake: they run only in the guest, so they must not
 # carry the sanitizers of a --enable-sanitizers build, and the tier has to
-# run by hand too.
+# run by hand too.  One program, genl-test, with a subcommand per group of
+# cases; it links lnetk-client (the binding lnetd uses), the scenario
+# parser the unit tier shares, and the engine with its scenario backend, to
+# compare the module's explanations with the engine's.
 prog=$work/genl-test
-if [ ! -x "$prog" ] || [ "$here/genl-test.c" -nt "$prog" ] ||
-	[ "$top/kernel/uapi/lnetk.h" -nt "$prog" ]; then
-	# shellcheck disable=SC2046
+srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-refuse.c
+	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/scn-kernel.c
+	$top/lnetd/lnetk-client.c $top/tests/lib/scenario.c $top/tests/unit/scn-engine.c
+	$(ls "$top"/kernel/engine/*.c)"
+deps="$srcs $here/vm.h $here/scn-kernel.h $top/lnetd/lnetk-client.h
+	$top/tests/lib/scenario.h $top/tests/unit/scn-engine.h $top/kernel/uapi/lnetk.h
+	$(ls "$top"/kernel/engine/*.h)"
+stale=no
+[ -x "$prog" ] || stale=yes
+for f in $deps; do
+	[ "$f" -nt "$prog" ] && stale=yes
+done
+if [ "$stale" = yes ]; then
+	# shellcheck disable=SC2046,SC2086
 	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		-Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror \
-		-I"$top/kernel" $(pkg-config --cflags libnl-genl-3.0) \
-		-o "$prog" "$here/genl-test.c" $(pkg-config --libs libnl-genl-3.0) \
+		-I"$top/kernel" -I"$top/kernel/engine" -I"$top/lnetd" -I"$top/tests/lib" \
+		-I"$top/tests/unit" \
+		$(pkg-config --cflags libnl-genl-3.0) \
+		-o "$prog" $srcs $(pkg-config --libs libnl-genl-3.0) \
 		>"$work/genl-test.log" 2>&1 ||
 		fail "build genl-test" "$work/genl-test.log"
 fi
@@ -150,6 +166,8 @@ cp -a "$base" "$root" &&
 	install -D -m 644 "$work/kmod/lnetk.ko" "$root/lib/modules/$kver/extra/lnetk.ko" &&
 	"$busybox" depmod -b "$root" "$kver" &&
 	copy_with_libs "$prog" "$root" &&
+	install -D -m 644 "$top/tests/data/select-conformance.scn" \
+		"$root/data/select-conformance.scn" &&
 	install -m 755 "$here/init" "$root/init" &&
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.cpio.gz" ||
 	fail "build the initramfs in $root"
@@ -158,9 +176,12 @@ cp -a "$base" "$root" &&
 accel="-accel tcg"
 [ "${LNETD_VM_KVM:-0}" = 1 ] && accel="-accel kvm -cpu host"
 start=$(date +%s.%N)
+# 1 GiB: the scale cases hold two instances of 100,000 peer NIDs and a
+# multi-megabyte batch.  The guest's groups time out on their own (init);
+# this outer limit only catches a guest that hangs as a whole.
 {
 	# shellcheck disable=SC2086
-	timeout 120 "$qemu" $accel -m 512 -nodefaults -no-user-config -display none \
+	timeout 900 "$qemu" $accel -m 1024 -nodefaults -no-user-config -display none \
 		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$work/initramfs.cpio.gz" \
 		-append 'console=ttyS0 quiet panic=-1' </dev/null 2>&1
 	echo "$?" >"$work/qemu.status"

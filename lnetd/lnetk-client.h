@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lnetk-client.h - the one userspace binding of the lnetk generic netlink
+ * contract (kernel/uapi/lnetk.h): one function per command, typed structs
+ * in and out, negative errno back.
+ *
+ * The contract's prose is the documentation of what each command does;
+ * this header only says how the C side looks:
+ *
+ *  - A struct lnetk is a socket speaking the family, bound to the instance
+ *    of the network namespace it was opened in.  It is not thread-safe:
+ *    one request at a time.
+ *  - Every call that can be refused takes a struct lnetk_err (may be NULL)
+ *    and fills it with the kernel's extack message, so the sentence the
+ *    module wrote reaches the person (lnetd puts it in its D-Bus error).
+ *  - Optional input fields are named by a "has" mask (LNETK_HAS_*): a value
+ *    of 0 is often meaningful, so absence cannot be a value.  Fields a
+ *    command does not take are not sent.  Replies set "has" too.
+ *  - Dumps call back once per object, in the kernel's order.  Peers come
+ *    whole: messages that repeat a primary NID are merged first.  Pointers
+ *    in what a callback gets are valid during the call only.  A dump that
+ *    raced with a change returns -EAGAIN after delivering everything: the
+ *    caller dumps again.
+ *  - A batch is one message with many objects, applied all or nothing
+ *    (LNETK_CMD_BATCH); on refusal the error names the failing item.
+ *  - Events come on their own socket (struct lnetk_events), so that they
+ *    never interleave with replies; lnetd polls its fd in its event loop.
+ */
+#ifndef LNETD_LNETK_CLIENT_H
+#define LNETD_LNETK_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/lnetk.h"
+
+struct lnetk;
+struct lnetk_batch;
+struct lnetk_events;
+
+#define LNETK_ERR_MSG_MAX 256
+#define LNETK_PRIO_NONE	  UINT32_MAX /* no priority: a rule without one, a value no rule set */
+
+/* Why the kernel refused a request. */
+struct lnetk_err {
+	char msg[LNETK_ERR_MSG_MAX]; /* extack message, "" if the kernel gave none */
+	int attr_offset;	     /* byte offset of the blamed attribute in the request, -1 */
+	int item;		     /* batch: index of the failing item (0 first), -1 */
+};
+
+/* --- connection ----------------------------------------------------------- */
+
+/* Resolve the family (which loads the module) and open a socket to it. */
+int lnetk_open(struct lnetk **lkp);
+/*
+ * The same, receiving with a buffer of @recv_buffer bytes (socket buffer
+ * and read size alike; 0: the default, large): the kernel fills each dump
+ * message to about that size, so a small one makes dumps span many
+ * messages, each resumed from where the last stopped.
+ */
+int lnetk_open_buffer(struct lnetk **lkp, size_t recv_buffer);
+void lnetk_close(struct lnetk *lk);
+/* LNETK_A_GENERATION of the last reply received. */
+uint64_t lnetk_last_generation(const struct lnetk *lk);
+/*
+ * How many reads (datagrams) the last request's reply took.  The kernel
+ * fills one per round of a dump, resuming from its cursor each time.
+ */
+unsigned int lnetk_last_reads(const struct lnetk *lk);
+
+struct lnetk_info {
+	uint64_t generation;
+	uint32_t count; /* NIs + peer NIs + routes + rules */
+	char version[32];
+};
+
+int lnetk_get_info(struct lnetk *lk, struct lnetk_info *info, struct lnetk_err *err);
+int lnetk_bump(struct lnetk *lk, uint32_t count, uint64_t *generation, struct lnetk_err *err);
+
+/* --- local NIs -------------------------------------------------------------- */
+
+enum {
+	LNETK_HAS_NI_IFNAME = 1 << 0,
+	LNETK_HAS_NI_CPTS = 1 << 1,
+	LNETK_HAS_NI_DEV_CPT = 1 << 2,
+	LNETK_HAS_NI_PEER_TIMEOUT = 1 << 3,
+	LNETK_HAS_NI_PEER_CREDITS = 1 << 4,
+	LNETK_HAS_NI_PEER_BUFFER_CREDITS = 1 << 5,
+	LNETK_HAS_NI_CREDITS = 1 << 6,
+	LNETK_HAS_NI_UP = 1 << 7,
+	LNETK_HAS_NI_HEALTH = 1 << 8,
+	LNETK_HAS_NI_TX_CREDITS = 1 << 9,
+};
+
+struct lnetk_ni {
+	unsigned int has; /* LNETK_HAS_NI_* */
+	char nid[LNETK_NID_MAX];
+	char ifname[LNETK_IFNAME_MAX];
+	uint64_t cpts; /* bit per CPT served, 0 = all */
+	int32_t dev_cpt;
+	uint32_t peer_timeout, peer_credits, peer_buffer_credits, credits;
+	bool up;
+	uint32_t health;
+	int32_t tx_credits;
+	/* Replies: the UDSP values flattened onto it, and the rules behind them (-1: none). */
+	uint32_t prio, net_prio;
+	int32_t prio_rule, net_prio_rule;
+};
+
+typedef int (*lnetk_ni_cb)(const struct lnetk_ni *ni, void *arg);
+
+/* NI_ADD takes ifname, cpts, dev_cpt and the tunables; NI_SET up, health, tx_credits. */
+int lnetk_ni_add(struct lnetk *lk, const struct lnetk_ni *ni, struct lnetk_err *err);
+int lnetk_ni_set(struct lnetk *lk, const struct lnetk_ni *ni, struct lnetk_err *err);
+int lnetk_ni_del(struct lnetk *lk, const char *nid, struct lnetk_err *err);
+int lnetk_ni_get(struct lnetk *lk, const char *nid, struct lnetk_ni *ni, struct lnetk_err *err);
+int lnetk_ni_dump(struct lnetk *lk, lnetk_ni_cb cb, void *arg, struct lnetk_err *err);
+
+/* --- peers --------------------------------------------------------------- */
+
+enum {
+	LNETK_HAS_PNI_HEALTH = 1 << 0,
+	LNETK_HAS_PNI_CREDITS = 1 << 1,
+};
+
+/* A preferred local NI (pair rule) or gateway (router rule) of a peer NI. */
+struct lnetk_pref {
+	char nid[LNETK_NID_MAX];
+	uint32_t prio; /* the deciding rule's priority, LNETK_PRIO_NONE */
+	uint32_t rule; /* the deciding rule's idx */
+};
+
+struct lnetk_peer_ni {
+	unsigned int has; /* LNETK_HAS_PNI_* */
+	char nid[LNETK_NID_MAX];
+	uint32_t health;
+	int32_t credits;
+	/* Replies only. */
+	uint32_t prio, net_prio, gw_routes;
+	int32_t prio_rule, net_prio_rule;
+	size_t npref_src, npref_gw;
+	struct lnetk_pref *pref_src, *pref_gw;
+};
+
+struct lnetk_peer {
+	char primary[LNETK_NID_MAX];
+	bool mr, implicit;
+	size_t nnis;
+	struct lnetk_peer_ni *nis;
+};
+
+typedef int (*lnetk_peer_cb)(const struct lnetk_peer *peer, void *arg);
+
+/* Create the peer if need be and add @nids (its primary NID need not be among them). */
+int lnetk_peer_add(struct lnetk *lk, const char *primary, bool mr, const char *const *nids,
+		   size_t nnids, struct lnetk_err *err);
+/* Delete @nids of the peer, or the whole peer when @nnids is 0. */
+int lnetk_peer_del(struct lnetk *lk, const char *primary, const char *const *nids, size_t nnids,
+		   struct lnetk_err *err);
+int lnetk_peer_ni_set(struct lnetk *lk, const struct lnetk_peer_ni *pni, struct lnetk_err *err);
+/* The peer owning @nid, in *@peerp; free it with lnetk_peer_free(). */
+int lnetk_peer_get(struct lnetk *lk, const char *nid, struct lnetk_peer **peerp,
+		   struct lnetk_err *err);
+void lnetk_peer_free(struct lnetk_peer *peer);
+int lnetk_peer_dump(struct lnetk *lk, lnetk_peer_cb cb, void *arg, struct lnetk_err *err);
+
+/* --- routes ----------------------------------------------------------------- */
+
+enum {
+	LNETK_HAS_ROUTE_HOPS = 1 << 0,
+	LNETK_HAS_ROUTE_PRIORITY = 1 << 1,
+	LNETK_HAS_ROUTE_SENSITIVITY = 1 << 2,
+};
+
+struct lnetk_route {
+	unsigned int has; /* LNETK_HAS_ROUTE_* */
+	char net[LNETK_NET_MAX];
+	char gateway[LNETK_NID_MAX];
+	uint32_t hops, priority, sensitivity;
+};
+
+typedef int (*lnetk_route_cb)(const struct lnetk_route *route, void *arg);
+
+int lnetk_route_add(struct lnetk *lk, const struct lnetk_route *route, struct lnetk_err *err);
+int lnetk_route_del(struct lnetk *lk, const char *net, const char *gateway, struct lnetk_err *err);
+int lnetk_route_dump(struct lnetk *lk, lnetk_route_cb cb, void *arg, struct lnetk_err *err);
+
+/* --- UDSP rules ------------------------------------------------------------- */
+
+struct lnetk_rule {
+	const char *src, *dst, *rte; /* expressions, NULL when absent */
+	uint32_t prio;		     /* LNETK_PRIO_NONE: none */
+	int64_t idx;		     /* add: insert before this idx, < 0 to append */
+	uint8_t kind;		     /* replies: enum lnetk_rule_kind */
+};
+
+typedef int (*lnetk_rule_cb)(const struct lnetk_rule *rule, void *arg);
+
+/* @outcome (LNETK_RULE_ADDED or _UPDATED) and @idx may be NULL. */
+int lnetk_rule_add(struct lnetk *lk, const struct lnetk_rule *rule,
+		   enum lnetk_rule_outcome *outcome, uint32_t *idx, struct lnetk_err *err);
+int lnetk_rule_del(struct lnetk *lk, uint32_t idx, struct lnetk_err *err);
+int lnetk_rule_del_all(struct lnetk *lk, struct lnetk_err *err);
+int lnetk_rule_dump(struct lnetk *lk, lnetk_rule_cb cb, void *arg, struct lnetk_err *err);
+
+/* --- globals and NUMA --------------------------------------------------------- */
+
+struct lnetk_global {
+	char name[LNETK_NAME_MAX];
+	uint32_t value;
+};
+
+typedef int (*lnetk_global_cb)(const struct lnetk_global *global, void *arg);
+
+int lnetk_global_set(struct lnetk *lk, const char *name, uint32_t value, struct lnetk_err *err);
+int lnetk_global_get(struct lnetk *lk, lnetk_global_cb cb, void *arg, struct lnetk_err *err);
+/* @ncpt * @ncpt distances, row-major; @ncpt 0 removes the table. */
+int lnetk_numa_set(struct lnetk *lk, uint32_t ncpt, const uint32_t *dist, struct lnetk_err *err);
+
+/* --- selection ---------------------------------------------------------------- */
+
+struct lnetk_select_req {
+	const char *dst;
+	const char *src; /* NULL: any */
+	uint8_t kind;	 /* enum lnetk_msg_kind */
+	int32_t md_cpt;	 /* -1: unknown */
+};
+
+struct lnetk_selection {
+	char ni[LNETK_NID_MAX], peer_ni[LNETK_NID_MAX];
+	char gateway[LNETK_NID_MAX]; /* "" when the peer NI is on a local net */
+};
+
+#define LNETK_ENTRY_KEYS_MAX 16
+
+struct lnetk_key {
+	uint8_t crit; /* enum lnetk_crit */
+	int64_t value;
+	int32_t rule; /* the rule behind a priority, -1 */
+};
+
+/* One candidate the selection considered, and where it lost. */
+struct lnetk_entry {
+	uint8_t step;	 /* enum lnetk_step */
+	uint8_t crit;	 /* LNETK_CRIT_CHOSEN, or the criterion it lost on */
+	uint8_t lost_at; /* index of that criterion in key[] */
+	char nid[LNETK_NID_MAX];
+	unsigned int nkeys;
+	struct lnetk_key key[LNETK_ENTRY_KEYS_MAX];
+};
+
+/* The caller's room for explain entries; those past @cap are only counted. */
+struct lnetk_explain {
+	struct lnetk_entry *ent;
+	size_t cap, n, dropped;
+};
+
+/* With @ex, ask for the reasons (LNETK_F_EXPLAIN) and fill it. */
+int lnetk_select(struct lnetk *lk, const struct lnetk_select_req *req, struct lnetk_selection *sel,
+		 struct lnetk_explain *ex, struct lnetk_err *err);
+
+/* --- batches ------------------------------------------------------------------ */
+
+/* @flags: LNETK_F_REPLACE to make the batch the whole state. */
+int lnetk_batch_new(struct lnetk *lk, uint32_t flags, struct lnetk_batch **bp);
+int lnetk_batch_ni(struct lnetk_batch *b, const struct lnetk_ni *ni);
+int lnetk_batch_peer(struct lnetk_batch *b, const char *primary, bool mr, const char *const *nids,
+		     size_t nnids);
+int lnetk_batch_route(struct lnetk_batch *b, const struct lnetk_route *route);
+int lnetk_batch_rule(struct lnetk_batch *b, const struct lnetk_rule *rule);
+int lnetk_batch_global(struct lnetk_batch *b, const char *name, uint32_t value);
+size_t lnetk_batch_items(const struct lnetk_batch *b);
+size_t lnetk_batch_bytes(const struct lnetk_batch *b);
+/* Send it; @applied (may be NULL) gets LNETK_A_COUNT.  The batch may be sent again. */
+int lnetk_batch_send(struct lnetk_batch *b, uint32_t *applied, struct lnetk_err *err);
+void lnetk_batch_free(struct lnetk_batch *b);
+
+/* --- change notifications -------------------------------------------------------- */
+
+/* @cmd made the change; @generation is the instance's generation after it. */
+typedef void (*lnetk_event_cb)(uint8_t cmd, uint64_t generation, void *arg);
+
+/* Join the "events" group of the caller's network namespace. */
+int lnetk_events_open(lnetk_event_cb cb, void *arg, struct lnetk_events **evp);
+/* Poll this for POLLIN, then call lnetk_events_dispatch(). */
+int lnetk_events_fd(const struct lnetk_events *ev);
+/*
+ * Deliver every notification waiting, without blocking.  Returns how many,
+ * or -ENOBUFS when some were lost (the socket overflowed): the state must
+ * then be read again.
+ */
+int lnetk_events_dispatch(struct lnetk_events *ev);
+void lnetk_events_close(struct lnetk_events *ev);
+
+#endif /* LNETD_LNETK_CLIENT_H */
