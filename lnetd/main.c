@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - lnetd: the daemon that owns LNet's configuration.
+ *
+ * One sd-event loop carries everything: the bus, signals and the systemd
+ * watchdog (later: udev, rtnetlink and the module's events).  lnetd runs in
+ * the foreground, logs to stderr (the journal under systemd), and tells
+ * systemd it is ready once its bus name is owned.  SIGTERM and SIGINT stop
+ * it cleanly; SIGHUP re-reads nothing, because nothing is read from files:
+ * the configuration lives in the store and changes over the bus.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+
+#include "lnetd.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: lnetd [OPTIONS]\n"
+		   "\n"
+		   "The daemon that owns LNet's configuration (see lnetd(8)).\n"
+		   "\n"
+		   "  --engine=kernel|userspace  where LNet runs: the lnetk module (default),\n"
+		   "                             or the engine inside lnetd (no module needed)\n"
+		   "  --state-dir=DIR            where lnetd.db lives (default: $STATE_DIRECTORY,\n"
+		   "                             else /var/lib/lnetd)\n"
+		   "  -h, --help                 this text\n"
+		   "  --version                  the version\n"
+		   "\n"
+		   "The bus is the system bus ($DBUS_SYSTEM_BUS_ADDRESS if set).\n");
+}
+
+static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	fprintf(stderr, "lnetd: SIGHUP: nothing to re-read (the configuration is in the store)\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"engine", required_argument, NULL, 'e'},
+		{"state-dir", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{0},
+	};
+	struct lnetd d = {.engine = "kernel"};
+	struct store_err serr = {""};
+	char *path = NULL, *why = NULL;
+	sigset_t mask;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (strcmp(optarg, "kernel") && strcmp(optarg, "userspace")) {
+				fprintf(stderr,
+					"lnetd: --engine: '%s' is neither kernel nor userspace\n",
+					optarg);
+				return 2;
+			}
+			d.engine = optarg;
+			break;
+		case 's':
+			d.state_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("lnetd %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "lnetd: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	/* Never a silent fallback: the kernel backend is chosen or refused. */
+	if (!strcmp(d.engine, "kernel")) {
+		fprintf(stderr, "lnetd: the kernel engine backend is not built yet; run with "
+				"--engine=userspace\n");
+		return 1;
+	}
+	if (!d.state_dir)
+		d.state_dir = getenv("STATE_DIRECTORY") ?: "/var/lib/lnetd";
+	if (mkdir(d.state_dir, 0700) && errno != EEXIST) {
+		fprintf(stderr, "lnetd: cannot create the state directory %s: %s\n", d.state_dir,
+			strerror(errno));
+		return 1;
+	}
+	if (asprintf(&path, "%s/lnetd.db", d.state_dir) < 0)
+		return 1;
+	rc = store_open(path, &d.store, &serr);
+	if (rc) {
+		fprintf(stderr, "lnetd: %s: %s\n", path, serr.msg[0] ? serr.msg : strerror(-rc));
+		free(path);
+		return 1;
+	}
+	rc = store_generation(d.store, &d.generation);
+	if (!rc)
+		rc = lnetd_restore(&d, &d.mirror, &why);
+	if (rc) {
+		fprintf(stderr, "lnetd: cannot restore the configuration: %s\n",
+			why ? why : strerror(-rc));
+		goto out;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	rc = sd_event_default(&d.event);
+	if (rc >= 0)
+		rc = sd_event_add_signal(d.event, NULL, SIGTERM, NULL, NULL);
+	if (rc >= 0)
+		rc = sd_event_add_signal(d.event, NULL, SIGINT, NULL, NULL);
+	if (rc >= 0)
+		rc = sd_event_add_signal(d.event, NULL, SIGHUP, on_hup, NULL);
+	if (rc >= 0)
+		rc = sd_event_set_watchdog(d.event, true);
+	if (rc >= 0)
+		rc = sd_bus_open_system(&d.bus);
+	if (rc < 0) {
+		fprintf(stderr, "lnetd: cannot reach the system bus: %s\n", strerror(-rc));
+		goto out;
+	}
+	rc = sd_bus_attach_event(d.bus, d.event, SD_EVENT_PRIORITY_NORMAL);
+	if (rc >= 0)
+		rc = lnetd_bus_start(&d);
+	if (rc < 0) {
+		fprintf(stderr, "lnetd: cannot serve %s on the bus: %s\n", LNETD_BUS_NAME,
+			strerror(-rc));
+		goto out;
+	}
+	fprintf(stderr, "lnetd: serving %s (engine %s, state %s, generation %llu)\n",
+		LNETD_BUS_NAME, d.engine, path, (unsigned long long)d.generation);
+	sd_notify(0, "READY=1");
+	rc = sd_event_loop(d.event);
+	sd_notify(0, "STOPPING=1");
+	if (rc < 0)
+		fprintf(stderr, "lnetd: event loop: %s\n", strerror(-rc));
+out:
+	sd_bus_flush_close_unref(d.bus);
+	sd_event_unref(d.event);
+	lne_inst_free(d.mirror);
+	store_close(d.store);
+	free(why);
+	free(path);
+	return rc < 0 ? 1 : 0;
+}
