@@ -5,8 +5,8 @@
  * A method that changes the configuration runs: parse -> authorise ->
  * apply to the engine mirror (which judges it with the module's own code)
  * -> persist in one store transaction -> emit -> reply.  If the store
- * refuses, the mirror is put back, so the mirror and the store never
- * disagree.  Reads are open to anyone; changes need root (polkit's
+ * refuses, the method puts the mirror back, so the mirror and the store
+ * never disagree.  Reads are open to anyone; changes need root (polkit's
  * org.lnetd1.manage comes with the systemd wiring).
  */
 #include <errno.h>
@@ -42,12 +42,19 @@ static int fail(sd_bus_error *e, int rc, const char *msg)
 	return sd_bus_error_set(e, name, msg);
 }
 
+/* Who asks, for authorisation and for history. */
+struct caller {
+	struct st_who who;
+	char cmd[512];
+};
+
 /* Changes need root; reads do not. */
-static int authorise(sd_bus_message *m, struct st_who *who, char *cmd, size_t len, sd_bus_error *e)
+static int authorise(sd_bus_message *m, struct caller *c, sd_bus_error *e)
 {
 	sd_bus_creds *creds = NULL;
-	char **argv = NULL;
 	uid_t uid = (uid_t)-1;
+	char **argv = NULL;
+	size_t used = 0;
 	pid_t pid = 0;
 	int rc;
 
@@ -60,70 +67,104 @@ static int authorise(sd_bus_message *m, struct st_who *who, char *cmd, size_t le
 		return fail(e, -EPERM, "cannot tell who is asking; refusing the change");
 	sd_bus_creds_get_euid(creds, &uid);
 	sd_bus_creds_get_pid(creds, &pid);
-	cmd[0] = '\0';
+	c->cmd[0] = '\0';
 	if (sd_bus_creds_get_cmdline(creds, &argv) >= 0)
-		for (size_t used = 0; argv && *argv && used + 1 < len; argv++)
-			used += (size_t)snprintf(cmd + used, len - used, "%s%s", used ? " " : "",
-						 *argv);
+		for (; argv && *argv && used + 1 < sizeof(c->cmd); argv++)
+			used += (size_t)snprintf(c->cmd + used, sizeof(c->cmd) - used, "%s%s",
+						 used ? " " : "", *argv);
 	sd_bus_creds_unref(creds);
 	if (uid != 0)
 		return fail(e, -EPERM, "changing LNet's configuration needs root");
-	*who = (struct st_who){.uid = uid, .pid = pid, .command = cmd};
+	c->who = (struct st_who){.uid = uid, .pid = pid, .command = c->cmd};
 	return 0;
 }
 
-/* Commit the open store transaction and announce the new generation. */
-static int commit(struct lnetd *d, const struct st_who *who, sd_bus_error *e)
+/* The store's half of a change, run inside a transaction. */
+typedef int (*persist_fn)(struct store *st, const void *arg, struct store_err *serr);
+
+/*
+ * Record a change the mirror has taken: one transaction, one history
+ * entry, the new generation announced.  On failure nothing is recorded,
+ * @e says why, and the caller puts the mirror back.
+ */
+static int persist(struct lnetd *d, const struct caller *c, persist_fn fn, const void *arg,
+		   sd_bus_error *e)
 {
 	struct store_err serr = {""};
-	int rc = store_commit(d->store, who, &d->generation, &serr);
+	int rc = store_begin(d->store);
 
-	if (rc < 0) {
+	if (!rc)
+		rc = fn(d->store, arg, &serr);
+	if (!rc)
+		rc = store_commit(d->store, &c->who, &d->generation, &serr);
+	if (rc) {
 		store_rollback(d->store);
-		return fail(e, -EIO, serr.msg[0] ? serr.msg : "the store refused the change");
+		return fail(e, rc, serr.msg[0] ? serr.msg : "the store refused the change");
 	}
 	sd_bus_emit_properties_changed(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER, "Generation",
 				       NULL);
 	return 0;
 }
 
+static int reply_generation(sd_bus_message *m, const struct lnetd *d)
+{
+	return sd_bus_reply_method_return(m, "t", d->generation);
+}
+
+/* Parse a NID, or fail naming it and why. */
+static int nid_arg(const char *s, struct lne_nid *nid, char *canon, sd_bus_error *e)
+{
+	struct lne_err err;
+
+	if (lne_nid_parse(s, nid, &err))
+		return fail(e, -EINVAL, err.msg);
+	lne_nid_format(nid, canon, LNE_NID_STR_MAX);
+	return 0;
+}
+
+/* --- globals --------------------------------------------------------------- */
+
+struct global_arg {
+	const char *name;
+	uint32_t value;
+};
+
+static int persist_global(struct store *st, const void *arg, struct store_err *serr)
+{
+	const struct global_arg *g = arg;
+
+	return store_global_set(st, g->name, g->value, serr);
+}
+
 static int set_global(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	struct store_err serr = {""};
 	struct lne_err lerr = {.msg = ""};
-	struct st_who who;
-	const char *name;
-	char cmd[512];
-	uint32_t value, old;
+	struct global_arg ga;
+	struct caller c;
+	uint32_t old;
 	int rc, g;
 
-	rc = sd_bus_message_read(m, "su", &name, &value);
+	rc = sd_bus_message_read(m, "su", &ga.name, &ga.value);
 	if (rc < 0)
 		return rc;
-	rc = authorise(m, &who, cmd, sizeof(cmd), e);
+	rc = authorise(m, &c, e);
 	if (rc < 0)
 		return rc;
-	g = lne_global_lookup(name);
+	g = lne_global_lookup(ga.name);
 	if (g < 0)
 		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no global setting is called '%s'",
-					 name);
+					 ga.name);
 	old = lne_global_get(d->mirror, g);
-	rc = lne_global_set(d->mirror, g, value, &lerr);
+	rc = lne_global_set(d->mirror, g, ga.value, &lerr);
 	if (rc)
 		return fail(e, rc, lerr.msg);
-	rc = store_begin(d->store);
-	if (!rc)
-		rc = store_global_set(d->store, name, value, &serr);
-	if (!rc)
-		rc = commit(d, &who, e);
-	else
-		store_rollback(d->store);
+	rc = persist(d, &c, persist_global, &ga, e);
 	if (rc) {
 		d->mirror->globals[g] = old; /* it was valid: no check needed */
-		return sd_bus_error_is_set(e) ? rc : fail(e, -EIO, serr.msg);
+		return rc;
 	}
-	return sd_bus_reply_method_return(m, "t", d->generation);
+	return reply_generation(m, d);
 }
 
 static int list_globals(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -146,6 +187,423 @@ static int list_globals(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return rc;
 }
 
+/* --- peers ------------------------------------------------------------------ */
+
+struct peer_arg {
+	struct st_peer peer; /* .nids: the NIDs this change adds or deletes */
+	bool created;	     /* add: the peer is new; del: the whole peer goes */
+};
+
+static int persist_peer_add(struct store *st, const void *arg, struct store_err *serr)
+{
+	const struct peer_arg *p = arg;
+	size_t i;
+	int rc = 0;
+
+	if (p->created)
+		return store_peer_add(st, &p->peer, serr);
+	for (i = 0; !rc && i < p->peer.nnids; i++)
+		rc = store_peer_nid_add(st, p->peer.nid, p->peer.nids[i], serr);
+	return rc;
+}
+
+static int persist_peer_del(struct store *st, const void *arg, struct store_err *serr)
+{
+	const struct peer_arg *p = arg;
+	size_t i;
+	int rc = 0;
+
+	if (p->created)
+		return store_peer_del(st, p->peer.nid, serr);
+	for (i = 0; !rc && i < p->peer.nnids; i++)
+		rc = store_peer_nid_del(st, p->peer.nid, p->peer.nids[i], serr);
+	return rc;
+}
+
+/* Read "as" into canonical NID texts (@canon, @n of them) and parsed NIDs. */
+static int read_nids(sd_bus_message *m, char (**canon)[LNE_NID_STR_MAX], struct lne_nid **nids,
+		     size_t *n, sd_bus_error *e)
+{
+	char **strv = NULL;
+	size_t i, k;
+	int rc;
+
+	rc = sd_bus_message_read_strv(m, &strv);
+	if (rc < 0)
+		return rc;
+	for (k = 0; strv && strv[k]; k++)
+		;
+	*n = k;
+	*canon = calloc(k ? k : 1, sizeof(**canon));
+	*nids = calloc(k ? k : 1, sizeof(**nids));
+	rc = *canon && *nids ? 0 : -ENOMEM;
+	for (i = 0; !rc && i < k; i++)
+		rc = nid_arg(strv[i], &(*nids)[i], (*canon)[i], e);
+	for (i = 0; strv && strv[i]; i++)
+		free(strv[i]);
+	free(strv);
+	return rc;
+}
+
+static int add_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
+	struct lne_nid prim, *nids = NULL;
+	struct lne_err lerr = {.msg = ""};
+	struct peer_arg pa = {0};
+	const char **added = NULL;
+	struct lne_peer *peer;
+	const char *ptext;
+	size_t n = 0, i, nadded = 0;
+	struct caller c;
+	int rc, mr;
+
+	rc = sd_bus_message_read(m, "s", &ptext);
+	if (rc >= 0)
+		rc = read_nids(m, &canon, &nids, &n, e);
+	if (rc >= 0)
+		rc = sd_bus_message_read(m, "b", &mr);
+	if (rc >= 0)
+		rc = nid_arg(ptext, &prim, pbuf, e);
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc < 0)
+		goto out;
+	peer = lne_peer_find(d->mirror, &prim);
+	if (peer && !peer->implicit && peer->mr != !!mr) {
+		rc = sd_bus_error_setf(e, LNETD_ERR_EXISTS,
+				       "peer %s exists as %s; delete it to change that", pbuf,
+				       peer->mr ? "Multi-Rail" : "non-Multi-Rail");
+		goto out;
+	}
+	pa.created = !peer || peer->implicit;
+	if (pa.created) {
+		rc = lne_peer_add(d->mirror, &prim, mr, &lerr);
+		if (rc) {
+			rc = fail(e, rc, lerr.msg);
+			goto out;
+		}
+	}
+	added = calloc(n ? n : 1, sizeof(*added));
+	if (!added)
+		rc = -ENOMEM;
+	for (i = 0; !rc && i < n; i++) {
+		if (lne_nid_equal(&nids[i], &prim))
+			continue; /* the primary is the peer's already */
+		rc = lne_peer_add_nid(d->mirror, &prim, &nids[i], &lerr);
+		if (rc)
+			rc = fail(e, rc, lerr.msg);
+		else
+			added[nadded++] = canon[i];
+	}
+	if (!rc && !pa.created && !nadded)
+		rc = sd_bus_error_setf(e, LNETD_ERR_EXISTS, "peer %s exists already", pbuf);
+	pa.peer = (struct st_peer){.nid = pbuf, .mr = !!mr, .nnids = nadded, .nids = added};
+	if (!rc)
+		rc = persist(d, &c, persist_peer_add, &pa, e);
+	if (rc) {
+		/* Put the mirror back: the new peer goes, or the NIDs added. */
+		if (pa.created)
+			lne_peer_del(d->mirror, &prim, NULL);
+		for (i = nadded; !pa.created && i > 0; i--) {
+			struct lne_nid back;
+
+			lne_nid_parse(added[i - 1], &back, NULL);
+			lne_peer_del_nid(d->mirror, &prim, &back, NULL);
+		}
+		goto out;
+	}
+	rc = reply_generation(m, d);
+out:
+	free(added);
+	free(canon);
+	free(nids);
+	return rc;
+}
+
+static int delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
+	struct lne_nid prim, *nids = NULL;
+	struct lne_err lerr = {.msg = ""};
+	struct lne_inst *before = NULL;
+	struct peer_arg pa = {0};
+	const char **names = NULL;
+	struct lne_peer *peer;
+	const char *ptext;
+	size_t n = 0, i;
+	struct caller c;
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &ptext);
+	if (rc >= 0)
+		rc = read_nids(m, &canon, &nids, &n, e);
+	if (rc >= 0)
+		rc = nid_arg(ptext, &prim, pbuf, e);
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc < 0)
+		goto out;
+	peer = lne_peer_find(d->mirror, &prim);
+	if (!peer || peer->implicit) {
+		rc = sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no peer has the primary NID %s",
+				       pbuf);
+		goto out;
+	}
+	/* Check every NID before touching anything: all or nothing. */
+	for (i = 0; i < n; i++) {
+		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &nids[i]);
+
+		if (!pni || lne_peer_of(pni) != peer) {
+			rc = sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "%s is not a NID of peer %s",
+					       canon[i], pbuf);
+			goto out;
+		}
+		if (lne_nid_equal(&nids[i], &prim) && n < peer->npni) {
+			rc = sd_bus_error_setf(
+				e, LNETD_ERR_BUSY,
+				"%s is peer %s's primary NID; delete the peer instead", canon[i],
+				pbuf);
+			goto out;
+		}
+	}
+	pa.created = !n || n >= peer->npni;
+	before = lne_inst_copy(d->mirror); /* the simplest exact undo */
+	names = calloc(n ? n : 1, sizeof(*names));
+	if (!before || !names) {
+		rc = fail(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (pa.created) {
+		rc = lne_peer_del(d->mirror, &prim, &lerr);
+	} else {
+		for (i = 0; !rc && i < n; i++) {
+			names[i] = canon[i];
+			rc = lne_peer_del_nid(d->mirror, &prim, &nids[i], &lerr);
+		}
+	}
+	if (rc) {
+		rc = fail(e, rc, lerr.msg);
+	} else {
+		pa.peer = (struct st_peer){.nid = pbuf, .nnids = n, .nids = names};
+		rc = persist(d, &c, persist_peer_del, &pa, e);
+	}
+	if (rc) {
+		lne_inst_free(d->mirror);
+		d->mirror = before;
+		before = NULL;
+		goto out;
+	}
+	rc = reply_generation(m, d);
+out:
+	lne_inst_free(before);
+	free(names);
+	free(canon);
+	free(nids);
+	return rc;
+}
+
+static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	const struct lne_peer *peer;
+	sd_bus_message *reply = NULL;
+	char buf[LNE_NID_STR_MAX];
+	int rc;
+
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sbba(su))");
+	lne_list_for_each_entry(peer, &d->mirror->peers, link) {
+		lne_nid_format(&peer->primary, buf, sizeof(buf));
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'r', "sbba(su)");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "sbb", buf, peer->mr, peer->implicit);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "(su)");
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				lne_nid_format(&pni->nid, buf, sizeof(buf));
+				if (rc >= 0)
+					rc = sd_bus_message_append(reply, "(su)", buf,
+								   (uint32_t)pni->health);
+			}
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}
+
+/* --- routes ------------------------------------------------------------------- */
+
+static int persist_route_add(struct store *st, const void *arg, struct store_err *serr)
+{
+	return store_route_add(st, arg, serr);
+}
+
+static int persist_route_del(struct store *st, const void *arg, struct store_err *serr)
+{
+	const struct st_route *r = arg;
+
+	return store_route_del(st, r->net, r->gateway, serr);
+}
+
+/* AddRoute's options: hops, priority, sensitivity (u); anything else is refused by name. */
+static int read_uint_options(sd_bus_message *m, const char *const *names, uint32_t *vals,
+			     bool *given, const char *method, sd_bus_error *e)
+{
+	const char *key;
+	int rc, k;
+
+	rc = sd_bus_message_enter_container(m, 'a', "{sv}");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		rc = sd_bus_message_read(m, "s", &key);
+		if (rc < 0)
+			return rc;
+		for (k = 0; names[k] && strcmp(names[k], key); k++)
+			;
+		if (!names[k])
+			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "unknown option '%s' for %s",
+						 key, method);
+		rc = sd_bus_message_read(m, "v", "u", &vals[k]);
+		if (rc < 0)
+			return sd_bus_error_setf(e, LNETD_ERR_INVALID,
+						 "option '%s' must be an unsigned 32-bit integer",
+						 key);
+		given[k] = true;
+		rc = sd_bus_message_exit_container(m);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	return rc;
+}
+
+static int route_args(sd_bus_message *m, lne_net_t *net, char *nbuf, struct lne_nid *gw, char *gbuf,
+		      sd_bus_error *e)
+{
+	const char *ntext, *gtext;
+	struct lne_err err;
+	int rc = sd_bus_message_read(m, "ss", &ntext, &gtext);
+
+	if (rc < 0)
+		return rc;
+	if (lne_net_parse(ntext, net, &err))
+		return fail(e, -EINVAL, err.msg);
+	lne_net_format(*net, nbuf, LNE_NET_STR_MAX);
+	return nid_arg(gtext, gw, gbuf, e);
+}
+
+static int add_route(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	static const char *const names[] = {"hops", "priority", "sensitivity", NULL};
+	struct lnetd *d = userdata;
+	uint32_t v[3] = {LNE_HOPS_DEFAULT, 0, 1};
+	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
+	struct lne_err lerr = {.msg = ""};
+	bool given[3] = {false, false, false};
+	struct st_route r;
+	struct lne_nid gw;
+	struct caller c;
+	lne_net_t net;
+	int rc;
+
+	rc = route_args(m, &net, nbuf, &gw, gbuf, e);
+	if (rc >= 0)
+		rc = read_uint_options(m, names, v, given, "AddRoute", e);
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc < 0)
+		return rc;
+	rc = lne_route_add(d->mirror, net, &gw, v[0], v[1], v[2], &lerr);
+	if (rc)
+		return fail(e, rc, lerr.msg);
+	r = (struct st_route){
+		.net = nbuf, .gateway = gbuf, .hops = v[0], .priority = v[1], .sensitivity = v[2]};
+	rc = persist(d, &c, persist_route_add, &r, e);
+	if (rc) {
+		lne_route_del(d->mirror, net, &gw, NULL);
+		return rc;
+	}
+	return reply_generation(m, d);
+}
+
+static int delete_route(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
+	struct lne_err lerr = {.msg = ""};
+	struct lne_route *rt;
+	struct st_route r;
+	struct lne_nid gw;
+	struct caller c;
+	lne_net_t net;
+	uint32_t keep[3];
+	int rc;
+
+	rc = route_args(m, &net, nbuf, &gw, gbuf, e);
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc < 0)
+		return rc;
+	rt = lne_route_find(d->mirror, net, &gw);
+	if (!rt)
+		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no route to %s through %s", nbuf,
+					 gbuf);
+	keep[0] = rt->hops;
+	keep[1] = rt->priority;
+	keep[2] = rt->sensitivity;
+	rc = lne_route_del(d->mirror, net, &gw, &lerr);
+	if (rc)
+		return fail(e, rc, lerr.msg);
+	r = (struct st_route){.net = nbuf, .gateway = gbuf};
+	rc = persist(d, &c, persist_route_del, &r, e);
+	if (rc) {
+		lne_route_add(d->mirror, net, &gw, keep[0], keep[1], keep[2], NULL);
+		return rc;
+	}
+	return reply_generation(m, d);
+}
+
+static int list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
+	const struct lne_route *rt;
+	sd_bus_message *reply = NULL;
+	int rc;
+
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(ssuuu)");
+	lne_list_for_each_entry(rt, &d->mirror->routes, link) {
+		lne_net_format(rt->rnet->id, nbuf, sizeof(nbuf));
+		lne_nid_format(&rt->gw->nid, gbuf, sizeof(gbuf));
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "(ssuuu)", nbuf, gbuf, rt->hops,
+						   rt->priority, rt->sensitivity);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}
+
+/* --- UDSP rules ------------------------------------------------------------------ */
+
 static char *expr_text(const struct lne_expr *e)
 {
 	char *s;
@@ -165,123 +623,116 @@ static const char *opt(const char *s)
 	return s && *s ? s : NULL;
 }
 
-/* AddRule's options: "priority" (u) and "idx" (u); anything else is refused by name. */
-static int read_rule_options(sd_bus_message *m, uint32_t *prio, int64_t *idx, sd_bus_error *e)
+/* A rule as the store keeps it: canonical texts (the caller frees them). */
+static int rule_texts(const struct lne_rule *r, struct st_rule *sr)
 {
-	const char *key;
-	int rc;
+	char *s = expr_text(r->src), *t = expr_text(r->dst), *u = expr_text(r->rte);
 
-	rc = sd_bus_message_enter_container(m, 'a', "{sv}");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-		uint32_t v;
-
-		rc = sd_bus_message_read(m, "s", &key);
-		if (rc < 0)
-			return rc;
-		if (strcmp(key, "priority") && strcmp(key, "idx"))
-			return sd_bus_error_setf(
-				e, LNETD_ERR_INVALID,
-				"unknown option '%s' (AddRule takes priority and idx)", key);
-		rc = sd_bus_message_read(m, "v", "u", &v);
-		if (rc < 0)
-			return sd_bus_error_setf(e, LNETD_ERR_INVALID,
-						 "option '%s' must be an unsigned 32-bit integer",
-						 key);
-		if (!strcmp(key, "priority"))
-			*prio = v;
-		else
-			*idx = v;
-		rc = sd_bus_message_exit_container(m);
+	if (!s || !t || !u) {
+		free(s);
+		free(t);
+		free(u);
+		*sr = (struct st_rule){0};
+		return -ENOMEM;
 	}
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(m);
-	return rc;
+	/* Empty texts (absent parts) are kept, to be freed, but stored as NULL. */
+	*sr = (struct st_rule){.pos = r->idx,
+			       .src = s,
+			       .dst = t,
+			       .rte = u,
+			       .priority = r->prio == LNE_PRIO_NONE ? ST_UNSET : (int64_t)r->prio};
+	return 0;
+}
+
+static void rule_texts_free(struct st_rule *sr)
+{
+	free((char *)sr->src);
+	free((char *)sr->dst);
+	free((char *)sr->rte);
+}
+
+struct rule_arg {
+	struct st_rule rule;
+	bool updated;
+};
+
+static int persist_rule_add(struct store *st, const void *arg, struct store_err *serr)
+{
+	const struct rule_arg *ra = arg;
+	struct st_rule r = ra->rule;
+	int64_t pos;
+
+	r.src = opt(r.src);
+	r.dst = opt(r.dst);
+	r.rte = opt(r.rte);
+	return ra->updated ? store_rule_update(st, &r, serr) : store_rule_add(st, &r, &pos, serr);
 }
 
 static int add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
+	static const char *const names[] = {"priority", "idx", NULL};
 	struct lnetd *d = userdata;
-	const char *src, *dst, *rte;
-	enum lne_rule_outcome outcome;
-	struct store_err serr = {""};
+	uint32_t v[2] = {LNE_PRIO_NONE, 0}, old_prio = LNE_PRIO_NONE, at;
 	struct lne_err lerr = {.msg = ""};
+	bool given[2] = {false, false};
+	enum lne_rule_outcome outcome;
+	const char *src, *dst, *rte;
+	struct rule_arg ra;
 	struct lne_rule *r;
-	uint32_t prio = LNE_PRIO_NONE, old_prio = LNE_PRIO_NONE, at;
-	int64_t idx = -1, pos;
-	struct st_who who;
-	char cmd[512];
+	struct caller c;
 	int rc;
 
 	rc = sd_bus_message_read(m, "sss", &src, &dst, &rte);
 	if (rc >= 0)
-		rc = read_rule_options(m, &prio, &idx, e);
+		rc = read_uint_options(m, names, v, given, "AddRule", e);
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
 	if (rc < 0)
 		return rc;
-	rc = authorise(m, &who, cmd, sizeof(cmd), e);
-	if (rc < 0)
-		return rc;
-	/* An update changes a priority in place: remember it to put it back. */
-	rc = lne_rule_add(d->mirror, opt(src), opt(dst), opt(rte), prio, idx, &outcome, &at, &lerr);
+	rc = lne_rule_add(d->mirror, opt(src), opt(dst), opt(rte), v[0], given[1] ? (s64)v[1] : -1,
+			  &outcome, &at, &lerr);
 	if (rc)
 		return fail(e, rc, lerr.msg);
 	r = lne_rule_at(d->mirror, at);
-
-	rc = store_begin(d->store);
-	if (!rc && outcome == LNE_RULE_ADDED) {
-		char *s = expr_text(r->src), *t = expr_text(r->dst), *u = expr_text(r->rte);
-		struct st_rule sr = {.pos = at,
-				     .src = opt(s),
-				     .dst = opt(t),
-				     .rte = opt(u),
-				     .priority = prio == LNE_PRIO_NONE ? ST_UNSET : (int64_t)prio};
-
-		rc = s && t && u ? store_rule_add(d->store, &sr, &pos, &serr) : -ENOMEM;
-		free(s);
-		free(t);
-		free(u);
-	} else if (!rc) {
-		struct st_rule cur = {0};
-
-		rc = store_rule_get(d->store, at, &cur, &serr);
-		if (!rc) {
-			old_prio = cur.priority == ST_UNSET ? LNE_PRIO_NONE
-							    : (uint32_t)cur.priority;
-			cur.priority = prio == LNE_PRIO_NONE ? ST_UNSET : (int64_t)prio;
-			rc = store_rule_update(d->store, &cur, &serr);
-			st_rule_clear(&cur);
-		}
-	}
-	if (!rc)
-		rc = commit(d, &who, e);
+	ra.updated = outcome == LNE_RULE_UPDATED;
+	rc = rule_texts(r, &ra.rule);
+	if (rc)
+		rc = fail(e, rc, "out of memory");
 	else
-		store_rollback(d->store);
-	if (rc) {
-		/* Put the mirror back as it was. */
-		if (outcome == LNE_RULE_ADDED) {
-			lne_rule_del(d->mirror, at, NULL);
-		} else {
-			char *s = expr_text(r->src), *t = expr_text(r->dst), *u = expr_text(r->rte);
+		rc = persist(d, &c, persist_rule_add, &ra, e);
+	if (rc && !ra.updated) {
+		lne_rule_del(d->mirror, at, NULL);
+	} else if (rc) {
+		/* The store keeps the old priority: ask the engine to say it again. */
+		struct st_rule old = {0};
 
-			lne_rule_add(d->mirror, opt(s), opt(t), opt(u), old_prio, -1, NULL, NULL,
-				     NULL);
-			free(s);
-			free(t);
-			free(u);
-		}
-		return sd_bus_error_is_set(e) ? rc : fail(e, rc == -ENOMEM ? rc : -EIO, serr.msg);
+		if (!store_rule_get(d->store, at, &old, NULL))
+			old_prio = old.priority == ST_UNSET ? LNE_PRIO_NONE
+							    : (uint32_t)old.priority;
+		st_rule_clear(&old);
+		lne_rule_add(d->mirror, opt(ra.rule.src), opt(ra.rule.dst), opt(ra.rule.rte),
+			     old_prio, -1, NULL, NULL, NULL);
 	}
-	return sd_bus_reply_method_return(m, "ubt", at, outcome == LNE_RULE_UPDATED, d->generation);
+	rule_texts_free(&ra.rule);
+	if (rc)
+		return rc;
+	return sd_bus_reply_method_return(m, "ubt", at, ra.updated, d->generation);
+}
+
+static int persist_rule_del(struct store *st, const void *arg, struct store_err *serr)
+{
+	const int64_t *idx = arg;
+
+	return *idx < 0 ? store_rule_del_all(st, serr) : store_rule_del(st, *idx, serr);
 }
 
 /* Delete one rule (@all false) or every rule, in the mirror and the store. */
 static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error *e)
 {
-	struct store_err serr = {""};
-	struct lne_err lerr = {.msg = ""};
-	struct lne_inst *before = NULL;
-	struct st_who who;
+	struct lne_inst *before;
+	struct caller c;
 	uint32_t idx = 0;
-	char cmd[512];
+	int64_t which;
 	int rc;
 
 	if (!all) {
@@ -289,35 +740,29 @@ static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error 
 		if (rc < 0)
 			return rc;
 	}
-	rc = authorise(m, &who, cmd, sizeof(cmd), e);
+	rc = authorise(m, &c, e);
 	if (rc < 0)
 		return rc;
 	if (!all && !lne_rule_at(d->mirror, idx))
 		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "there is no rule %u (%u rules)",
 					 idx, d->mirror->udsp.nrules);
-	/* Deletion cannot be refused by the engine; keep a copy to undo it. */
+	/* The engine cannot refuse a deletion; a copy undoes it exactly. */
 	before = lne_inst_copy(d->mirror);
 	if (!before)
 		return fail(e, -ENOMEM, "out of memory");
 	if (all)
 		lne_rule_del_all(d->mirror);
 	else
-		lne_rule_del(d->mirror, idx, &lerr);
-	rc = store_begin(d->store);
-	if (!rc)
-		rc = all ? store_rule_del_all(d->store, &serr)
-			 : store_rule_del(d->store, idx, &serr);
-	if (!rc)
-		rc = commit(d, &who, e);
-	else
-		store_rollback(d->store);
+		lne_rule_del(d->mirror, idx, NULL);
+	which = all ? -1 : (int64_t)idx;
+	rc = persist(d, &c, persist_rule_del, &which, e);
 	if (rc) {
 		lne_inst_free(d->mirror);
 		d->mirror = before;
-		return sd_bus_error_is_set(e) ? rc : fail(e, -EIO, serr.msg);
+		return rc;
 	}
 	lne_inst_free(before);
-	return sd_bus_reply_method_return(m, "t", d->generation);
+	return reply_generation(m, d);
 }
 
 static int delete_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -438,6 +883,22 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ListGlobals", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(su)", globals),
 				list_globals, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("AddPeer", SD_BUS_ARGS("s", primary, "as", nids, "b", multi_rail),
+				SD_BUS_RESULT("t", generation), add_peer,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("DeletePeer", SD_BUS_ARGS("s", primary, "as", nids),
+				SD_BUS_RESULT("t", generation), delete_peer,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ListPeers", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sbba(su))", peers),
+				list_peers, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("AddRoute", SD_BUS_ARGS("s", net, "s", gateway, "a{sv}", options),
+				SD_BUS_RESULT("t", generation), add_route,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("DeleteRoute", SD_BUS_ARGS("s", net, "s", gateway),
+				SD_BUS_RESULT("t", generation), delete_route,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ListRoutes", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssuuu)", routes),
+				list_routes, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("AddRule",
 				SD_BUS_ARGS("s", src, "s", dst, "s", rte, "a{sv}", options),
 				SD_BUS_RESULT("u", idx, "b", updated, "t", generation), add_rule,

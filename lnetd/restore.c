@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * restore.c - from the store's desired state to an engine instance, at
- * start.  Everything in the store was validated by the engine when it was
+ * start: globals, peers, routes, then rules (the order does not change the
+ * flattened result; NIs come with the interfaces they need).  Everything in the store was validated by the engine when it was
  * committed, so a refusal here means the store and the code disagree (a
  * newer rule of the engine, a hand-edited database): lnetd says which
  * object and stops rather than run with part of the configuration.
@@ -45,6 +46,39 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 			   : lne_global_set(ln, g, (u32)st.global[i].value, &err);
 		if (rc && !*why)
 			refused(why, "global", err.msg);
+	}
+	for (i = 0; !rc && i < st.n_peer; i++) {
+		const struct st_peer *p = &st.peer[i];
+		struct lne_nid prim, nid;
+		size_t k;
+
+		rc = lne_nid_parse(p->nid, &prim, &err);
+		if (!rc)
+			rc = lne_peer_add(ln, &prim, p->mr, &err);
+		for (k = 0; !rc && k < p->nnids; k++) {
+			rc = lne_nid_parse(p->nids[k], &nid, &err);
+			if (!rc)
+				rc = lne_peer_add_nid(ln, &prim, &nid, &err);
+		}
+		if (rc)
+			refused(why, "peer", err.msg);
+	}
+	for (i = 0; !rc && i < st.n_route; i++) {
+		const struct st_route *r = &st.route[i];
+		struct lne_nid gw;
+		lne_net_t net;
+
+		rc = lne_net_parse(r->net, &net, &err);
+		if (!rc)
+			rc = lne_nid_parse(r->gateway, &gw, &err);
+		if (!rc)
+			rc = lne_route_add(ln, net, &gw,
+					   r->hops == ST_UNSET ? LNE_HOPS_DEFAULT : (u32)r->hops,
+					   r->priority == ST_UNSET ? 0 : (u32)r->priority,
+					   r->sensitivity == ST_UNSET ? 1 : (u32)r->sensitivity,
+					   &err);
+		if (rc)
+			refused(why, "route", err.msg);
 	}
 	for (i = 0; !rc && i < st.n_rule; i++) {
 		const struct st_rule *r = &st.rule[i];

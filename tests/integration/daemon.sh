@@ -14,6 +14,10 @@ fi
 start_bus
 check "lnetd starts and owns org.lnetd1" start_lnetd
 
+OUT=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --xml-interface introspect org.lnetd1 \
+	/org/lnetd1 2>&1)
+check "the bus API is exactly the contract in schema/org.lnetd1.Manager.xml" \
+	test "$OUT" = "$(cat "${TOP_SRCDIR:-../..}/schema/org.lnetd1.Manager.xml")"
 bprop Engine && check "the Engine property says userspace" has '"userspace"'
 bprop Generation && check "a new store is at generation 0" has 't 0'
 

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Peers and routes through lnetd: adds, refusals that name the owner or the
+# bad part and change nothing, all-or-nothing deletes, the gateway that
+# becomes a peer, and the same state after a restart.  TAP.
+set -u
+. "$(dirname "$0")/lib.sh"
+LNETD=${LNETD:-lnetd/lnetd}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root"
+	exit 0
+fi
+start_bus
+check "lnetd starts" start_lnetd
+
+bcall AddPeer sasb 10.0.0.1@tcp 2 10.0.0.2@tcp 10.1.0.1@o2ib true
+check "AddPeer makes a peer with its NIDs" has 't 1'
+bcall ListPeers
+check "ListPeers shows it, every NID healthy" \
+	has '"10.0.0.1@tcp" true false 3 "10.0.0.1@tcp" 1000 "10.0.0.2@tcp" 1000 "10.1.0.1@o2ib" 1000'
+bsend AddPeer string:10.0.0.9@tcp array:string:10.0.0.2@tcp boolean:true
+check "a NID owned by another peer is refused, naming the owner" \
+	has "org.lnetd1.Error.Exists: 10.0.0.2@tcp: already a NID of peer 10.0.0.1@tcp"
+bsend AddPeer string:10.0.0.1@tcp array:string: boolean:true
+check "adding an existing peer with nothing new is refused" has "peer 10.0.0.1@tcp exists already"
+bsend AddPeer string:10.0.0.1@tcp array:string:10.0.0.3@tcp boolean:false
+check "a peer keeps its Multi-Rail setting" has "exists as Multi-Rail"
+bsend AddPeer string:10.0.0.300@tcp array:string: boolean:true
+check "a bad NID is refused with the grammar's sentence" \
+	has "org.lnetd1.Error.InvalidArgument: 10.0.0.300@tcp: '10.0.0.300' is not an IP address"
+bprop Generation && check "refusals changed nothing" has 't 1'
+
+bsend DeletePeer string:10.0.0.1@tcp array:string:10.0.0.2@tcp,10.9.9.9@tcp
+check "deleting a NID the peer does not have is refused" \
+	has "NotFound: 10.9.9.9@tcp is not a NID of peer 10.0.0.1@tcp"
+bcall ListPeers
+check "and the other NID of that request is still there" has '"10.0.0.2@tcp" 1000'
+bsend DeletePeer string:10.0.0.1@tcp array:string:10.0.0.1@tcp
+check "the primary NID goes only with the peer" has "Busy: 10.0.0.1@tcp is peer 10.0.0.1@tcp's primary NID"
+bcall DeletePeer sas 10.0.0.1@tcp 1 10.1.0.1@o2ib
+check "DeletePeer removes one NID" has 't 2'
+
+bcall AddRoute 'ssa{sv}' o2ib2 10.0.0.254@tcp 2 hops u 2 priority u 5
+check "AddRoute with options" has 't 3'
+bcall ListRoutes
+check "ListRoutes shows it" has '"o2ib2" "10.0.0.254@tcp" 2 5 1'
+bcall ListPeers
+check "its gateway became an (implicit) peer" has '"10.0.0.254@tcp" false true'
+bcall AddRoute 'ssa{sv}' o2ib2 10.0.0.254@tcp 0
+check "the same route again is refused" has "a route through 10.0.0.254@tcp exists already"
+bcall AddRoute 'ssa{sv}' o2ib3 10.0.0.254@tcp 1 hops u 0
+check "hops 0 is refused with its range" has "hops 0 is outside 1..255"
+bcall AddRoute 'ssa{sv}' o2ib3 10.0.0.254@tcp 1 weight u 3
+check "an unknown option is refused by name" has "unknown option 'weight' for AddRoute"
+bcall AddRoute 'ssa{sv}' tcp 10.0.0.254@tcp 0
+check "a gateway on the remote net itself is refused" has "a gateway to tcp cannot be on tcp itself"
+bcall AddRoute 'ssa{sv}' o2ib4 10.0.0.254@tcp 0
+check "a second route through the same gateway, defaults for the rest" has 't 4'
+bcall DeleteRoute ss o2ib4 10.0.0.254@tcp
+check "DeleteRoute" has 't 5'
+bcall DeleteRoute ss o2ib4 10.0.0.254@tcp
+check "deleting it twice is refused, naming the route" has "no route to o2ib4 through 10.0.0.254@tcp"
+
+bcall ListPeers
+before_peers=$OUT
+bcall ListRoutes
+before_routes=$OUT
+stop_lnetd
+check "lnetd stops" test "$LNETD_RC" = 0
+check "and starts again" start_lnetd
+bcall ListPeers
+check "peers are the same after the restart" test "$OUT" = "$before_peers"
+bcall ListRoutes
+check "routes are the same after the restart" test "$OUT" = "$before_routes"
+bprop Generation && check "and so is the generation" has 't 5'
+finish
