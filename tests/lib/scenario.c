@@ -229,3 +229,72 @@ int scn_run_file(const char *path, const struct scn_backend *be, int *checks)
 	fclose(f);
 	return failed;
 }
+
+int scn_num(const char *s, long *v)
+{
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	*v = strtol(s, &end, 0);
+	return *end ? -EINVAL : 0;
+}
+
+int scn_numa(const struct scn_cmd *c, unsigned int *dist, size_t max, long *ncpt)
+{
+	size_t n = 0;
+	char *p, *copy;
+
+	if (c->nargs != 2 || scn_num(c->args[0], ncpt) || *ncpt < 0)
+		return -EINVAL;
+	copy = strdup(c->args[1]);
+	if (!copy)
+		return -ENOMEM;
+	for (p = strtok(copy, ","); p && n < max; p = strtok(NULL, ","))
+		dist[n++] = (unsigned int)strtoul(p, NULL, 0);
+	free(copy);
+	return n == (size_t)(*ncpt * *ncpt) ? 0 : -EINVAL;
+}
+
+struct tally {
+	char nid[64];
+	long n;
+};
+
+static int cmp_tally(const void *a, const void *b)
+{
+	return strcmp(((const struct tally *)a)->nid, ((const struct tally *)b)->nid);
+}
+
+int scn_spread(const struct scn_cmd *c, scn_pick_fn pick, void *ctx, char *out, size_t len)
+{
+	const char *what = scn_opt(c, "what", "ni");
+	struct tally t[64];
+	size_t nt = 0, i, used = 0;
+	long n, k;
+
+	if (c->nargs != 1 || scn_num(c->args[0], &n))
+		return -EINVAL;
+	for (k = 0; k < n; k++) {
+		char nid[64];
+		int rc = pick(ctx, c, what, nid, sizeof(nid), out, len);
+
+		if (rc)
+			return rc;
+		for (i = 0; i < nt && strcmp(t[i].nid, nid); i++)
+			;
+		if (i == nt) {
+			if (nt == sizeof(t) / sizeof(t[0]))
+				return -E2BIG;
+			snprintf(t[nt].nid, sizeof(t[nt].nid), "%s", nid);
+			t[nt++].n = 0;
+		}
+		t[i].n++;
+	}
+	qsort(t, nt, sizeof(t[0]), cmp_tally);
+	out[0] = '\0';
+	for (i = 0; i < nt && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s:%ld", i ? " " : "", t[i].nid,
+					 t[i].n);
+	return 0;
+}

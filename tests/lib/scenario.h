@@ -71,4 +71,21 @@ int scn_run_file(const char *path, const struct scn_backend *be, int *checks);
 
 const char *scn_errno_name(int err);
 
+/* Helpers every backend needs, so they parse and report alike. */
+
+/* A whole number (0x for hex): 0, or -EINVAL. */
+int scn_num(const char *s, long *v);
+/* numa NCPT D,D,...: the distances into @dist (at most @max); 0 or -EINVAL. */
+int scn_numa(const struct scn_cmd *c, unsigned int *dist, size_t max, long *ncpt);
+
+/*
+ * One selection for spread: run it as @c says and write the NID that
+ * "what" (ni, pni, gw) names, or "direct" for gw when not routed, into
+ * @nid.  Errors as for exec.
+ */
+typedef int (*scn_pick_fn)(void *ctx, const struct scn_cmd *c, const char *what, char *nid,
+			   size_t size, char *out, size_t len);
+/* spread COUNT what=...: COUNT picks, tallied as "NID:COUNT ..." sorted by NID. */
+int scn_spread(const struct scn_cmd *c, scn_pick_fn pick, void *ctx, char *out, size_t len);
+
 #endif

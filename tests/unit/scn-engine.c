@@ -18,16 +18,6 @@ static int nid_arg(const char *s, struct lne_nid *nid, char *out, size_t len)
 	return rc;
 }
 
-static int num_arg(const char *s, long *v)
-{
-	char *end;
-
-	if (!s || !*s)
-		return -EINVAL;
-	*v = strtol(s, &end, 0);
-	return *end ? -EINVAL : 0;
-}
-
 static int do_select(struct lne_inst *ln, const struct scn_cmd *c, struct lne_sel *sel, char *out,
 		     size_t len)
 {
@@ -47,7 +37,7 @@ static int do_select(struct lne_inst *ln, const struct scn_cmd *c, struct lne_se
 			return rc;
 		req.src = &srcnid;
 	}
-	if (!num_arg(scn_opt(c, "cpt", NULL), &cpt))
+	if (!scn_num(scn_opt(c, "cpt", NULL), &cpt))
 		req.md_cpt = (s32)cpt;
 	req.kind = !strcmp(kind, "get")	    ? LNE_MSG_GET
 		   : !strcmp(kind, "ack")   ? LNE_MSG_ACK
@@ -73,55 +63,23 @@ static void sel_text(const struct lne_sel *sel, char *out, size_t len)
 	}
 }
 
-struct tally {
-	char nid[LNE_NID_STR_MAX];
-	long n;
-};
-
-static int cmp_tally(const void *a, const void *b)
+/* One spread pick: select, then name the NID asked for. */
+static int pick(void *ctx, const struct scn_cmd *c, const char *what, char *nid, size_t size,
+		char *out, size_t len)
 {
-	return strcmp(((const struct tally *)a)->nid, ((const struct tally *)b)->nid);
-}
+	struct scn_engine *se = ctx;
+	struct lne_sel sel;
+	int rc = do_select(se->ln, c, &sel, out, len);
 
-static int do_spread(struct lne_inst *ln, const struct scn_cmd *c, char *out, size_t len)
-{
-	const char *what = scn_opt(c, "what", "ni");
-	struct tally t[64];
-	size_t nt = 0, i, used = 0;
-	long n, k;
-
-	if (c->nargs != 1 || num_arg(c->args[0], &n))
-		return -EINVAL;
-	for (k = 0; k < n; k++) {
-		const struct lne_nid *nid;
-		struct lne_sel sel;
-		char buf[LNE_NID_STR_MAX];
-		int rc = do_select(ln, c, &sel, out, len);
-
-		if (rc)
-			return rc;
-		nid = !strcmp(what, "pni")  ? &sel.pni->nid
-		      : !strcmp(what, "gw") ? (sel.route ? &sel.route->gw->nid : NULL)
-					    : &sel.ni->nid;
-		if (!nid)
-			snprintf(buf, sizeof(buf), "direct");
-		else
-			lne_nid_format(nid, buf, sizeof(buf));
-		for (i = 0; i < nt && strcmp(t[i].nid, buf); i++)
-			;
-		if (i == nt) {
-			if (nt == sizeof(t) / sizeof(t[0]))
-				return -E2BIG;
-			snprintf(t[nt].nid, sizeof(t[nt].nid), "%s", buf);
-			t[nt++].n = 0;
-		}
-		t[i].n++;
-	}
-	qsort(t, nt, sizeof(t[0]), cmp_tally);
-	out[0] = '\0';
-	for (i = 0; i < nt && used < len; i++)
-		used += (size_t)snprintf(out + used, len - used, "%s%s:%ld", i ? " " : "", t[i].nid,
-					 t[i].n);
+	if (rc)
+		return rc;
+	if (!strcmp(what, "gw") && !sel.route)
+		snprintf(nid, size, "direct");
+	else
+		lne_nid_format(!strcmp(what, "pni")  ? &sel.pni->nid
+			       : !strcmp(what, "gw") ? &sel.route->gw->nid
+						     : &sel.ni->nid,
+			       nid, size);
 	return 0;
 }
 
@@ -170,7 +128,7 @@ static int exec_engine(void *ctx, const struct scn_cmd *c, char *out, size_t len
 		long cpt;
 
 		rc = c->nargs == 1 ? nid_arg(c->args[0], &conf.nid, out, len) : -EINVAL;
-		if (!rc && !num_arg(scn_opt(c, "cpt", NULL), &cpt))
+		if (!rc && !scn_num(scn_opt(c, "cpt", NULL), &cpt))
 			conf.dev_cpt = (s16)cpt;
 		if (!rc)
 			rc = lne_ni_add(ln, &conf, &err);
@@ -185,7 +143,7 @@ static int exec_engine(void *ctx, const struct scn_cmd *c, char *out, size_t len
 	case SCN_PNI_CREDITS:
 		rc = c->nargs >= 1 ? nid_arg(c->args[0], &nid, out, len) : -EINVAL;
 		if (!rc && c->op != SCN_NI_DEL && c->op != SCN_NI_DOWN && c->op != SCN_NI_UP)
-			rc = c->nargs == 2 ? num_arg(c->args[1], &v) : -EINVAL;
+			rc = c->nargs == 2 ? scn_num(c->args[1], &v) : -EINVAL;
 		if (rc)
 			break;
 		rc = c->op == SCN_NI_DEL       ? lne_ni_del(ln, &nid, &err)
@@ -216,8 +174,8 @@ static int exec_engine(void *ctx, const struct scn_cmd *c, char *out, size_t len
 		rc = lne_net_parse(c->args[0], &net, &err);
 		if (!rc)
 			rc = nid_arg(c->args[1], &nid, out, len);
-		num_arg(scn_opt(c, "hops", NULL), &hops);
-		num_arg(scn_opt(c, "prio", NULL), &prio);
+		scn_num(scn_opt(c, "hops", NULL), &hops);
+		scn_num(scn_opt(c, "prio", NULL), &prio);
 		if (!rc)
 			rc = c->op == SCN_ROUTE
 				     ? lne_route_add(ln, net, &nid, (u32)hops, (u32)prio, 1, &err)
@@ -229,9 +187,9 @@ static int exec_engine(void *ctx, const struct scn_cmd *c, char *out, size_t len
 		long prio = -1, idx = -1;
 		u32 at;
 
-		if (scn_opt(c, "prio", NULL) && num_arg(scn_opt(c, "prio", NULL), &prio))
+		if (scn_opt(c, "prio", NULL) && scn_num(scn_opt(c, "prio", NULL), &prio))
 			return -EINVAL;
-		num_arg(scn_opt(c, "idx", NULL), &idx);
+		scn_num(scn_opt(c, "idx", NULL), &idx);
 		rc = lne_rule_add(ln, scn_opt(c, "src", NULL), scn_opt(c, "dst", NULL),
 				  scn_opt(c, "rte", NULL), prio < 0 ? LNE_PRIO_NONE : (u32)prio,
 				  idx, &outcome, &at, &err);
@@ -244,33 +202,25 @@ static int exec_engine(void *ctx, const struct scn_cmd *c, char *out, size_t len
 		if (c->nargs == 1 && !strcmp(c->args[0], "all"))
 			lne_rule_del_all(ln);
 		else
-			rc = c->nargs == 1 && !num_arg(c->args[0], &v)
+			rc = c->nargs == 1 && !scn_num(c->args[0], &v)
 				     ? lne_rule_del(ln, (u32)v, &err)
 				     : -EINVAL;
 		break;
 	case SCN_GLOBAL: {
 		int g = c->nargs == 2 ? lne_global_lookup(c->args[0]) : -EINVAL;
 
-		rc = g < 0 ? g : num_arg(c->args[1], &v);
+		rc = g < 0 ? g : scn_num(c->args[1], &v);
 		if (!rc)
 			rc = lne_global_set(ln, (enum lne_global)g, (u32)v, &err);
 		break;
 	}
 	case SCN_NUMA: {
-		u32 dist[LNE_MAX_CPTS * LNE_MAX_CPTS];
-		char *p, *copy;
+		unsigned int dist[LNE_MAX_CPTS * LNE_MAX_CPTS];
 		long ncpt;
-		size_t n = 0;
 
-		if (c->nargs != 2 || num_arg(c->args[0], &ncpt))
-			return -EINVAL;
-		copy = strdup(c->args[1]);
-		for (p = strtok(copy, ","); p && n < sizeof(dist) / sizeof(dist[0]);
-		     p = strtok(NULL, ","))
-			dist[n++] = (u32)strtoul(p, NULL, 0);
-		free(copy);
-		if (n != (size_t)(ncpt * ncpt))
-			return -EINVAL;
+		rc = scn_numa(c, dist, LNE_ARRAY_SIZE(dist), &ncpt);
+		if (rc)
+			return rc;
 		rc = lne_numa_set(ln, (u16)ncpt, dist, &err);
 		break;
 	}
@@ -280,7 +230,7 @@ static int exec_engine(void *ctx, const struct scn_cmd *c, char *out, size_t len
 			sel_text(&sel, out, len);
 		return rc;
 	case SCN_SPREAD:
-		return do_spread(ln, c, out, len);
+		return scn_spread(c, pick, se, out, len);
 	default:
 		return -EINVAL;
 	}

@@ -18,16 +18,6 @@
 
 #include "scn-kernel.h"
 
-static int num_arg(const char *s, long *v)
-{
-	char *end;
-
-	if (!s || !*s)
-		return -EINVAL;
-	*v = strtol(s, &end, 0);
-	return *end ? -EINVAL : 0;
-}
-
 /* Copy @s into a fixed-size field; a NID too long to fit goes as is and the kernel refuses it. */
 static int field(char *dst, size_t size, const char *s)
 {
@@ -55,7 +45,7 @@ static int do_select(struct lnetk *lk, const struct scn_cmd *c, struct lnetk_sel
 	/* The engine backend refuses a missing dst as a NID that does not parse. */
 	req.dst = scn_opt(c, "dst", "");
 	req.src = scn_opt(c, "src", NULL);
-	if (!num_arg(scn_opt(c, "cpt", NULL), &cpt))
+	if (!scn_num(scn_opt(c, "cpt", NULL), &cpt))
 		req.md_cpt = (int32_t)cpt;
 	req.kind = !strcmp(kind, "get")	    ? LNETK_MSG_GET
 		   : !strcmp(kind, "ack")   ? LNETK_MSG_ACK
@@ -72,50 +62,20 @@ static void sel_text(const struct lnetk_selection *sel, char *out, size_t len)
 		snprintf(out, len, "ni=%s pni=%s", sel->ni, sel->peer_ni);
 }
 
-struct tally {
-	char nid[LNETK_NID_MAX];
-	long n;
-};
-
-static int cmp_tally(const void *a, const void *b)
+/* One spread pick: select, then name the NID asked for. */
+static int pick(void *ctx, const struct scn_cmd *c, const char *what, char *nid, size_t size,
+		char *out, size_t len)
 {
-	return strcmp(((const struct tally *)a)->nid, ((const struct tally *)b)->nid);
-}
+	struct scn_kernel *sk = ctx;
+	struct lnetk_selection sel;
+	int rc = do_select(sk->lk, c, &sel, out, len);
 
-static int do_spread(struct lnetk *lk, const struct scn_cmd *c, char *out, size_t len)
-{
-	const char *what = scn_opt(c, "what", "ni");
-	struct tally t[64];
-	size_t nt = 0, i, used = 0;
-	long n, k;
-
-	if (c->nargs != 1 || num_arg(c->args[0], &n))
-		return -EINVAL;
-	for (k = 0; k < n; k++) {
-		struct lnetk_selection sel;
-		const char *nid;
-		int rc = do_select(lk, c, &sel, out, len);
-
-		if (rc)
-			return rc;
-		nid = !strcmp(what, "pni")  ? sel.peer_ni
-		      : !strcmp(what, "gw") ? (sel.gateway[0] ? sel.gateway : "direct")
-					    : sel.ni;
-		for (i = 0; i < nt && strcmp(t[i].nid, nid); i++)
-			;
-		if (i == nt) {
-			if (nt == sizeof(t) / sizeof(t[0]))
-				return -E2BIG;
-			snprintf(t[nt].nid, sizeof(t[nt].nid), "%s", nid);
-			t[nt++].n = 0;
-		}
-		t[i].n++;
-	}
-	qsort(t, nt, sizeof(t[0]), cmp_tally);
-	out[0] = '\0';
-	for (i = 0; i < nt && used < len; i++)
-		used += (size_t)snprintf(out + used, len - used, "%s%s:%ld", i ? " " : "", t[i].nid,
-					 t[i].n);
+	if (rc)
+		return rc;
+	snprintf(nid, size, "%s",
+		 !strcmp(what, "pni")  ? sel.peer_ni
+		 : !strcmp(what, "gw") ? (sel.gateway[0] ? sel.gateway : "direct")
+				       : sel.ni);
 	return 0;
 }
 
@@ -140,7 +100,7 @@ static int do_ni_op(struct lnetk *lk, const struct scn_cmd *c, struct lnetk_err 
 	if (c->nargs < 1)
 		return -EINVAL;
 	if (c->op != SCN_NI_DEL && c->op != SCN_NI_DOWN && c->op != SCN_NI_UP &&
-	    (c->nargs != 2 || num_arg(c->args[1], &v)))
+	    (c->nargs != 2 || scn_num(c->args[1], &v)))
 		return -EINVAL;
 	if (field(peer ? pni.nid : ni.nid, LNETK_NID_MAX, c->args[0]))
 		return -EINVAL;
@@ -202,7 +162,7 @@ static int exec_kernel(void *ctx, const struct scn_cmd *c, char *out, size_t len
 			if (field(ni.ifname, sizeof(ni.ifname), ifname))
 				return -EINVAL;
 		}
-		if (!num_arg(scn_opt(c, "cpt", NULL), &cpt)) {
+		if (!scn_num(scn_opt(c, "cpt", NULL), &cpt)) {
 			ni.has |= LNETK_HAS_NI_DEV_CPT;
 			ni.dev_cpt = (int32_t)cpt;
 		}
@@ -240,8 +200,8 @@ static int exec_kernel(void *ctx, const struct scn_cmd *c, char *out, size_t len
 		if (c->nargs != 2 || field(r.net, sizeof(r.net), c->args[0]) ||
 		    field(r.gateway, sizeof(r.gateway), c->args[1]))
 			return -EINVAL;
-		num_arg(scn_opt(c, "hops", NULL), &hops);
-		num_arg(scn_opt(c, "prio", NULL), &prio);
+		scn_num(scn_opt(c, "hops", NULL), &hops);
+		scn_num(scn_opt(c, "prio", NULL), &prio);
 		r.hops = (uint32_t)hops;
 		r.priority = (uint32_t)prio;
 		rc = c->op == SCN_ROUTE ? lnetk_route_add(lk, &r, &err)
@@ -256,9 +216,9 @@ static int exec_kernel(void *ctx, const struct scn_cmd *c, char *out, size_t len
 		long prio = -1, idx = -1;
 		uint32_t at;
 
-		if (scn_opt(c, "prio", NULL) && num_arg(scn_opt(c, "prio", NULL), &prio))
+		if (scn_opt(c, "prio", NULL) && scn_num(scn_opt(c, "prio", NULL), &prio))
 			return -EINVAL;
-		num_arg(scn_opt(c, "idx", NULL), &idx);
+		scn_num(scn_opt(c, "idx", NULL), &idx);
 		rule.prio = prio < 0 ? LNETK_PRIO_NONE : (uint32_t)prio;
 		rule.idx = idx;
 		rc = lnetk_rule_add(lk, &rule, &outcome, &at, &err);
@@ -271,30 +231,22 @@ static int exec_kernel(void *ctx, const struct scn_cmd *c, char *out, size_t len
 		if (c->nargs == 1 && !strcmp(c->args[0], "all"))
 			rc = lnetk_rule_del_all(lk, &err);
 		else
-			rc = c->nargs == 1 && !num_arg(c->args[0], &v)
+			rc = c->nargs == 1 && !scn_num(c->args[0], &v)
 				     ? lnetk_rule_del(lk, (uint32_t)v, &err)
 				     : -EINVAL;
 		break;
 	case SCN_GLOBAL:
-		if (c->nargs != 2 || num_arg(c->args[1], &v))
+		if (c->nargs != 2 || scn_num(c->args[1], &v))
 			return -EINVAL;
 		rc = lnetk_global_set(lk, c->args[0], (uint32_t)v, &err);
 		break;
 	case SCN_NUMA: {
-		uint32_t dist[LNETK_MAX_CPTS * LNETK_MAX_CPTS];
-		char *p, *copy;
+		unsigned int dist[LNETK_MAX_CPTS * LNETK_MAX_CPTS];
 		long ncpt;
-		size_t n = 0;
 
-		if (c->nargs != 2 || num_arg(c->args[0], &ncpt))
-			return -EINVAL;
-		copy = strdup(c->args[1]);
-		for (p = strtok(copy, ","); p && n < sizeof(dist) / sizeof(dist[0]);
-		     p = strtok(NULL, ","))
-			dist[n++] = (uint32_t)strtoul(p, NULL, 0);
-		free(copy);
-		if (n != (size_t)(ncpt * ncpt))
-			return -EINVAL;
+		rc = scn_numa(c, dist, sizeof(dist) / sizeof(dist[0]), &ncpt);
+		if (rc)
+			return rc;
 		rc = lnetk_numa_set(lk, (uint32_t)ncpt, dist, &err);
 		break;
 	}
@@ -304,7 +256,7 @@ static int exec_kernel(void *ctx, const struct scn_cmd *c, char *out, size_t len
 			sel_text(&sel, out, len);
 		return rc;
 	case SCN_SPREAD:
-		return do_spread(lk, c, out, len);
+		return scn_spread(c, pick, sk, out, len);
 	default:
 		return -EINVAL;
 	}
