@@ -256,6 +256,7 @@ static int add_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_peer *peer;
 	const char *ptext;
 	size_t n = 0, i, nadded = 0;
+	bool was_implicit = false;
 	struct caller c;
 	int rc, mr;
 
@@ -277,7 +278,8 @@ static int add_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 				       peer->mr ? "Multi-Rail" : "non-Multi-Rail");
 		goto out;
 	}
-	pa.created = !peer || peer->implicit;
+	was_implicit = peer && peer->implicit;
+	pa.created = !peer || was_implicit;
 	if (pa.created) {
 		rc = lne_peer_add(d->mirror, &prim, mr, &lerr);
 		if (rc) {
@@ -303,14 +305,20 @@ static int add_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (!rc)
 		rc = persist(d, &c, persist_peer_add, &pa, e);
 	if (rc) {
-		/* Put the mirror back: the new peer goes, or the NIDs added. */
-		if (pa.created)
+		/* Put the mirror back: the new peer goes, or the NIDs added go and
+		 * a route's gateway becomes implicit again. */
+		if (pa.created && !was_implicit)
 			lne_peer_del(d->mirror, &prim, NULL);
-		for (i = nadded; !pa.created && i > 0; i--) {
+		for (i = nadded; (!pa.created || was_implicit) && i > 0; i--) {
 			struct lne_nid back;
 
 			lne_nid_parse(added[i - 1], &back, NULL);
 			lne_peer_del_nid(d->mirror, &prim, &back, NULL);
+		}
+		peer = was_implicit ? lne_peer_find(d->mirror, &prim) : NULL;
+		if (peer) {
+			peer->implicit = true;
+			peer->mr = false;
 		}
 		goto out;
 	}

@@ -61,6 +61,11 @@ check "DeleteRoute" has 't 5'
 bcall DeleteRoute ss o2ib4 10.0.0.254@tcp
 check "deleting it twice is refused, naming the route" has "no route to o2ib4 through 10.0.0.254@tcp"
 
+bcall AddPeer sasb 10.0.0.254@tcp 0 true
+check "a route's gateway becomes an explicit peer when added by name" has 't 6'
+bcall ListPeers
+check "ListPeers shows it explicit and Multi-Rail" has '"10.0.0.254@tcp" true false'
+
 bcall ListPeers
 before_peers=$OUT
 bcall ListRoutes
@@ -72,5 +77,5 @@ bcall ListPeers
 check "peers are the same after the restart" test "$OUT" = "$before_peers"
 bcall ListRoutes
 check "routes are the same after the restart" test "$OUT" = "$before_routes"
-bprop Generation && check "and so is the generation" has 't 5'
+bprop Generation && check "and so is the generation" has 't 6'
 finish
