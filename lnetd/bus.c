@@ -187,6 +187,225 @@ static int list_globals(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return rc;
 }
 
+/* Options that are all u32: those in @names; anything else is refused by name. */
+static int read_uint_options(sd_bus_message *m, const char *const *names, uint32_t *vals,
+			     bool *given, const char *method, sd_bus_error *e)
+{
+	const char *key;
+	int rc, k;
+
+	rc = sd_bus_message_enter_container(m, 'a', "{sv}");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		rc = sd_bus_message_read(m, "s", &key);
+		if (rc < 0)
+			return rc;
+		for (k = 0; names[k] && strcmp(names[k], key); k++)
+			;
+		if (!names[k])
+			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "unknown option '%s' for %s",
+						 key, method);
+		rc = sd_bus_message_read(m, "v", "u", &vals[k]);
+		if (rc < 0)
+			return sd_bus_error_setf(e, LNETD_ERR_INVALID,
+						 "option '%s' must be an unsigned 32-bit integer",
+						 key);
+		given[k] = true;
+		rc = sd_bus_message_exit_container(m);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	return rc;
+}
+
+/* --- NIs --------------------------------------------------------------------- */
+
+static struct lnetd_ni *ni_entry(struct lnetd *d, const char *net, const char *ifname)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnis; i++)
+		if (!strcmp(d->nis[i].net, net) && !strcmp(d->nis[i].ifname, ifname))
+			return &d->nis[i];
+	return NULL;
+}
+
+static void ni_forget(struct lnetd *d, struct lnetd_ni *n)
+{
+	if (n->applied)
+		lne_ni_del(d->mirror, &n->nid, NULL);
+	memmove(n, n + 1, (size_t)(d->nis + d->nnis - (n + 1)) * sizeof(*n));
+	d->nnis--;
+}
+
+/* (net, interface) from a call, checked: canonical net in @net. */
+static int ni_args(sd_bus_message *m, char *net, const char **ifname, sd_bus_error *e)
+{
+	const char *ntext;
+	struct lne_err err;
+	lne_net_t id;
+	int rc = sd_bus_message_read(m, "ss", &ntext, ifname);
+
+	if (rc < 0)
+		return rc;
+	if (lne_net_parse(ntext, &id, &err))
+		return fail(e, -EINVAL, err.msg);
+	if (LNE_NET_LND(id) == LNE_LND_LO)
+		return fail(e, -EINVAL, "the loopback NI always exists; it is not configured");
+	lne_net_format(id, net, LNE_NET_STR_MAX);
+	if (!**ifname || strlen(*ifname) >= LNE_IFNAME_MAX || strpbrk(*ifname, "/ \t\n:"))
+		return sd_bus_error_setf(
+			e, LNETD_ERR_INVALID,
+			"'%s' is not an interface name (1 to %d characters, no '/', ':' or spaces)",
+			*ifname, LNE_IFNAME_MAX - 1);
+	return 0;
+}
+
+static int persist_ni_add(struct store *st, const void *arg, struct store_err *serr)
+{
+	return store_ni_add(st, arg, serr);
+}
+
+static int persist_ni_del(struct store *st, const void *arg, struct store_err *serr)
+{
+	return store_ni_del(st, arg, serr);
+}
+
+static int add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	static const char *const names[] = {"peer_timeout", "peer_credits", "peer_buffer_credits",
+					    "credits", NULL};
+	struct lnetd *d = userdata;
+	uint32_t v[4] = {0, 0, 0, 0};
+	bool given[4] = {false, false, false, false}, changed;
+	char net[LNE_NET_STR_MAX];
+	struct lnetd_ni *n, *grown;
+	const char *ifname;
+	struct st_ni sn;
+	struct caller c;
+	lne_net_t id;
+	int rc;
+
+	rc = ni_args(m, net, &ifname, e);
+	if (rc >= 0)
+		rc = read_uint_options(m, names, v, given, "AddNI", e);
+	if (rc < 0)
+		return rc;
+	if ((given[1] && !v[1]) || (given[3] && !v[3]))
+		return fail(e, -ERANGE, "peer_credits and credits must be at least 1");
+	rc = authorise(m, &c, e);
+	if (rc < 0)
+		return rc;
+	if (ni_entry(d, net, ifname))
+		return sd_bus_error_setf(e, LNETD_ERR_EXISTS, "%s on %s is configured already", net,
+					 ifname);
+	grown = realloc(d->nis, (d->nnis + 1) * sizeof(*d->nis));
+	if (!grown)
+		return fail(e, -ENOMEM, "out of memory");
+	d->nis = grown;
+	n = &d->nis[d->nnis++];
+	memset(n, 0, sizeof(*n));
+	snprintf(n->net, sizeof(n->net), "%s", net);
+	snprintf(n->ifname, sizeof(n->ifname), "%s", ifname);
+	lne_net_parse(net, &id, NULL);
+	lne_tunables_default(LNE_NET_LND(id), &n->tun);
+	if (given[0])
+		n->tun.peer_timeout = v[0];
+	if (given[1])
+		n->tun.peer_credits = v[1];
+	if (given[2])
+		n->tun.peer_buffer_credits = v[2];
+	if (given[3])
+		n->tun.credits = v[3];
+	/* Judged now if the interface is there; else accepted as pending. */
+	rc = lnetd_ni_reconcile(d, n, &changed);
+	if (rc) {
+		rc = fail(e, rc, n->reason);
+		ni_forget(d, n);
+		return rc;
+	}
+	sn = (struct st_ni){.net = net,
+			    .ifname = ifname,
+			    .peer_timeout = given[0] ? (int64_t)v[0] : ST_UNSET,
+			    .peer_credits = given[1] ? (int64_t)v[1] : ST_UNSET,
+			    .peer_buffer_credits = given[2] ? (int64_t)v[2] : ST_UNSET,
+			    .credits = given[3] ? (int64_t)v[3] : ST_UNSET};
+	rc = persist(d, &c, persist_ni_add, &sn, e);
+	if (rc) {
+		ni_forget(d, ni_entry(d, net, ifname));
+		return rc;
+	}
+	return reply_generation(m, d);
+}
+
+static int delete_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char net[LNE_NET_STR_MAX];
+	struct lnetd_ni *n;
+	const char *ifname;
+	struct st_ni key;
+	struct caller c;
+	int rc;
+
+	rc = ni_args(m, net, &ifname, e);
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc < 0)
+		return rc;
+	n = ni_entry(d, net, ifname);
+	if (!n)
+		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no NI of %s is configured on %s",
+					 net, ifname);
+	key = (struct st_ni){.net = net, .ifname = ifname};
+	rc = persist(d, &c, persist_ni_del, &key, e);
+	if (rc)
+		return rc;
+	ni_forget(d, n);
+	return reply_generation(m, d);
+}
+
+static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	sd_bus_message *reply = NULL;
+	char nid[LNE_NID_STR_MAX];
+	size_t i;
+	int rc;
+
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sssa{sv})");
+	for (i = 0; rc >= 0 && i < d->nnis; i++) {
+		const struct lnetd_ni *n = &d->nis[i];
+		const struct lne_ni *ni = n->applied ? lne_ni_find(d->mirror, &n->nid) : NULL;
+
+		rc = sd_bus_message_open_container(reply, 'r', "sssa{sv}");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "sss", n->net, n->ifname,
+						   ni ? "applied" : "pending");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+		if (rc >= 0 && ni) {
+			lne_nid_format(&ni->nid, nid, sizeof(nid));
+			rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "nid", "s", nid, "up",
+						   "b", ni->up, "health", "u",
+						   (uint32_t)ni->health);
+		} else if (rc >= 0) {
+			rc = sd_bus_message_append(reply, "{sv}", "reason", "s", n->reason);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}
+
 /* --- peers ------------------------------------------------------------------ */
 
 struct peer_arg {
@@ -466,36 +685,6 @@ static int persist_route_del(struct store *st, const void *arg, struct store_err
 	const struct st_route *r = arg;
 
 	return store_route_del(st, r->net, r->gateway, serr);
-}
-
-/* AddRoute's options: hops, priority, sensitivity (u); anything else is refused by name. */
-static int read_uint_options(sd_bus_message *m, const char *const *names, uint32_t *vals,
-			     bool *given, const char *method, sd_bus_error *e)
-{
-	const char *key;
-	int rc, k;
-
-	rc = sd_bus_message_enter_container(m, 'a', "{sv}");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(m, "s", &key);
-		if (rc < 0)
-			return rc;
-		for (k = 0; names[k] && strcmp(names[k], key); k++)
-			;
-		if (!names[k])
-			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "unknown option '%s' for %s",
-						 key, method);
-		rc = sd_bus_message_read(m, "v", "u", &vals[k]);
-		if (rc < 0)
-			return sd_bus_error_setf(e, LNETD_ERR_INVALID,
-						 "option '%s' must be an unsigned 32-bit integer",
-						 key);
-		given[k] = true;
-		rc = sd_bus_message_exit_container(m);
-	}
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(m);
-	return rc;
 }
 
 static int route_args(sd_bus_message *m, lne_net_t *net, char *nbuf, struct lne_nid *gw, char *gbuf,
@@ -891,6 +1080,13 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ListGlobals", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(su)", globals),
 				list_globals, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("AddNI", SD_BUS_ARGS("s", net, "s", interface, "a{sv}", options),
+				SD_BUS_RESULT("t", generation), add_ni, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("DeleteNI", SD_BUS_ARGS("s", net, "s", interface),
+				SD_BUS_RESULT("t", generation), delete_ni,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ListNIs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sssa{sv})", nis),
+				list_nis, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("AddPeer", SD_BUS_ARGS("s", primary, "as", nids, "b", multi_rail),
 				SD_BUS_RESULT("t", generation), add_peer,
 				SD_BUS_VTABLE_UNPRIVILEGED),

@@ -36,6 +36,11 @@ static void usage(FILE *f)
 		   "The bus is the system bus ($DBUS_SYSTEM_BUS_ADDRESS if set).\n");
 }
 
+static void on_netif_change(void *data)
+{
+	lnetd_nis_reconcile(data);
+}
+
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	fprintf(stderr, "lnetd: SIGHUP: nothing to re-read (the configuration is in the store)\n");
@@ -136,6 +141,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lnetd: cannot reach the system bus: %s\n", strerror(-rc));
 		goto out;
 	}
+	/* NIs follow their interfaces: look now, and again on every change. */
+	rc = netif_open(d.event, on_netif_change, &d, &d.netif);
+	if (rc >= 0)
+		rc = lnetd_nis_load(&d);
+	if (rc < 0) {
+		fprintf(stderr, "lnetd: cannot watch the network interfaces: %s\n", strerror(-rc));
+		goto out;
+	}
+	lnetd_nis_reconcile(&d);
 	rc = sd_bus_attach_event(d.bus, d.event, SD_EVENT_PRIORITY_NORMAL);
 	if (rc >= 0)
 		rc = lnetd_bus_start(&d);
@@ -153,7 +167,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lnetd: event loop: %s\n", strerror(-rc));
 out:
 	sd_bus_flush_close_unref(d.bus);
+	netif_close(d.netif);
 	sd_event_unref(d.event);
+	free(d.nis);
 	lne_inst_free(d.mirror);
 	store_close(d.store);
 	free(why);

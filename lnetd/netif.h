@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netif.h - the host's network interfaces, as NIs need them: does an
+ * interface exist, is its link up, which address gives the NI its NID;
+ * and a watch on rtnetlink that says when any of that may have changed.
+ */
+#ifndef LNETD_NETIF_H
+#define LNETD_NETIF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+struct netif;
+
+struct netif_state {
+	bool exists;
+	bool up;      /* IFF_UP and IFF_RUNNING: carrier */
+	bool has_ip4; /* an IPv4 address, in @ip4 */
+	uint8_t ip4[4];
+};
+
+/* Open rtnetlink; @changed runs (from the event loop) after links or addresses change. */
+int netif_open(sd_event *event, void (*changed)(void *data), void *data, struct netif **out);
+void netif_close(struct netif *nf);
+/* The current state of interface @name (fresh from the kernel). */
+int netif_lookup(struct netif *nf, const char *name, struct netif_state *st);
+
+#endif /* LNETD_NETIF_H */

@@ -1,0 +1,93 @@
+#!/bin/sh
+# NIs follow their interfaces: lnetd runs in a network namespace of the
+# test's own, an NI is configured on a veth that does not exist yet, and is
+# pending until the veth and its IPv4 address appear, applied then, and
+# pending again when the address or the interface goes; nothing configured
+# is lost, across a restart too.  TAP.
+set -u
+if [ -z "${LNETD_IN_NETNS:-}" ]; then
+	# Start again inside a new network namespace (the bus socket is a
+	# file, reachable from there).
+	if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
+		echo "1..0 # SKIP needs root and network namespaces"
+		exit 0
+	fi
+	LNETD_IN_NETNS=1 exec unshare -n sh "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+LNETD=${LNETD:-lnetd/lnetd}
+
+# wait_for TEXT: until ListNIs shows TEXT (rtnetlink events are quick; 5 s at most).
+# shellcheck disable=SC2317 # reached: shellcheck does not follow the exec above
+wait_for() {
+	for _ in $(seq 100); do
+		bcall ListNIs
+		case $OUT in *"$1"*) return 0 ;; esac
+		sleep 0.05
+	done
+	diag "ListNIs never showed: $1" "last: $OUT"
+	return 1
+}
+
+start_bus
+check "lnetd starts in a network namespace of its own" start_lnetd
+
+bcall AddNI 'ssa{sv}' tcp lnv0 1 credits u 64
+check "an NI on a missing interface is accepted" has 't 1'
+check "and pending, saying why" wait_for '"tcp" "lnv0" "pending" 1 "reason" s "interface lnv0 does not exist"'
+
+ip link add lnv0 type veth peer name lnv1
+check "the interface appears: still pending, for want of an address" \
+	wait_for '"pending" 1 "reason" s "interface lnv0 has no IPv4 address"'
+
+ip addr add 10.77.0.1/24 dev lnv0
+ip link set lnv1 up
+ip link set lnv0 up
+check "the address appears: applied, with its NID, link up" \
+	wait_for '"tcp" "lnv0" "applied" 3 "nid" s "10.77.0.1@tcp" "up" b true'
+
+ip link set lnv1 down
+check "the peer end goes down: the NI stays, its link down" wait_for '"up" b false'
+ip link set lnv1 up
+
+ip addr del 10.77.0.1/24 dev lnv0
+ip addr add 10.77.0.2/24 dev lnv0
+check "a new address gives a new NID" wait_for '"nid" s "10.77.0.2@tcp"'
+
+ip addr del 10.77.0.2/24 dev lnv0
+check "the address goes: pending again" wait_for '"pending" 1 "reason" s "interface lnv0 has no IPv4 address"'
+
+ip link del lnv0
+check "the interface goes: pending, and still configured" \
+	wait_for '"pending" 1 "reason" s "interface lnv0 does not exist"'
+bprop Generation && check "hardware coming and going is not a configuration change" has 't 1'
+
+bcall AddNI 'ssa{sv}' tcp lnv0 0
+check "the same NI twice is refused" has "tcp on lnv0 is configured already"
+bcall AddNI 'ssa{sv}' lo lnv0 0
+check "the loopback NI is refused" has "the loopback NI always exists"
+bcall AddNI 'ssa{sv}' tcp "an-interface-name-far-too-long" 0
+check "a bad interface name is refused, named" has "'an-interface-name-far-too-long' is not an interface name"
+bcall AddNI 'ssa{sv}' tcpx lnv0 0
+check "a bad net is refused with the grammar's sentence" has "network number 'x' is not a number"
+
+ip link add lnv2 type veth peer name lnv3
+ip addr add 10.78.0.1/24 dev lnv2
+stop_lnetd
+check "lnetd stops" test "$LNETD_RC" = 0
+check "and starts again" start_lnetd
+bcall AddNI 'ssa{sv}' o2ib lnv2 0
+check "an NI whose interface is ready is applied at once" has 't 2'
+bcall ListNIs
+check "both NIs are configured after the restart, each as its interface allows" \
+	has '"tcp" "lnv0" "pending"'
+has '"o2ib" "lnv2" "applied"' >/dev/null || not_ok "the ready one applied"
+
+bcall AddPeer sasb 10.78.0.1@o2ib 0 true
+check "a peer may not take a local NI's NID" has "is a local NI, not a peer NID"
+
+bcall DeleteNI ss tcp lnv0
+check "DeleteNI forgets a pending NI" has 't 3'
+bcall DeleteNI ss tcp lnv0
+check "and it is gone" has "no NI of tcp is configured on lnv0"
+finish
