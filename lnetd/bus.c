@@ -17,6 +17,7 @@
 
 #include "bus-errors.h"
 #include "lnetd.h"
+#include "select.h"
 #include "udsp.h"
 
 static const sd_bus_error_map lnetd_errors[] = {
@@ -1014,6 +1015,104 @@ static int list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return rc;
 }
 
+/* --- explain ------------------------------------------------------------------ */
+
+#define EXPLAIN_MAX 128
+
+static const char *step_name(u8 step)
+{
+	return step == LNE_STEP_LOCAL_NI  ? "local NI"
+	       : step == LNE_STEP_PEER_NI ? "peer NI"
+					  : "gateway";
+}
+
+/* One candidate: its step, NID, verdict, and the values it was judged on. */
+static int append_entry(sd_bus_message *reply, const struct lne_exp_entry *x)
+{
+	char nid[LNE_NID_STR_MAX], verdict[64];
+	u8 i;
+	int rc;
+
+	lne_nid_format(&x->nid, nid, sizeof(nid));
+	if (x->crit == LNE_CRIT_CHOSEN)
+		snprintf(verdict, sizeof(verdict), "chosen");
+	else
+		snprintf(verdict, sizeof(verdict), "lost on %s", lne_crit_name(x->crit));
+	rc = sd_bus_message_open_container(reply, 'r', "sssa{sv}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "sss", step_name(x->step), nid, verdict);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+	for (i = 0; rc >= 0 && i < x->key.n; i++) {
+		char rule_key[64];
+
+		rc = sd_bus_message_append(reply, "{sv}", lne_crit_name(x->key.crit[i]), "x",
+					   (int64_t)x->key.v[i]);
+		if (rc >= 0 && x->key.rule[i] >= 0) {
+			snprintf(rule_key, sizeof(rule_key), "%s rule",
+				 lne_crit_name(x->key.crit[i]));
+			rc = sd_bus_message_append(reply, "{sv}", rule_key, "u",
+						   (uint32_t)x->key.rule[i]);
+		}
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	return rc;
+}
+
+static int explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	/* A read: decide as the next message would, moving no round robin. */
+	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY, .kind = LNE_MSG_PUT, .peek = true};
+	char ni[LNE_NID_STR_MAX], pni[LNE_NID_STR_MAX], gw[LNE_NID_STR_MAX] = "";
+	struct lne_exp_entry ent[EXPLAIN_MAX];
+	struct lne_explain ex = {.ent = ent, .cap = EXPLAIN_MAX};
+	struct lne_err lerr = {.msg = ""};
+	const char *dst, *src;
+	sd_bus_message *reply = NULL;
+	struct lne_nid srcnid;
+	struct lne_sel sel;
+	u32 i;
+	int rc;
+
+	rc = sd_bus_message_read(m, "ss", &dst, &src);
+	if (rc < 0)
+		return rc;
+	rc = nid_arg(dst, &req.dst, ni, e);
+	if (rc >= 0 && *src) {
+		rc = nid_arg(src, &srcnid, ni, e);
+		req.src = &srcnid;
+	}
+	if (rc < 0)
+		return rc;
+	rc = lne_select(d->mirror, &req, &sel, &ex, &lerr);
+	if (rc)
+		return fail(e,
+			    rc == -EHOSTUNREACH || rc == -EADDRNOTAVAIL || rc == -ENETDOWN ? -ENOENT
+											   : rc,
+			    lerr.msg);
+	lne_nid_format(&sel.ni->nid, ni, sizeof(ni));
+	lne_nid_format(&sel.pni->nid, pni, sizeof(pni));
+	if (sel.route)
+		lne_nid_format(&sel.route->gw->nid, gw, sizeof(gw));
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "sss", ni, pni, gw);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sssa{sv})");
+	for (i = 0; rc >= 0 && i < ex.n; i++)
+		rc = append_entry(reply, &ent[i]);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}
+
 struct hist_out {
 	sd_bus_message *reply;
 	int rc;
@@ -1113,6 +1212,10 @@ static const sd_bus_vtable manager_vtable[] = {
 				delete_all_rules, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ListRules", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(usssa{sv})", rules),
 				list_rules, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_ARGS("s", dst, "s", src),
+				SD_BUS_RESULT("s", ni, "s", peer_ni, "s", gateway, "a(sssa{sv})",
+					      candidates),
+				explain, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("History", SD_BUS_ARGS("u", limit),
 				SD_BUS_RESULT("a(txuuss)", entries), history,
 				SD_BUS_VTABLE_UNPRIVILEGED),

@@ -535,11 +535,11 @@ int lne_select(struct lne_inst *ln, const struct lne_sel_req *req, struct lne_se
 			if (ex)
 				ex->n = mark; /* explain only the attempt that counts */
 			rc = select_any(ln, peer, req, out, ex, err);
-			if (!rc && !peer->mr)
+			if (!rc && !peer->mr && !req->peek)
 				peer->nmr_src = out->ni;
 		}
 	}
-	if (rc)
+	if (rc || req->peek)
 		return rc;
 	/* Round robin is "least recently chosen": a candidate back from
 	 * being down takes its turn, not every turn until it catches up.

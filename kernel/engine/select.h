@@ -54,6 +54,7 @@ struct lne_sel_req {
 	const struct lne_nid *src; /* NULL: any */
 	u8 kind;		   /* enum lne_msg_kind */
 	s32 md_cpt;		   /* CPT of the message's memory, LNE_CPT_ANY if unknown */
+	bool peek;		   /* decide, but move no round robin (explain from a reader) */
 };
 
 struct lne_sel {

@@ -164,6 +164,29 @@ START_TEST(non_mr_peer_moves_when_kept_ni_cannot_reach)
 }
 END_TEST
 
+/* A peek decides like the next selection but leaves the round robin where it was. */
+START_TEST(peek_moves_no_round_robin)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY};
+	struct lne_sel a, b;
+	int i;
+
+	add_ni(ln, "10.0.0.1@tcp", LNE_CPT_ANY);
+	add_ni(ln, "10.0.0.2@tcp", LNE_CPT_ANY);
+	add_peer(ln, "10.0.0.100@tcp", NULL);
+	req.dst = nid_of("10.0.0.100@tcp");
+	for (i = 0; i < 5; i++) {
+		req.peek = true;
+		ck_assert_int_eq(lne_select(ln, &req, &a, NULL, NULL), 0);
+		req.peek = false;
+		ck_assert_int_eq(lne_select(ln, &req, &b, NULL, NULL), 0);
+		ck_assert_ptr_eq(a.ni, b.ni); /* the peek foretold it */
+	}
+	lne_inst_free(ln);
+}
+END_TEST
+
 Suite *make_select_suite(void)
 {
 	Suite *s = suite_create("select");
@@ -174,6 +197,7 @@ Suite *make_select_suite(void)
 	tcase_add_test(tc, explain_names_criteria_and_rules);
 	tcase_add_test(tc, explain_does_not_change_the_decision);
 	tcase_add_test(tc, non_mr_peer_moves_when_kept_ni_cannot_reach);
+	tcase_add_test(tc, peek_moves_no_round_robin);
 	suite_add_tcase(s, tc);
 	return s;
 }
