@@ -550,13 +550,57 @@ out:
 	return rc;
 }
 
+/* What a peer deletion takes away, to give it back if the store refuses. */
+struct peer_undo {
+	struct lne_nid primary;
+	bool mr;
+	size_t n;
+	struct lne_nid *nid;
+	s32 *health;
+};
+
+static int peer_undo_save(const struct lne_peer *peer, struct peer_undo *u)
+{
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	size_t i = 0;
+
+	u->primary = peer->primary;
+	u->mr = peer->mr;
+	u->n = peer->npni;
+	u->nid = calloc(u->n, sizeof(*u->nid));
+	u->health = calloc(u->n, sizeof(*u->health));
+	if (!u->nid || !u->health)
+		return -ENOMEM;
+	lne_list_for_each_entry(pnet, &peer->pnets, link)
+		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+			u->nid[i] = pni->nid;
+			u->health[i++] = pni->health;
+		}
+	return 0;
+}
+
+/* Give back the NIDs (or the whole peer) the deletion took. */
+static void peer_undo_apply(struct lne_inst *ln, const struct peer_undo *u)
+{
+	size_t i;
+
+	if (!lne_peer_find(ln, &u->primary))
+		lne_peer_add(ln, &u->primary, u->mr, NULL);
+	for (i = 0; i < u->n; i++) {
+		if (!lne_peer_ni_find(ln, &u->nid[i]))
+			lne_peer_add_nid(ln, &u->primary, &u->nid[i], NULL);
+		lne_peer_ni_set_health(ln, &u->nid[i], u->health[i], NULL);
+	}
+}
+
 static int delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
 	struct lne_nid prim, *nids = NULL;
 	struct lne_err lerr = {.msg = ""};
-	struct lne_inst *before = NULL;
+	struct peer_undo undo = {0};
 	struct peer_arg pa = {0};
 	const char **names = NULL;
 	struct lne_peer *peer;
@@ -598,9 +642,8 @@ static int delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		}
 	}
 	pa.created = !n || n >= peer->npni;
-	before = lne_inst_copy(d->mirror); /* the simplest exact undo */
 	names = calloc(n ? n : 1, sizeof(*names));
-	if (!before || !names) {
+	if (!names || peer_undo_save(peer, &undo)) {
 		rc = fail(e, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -619,37 +662,56 @@ static int delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = persist(d, &c, persist_peer_del, &pa, e);
 	}
 	if (rc) {
-		lne_inst_free(d->mirror);
-		d->mirror = before;
-		before = NULL;
+		peer_undo_apply(d->mirror, &undo);
 		goto out;
 	}
 	rc = reply_generation(m, d);
 out:
-	lne_inst_free(before);
+	free(undo.nid);
+	free(undo.health);
 	free(names);
 	free(canon);
 	free(nids);
 	return rc;
 }
 
+static int cmp_peer(const void *a, const void *b)
+{
+	char x[LNE_NID_STR_MAX], y[LNE_NID_STR_MAX];
+
+	lne_nid_format(&(*(struct lne_peer *const *)a)->primary, x, sizeof(x));
+	lne_nid_format(&(*(struct lne_peer *const *)b)->primary, y, sizeof(y));
+	return strcmp(x, y);
+}
+
+/* Explicit and implicit peers, by primary NID text: the same order whatever their history. */
 static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	const struct lne_peer_net *pnet;
 	const struct lne_peer_ni *pni;
-	const struct lne_peer *peer;
+	struct lne_peer *peer, **all;
 	sd_bus_message *reply = NULL;
 	char buf[LNE_NID_STR_MAX];
+	size_t n = 0, i;
 	int rc;
 
+	lne_list_for_each_entry(peer, &d->mirror->peers, link)
+		n++;
+	all = calloc(n ? n : 1, sizeof(*all));
+	if (!all)
+		return fail(e, -ENOMEM, "out of memory");
+	n = 0;
+	lne_list_for_each_entry(peer, &d->mirror->peers, link)
+		all[n++] = peer;
+	qsort(all, n, sizeof(*all), cmp_peer);
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(sbba(su))");
-	lne_list_for_each_entry(peer, &d->mirror->peers, link) {
+	for (i = 0; rc >= 0 && i < n; i++) {
+		peer = all[i];
 		lne_nid_format(&peer->primary, buf, sizeof(buf));
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'r', "sbba(su)");
+		rc = sd_bus_message_open_container(reply, 'r', "sbba(su)");
 		if (rc >= 0)
 			rc = sd_bus_message_append(reply, "sbb", buf, peer->mr, peer->implicit);
 		if (rc >= 0)
@@ -666,6 +728,7 @@ static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		if (rc >= 0)
 			rc = sd_bus_message_close_container(reply);
 	}
+	free(all);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
@@ -927,9 +990,10 @@ static int persist_rule_del(struct store *st, const void *arg, struct store_err 
 /* Delete one rule (@all false) or every rule, in the mirror and the store. */
 static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error *e)
 {
-	struct lne_inst *before;
+	struct st_rule *saved = NULL;
+	struct lne_rule *r;
+	uint32_t idx = 0, first, n, i;
 	struct caller c;
-	uint32_t idx = 0;
 	int64_t which;
 	int rc;
 
@@ -944,10 +1008,21 @@ static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error 
 	if (!all && !lne_rule_at(d->mirror, idx))
 		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "there is no rule %u (%u rules)",
 					 idx, d->mirror->udsp.nrules);
-	/* The engine cannot refuse a deletion; a copy undoes it exactly. */
-	before = lne_inst_copy(d->mirror);
-	if (!before)
+	/* The rules that go, as text: adding them back at their places undoes
+	 * the deletion exactly (flattening does not depend on history). */
+	first = all ? 0 : idx;
+	n = all ? d->mirror->udsp.nrules : 1;
+	saved = calloc(n ? n : 1, sizeof(*saved));
+	if (!saved)
 		return fail(e, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		r = lne_rule_at(d->mirror, first + i);
+		if (rule_texts(r, &saved[i])) {
+			n = i;
+			rc = fail(e, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	if (all)
 		lne_rule_del_all(d->mirror);
 	else
@@ -955,12 +1030,20 @@ static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error 
 	which = all ? -1 : (int64_t)idx;
 	rc = persist(d, &c, persist_rule_del, &which, e);
 	if (rc) {
-		lne_inst_free(d->mirror);
-		d->mirror = before;
-		return rc;
+		for (i = 0; i < n; i++)
+			lne_rule_add(d->mirror, opt(saved[i].src), opt(saved[i].dst),
+				     opt(saved[i].rte),
+				     saved[i].priority == ST_UNSET ? LNE_PRIO_NONE
+								   : (uint32_t)saved[i].priority,
+				     first + i, NULL, NULL, NULL);
+		goto out;
 	}
-	lne_inst_free(before);
-	return reply_generation(m, d);
+	rc = reply_generation(m, d);
+out:
+	for (i = 0; i < n; i++)
+		rule_texts_free(&saved[i]);
+	free(saved);
+	return rc;
 }
 
 static int delete_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
