@@ -19,6 +19,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "lnetd.h"
+#include "numa.h"
 
 static void usage(FILE *f)
 {
@@ -120,6 +121,10 @@ int main(int argc, char **argv)
 			why ? why : strerror(-rc));
 		goto out;
 	}
+	/* The distances the module would take from node_distance(). */
+	if (numa_from_sysfs(d.mirror, "/sys/devices/system/node") < 0)
+		fprintf(stderr, "lnetd: the NUMA distances in sysfs make no square table; "
+				"treating every distance as equal\n");
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

@@ -11,5 +11,6 @@ Suite *make_model_suite(void);
 Suite *make_udsp_suite(void);
 Suite *make_select_suite(void);
 Suite *make_store_suite(void);
+Suite *make_numa_suite(void);
 
 #endif
