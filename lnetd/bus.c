@@ -2,12 +2,12 @@
 /*
  * bus.c - lnetd's typed D-Bus API (schema/org.lnetd1.Manager.xml).
  *
- * A method that changes the configuration runs: parse -> authorise ->
- * apply to the engine mirror (which judges it with the module's own code)
- * -> persist in one store transaction -> emit -> reply.  If the store
- * refuses, the method puts the mirror back, so the mirror and the store
- * never disagree.  Reads are open to anyone; changes need root (polkit's
- * org.lnetd1.manage comes with the systemd wiring).
+ * A method that changes the configuration parses its arguments into
+ * operations (change.h) and runs them as one change: the engine mirror
+ * judges each, the store commits them as one generation, or nothing is
+ * kept.  Single-object methods are lists of one; Apply is a list of many.
+ * Reads are open to anyone; changes need root (polkit's org.lnetd1.manage
+ * comes with the systemd wiring).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-errors.h"
+#include "change.h"
 #include "lnetd.h"
 #include "select.h"
 #include "udsp.h"
@@ -80,31 +81,14 @@ static int authorise(sd_bus_message *m, struct caller *c, sd_bus_error *e)
 	return 0;
 }
 
-/* The store's half of a change, run inside a transaction. */
-typedef int (*persist_fn)(struct store *st, const void *arg, struct store_err *serr);
-
-/*
- * Record a change the mirror has taken: one transaction, one history
- * entry, the new generation announced.  On failure nothing is recorded,
- * @e says why, and the caller puts the mirror back.
- */
-static int persist(struct lnetd *d, const struct caller *c, persist_fn fn, const void *arg,
-		   sd_bus_error *e)
+/* Run a list of operations as one change; on refusal, @e says why. */
+static int run(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, size_t n, bool dry,
+	       char **summary, sd_bus_error *e)
 {
-	struct store_err serr = {""};
-	int rc = store_begin(d->store);
+	struct lnetd_change_err err;
+	int rc = lnetd_change(d, &c->who, ops, n, dry, summary, &err);
 
-	if (!rc)
-		rc = fn(d->store, arg, &serr);
-	if (!rc)
-		rc = store_commit(d->store, &c->who, &d->generation, &serr);
-	if (rc) {
-		store_rollback(d->store);
-		return fail(e, rc, serr.msg[0] ? serr.msg : "the store refused the change");
-	}
-	sd_bus_emit_properties_changed(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER, "Generation",
-				       NULL);
-	return 0;
+	return rc ? fail(e, rc, err.msg) : 0;
 }
 
 static int reply_generation(sd_bus_message *m, const struct lnetd *d)
@@ -123,49 +107,92 @@ static int nid_arg(const char *s, struct lne_nid *nid, char *canon, sd_bus_error
 	return 0;
 }
 
-/* --- globals --------------------------------------------------------------- */
-
-struct global_arg {
+/*
+ * Named, typed fields (a{sv}): each known name once, with its type; any
+ * other name or type is refused, naming it.  Strings point into @m; an
+ * "as" is malloc'd (free with strv_free).
+ */
+struct field {
 	const char *name;
-	uint32_t value;
+	char type; /* 's', 'u', 'b', 'a' (as) */
+	void *out; /* const char **, uint32_t *, int *, char *** */
+	bool given;
 };
 
-static int persist_global(struct store *st, const void *arg, struct store_err *serr)
+static void strv_free(char **v)
 {
-	const struct global_arg *g = arg;
+	char **p;
 
-	return store_global_set(st, g->name, g->value, serr);
+	for (p = v; p && *p; p++)
+		free(*p);
+	free(v);
 }
+
+static int read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus_error *e)
+{
+	static const char *const tname[] = {['s'] = "a string",
+					    ['u'] = "an unsigned 32-bit integer",
+					    ['b'] = "a boolean",
+					    ['a'] = "an array of strings"};
+	const char *key, *contents;
+	char type;
+	int rc, k;
+
+	rc = sd_bus_message_enter_container(m, 'a', "{sv}");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		rc = sd_bus_message_read(m, "s", &key);
+		if (rc < 0)
+			return rc;
+		for (k = 0; f[k].name && strcmp(f[k].name, key); k++)
+			;
+		if (!f[k].name)
+			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: unknown field '%s'",
+						 what, key);
+		if (f[k].given)
+			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: field '%s' given twice",
+						 what, key);
+		rc = sd_bus_message_peek_type(m, &type, &contents);
+		if (rc < 0)
+			return rc;
+		if (strcmp(contents, f[k].type == 'a' ? "as" : (char[]){f[k].type, '\0'}))
+			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: field '%s' must be %s",
+						 what, key, tname[(int)f[k].type]);
+		rc = sd_bus_message_enter_container(m, 'v', contents);
+		if (rc >= 0)
+			rc = f[k].type == 'a'	? sd_bus_message_read_strv(m, f[k].out)
+			     : f[k].type == 'b' ? sd_bus_message_read_basic(m, 'b', f[k].out)
+						: sd_bus_message_read_basic(m, f[k].type, f[k].out);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(m);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(m);
+		f[k].given = true;
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	return rc;
+}
+
+static int64_t given_or_unset(const struct field *f, uint32_t v)
+{
+	return f->given ? (int64_t)v : ST_UNSET;
+}
+
+/* --- globals --------------------------------------------------------------- */
 
 static int set_global(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	struct lne_err lerr = {.msg = ""};
-	struct global_arg ga;
+	struct lnetd_op op = {.verb = VERB_SET, .obj = OBJ_GLOBAL};
 	struct caller c;
-	uint32_t old;
-	int rc, g;
+	int rc;
 
-	rc = sd_bus_message_read(m, "su", &ga.name, &ga.value);
-	if (rc < 0)
-		return rc;
-	rc = authorise(m, &c, e);
-	if (rc < 0)
-		return rc;
-	g = lne_global_lookup(ga.name);
-	if (g < 0)
-		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no global setting is called '%s'",
-					 ga.name);
-	old = lne_global_get(d->mirror, g);
-	rc = lne_global_set(d->mirror, g, ga.value, &lerr);
-	if (rc)
-		return fail(e, rc, lerr.msg);
-	rc = persist(d, &c, persist_global, &ga, e);
-	if (rc) {
-		d->mirror->globals[g] = old; /* it was valid: no check needed */
-		return rc;
-	}
-	return reply_generation(m, d);
+	rc = sd_bus_message_read(m, "su", &op.u.global.name, &op.u.global.value);
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc >= 0)
+		rc = run(d, &c, &op, 1, false, NULL, e);
+	return rc < 0 ? rc : reply_generation(m, d);
 }
 
 static int list_globals(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -188,189 +215,109 @@ static int list_globals(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return rc;
 }
 
-/* Options that are all u32: those in @names; anything else is refused by name. */
-static int read_uint_options(sd_bus_message *m, const char *const *names, uint32_t *vals,
-			     bool *given, const char *method, sd_bus_error *e)
-{
-	const char *key;
-	int rc, k;
-
-	rc = sd_bus_message_enter_container(m, 'a', "{sv}");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(m, "s", &key);
-		if (rc < 0)
-			return rc;
-		for (k = 0; names[k] && strcmp(names[k], key); k++)
-			;
-		if (!names[k])
-			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "unknown option '%s' for %s",
-						 key, method);
-		rc = sd_bus_message_read(m, "v", "u", &vals[k]);
-		if (rc < 0)
-			return sd_bus_error_setf(e, LNETD_ERR_INVALID,
-						 "option '%s' must be an unsigned 32-bit integer",
-						 key);
-		given[k] = true;
-		rc = sd_bus_message_exit_container(m);
-	}
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(m);
-	return rc;
-}
-
 /* --- NIs --------------------------------------------------------------------- */
 
-static struct lnetd_ni *ni_entry(struct lnetd *d, const char *net, const char *ifname)
-{
-	size_t i;
+/* The fields of an NI: AddNI's options, and Apply's "net" objects. */
+struct ni_fields {
+	const char *net, *ifname, *pattern, *cpts;
+	uint32_t tun[4];
+	struct field f[9];
+};
 
-	for (i = 0; i < d->nnis; i++)
-		if (!strcmp(d->nis[i].net, net) && !strcmp(d->nis[i].ifname, ifname))
-			return &d->nis[i];
-	return NULL;
+static void ni_fields_init(struct ni_fields *nf)
+{
+	memset(nf, 0, sizeof(*nf));
+	nf->f[0] = (struct field){"net", 's', &nf->net};
+	nf->f[1] = (struct field){"interface", 's', &nf->ifname};
+	nf->f[2] = (struct field){"pattern", 's', &nf->pattern};
+	nf->f[3] = (struct field){"cpts", 's', &nf->cpts};
+	nf->f[4] = (struct field){"peer_timeout", 'u', &nf->tun[0]};
+	nf->f[5] = (struct field){"peer_credits", 'u', &nf->tun[1]};
+	nf->f[6] = (struct field){"peer_buffer_credits", 'u', &nf->tun[2]};
+	nf->f[7] = (struct field){"credits", 'u', &nf->tun[3]};
 }
 
-static void ni_forget(struct lnetd *d, struct lnetd_ni *n)
+static void ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op)
 {
-	if (n->applied)
-		lne_ni_del(d->mirror, &n->nid, NULL);
-	memmove(n, n + 1, (size_t)(d->nis + d->nnis - (n + 1)) * sizeof(*n));
-	d->nnis--;
-}
-
-/* (net, interface) from a call, checked: canonical net in @net. */
-static int ni_args(sd_bus_message *m, char *net, const char **ifname, sd_bus_error *e)
-{
-	const char *ntext;
-	struct lne_err err;
-	lne_net_t id;
-	int rc = sd_bus_message_read(m, "ss", &ntext, ifname);
-
-	if (rc < 0)
-		return rc;
-	if (lne_net_parse(ntext, &id, &err))
-		return fail(e, -EINVAL, err.msg);
-	if (LNE_NET_LND(id) == LNE_LND_LO)
-		return fail(e, -EINVAL, "the loopback NI always exists; it is not configured");
-	lne_net_format(id, net, LNE_NET_STR_MAX);
-	if (!**ifname || strlen(*ifname) >= LNE_IFNAME_MAX || strpbrk(*ifname, "/ \t\n:"))
-		return sd_bus_error_setf(
-			e, LNETD_ERR_INVALID,
-			"'%s' is not an interface name (1 to %d characters, no '/', ':' or spaces)",
-			*ifname, LNE_IFNAME_MAX - 1);
-	return 0;
-}
-
-static int persist_ni_add(struct store *st, const void *arg, struct store_err *serr)
-{
-	return store_ni_add(st, arg, serr);
-}
-
-static int persist_ni_del(struct store *st, const void *arg, struct store_err *serr)
-{
-	return store_ni_del(st, arg, serr);
+	op->u.ni = (struct st_ni){.net = nf->net,
+				  .ifname = nf->ifname && *nf->ifname ? nf->ifname : NULL,
+				  .pattern = nf->pattern && *nf->pattern ? nf->pattern : NULL,
+				  .cpts = nf->cpts && *nf->cpts ? nf->cpts : NULL,
+				  .peer_timeout = given_or_unset(&nf->f[4], nf->tun[0]),
+				  .peer_credits = given_or_unset(&nf->f[5], nf->tun[1]),
+				  .peer_buffer_credits = given_or_unset(&nf->f[6], nf->tun[2]),
+				  .credits = given_or_unset(&nf->f[7], nf->tun[3])};
 }
 
 static int add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
-	static const char *const names[] = {"peer_timeout", "peer_credits", "peer_buffer_credits",
-					    "credits", NULL};
 	struct lnetd *d = userdata;
-	uint32_t v[4] = {0, 0, 0, 0};
-	bool given[4] = {false, false, false, false}, changed;
-	char net[LNE_NET_STR_MAX];
-	struct lnetd_ni *n, *grown;
-	const char *ifname;
-	struct st_ni sn;
+	struct lnetd_op op = {.verb = VERB_ADD, .obj = OBJ_NET};
+	const char *net, *ifname;
+	struct ni_fields nf;
 	struct caller c;
-	lne_net_t id;
 	int rc;
 
-	rc = ni_args(m, net, &ifname, e);
+	ni_fields_init(&nf);
+	rc = sd_bus_message_read(m, "ss", &net, &ifname);
 	if (rc >= 0)
-		rc = read_uint_options(m, names, v, given, "AddNI", e);
+		rc = read_fields(m, nf.f + 2, "AddNI", e); /* net and interface are arguments */
 	if (rc < 0)
 		return rc;
-	if ((given[1] && !v[1]) || (given[3] && !v[3]))
-		return fail(e, -ERANGE, "peer_credits and credits must be at least 1");
+	nf.net = net;
+	nf.ifname = ifname;
+	if (!*ifname)
+		return fail(e, -EINVAL, "an NI needs an interface: '' is not an interface name");
+	ni_fields_op(&nf, &op);
 	rc = authorise(m, &c, e);
-	if (rc < 0)
-		return rc;
-	if (ni_entry(d, net, ifname))
-		return sd_bus_error_setf(e, LNETD_ERR_EXISTS, "%s on %s is configured already", net,
-					 ifname);
-	grown = realloc(d->nis, (d->nnis + 1) * sizeof(*d->nis));
-	if (!grown)
-		return fail(e, -ENOMEM, "out of memory");
-	d->nis = grown;
-	n = &d->nis[d->nnis++];
-	memset(n, 0, sizeof(*n));
-	snprintf(n->net, sizeof(n->net), "%s", net);
-	snprintf(n->ifname, sizeof(n->ifname), "%s", ifname);
-	lne_net_parse(net, &id, NULL);
-	lne_tunables_default(LNE_NET_LND(id), &n->tun);
-	if (given[0])
-		n->tun.peer_timeout = v[0];
-	if (given[1])
-		n->tun.peer_credits = v[1];
-	if (given[2])
-		n->tun.peer_buffer_credits = v[2];
-	if (given[3])
-		n->tun.credits = v[3];
-	/* Judged now if the interface is there; else accepted as pending. */
-	rc = lnetd_ni_reconcile(d, n, &changed);
-	if (rc) {
-		rc = fail(e, rc, n->reason);
-		ni_forget(d, n);
-		return rc;
-	}
-	sn = (struct st_ni){.net = net,
-			    .ifname = ifname,
-			    .peer_timeout = given[0] ? (int64_t)v[0] : ST_UNSET,
-			    .peer_credits = given[1] ? (int64_t)v[1] : ST_UNSET,
-			    .peer_buffer_credits = given[2] ? (int64_t)v[2] : ST_UNSET,
-			    .credits = given[3] ? (int64_t)v[3] : ST_UNSET};
-	rc = persist(d, &c, persist_ni_add, &sn, e);
-	if (rc) {
-		ni_forget(d, ni_entry(d, net, ifname));
-		return rc;
-	}
-	return reply_generation(m, d);
+	if (rc >= 0)
+		rc = run(d, &c, &op, 1, false, NULL, e);
+	return rc < 0 ? rc : reply_generation(m, d);
 }
 
 static int delete_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	char net[LNE_NET_STR_MAX];
-	struct lnetd_ni *n;
-	const char *ifname;
-	struct st_ni key;
+	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_NET};
+	const char *net, *ifname;
 	struct caller c;
 	int rc;
 
-	rc = ni_args(m, net, &ifname, e);
-	if (rc >= 0)
-		rc = authorise(m, &c, e);
+	rc = sd_bus_message_read(m, "ss", &net, &ifname);
 	if (rc < 0)
 		return rc;
-	n = ni_entry(d, net, ifname);
-	if (!n)
-		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no NI of %s is configured on %s",
-					 net, ifname);
-	key = (struct st_ni){.net = net, .ifname = ifname};
-	rc = persist(d, &c, persist_ni_del, &key, e);
-	if (rc)
-		return rc;
-	ni_forget(d, n);
-	return reply_generation(m, d);
+	/* An interface, or an ip2nets pattern (it has a digit or '*' and a '.'). */
+	op.u.ni = (struct st_ni){.net = net};
+	if (strchr(ifname, '.') && strpbrk(ifname, "*[0123456789") == ifname)
+		op.u.ni.pattern = ifname;
+	else
+		op.u.ni.ifname = *ifname ? ifname : NULL;
+	rc = authorise(m, &c, e);
+	if (rc >= 0)
+		rc = run(d, &c, &op, 1, false, NULL, e);
+	return rc < 0 ? rc : reply_generation(m, d);
 }
 
+static int append_tun(sd_bus_message *reply, const struct lnetd_ni *n)
+{
+	return sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}", "peer_timeout", "u",
+				     n->tun.peer_timeout, "peer_credits", "u", n->tun.peer_credits,
+				     "peer_buffer_credits", "u", n->tun.peer_buffer_credits,
+				     "credits", "u", n->tun.credits);
+}
+
+/*
+ * One row per configured NI: (net, interface or "", "applied" or "pending",
+ * details).  Applied rows start with the first NI's nid, up and health, and
+ * list every NI of the entry (an ip2nets pattern may give several) in
+ * "nis" as (nid, interface, up, health).
+ */
 static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	sd_bus_message *reply = NULL;
 	char nid[LNE_NID_STR_MAX];
-	size_t i;
+	size_t i, k;
 	int rc;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
@@ -378,22 +325,49 @@ static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_open_container(reply, 'a', "(sssa{sv})");
 	for (i = 0; rc >= 0 && i < d->nnis; i++) {
 		const struct lnetd_ni *n = &d->nis[i];
-		const struct lne_ni *ni = n->applied ? lne_ni_find(d->mirror, &n->nid) : NULL;
 
 		rc = sd_bus_message_open_container(reply, 'r', "sssa{sv}");
 		if (rc >= 0)
 			rc = sd_bus_message_append(reply, "sss", n->net, n->ifname,
-						   ni ? "applied" : "pending");
+						   n->nreal ? "applied" : "pending");
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
-		if (rc >= 0 && ni) {
-			lne_nid_format(&ni->nid, nid, sizeof(nid));
-			rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "nid", "s", nid, "up",
-						   "b", ni->up, "health", "u",
-						   (uint32_t)ni->health);
-		} else if (rc >= 0) {
-			rc = sd_bus_message_append(reply, "{sv}", "reason", "s", n->reason);
+		for (k = 0; rc >= 0 && k < n->nreal; k++) {
+			const struct lne_ni *ni = lne_ni_find(d->mirror, &n->real[k].nid);
+
+			lne_nid_format(&n->real[k].nid, nid, sizeof(nid));
+			if (!k)
+				rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "nid", "s", nid,
+							   "up", "b", ni && ni->up, "health", "u",
+							   ni ? (uint32_t)ni->health : 0);
+			if (rc >= 0 && !k)
+				rc = sd_bus_message_open_container(reply, 'e', "sv");
+			if (rc >= 0 && !k)
+				rc = sd_bus_message_append(reply, "s", "nis");
+			if (rc >= 0 && !k)
+				rc = sd_bus_message_open_container(reply, 'v', "a(ssbu)");
+			if (rc >= 0 && !k)
+				rc = sd_bus_message_open_container(reply, 'a', "(ssbu)");
+			if (rc >= 0)
+				rc = sd_bus_message_append(reply, "(ssbu)", nid, n->real[k].ifname,
+							   ni && ni->up,
+							   ni ? (uint32_t)ni->health : 0);
+			if (rc >= 0 && k + 1 == n->nreal) {
+				rc = sd_bus_message_close_container(reply);
+				if (rc >= 0)
+					rc = sd_bus_message_close_container(reply);
+				if (rc >= 0)
+					rc = sd_bus_message_close_container(reply);
+			}
 		}
+		if (rc >= 0 && !n->nreal)
+			rc = sd_bus_message_append(reply, "{sv}", "reason", "s", n->reason);
+		if (rc >= 0 && *n->pattern)
+			rc = sd_bus_message_append(reply, "{sv}", "pattern", "s", n->pattern);
+		if (rc >= 0 && *n->cpts)
+			rc = sd_bus_message_append(reply, "{sv}", "cpts", "s", n->cpts);
+		if (rc >= 0)
+			rc = append_tun(reply, n);
 		if (rc >= 0)
 			rc = sd_bus_message_close_container(reply);
 		if (rc >= 0)
@@ -409,270 +383,40 @@ static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 /* --- peers ------------------------------------------------------------------ */
 
-struct peer_arg {
-	struct st_peer peer; /* .nids: the NIDs this change adds or deletes */
-	bool created;	     /* add: the peer is new; del: the whole peer goes */
-};
-
-static int persist_peer_add(struct store *st, const void *arg, struct store_err *serr)
+static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb, sd_bus_error *e)
 {
-	const struct peer_arg *p = arg;
-	size_t i;
-	int rc = 0;
+	struct lnetd_op op = {.verb = verb, .obj = OBJ_PEER};
+	char **nids = NULL;
+	struct caller c;
+	size_t n = 0;
+	int rc, mr = 1;
 
-	if (p->created)
-		return store_peer_add(st, &p->peer, serr);
-	for (i = 0; !rc && i < p->peer.nnids; i++)
-		rc = store_peer_nid_add(st, p->peer.nid, p->peer.nids[i], serr);
-	return rc;
-}
-
-static int persist_peer_del(struct store *st, const void *arg, struct store_err *serr)
-{
-	const struct peer_arg *p = arg;
-	size_t i;
-	int rc = 0;
-
-	if (p->created)
-		return store_peer_del(st, p->peer.nid, serr);
-	for (i = 0; !rc && i < p->peer.nnids; i++)
-		rc = store_peer_nid_del(st, p->peer.nid, p->peer.nids[i], serr);
-	return rc;
-}
-
-/* Read "as" into canonical NID texts (@canon, @n of them) and parsed NIDs. */
-static int read_nids(sd_bus_message *m, char (**canon)[LNE_NID_STR_MAX], struct lne_nid **nids,
-		     size_t *n, sd_bus_error *e)
-{
-	char **strv = NULL;
-	size_t i, k;
-	int rc;
-
-	rc = sd_bus_message_read_strv(m, &strv);
-	if (rc < 0)
-		return rc;
-	for (k = 0; strv && strv[k]; k++)
+	rc = sd_bus_message_read(m, "s", &op.u.peer.primary);
+	if (rc >= 0)
+		rc = sd_bus_message_read_strv(m, &nids);
+	if (rc >= 0 && verb == VERB_ADD)
+		rc = sd_bus_message_read(m, "b", &mr);
+	for (; nids && nids[n]; n++)
 		;
-	*n = k;
-	*canon = calloc(k ? k : 1, sizeof(**canon));
-	*nids = calloc(k ? k : 1, sizeof(**nids));
-	rc = *canon && *nids ? 0 : -ENOMEM;
-	for (i = 0; !rc && i < k; i++)
-		rc = nid_arg(strv[i], &(*nids)[i], (*canon)[i], e);
-	for (i = 0; strv && strv[i]; i++)
-		free(strv[i]);
-	free(strv);
-	return rc;
+	op.u.peer.nids = (const char *const *)nids;
+	op.u.peer.n = n;
+	op.u.peer.mr = mr;
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc >= 0)
+		rc = run(d, &c, &op, 1, false, NULL, e);
+	strv_free(nids);
+	return rc < 0 ? rc : reply_generation(m, d);
 }
 
 static int add_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
-	struct lnetd *d = userdata;
-	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
-	struct lne_nid prim, *nids = NULL;
-	struct lne_err lerr = {.msg = ""};
-	struct peer_arg pa = {0};
-	const char **added = NULL;
-	struct lne_peer *peer;
-	const char *ptext;
-	size_t n = 0, i, nadded = 0;
-	bool was_implicit = false;
-	struct caller c;
-	int rc, mr;
-
-	rc = sd_bus_message_read(m, "s", &ptext);
-	if (rc >= 0)
-		rc = read_nids(m, &canon, &nids, &n, e);
-	if (rc >= 0)
-		rc = sd_bus_message_read(m, "b", &mr);
-	if (rc >= 0)
-		rc = nid_arg(ptext, &prim, pbuf, e);
-	if (rc >= 0)
-		rc = authorise(m, &c, e);
-	if (rc < 0)
-		goto out;
-	peer = lne_peer_find(d->mirror, &prim);
-	if (peer && !peer->implicit && peer->mr != !!mr) {
-		rc = sd_bus_error_setf(e, LNETD_ERR_EXISTS,
-				       "peer %s exists as %s; delete it to change that", pbuf,
-				       peer->mr ? "Multi-Rail" : "non-Multi-Rail");
-		goto out;
-	}
-	was_implicit = peer && peer->implicit;
-	pa.created = !peer || was_implicit;
-	if (pa.created) {
-		rc = lne_peer_add(d->mirror, &prim, mr, &lerr);
-		if (rc) {
-			rc = fail(e, rc, lerr.msg);
-			goto out;
-		}
-	}
-	added = calloc(n ? n : 1, sizeof(*added));
-	if (!added)
-		rc = -ENOMEM;
-	for (i = 0; !rc && i < n; i++) {
-		if (lne_nid_equal(&nids[i], &prim))
-			continue; /* the primary is the peer's already */
-		rc = lne_peer_add_nid(d->mirror, &prim, &nids[i], &lerr);
-		if (rc)
-			rc = fail(e, rc, lerr.msg);
-		else
-			added[nadded++] = canon[i];
-	}
-	if (!rc && !pa.created && !nadded)
-		rc = sd_bus_error_setf(e, LNETD_ERR_EXISTS, "peer %s exists already", pbuf);
-	pa.peer = (struct st_peer){.nid = pbuf, .mr = !!mr, .nnids = nadded, .nids = added};
-	if (!rc)
-		rc = persist(d, &c, persist_peer_add, &pa, e);
-	if (rc) {
-		/* Put the mirror back: the new peer goes, or the NIDs added go and
-		 * a route's gateway becomes implicit again. */
-		if (pa.created && !was_implicit)
-			lne_peer_del(d->mirror, &prim, NULL);
-		for (i = nadded; (!pa.created || was_implicit) && i > 0; i--) {
-			struct lne_nid back;
-
-			lne_nid_parse(added[i - 1], &back, NULL);
-			lne_peer_del_nid(d->mirror, &prim, &back, NULL);
-		}
-		peer = was_implicit ? lne_peer_find(d->mirror, &prim) : NULL;
-		if (peer) {
-			peer->implicit = true;
-			peer->mr = false;
-		}
-		goto out;
-	}
-	rc = reply_generation(m, d);
-out:
-	free(added);
-	free(canon);
-	free(nids);
-	return rc;
-}
-
-/* What a peer deletion takes away, to give it back if the store refuses. */
-struct peer_undo {
-	struct lne_nid primary;
-	bool mr;
-	size_t n;
-	struct lne_nid *nid;
-	s32 *health;
-};
-
-static int peer_undo_save(const struct lne_peer *peer, struct peer_undo *u)
-{
-	const struct lne_peer_net *pnet;
-	const struct lne_peer_ni *pni;
-	size_t i = 0;
-
-	u->primary = peer->primary;
-	u->mr = peer->mr;
-	u->n = peer->npni;
-	u->nid = calloc(u->n, sizeof(*u->nid));
-	u->health = calloc(u->n, sizeof(*u->health));
-	if (!u->nid || !u->health)
-		return -ENOMEM;
-	lne_list_for_each_entry(pnet, &peer->pnets, link)
-		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
-			u->nid[i] = pni->nid;
-			u->health[i++] = pni->health;
-		}
-	return 0;
-}
-
-/* Give back the NIDs (or the whole peer) the deletion took. */
-static void peer_undo_apply(struct lne_inst *ln, const struct peer_undo *u)
-{
-	size_t i;
-
-	if (!lne_peer_find(ln, &u->primary))
-		lne_peer_add(ln, &u->primary, u->mr, NULL);
-	for (i = 0; i < u->n; i++) {
-		if (!lne_peer_ni_find(ln, &u->nid[i]))
-			lne_peer_add_nid(ln, &u->primary, &u->nid[i], NULL);
-		lne_peer_ni_set_health(ln, &u->nid[i], u->health[i], NULL);
-	}
+	return peer_method(m, userdata, VERB_ADD, e);
 }
 
 static int delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
-	struct lnetd *d = userdata;
-	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
-	struct lne_nid prim, *nids = NULL;
-	struct lne_err lerr = {.msg = ""};
-	struct peer_undo undo = {0};
-	struct peer_arg pa = {0};
-	const char **names = NULL;
-	struct lne_peer *peer;
-	const char *ptext;
-	size_t n = 0, i;
-	struct caller c;
-	int rc;
-
-	rc = sd_bus_message_read(m, "s", &ptext);
-	if (rc >= 0)
-		rc = read_nids(m, &canon, &nids, &n, e);
-	if (rc >= 0)
-		rc = nid_arg(ptext, &prim, pbuf, e);
-	if (rc >= 0)
-		rc = authorise(m, &c, e);
-	if (rc < 0)
-		goto out;
-	peer = lne_peer_find(d->mirror, &prim);
-	if (!peer || peer->implicit) {
-		rc = sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no peer has the primary NID %s",
-				       pbuf);
-		goto out;
-	}
-	/* Check every NID before touching anything: all or nothing. */
-	for (i = 0; i < n; i++) {
-		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &nids[i]);
-
-		if (!pni || lne_peer_of(pni) != peer) {
-			rc = sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "%s is not a NID of peer %s",
-					       canon[i], pbuf);
-			goto out;
-		}
-		if (lne_nid_equal(&nids[i], &prim) && n < peer->npni) {
-			rc = sd_bus_error_setf(
-				e, LNETD_ERR_BUSY,
-				"%s is peer %s's primary NID; delete the peer instead", canon[i],
-				pbuf);
-			goto out;
-		}
-	}
-	pa.created = !n || n >= peer->npni;
-	names = calloc(n ? n : 1, sizeof(*names));
-	if (!names || peer_undo_save(peer, &undo)) {
-		rc = fail(e, -ENOMEM, "out of memory");
-		goto out;
-	}
-	if (pa.created) {
-		rc = lne_peer_del(d->mirror, &prim, &lerr);
-	} else {
-		for (i = 0; !rc && i < n; i++) {
-			names[i] = canon[i];
-			rc = lne_peer_del_nid(d->mirror, &prim, &nids[i], &lerr);
-		}
-	}
-	if (rc) {
-		rc = fail(e, rc, lerr.msg);
-	} else {
-		pa.peer = (struct st_peer){.nid = pbuf, .nnids = n, .nids = names};
-		rc = persist(d, &c, persist_peer_del, &pa, e);
-	}
-	if (rc) {
-		peer_undo_apply(d->mirror, &undo);
-		goto out;
-	}
-	rc = reply_generation(m, d);
-out:
-	free(undo.nid);
-	free(undo.health);
-	free(names);
-	free(canon);
-	free(nids);
-	return rc;
+	return peer_method(m, userdata, VERB_DEL, e);
 }
 
 static int cmp_peer(const void *a, const void *b)
@@ -739,102 +483,60 @@ static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 /* --- routes ------------------------------------------------------------------- */
 
-static int persist_route_add(struct store *st, const void *arg, struct store_err *serr)
+/* The fields of a route: AddRoute's options, and Apply's "route" objects. */
+struct route_fields {
+	const char *net, *gateway;
+	uint32_t v[3];
+	struct field f[6];
+};
+
+static void route_fields_init(struct route_fields *rf)
 {
-	return store_route_add(st, arg, serr);
+	memset(rf, 0, sizeof(*rf));
+	rf->f[0] = (struct field){"net", 's', &rf->net};
+	rf->f[1] = (struct field){"gateway", 's', &rf->gateway};
+	rf->f[2] = (struct field){"hops", 'u', &rf->v[0]};
+	rf->f[3] = (struct field){"priority", 'u', &rf->v[1]};
+	rf->f[4] = (struct field){"sensitivity", 'u', &rf->v[2]};
 }
 
-static int persist_route_del(struct store *st, const void *arg, struct store_err *serr)
+static void route_fields_op(const struct route_fields *rf, struct lnetd_op *op)
 {
-	const struct st_route *r = arg;
-
-	return store_route_del(st, r->net, r->gateway, serr);
+	op->u.route = (struct st_route){.net = rf->net,
+					.gateway = rf->gateway,
+					.hops = given_or_unset(&rf->f[2], rf->v[0]),
+					.priority = given_or_unset(&rf->f[3], rf->v[1]),
+					.sensitivity = given_or_unset(&rf->f[4], rf->v[2])};
 }
 
-static int route_args(sd_bus_message *m, lne_net_t *net, char *nbuf, struct lne_nid *gw, char *gbuf,
-		      sd_bus_error *e)
+static int route_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb, sd_bus_error *e)
 {
-	const char *ntext, *gtext;
-	struct lne_err err;
-	int rc = sd_bus_message_read(m, "ss", &ntext, &gtext);
+	struct lnetd_op op = {.verb = verb, .obj = OBJ_ROUTE};
+	struct route_fields rf;
+	struct caller c;
+	int rc;
 
+	route_fields_init(&rf);
+	rc = sd_bus_message_read(m, "ss", &rf.net, &rf.gateway);
+	if (rc >= 0 && verb == VERB_ADD)
+		rc = read_fields(m, rf.f + 2, "AddRoute", e);
 	if (rc < 0)
 		return rc;
-	if (lne_net_parse(ntext, net, &err))
-		return fail(e, -EINVAL, err.msg);
-	lne_net_format(*net, nbuf, LNE_NET_STR_MAX);
-	return nid_arg(gtext, gw, gbuf, e);
+	route_fields_op(&rf, &op);
+	rc = authorise(m, &c, e);
+	if (rc >= 0)
+		rc = run(d, &c, &op, 1, false, NULL, e);
+	return rc < 0 ? rc : reply_generation(m, d);
 }
 
 static int add_route(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
-	static const char *const names[] = {"hops", "priority", "sensitivity", NULL};
-	struct lnetd *d = userdata;
-	uint32_t v[3] = {LNE_HOPS_DEFAULT, 0, 1};
-	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
-	struct lne_err lerr = {.msg = ""};
-	bool given[3] = {false, false, false};
-	struct st_route r;
-	struct lne_nid gw;
-	struct caller c;
-	lne_net_t net;
-	int rc;
-
-	rc = route_args(m, &net, nbuf, &gw, gbuf, e);
-	if (rc >= 0)
-		rc = read_uint_options(m, names, v, given, "AddRoute", e);
-	if (rc >= 0)
-		rc = authorise(m, &c, e);
-	if (rc < 0)
-		return rc;
-	rc = lne_route_add(d->mirror, net, &gw, v[0], v[1], v[2], &lerr);
-	if (rc)
-		return fail(e, rc, lerr.msg);
-	r = (struct st_route){
-		.net = nbuf, .gateway = gbuf, .hops = v[0], .priority = v[1], .sensitivity = v[2]};
-	rc = persist(d, &c, persist_route_add, &r, e);
-	if (rc) {
-		lne_route_del(d->mirror, net, &gw, NULL);
-		return rc;
-	}
-	return reply_generation(m, d);
+	return route_method(m, userdata, VERB_ADD, e);
 }
 
 static int delete_route(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
-	struct lnetd *d = userdata;
-	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
-	struct lne_err lerr = {.msg = ""};
-	struct lne_route *rt;
-	struct st_route r;
-	struct lne_nid gw;
-	struct caller c;
-	lne_net_t net;
-	uint32_t keep[3];
-	int rc;
-
-	rc = route_args(m, &net, nbuf, &gw, gbuf, e);
-	if (rc >= 0)
-		rc = authorise(m, &c, e);
-	if (rc < 0)
-		return rc;
-	rt = lne_route_find(d->mirror, net, &gw);
-	if (!rt)
-		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no route to %s through %s", nbuf,
-					 gbuf);
-	keep[0] = rt->hops;
-	keep[1] = rt->priority;
-	keep[2] = rt->sensitivity;
-	rc = lne_route_del(d->mirror, net, &gw, &lerr);
-	if (rc)
-		return fail(e, rc, lerr.msg);
-	r = (struct st_route){.net = nbuf, .gateway = gbuf};
-	rc = persist(d, &c, persist_route_del, &r, e);
-	if (rc) {
-		lne_route_add(d->mirror, net, &gw, keep[0], keep[1], keep[2], NULL);
-		return rc;
-	}
-	return reply_generation(m, d);
+	return route_method(m, userdata, VERB_DEL, e);
 }
 
 static int list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -865,185 +567,76 @@ static int list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 /* --- UDSP rules ------------------------------------------------------------------ */
 
-static char *expr_text(const struct lne_expr *e)
-{
-	char *s;
-	int n;
-
-	if (!e)
-		return strdup("");
-	n = lne_expr_format(e, NULL, 0);
-	s = malloc((size_t)n + 1);
-	if (s)
-		lne_expr_format(e, s, (size_t)n + 1);
-	return s;
-}
-
-static const char *opt(const char *s)
-{
-	return s && *s ? s : NULL;
-}
-
-/* A rule as the store keeps it: canonical texts (the caller frees them). */
-static int rule_texts(const struct lne_rule *r, struct st_rule *sr)
-{
-	char *s = expr_text(r->src), *t = expr_text(r->dst), *u = expr_text(r->rte);
-
-	if (!s || !t || !u) {
-		free(s);
-		free(t);
-		free(u);
-		*sr = (struct st_rule){0};
-		return -ENOMEM;
-	}
-	/* Empty texts (absent parts) are kept, to be freed, but stored as NULL. */
-	*sr = (struct st_rule){.pos = r->idx,
-			       .src = s,
-			       .dst = t,
-			       .rte = u,
-			       .priority = r->prio == LNE_PRIO_NONE ? ST_UNSET : (int64_t)r->prio};
-	return 0;
-}
-
-static void rule_texts_free(struct st_rule *sr)
-{
-	free((char *)sr->src);
-	free((char *)sr->dst);
-	free((char *)sr->rte);
-}
-
-struct rule_arg {
-	struct st_rule rule;
-	bool updated;
+/* The fields of a rule: AddRule's options, and Apply's "udsp" objects. */
+struct rule_fields {
+	const char *src, *dst, *rte;
+	uint32_t prio, idx;
+	int all;
+	struct field f[7];
 };
 
-static int persist_rule_add(struct store *st, const void *arg, struct store_err *serr)
+static void rule_fields_init(struct rule_fields *rf)
 {
-	const struct rule_arg *ra = arg;
-	struct st_rule r = ra->rule;
-	int64_t pos;
+	memset(rf, 0, sizeof(*rf));
+	rf->f[0] = (struct field){"src", 's', &rf->src};
+	rf->f[1] = (struct field){"dst", 's', &rf->dst};
+	rf->f[2] = (struct field){"rte", 's', &rf->rte};
+	rf->f[3] = (struct field){"priority", 'u', &rf->prio};
+	rf->f[4] = (struct field){"idx", 'u', &rf->idx};
+	rf->f[5] = (struct field){"all", 'b', &rf->all};
+}
 
-	r.src = opt(r.src);
-	r.dst = opt(r.dst);
-	r.rte = opt(r.rte);
-	return ra->updated ? store_rule_update(st, &r, serr) : store_rule_add(st, &r, &pos, serr);
+static void rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op)
+{
+	op->u.rule.src = rf->src;
+	op->u.rule.dst = rf->dst;
+	op->u.rule.rte = rf->rte;
+	op->u.rule.priority = given_or_unset(&rf->f[3], rf->prio);
+	op->u.rule.idx = given_or_unset(&rf->f[4], rf->idx);
+	op->u.rule.all = rf->all;
 }
 
 static int add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
-	static const char *const names[] = {"priority", "idx", NULL};
 	struct lnetd *d = userdata;
-	uint32_t v[2] = {LNE_PRIO_NONE, 0}, old_prio = LNE_PRIO_NONE, at;
-	struct lne_err lerr = {.msg = ""};
-	bool given[2] = {false, false};
-	enum lne_rule_outcome outcome;
-	const char *src, *dst, *rte;
-	struct rule_arg ra;
-	struct lne_rule *r;
+	struct lnetd_op op = {.verb = VERB_ADD, .obj = OBJ_UDSP};
+	struct rule_fields rf;
 	struct caller c;
 	int rc;
 
-	rc = sd_bus_message_read(m, "sss", &src, &dst, &rte);
+	rule_fields_init(&rf);
+	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
 	if (rc >= 0)
-		rc = read_uint_options(m, names, v, given, "AddRule", e);
-	if (rc >= 0)
-		rc = authorise(m, &c, e);
+		rc = read_fields(m, rf.f + 3, "AddRule", e);
 	if (rc < 0)
 		return rc;
-	rc = lne_rule_add(d->mirror, opt(src), opt(dst), opt(rte), v[0], given[1] ? (s64)v[1] : -1,
-			  &outcome, &at, &lerr);
-	if (rc)
-		return fail(e, rc, lerr.msg);
-	r = lne_rule_at(d->mirror, at);
-	ra.updated = outcome == LNE_RULE_UPDATED;
-	rc = rule_texts(r, &ra.rule);
-	if (rc)
-		rc = fail(e, rc, "out of memory");
-	else
-		rc = persist(d, &c, persist_rule_add, &ra, e);
-	if (rc && !ra.updated) {
-		lne_rule_del(d->mirror, at, NULL);
-	} else if (rc) {
-		/* The store keeps the old priority: ask the engine to say it again. */
-		struct st_rule old = {0};
-
-		if (!store_rule_get(d->store, at, &old, NULL))
-			old_prio = old.priority == ST_UNSET ? LNE_PRIO_NONE
-							    : (uint32_t)old.priority;
-		st_rule_clear(&old);
-		lne_rule_add(d->mirror, opt(ra.rule.src), opt(ra.rule.dst), opt(ra.rule.rte),
-			     old_prio, -1, NULL, NULL, NULL);
-	}
-	rule_texts_free(&ra.rule);
-	if (rc)
+	if (rf.f[5].given)
+		return fail(e, -EINVAL, "AddRule: unknown field 'all'");
+	rule_fields_op(&rf, &op);
+	rc = authorise(m, &c, e);
+	if (rc >= 0)
+		rc = run(d, &c, &op, 1, false, NULL, e);
+	if (rc < 0)
 		return rc;
-	return sd_bus_reply_method_return(m, "ubt", at, ra.updated, d->generation);
+	return sd_bus_reply_method_return(m, "ubt", op.idx, op.updated, d->generation);
 }
 
-static int persist_rule_del(struct store *st, const void *arg, struct store_err *serr)
-{
-	const int64_t *idx = arg;
-
-	return *idx < 0 ? store_rule_del_all(st, serr) : store_rule_del(st, *idx, serr);
-}
-
-/* Delete one rule (@all false) or every rule, in the mirror and the store. */
 static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error *e)
 {
-	struct st_rule *saved = NULL;
-	struct lne_rule *r;
-	uint32_t idx = 0, first, n, i;
+	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_UDSP};
 	struct caller c;
-	int64_t which;
-	int rc;
+	uint32_t idx = 0;
+	int rc = 0;
 
-	if (!all) {
+	if (!all)
 		rc = sd_bus_message_read(m, "u", &idx);
-		if (rc < 0)
-			return rc;
-	}
-	rc = authorise(m, &c, e);
-	if (rc < 0)
-		return rc;
-	if (!all && !lne_rule_at(d->mirror, idx))
-		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "there is no rule %u (%u rules)",
-					 idx, d->mirror->udsp.nrules);
-	/* The rules that go, as text: adding them back at their places undoes
-	 * the deletion exactly (flattening does not depend on history). */
-	first = all ? 0 : idx;
-	n = all ? d->mirror->udsp.nrules : 1;
-	saved = calloc(n ? n : 1, sizeof(*saved));
-	if (!saved)
-		return fail(e, -ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		r = lne_rule_at(d->mirror, first + i);
-		if (rule_texts(r, &saved[i])) {
-			n = i;
-			rc = fail(e, -ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	if (all)
-		lne_rule_del_all(d->mirror);
-	else
-		lne_rule_del(d->mirror, idx, NULL);
-	which = all ? -1 : (int64_t)idx;
-	rc = persist(d, &c, persist_rule_del, &which, e);
-	if (rc) {
-		for (i = 0; i < n; i++)
-			lne_rule_add(d->mirror, opt(saved[i].src), opt(saved[i].dst),
-				     opt(saved[i].rte),
-				     saved[i].priority == ST_UNSET ? LNE_PRIO_NONE
-								   : (uint32_t)saved[i].priority,
-				     first + i, NULL, NULL, NULL);
-		goto out;
-	}
-	rc = reply_generation(m, d);
-out:
-	for (i = 0; i < n; i++)
-		rule_texts_free(&saved[i]);
-	free(saved);
-	return rc;
+	op.u.rule.idx = idx;
+	op.u.rule.all = all;
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc >= 0)
+		rc = run(d, &c, &op, 1, false, NULL, e);
+	return rc < 0 ? rc : reply_generation(m, d);
 }
 
 static int delete_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -1067,7 +660,8 @@ static int list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(usssa{sv})");
 	lne_list_for_each_entry(r, &d->mirror->udsp.rules, link) {
-		char *s = expr_text(r->src), *t = expr_text(r->dst), *u = expr_text(r->rte);
+		char *s = lnetd_expr_text(r->src), *t = lnetd_expr_text(r->dst),
+		     *u = lnetd_expr_text(r->rte);
 
 		if (rc >= 0 && (!s || !t || !u))
 			rc = -ENOMEM;
@@ -1096,6 +690,412 @@ static int list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
 	return rc;
+}
+
+/* --- Apply: a list of operations, all or nothing ------------------------------ */
+
+/* Each operation's fields, parsed in place (strings point into the message). */
+struct apply_slot {
+	union {
+		struct ni_fields ni;
+		struct route_fields route;
+		struct rule_fields rule;
+		struct {
+			const char *primary;
+			char **nids;
+			int mr;
+			struct field f[4];
+		} peer;
+		struct {
+			const char *name;
+			uint32_t value;
+			struct field f[3];
+		} global;
+	} u;
+};
+
+static bool need(const struct field *f, const char *what, sd_bus_error *e)
+{
+	if (f->given)
+		return true;
+	sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: field '%s' is required", what, f->name);
+	return false;
+}
+
+/* One (verb, object, fields) into @op; fields that need freeing stay in @slot. */
+static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struct apply_slot *slot,
+			 sd_bus_error *e)
+{
+	const char *verb, *obj;
+	char what[96];
+	int rc, v, o;
+
+	rc = sd_bus_message_read(m, "ss", &verb, &obj);
+	if (rc < 0)
+		return rc;
+	v = lnetd_verb_lookup(verb);
+	o = lnetd_obj_lookup(obj);
+	snprintf(what, sizeof(what), "operation %zu (%s %s)", i + 1, verb, obj);
+	if (v < 0 || o < 0 || (o == OBJ_GLOBAL) != (v == VERB_SET))
+		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					 "%s: not an operation (add or del of net, peer, route "
+					 "or udsp; set of global)",
+					 what);
+	*op = (struct lnetd_op){.verb = v, .obj = o, .ensure = true};
+	memset(slot, 0, sizeof(*slot));
+	switch (o) {
+	case OBJ_NET:
+		ni_fields_init(&slot->u.ni);
+		rc = read_fields(m, slot->u.ni.f, what, e);
+		if (rc >= 0 && !need(&slot->u.ni.f[0], what, e))
+			rc = -EINVAL;
+		if (rc >= 0 && v == VERB_ADD && !slot->u.ni.f[1].given && !slot->u.ni.f[2].given)
+			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					       "%s: an NI needs 'interface' or 'pattern'", what);
+		ni_fields_op(&slot->u.ni, op);
+		break;
+	case OBJ_PEER:
+		slot->u.peer.mr = 1;
+		slot->u.peer.f[0] = (struct field){"primary", 's', &slot->u.peer.primary};
+		slot->u.peer.f[1] = (struct field){"nids", 'a', &slot->u.peer.nids};
+		slot->u.peer.f[2] = (struct field){"multi_rail", 'b', &slot->u.peer.mr};
+		rc = read_fields(m, slot->u.peer.f, what, e);
+		if (rc >= 0 && !need(&slot->u.peer.f[0], what, e))
+			rc = -EINVAL;
+		op->u.peer.primary = slot->u.peer.primary;
+		op->u.peer.nids = (const char *const *)slot->u.peer.nids;
+		for (op->u.peer.n = 0; slot->u.peer.nids && slot->u.peer.nids[op->u.peer.n];
+		     op->u.peer.n++)
+			;
+		op->u.peer.mr = slot->u.peer.f[2].given ? slot->u.peer.mr : -1;
+		break;
+	case OBJ_ROUTE:
+		route_fields_init(&slot->u.route);
+		rc = read_fields(m, slot->u.route.f, what, e);
+		if (rc >= 0 &&
+		    (!need(&slot->u.route.f[0], what, e) || !need(&slot->u.route.f[1], what, e)))
+			rc = -EINVAL;
+		route_fields_op(&slot->u.route, op);
+		break;
+	case OBJ_GLOBAL:
+		slot->u.global.f[0] = (struct field){"name", 's', &slot->u.global.name};
+		slot->u.global.f[1] = (struct field){"value", 'u', &slot->u.global.value};
+		rc = read_fields(m, slot->u.global.f, what, e);
+		if (rc >= 0 &&
+		    (!need(&slot->u.global.f[0], what, e) || !need(&slot->u.global.f[1], what, e)))
+			rc = -EINVAL;
+		op->u.global.name = slot->u.global.name;
+		op->u.global.value = slot->u.global.value;
+		break;
+	case OBJ_UDSP:
+		rule_fields_init(&slot->u.rule);
+		rc = read_fields(m, slot->u.rule.f, what, e);
+		if (rc >= 0 && v == VERB_DEL && !slot->u.rule.f[4].given && !slot->u.rule.all)
+			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					       "%s: say which rule ('idx') or 'all'", what);
+		if (rc >= 0 && v == VERB_ADD && slot->u.rule.f[5].given)
+			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					       "%s: 'all' is for deleting rules", what);
+		rule_fields_op(&slot->u.rule, op);
+		break;
+	}
+	return rc;
+}
+
+/* Lines of @text as "as". */
+static int append_lines(sd_bus_message *reply, const char *text)
+{
+	const char *p = text ?: "", *nl;
+	int rc = sd_bus_message_open_container(reply, 'a', "s");
+
+	while (rc >= 0 && *p) {
+		char *line;
+
+		nl = strchrnul(p, '\n');
+		line = strndup(p, (size_t)(nl - p));
+		rc = line ? sd_bus_message_append(reply, "s", line) : -ENOMEM;
+		free(line);
+		p = *nl ? nl + 1 : nl;
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	return rc;
+}
+
+static int apply(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct apply_slot *slot = NULL;
+	struct lnetd_op *ops = NULL;
+	sd_bus_message *reply = NULL;
+	char *summary = NULL;
+	size_t n = 0, cap = 0, i;
+	struct caller c;
+	int rc, dry = 0;
+
+	rc = sd_bus_message_enter_container(m, 'a', "(ssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "ssa{sv}")) > 0) {
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct lnetd_op *o = realloc(ops, ncap * sizeof(*o));
+			struct apply_slot *sl = o ? realloc(slot, ncap * sizeof(*sl)) : NULL;
+
+			if (o)
+				ops = o;
+			if (!o || !sl) {
+				rc = fail(e, -ENOMEM, "out of memory");
+				break;
+			}
+			slot = sl;
+			cap = ncap;
+		}
+		rc = apply_read_op(m, n, &ops[n], &slot[n], e);
+		n++;
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(m);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	if (rc >= 0)
+		rc = sd_bus_message_read(m, "b", &dry);
+	/* A dry run changes nothing: anyone may ask what a change would do. */
+	if (rc >= 0 && !dry)
+		rc = authorise(m, &c, e);
+	if (rc >= 0 && dry)
+		c = (struct caller){.who = {.uid = 0, .command = ""}};
+	if (rc >= 0)
+		rc = run(d, &c, ops, n, dry, &summary, e);
+	if (rc >= 0)
+		rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "t", d->generation);
+	if (rc >= 0)
+		rc = append_lines(reply, summary);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	for (i = 0; i < n; i++)
+		if (ops[i].obj == OBJ_PEER)
+			strv_free(slot[i].u.peer.nids);
+	free(summary);
+	free(slot);
+	free(ops);
+	return rc;
+}
+
+/* --- Export: the desired state as Apply's operations ----------------------------- */
+
+static int op_open(sd_bus_message *r, const char *verb, const char *obj)
+{
+	int rc = sd_bus_message_open_container(r, 'r', "ssa{sv}");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "ss", verb, obj);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{sv}");
+	return rc;
+}
+
+static int op_close(sd_bus_message *r)
+{
+	int rc = sd_bus_message_close_container(r);
+
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
+static int put_s(sd_bus_message *r, const char *k, const char *v)
+{
+	return v ? sd_bus_message_append(r, "{sv}", k, "s", v) : 0;
+}
+
+static int put_u(sd_bus_message *r, const char *k, int64_t v)
+{
+	return v != ST_UNSET ? sd_bus_message_append(r, "{sv}", k, "u", (uint32_t)v) : 0;
+}
+
+static int export_state(sd_bus_message *r, const struct st_state *st)
+{
+	size_t i, k;
+	int rc = sd_bus_message_open_container(r, 'a', "(ssa{sv})");
+
+	for (i = 0; rc >= 0 && i < st->n_ni; i++) {
+		const struct st_ni *n = &st->ni[i];
+
+		rc = op_open(r, "add", "net");
+		if (rc >= 0)
+			rc = put_s(r, "net", n->net);
+		if (rc >= 0)
+			rc = put_s(r, "interface", n->ifname);
+		if (rc >= 0)
+			rc = put_s(r, "pattern", n->pattern);
+		if (rc >= 0)
+			rc = put_s(r, "cpts", n->cpts);
+		if (rc >= 0)
+			rc = put_u(r, "peer_timeout", n->peer_timeout);
+		if (rc >= 0)
+			rc = put_u(r, "peer_credits", n->peer_credits);
+		if (rc >= 0)
+			rc = put_u(r, "peer_buffer_credits", n->peer_buffer_credits);
+		if (rc >= 0)
+			rc = put_u(r, "credits", n->credits);
+		if (rc >= 0)
+			rc = op_close(r);
+	}
+	for (i = 0; rc >= 0 && i < st->n_peer; i++) {
+		const struct st_peer *p = &st->peer[i];
+
+		rc = op_open(r, "add", "peer");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "{sv}{sv}", "primary", "s", p->nid,
+						   "multi_rail", "b", p->mr);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(r, 'e', "sv");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "s", "nids");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(r, 'v', "as");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(r, 'a', "s");
+		for (k = 0; rc >= 0 && k < p->nnids; k++)
+			rc = sd_bus_message_append(r, "s", p->nids[k]);
+		for (k = 0; rc >= 0 && k < 3; k++)
+			rc = sd_bus_message_close_container(r);
+		if (rc >= 0)
+			rc = op_close(r);
+	}
+	for (i = 0; rc >= 0 && i < st->n_route; i++) {
+		const struct st_route *rt = &st->route[i];
+
+		rc = op_open(r, "add", "route");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "{sv}{sv}", "net", "s", rt->net, "gateway",
+						   "s", rt->gateway);
+		if (rc >= 0)
+			rc = put_u(r, "hops", rt->hops);
+		if (rc >= 0)
+			rc = put_u(r, "priority", rt->priority);
+		if (rc >= 0)
+			rc = put_u(r, "sensitivity", rt->sensitivity);
+		if (rc >= 0)
+			rc = op_close(r);
+	}
+	for (i = 0; rc >= 0 && i < st->n_rule; i++) {
+		const struct st_rule *u = &st->rule[i];
+
+		rc = op_open(r, "add", "udsp");
+		if (rc >= 0)
+			rc = put_s(r, "src", u->src);
+		if (rc >= 0)
+			rc = put_s(r, "dst", u->dst);
+		if (rc >= 0)
+			rc = put_s(r, "rte", u->rte);
+		if (rc >= 0)
+			rc = put_u(r, "priority", u->priority);
+		if (rc >= 0)
+			rc = put_u(r, "idx", u->pos);
+		if (rc >= 0)
+			rc = op_close(r);
+	}
+	for (i = 0; rc >= 0 && i < st->n_global; i++) {
+		rc = op_open(r, "set", "global");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "{sv}{sv}", "name", "s", st->global[i].name,
+						   "value", "u", (uint32_t)st->global[i].value);
+		if (rc >= 0)
+			rc = op_close(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc;
+}
+
+static int export(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	sd_bus_message *reply = NULL;
+	struct st_state st = {0};
+	int rc;
+
+	rc = store_state_get(d->store, &st);
+	if (rc)
+		return fail(e, -EIO, "the store cannot be read");
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "t", d->generation);
+	if (rc >= 0)
+		rc = export_state(reply, &st);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	st_state_clear(&st);
+	return rc;
+}
+
+/* --- Status: what is configured, what is realised, and why not ----------------- */
+
+static int status(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	sd_bus_message *reply = NULL;
+	struct st_state st = {0};
+	size_t i, applied = 0;
+	int rc;
+
+	rc = store_state_get(d->store, &st);
+	if (rc)
+		return fail(e, -EIO, "the store cannot be read");
+	for (i = 0; i < d->nnis; i++)
+		applied += d->nis[i].nreal > 0;
+	/* With the userspace engine the mirror is the running state: only NIs wait. */
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "ts", d->generation, d->engine);
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "a(suu)", 5, "net", (uint32_t)st.n_ni,
+					   (uint32_t)applied, "peer", (uint32_t)st.n_peer,
+					   (uint32_t)st.n_peer, "route", (uint32_t)st.n_route,
+					   (uint32_t)st.n_route, "udsp", (uint32_t)st.n_rule,
+					   (uint32_t)st.n_rule, "global", (uint32_t)st.n_global,
+					   (uint32_t)st.n_global);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sss)");
+	for (i = 0; rc >= 0 && i < d->nnis; i++) {
+		const struct lnetd_ni *n = &d->nis[i];
+		char key[LNE_NET_STR_MAX + LNETD_PATTERN_MAX + 8];
+
+		if (n->nreal)
+			continue;
+		snprintf(key, sizeof(key), "%s on %s", n->net, *n->ifname ? n->ifname : n->pattern);
+		rc = sd_bus_message_append(reply, "(sss)", "net", key, n->reason);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	st_state_clear(&st);
+	return rc;
+}
+
+/* --- Rollback ------------------------------------------------------------------- */
+
+static int rollback(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_change_err err;
+	struct caller c;
+	uint64_t gen;
+	int rc;
+
+	rc = sd_bus_message_read(m, "t", &gen);
+	if (rc >= 0)
+		rc = authorise(m, &c, e);
+	if (rc < 0)
+		return rc;
+	rc = lnetd_rollback(d, &c.who, gen, &err);
+	if (rc)
+		return fail(e, rc, err.msg);
+	return reply_generation(m, d);
 }
 
 /* --- explain ------------------------------------------------------------------ */
@@ -1299,6 +1299,19 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_RESULT("s", ni, "s", peer_ni, "s", gateway, "a(sssa{sv})",
 					      candidates),
 				explain, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Apply", SD_BUS_ARGS("a(ssa{sv})", operations, "b", dry_run),
+				SD_BUS_RESULT("t", generation, "as", changes), apply,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Export", SD_BUS_NO_ARGS,
+				SD_BUS_RESULT("t", generation, "a(ssa{sv})", operations), export,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Status", SD_BUS_NO_ARGS,
+				SD_BUS_RESULT("t", generation, "s", engine, "a(suu)", objects,
+					      "a(sss)", pending),
+				status, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Rollback", SD_BUS_ARGS("t", generation),
+				SD_BUS_RESULT("t", generation), rollback,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("History", SD_BUS_ARGS("u", limit),
 				SD_BUS_RESULT("a(txuuss)", entries), history,
 				SD_BUS_VTABLE_UNPRIVILEGED),

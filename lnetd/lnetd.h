@@ -16,6 +16,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "expr.h"
 #include "model.h"
 #include "netif.h"
 #include "store.h"
@@ -24,17 +25,36 @@
 #define LNETD_BUS_PATH	  "/org/lnetd1"
 #define LNETD_BUS_MANAGER "org.lnetd1.Manager"
 
+#define LNETD_PATTERN_MAX 128 /* an ip2nets address pattern, as text */
+#define LNETD_CPTS_MAX	  128
+
+/* One NI the engine has, realised from a configured one. */
+struct lnetd_ni_real {
+	char ifname[LNE_IFNAME_MAX];
+	struct lne_nid nid;
+};
+
 /*
- * A configured NI and what became of it.  Its NID comes from its
- * interface's address, so it exists in the engine only while the interface
- * and the address do: until then it is pending, with the reason.
+ * A configured NI and what became of it.  Its NID comes from an interface's
+ * address, so it exists in the engine only while the interface and the
+ * address do: until then it is pending, with the reason.  The key is (net,
+ * interface) or, for an ip2nets pattern without an interface, (net,
+ * pattern).  A pattern is realised on every interface whose IPv4 address
+ * matches it (only the named one when an interface is given too, which
+ * must then agree with the pattern), so one entry may give several NIs.
  */
 struct lnetd_ni {
-	char net[16], ifname[16]; /* the key, canonical */
+	char net[LNE_NET_STR_MAX], ifname[LNE_IFNAME_MAX]; /* canonical; ifname "" if none */
+	char pattern[LNETD_PATTERN_MAX];		   /* "" if none */
+	char cpts[LNETD_CPTS_MAX];			   /* "" if all */
+	u64 cptmask;					   /* 0 if all */
+	int64_t tunv[4]; /* as configured: peer_timeout, peer_credits, peer_buffer_credits,
+			    credits; ST_UNSET for the LND's default */
 	struct lne_tunables tun;
-	bool applied;
-	struct lne_nid nid;		   /* while applied */
-	char reason[LNE_ERR_MSG_MAX + 64]; /* while pending */
+	struct lne_expr *match; /* pattern@net, or NULL */
+	struct lnetd_ni_real *real;
+	size_t nreal;
+	char reason[LNE_ERR_MSG_MAX + 128]; /* while nothing is realised */
 };
 
 struct lnetd {
@@ -48,17 +68,30 @@ struct lnetd {
 	const char *engine;	 /* "userspace" (the kernel backend is to come) */
 	const char *state_dir;
 	uint64_t generation; /* the store's: one per committed change */
+	bool numa_warned;
 };
 
 /* Load the store's desired state into a fresh engine instance. */
 int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why);
 
-/* One NI against its interface now; an engine refusal comes back as an errno. */
+/* Fill @n from a stored NI (parsing its pattern); -EINVAL with @why if it makes no sense. */
+int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t len);
+void lnetd_ni_clear(struct lnetd_ni *n);
+/*
+ * One NI against the interfaces now; an engine refusal comes back as an
+ * errno (the sentence in n->reason) with nothing of @n left in the engine.
+ * *@changed says whether what is realised changed.
+ */
 int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed);
+/* Take @n's NIs out of the engine (it stays configured). */
+void lnetd_ni_unrealise(struct lnetd *d, struct lnetd_ni *n);
 /* Bring every configured NI in line with the interfaces as they are now. */
 void lnetd_nis_reconcile(struct lnetd *d);
-/* Load the store's NIs (at start; then reconcile). */
+/* Load the store's NIs (at start; then reconcile); forgets what was loaded before. */
 int lnetd_nis_load(struct lnetd *d);
+void lnetd_nis_free(struct lnetd *d);
+/* Rebuild the mirror and the NIs from the store (after a refused or dry-run change). */
+int lnetd_mirror_rebuild(struct lnetd *d, char **why);
 
 /* The D-Bus side: object, vtable, name. */
 int lnetd_bus_start(struct lnetd *d);

@@ -121,10 +121,6 @@ int main(int argc, char **argv)
 			why ? why : strerror(-rc));
 		goto out;
 	}
-	/* The distances the module would take from node_distance(). */
-	if (numa_from_sysfs(d.mirror, "/sys/devices/system/node") < 0)
-		fprintf(stderr, "lnetd: the NUMA distances in sysfs make no square table; "
-				"treating every distance as equal\n");
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -174,7 +170,7 @@ out:
 	sd_bus_flush_close_unref(d.bus);
 	netif_close(d.netif);
 	sd_event_unref(d.event);
-	free(d.nis);
+	lnetd_nis_free(&d);
 	lne_inst_free(d.mirror);
 	store_close(d.store);
 	free(why);

@@ -14,15 +14,18 @@
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 #include <netlink/route/rtnl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <systemd/sd-device.h>
 
 #include "netif.h"
 
 struct netif {
 	struct nl_sock *query, *watch;
 	sd_event_source *io, *defer;
+	sd_device_monitor *udev;
 	void (*changed)(void *data);
 	void *data;
 };
@@ -43,6 +46,38 @@ static int on_message(struct nl_msg *msg, void *arg)
 	/* Whatever it says, look again: once, after this burst. */
 	sd_event_source_set_enabled(nf->defer, SD_EVENT_ONESHOT);
 	return NL_OK;
+}
+
+/* udev has finished with a net device (renamed it, run its rules): look again. */
+static int on_udev(sd_device_monitor *m, sd_device *dev, void *userdata)
+{
+	struct netif *nf = userdata;
+
+	sd_event_source_set_enabled(nf->defer, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+/*
+ * udev's view comes after the kernel's: an interface is announced by
+ * rtnetlink under its first name, and by udev once its rules have renamed
+ * and configured it.  Both only mean "look again".  Without udev (a
+ * container, a test's namespace) rtnetlink alone still covers everything.
+ */
+static void udev_watch(struct netif *nf, sd_event *event)
+{
+	int rc = sd_device_monitor_new(&nf->udev);
+
+	if (rc >= 0)
+		rc = sd_device_monitor_filter_add_match_subsystem_devtype(nf->udev, "net", NULL);
+	if (rc >= 0)
+		rc = sd_device_monitor_attach_event(nf->udev, event);
+	if (rc >= 0)
+		rc = sd_device_monitor_start(nf->udev, on_udev, nf);
+	if (rc < 0) {
+		fprintf(stderr, "lnetd: no udev monitor (%s); rtnetlink alone watches interfaces\n",
+			strerror(-rc));
+		nf->udev = sd_device_monitor_unref(nf->udev);
+	}
 }
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -86,6 +121,7 @@ int netif_open(sd_event *event, void (*changed)(void *data), void *data, struct 
 				     nf);
 	if (rc < 0)
 		goto fail;
+	udev_watch(nf, event);
 	*out = nf;
 	return 0;
 fail:
@@ -97,6 +133,7 @@ void netif_close(struct netif *nf)
 {
 	if (!nf)
 		return;
+	sd_device_monitor_unref(nf->udev);
 	sd_event_source_unref(nf->io);
 	sd_event_source_unref(nf->defer);
 	nl_socket_free(nf->query);
@@ -135,4 +172,36 @@ int netif_lookup(struct netif *nf, const char *name, struct netif_state *st)
 	}
 	nl_cache_free(addrs);
 	return 0;
+}
+
+int netif_addrs(struct netif *nf, netif_addr_cb cb, void *data)
+{
+	struct nl_cache *links = NULL, *addrs = NULL;
+	struct nl_object *o;
+	int rc = 0;
+
+	if (rtnl_link_alloc_cache(nf->query, AF_UNSPEC, &links) < 0 ||
+	    rtnl_addr_alloc_cache(nf->query, &addrs) < 0) {
+		nl_cache_free(links);
+		return -ENOMEM;
+	}
+	for (o = nl_cache_get_first(addrs); !rc && o; o = nl_cache_get_next(o)) {
+		struct rtnl_addr *a = (struct rtnl_addr *)o;
+		struct nl_addr *local = rtnl_addr_get_local(a);
+		struct rtnl_link *link;
+		unsigned int flags;
+
+		if (rtnl_addr_get_family(a) != AF_INET || !local || nl_addr_get_len(local) != 4)
+			continue;
+		link = rtnl_link_get(links, rtnl_addr_get_ifindex(a));
+		if (!link)
+			continue; /* went between the two dumps: the next event looks again */
+		flags = rtnl_link_get_flags(link);
+		rc = cb(rtnl_link_get_name(link), nl_addr_get_binary_addr(local),
+			(flags & IFF_UP) && (flags & IFF_RUNNING), data);
+		rtnl_link_put(link);
+	}
+	nl_cache_free(addrs);
+	nl_cache_free(links);
+	return rc;
 }

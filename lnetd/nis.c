@@ -2,12 +2,20 @@
 /*
  * nis.c - configured NIs against the interfaces that exist.
  *
- * The store keeps what the admin configured (a net on an interface); the
- * engine gets an NI only when the interface exists and has an IPv4
- * address, which gives the NID.  Reconciling runs at start and after every
- * rtnetlink change: an NI whose interface or address appears is applied, one
+ * The store keeps what the admin configured (a net on an interface, on the
+ * interfaces whose address matches an ip2nets pattern, or both); the engine
+ * gets an NI only for an interface that exists and has an IPv4 address,
+ * which gives the NID.  Reconciling runs at start and after every rtnetlink
+ * or udev event: an NI whose interface or address appears is applied, one
  * whose address changes is replaced, one whose interface or address goes
  * back to pending.  Nothing configured is dropped because hardware is late.
+ *
+ * ip2nets, as the Multi-Rail design has it: a pattern is an IPv4 address
+ * pattern in the engine's NID grammar ("192.168.0.[2-10]", "10.*.*.*");
+ * every interface with a matching address gets an NI of the net.  When an
+ * interface is named as well, the pattern must agree with that interface's
+ * address: if it does not, the NI is pending and says so (upstream
+ * configures the interface anyway and ignores the pattern).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,60 +25,298 @@
 
 #include "lnetd.h"
 
-static void set_pending(struct lnetd_ni *n, const char *fmt, ...)
+static void set_reason(struct lnetd_ni *n, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void set_pending(struct lnetd_ni *n, const char *fmt, ...)
+static void set_reason(struct lnetd_ni *n, const char *fmt, ...)
 {
 	va_list ap;
 
-	n->applied = false;
 	va_start(ap, fmt);
 	vsnprintf(n->reason, sizeof(n->reason), fmt, ap);
 	va_end(ap);
 }
 
-/*
- * One NI.  Returns the engine's refusal (negative errno, the sentence in
- * n->reason) when the NI could be applied but the engine says no, 0
- * otherwise (applied, or pending for want of hardware).  *@changed says
- * whether it went from pending to applied or back.
- */
+/* "[0,2-3]" or "0,2,3" into a mask and its canonical text "[0,2,3]". */
+static int cpts_parse(const char *s, u64 *mask, char *canon, size_t len, char *why, size_t wlen)
+{
+	const char *p = s;
+	unsigned long a, b;
+	size_t used = 0;
+	char *end;
+	int i;
+
+	*mask = 0;
+	if (*p == '[')
+		p++;
+	while (*p && *p != ']') {
+		a = strtoul(p, &end, 10);
+		if (end == p || a >= LNE_MAX_CPTS)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtoul(p, &end, 10);
+			if (end == p || b >= LNE_MAX_CPTS || b < a)
+				goto bad;
+		}
+		for (; a <= b; a++)
+			*mask |= 1ull << a;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != ']')
+			goto bad;
+	}
+	if ((*s == '[') != (*p == ']') || (*p == ']' && p[1]) || !*mask)
+		goto bad;
+	used = (size_t)snprintf(canon, len, "[");
+	for (i = 0; i < LNE_MAX_CPTS; i++)
+		if (*mask & (1ull << i))
+			used += (size_t)snprintf(canon + used, len - used, "%s%d",
+						 used > 1 ? "," : "", i);
+	snprintf(canon + used, len - used, "]");
+	return 0;
+bad:
+	snprintf(why, wlen, "'%s' is not a CPT list like [0,1] or [0-3] (CPTs 0 to %d)", s,
+		 LNE_MAX_CPTS - 1);
+	return -EINVAL;
+}
+
+int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t len)
+{
+	char text[LNETD_PATTERN_MAX + LNE_NET_STR_MAX + 1];
+	struct lne_err err = {.msg = ""};
+	static const char *const tname[] = {"peer_timeout", "peer_credits", "peer_buffer_credits",
+					    "credits"};
+	lne_net_t net;
+	int k;
+
+	memset(n, 0, sizeof(*n));
+	if (lne_net_parse(sn->net, &net, &err)) {
+		snprintf(why, len, "%s", err.msg);
+		return -EINVAL;
+	}
+	if (LNE_NET_LND(net) == LNE_LND_LO) {
+		snprintf(why, len, "the loopback NI always exists; it is not configured");
+		return -EINVAL;
+	}
+	lne_net_format(net, n->net, sizeof(n->net));
+	if (!sn->ifname && !sn->pattern) {
+		snprintf(why, len, "an NI of %s needs an interface or an address pattern", n->net);
+		return -EINVAL;
+	}
+	if (sn->ifname && (!*sn->ifname || strlen(sn->ifname) >= LNE_IFNAME_MAX ||
+			   strpbrk(sn->ifname, "/ \t\n:"))) {
+		snprintf(
+			why, len,
+			"'%s' is not an interface name (1 to %d characters, no '/', ':' or spaces)",
+			sn->ifname, LNE_IFNAME_MAX - 1);
+		return -EINVAL;
+	}
+	snprintf(n->ifname, sizeof(n->ifname), "%s", sn->ifname ?: "");
+	if (sn->pattern) {
+		/* The pattern is an address; with the net it is a NID expression. */
+		if (strlen(sn->pattern) >= LNETD_PATTERN_MAX || strchr(sn->pattern, '@') ||
+		    !*sn->pattern) {
+			snprintf(why, len,
+				 "'%s' is not an address pattern (an IPv4 address with ranges or "
+				 "'*', no '@net', at most %d characters)",
+				 sn->pattern, LNETD_PATTERN_MAX - 1);
+			return -EINVAL;
+		}
+		snprintf(text, sizeof(text), "%s@%s", sn->pattern, n->net);
+		if (lne_expr_parse(text, &n->match, &err) || lne_expr_is_net(n->match)) {
+			snprintf(why, len, "address pattern '%s': %s", sn->pattern,
+				 n->match ? "it names the whole net, not addresses" : err.msg);
+			lnetd_ni_clear(n);
+			return -EINVAL;
+		}
+		snprintf(n->pattern, sizeof(n->pattern), "%s", sn->pattern);
+	}
+	if (sn->cpts && cpts_parse(sn->cpts, &n->cptmask, n->cpts, sizeof(n->cpts), why, len)) {
+		lnetd_ni_clear(n);
+		return -EINVAL;
+	}
+	n->tunv[0] = sn->peer_timeout;
+	n->tunv[1] = sn->peer_credits;
+	n->tunv[2] = sn->peer_buffer_credits;
+	n->tunv[3] = sn->credits;
+	for (k = 0; k < 4; k++)
+		if (n->tunv[k] != ST_UNSET && (n->tunv[k] < 0 || n->tunv[k] > UINT32_MAX ||
+					       (!n->tunv[k] && (k == 1 || k == 3)))) {
+			snprintf(why, len, "%s must be %d to 4294967295", tname[k],
+				 k == 1 || k == 3);
+			lnetd_ni_clear(n);
+			return -ERANGE;
+		}
+	lne_tunables_default(LNE_NET_LND(net), &n->tun);
+	if (n->tunv[0] != ST_UNSET)
+		n->tun.peer_timeout = (u32)n->tunv[0];
+	if (n->tunv[1] != ST_UNSET)
+		n->tun.peer_credits = (u32)n->tunv[1];
+	if (n->tunv[2] != ST_UNSET)
+		n->tun.peer_buffer_credits = (u32)n->tunv[2];
+	if (n->tunv[3] != ST_UNSET)
+		n->tun.credits = (u32)n->tunv[3];
+	set_reason(n, "not looked at yet");
+	return 0;
+}
+
+void lnetd_ni_clear(struct lnetd_ni *n)
+{
+	lne_expr_free(n->match);
+	free(n->real);
+	n->match = NULL;
+	n->real = NULL;
+	n->nreal = 0;
+}
+
+/* What the interfaces say an entry should be realised as. */
+struct want {
+	const struct lnetd_ni *n;
+	lne_net_t net;
+	struct lnetd_ni_real *w;
+	bool *up;
+	size_t nw, cap;
+	bool named_seen; /* the named interface has an IPv4 address */
+	u8 named_ip4[4];
+};
+
+static int want_add(struct want *wt, const char *ifname, const u8 ip4[4], bool up)
+{
+	struct lne_nid nid = {.lnd = LNE_NET_LND(wt->net), .num = LNE_NET_NUM(wt->net), .alen = 4};
+	size_t i;
+
+	memcpy(nid.addr, ip4, 4);
+	if (*wt->n->ifname) {
+		if (strcmp(ifname, wt->n->ifname))
+			return 0;
+		if (!wt->named_seen)
+			memcpy(wt->named_ip4, ip4, 4);
+		wt->named_seen = true;
+	}
+	if (wt->n->match && !lne_expr_match_nid(wt->n->match, &nid))
+		return 0;
+	for (i = 0; i < wt->nw; i++)
+		if (!strcmp(wt->w[i].ifname, ifname))
+			return 0; /* one NI per interface: its first matching address */
+	if (wt->nw == wt->cap) {
+		size_t cap = wt->cap ? 2 * wt->cap : 4;
+		struct lnetd_ni_real *w = realloc(wt->w, cap * sizeof(*w));
+		bool *u = w ? realloc(wt->up, cap * sizeof(*u)) : NULL;
+
+		if (w)
+			wt->w = w;
+		if (!w || !u)
+			return -ENOMEM;
+		wt->up = u;
+		wt->cap = cap;
+	}
+	snprintf(wt->w[wt->nw].ifname, sizeof(wt->w[wt->nw].ifname), "%s", ifname);
+	wt->w[wt->nw].nid = nid;
+	wt->up[wt->nw++] = up;
+	return 0;
+}
+
+static int want_cb(const char *ifname, const uint8_t ip4[4], bool up, void *data)
+{
+	return want_add(data, ifname, ip4, up);
+}
+
+/* Why nothing is realised. */
+static void explain_none(struct lnetd *d, struct lnetd_ni *n, const struct want *wt)
+{
+	struct netif_state st;
+
+	if (!*n->ifname) {
+		set_reason(n, "no interface has an IPv4 address matching %s", n->pattern);
+		return;
+	}
+	if (netif_lookup(d->netif, n->ifname, &st) < 0 || !st.exists)
+		set_reason(n, "interface %s does not exist", n->ifname);
+	else if (!wt->named_seen)
+		set_reason(n, "interface %s has no IPv4 address", n->ifname);
+	else
+		set_reason(n, "the address %u.%u.%u.%u of %s does not match the pattern %s",
+			   wt->named_ip4[0], wt->named_ip4[1], wt->named_ip4[2], wt->named_ip4[3],
+			   n->ifname, n->pattern);
+}
+
+static bool real_in(const struct lnetd_ni_real *r, const struct lnetd_ni_real *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(r->ifname, set[i].ifname) && lne_nid_equal(&r->nid, &set[i].nid))
+			return true;
+	return false;
+}
+
+void lnetd_ni_unrealise(struct lnetd *d, struct lnetd_ni *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nreal; i++)
+		lne_ni_del(d->mirror, &n->real[i].nid, NULL);
+	n->nreal = 0;
+}
+
 int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
 {
-	struct lne_ni_conf c = {.dev_cpt = LNE_CPT_ANY, .ifname = n->ifname, .tun = &n->tun};
+	struct want wt = {.n = n};
 	struct lne_err err = {.msg = ""};
-	bool was = n->applied;
-	struct netif_state st;
-	lne_net_t net;
-	int rc = 0;
+	struct lnetd_ni_real *keep;
+	size_t i, k = 0;
+	int rc;
 
 	*changed = false;
-	if (netif_lookup(d->netif, n->ifname, &st) < 0 || lne_net_parse(n->net, &net, NULL))
-		return 0; /* keep what we have; the next event looks again */
-	c.nid = (struct lne_nid){.lnd = LNE_NET_LND(net), .num = LNE_NET_NUM(net), .alen = 4};
-	if (st.has_ip4)
-		memcpy(c.nid.addr, st.ip4, 4);
-	if (n->applied && (!st.has_ip4 || !lne_nid_equal(&n->nid, &c.nid))) {
-		lne_ni_del(d->mirror, &n->nid, NULL);
-		n->applied = false;
+	if (lne_net_parse(n->net, &wt.net, NULL))
+		return 0;
+	rc = netif_addrs(d->netif, want_cb, &wt);
+	if (rc < 0)
+		goto out; /* keep what we have; the next event looks again */
+	/* Away with what is no longer wanted, then in with what is new. */
+	for (i = 0; i < n->nreal; i++) {
+		if (real_in(&n->real[i], wt.w, wt.nw))
+			n->real[k++] = n->real[i];
+		else
+			lne_ni_del(d->mirror, &n->real[i].nid, NULL);
 	}
-	if (!st.exists) {
-		set_pending(n, "interface %s does not exist", n->ifname);
-	} else if (!st.has_ip4) {
-		set_pending(n, "interface %s has no IPv4 address", n->ifname);
-	} else if (!n->applied) {
-		rc = lne_ni_add(d->mirror, &c, &err);
-		if (rc) {
-			set_pending(n, "%s", err.msg);
-		} else {
-			n->applied = true;
-			n->nid = c.nid;
-			n->reason[0] = '\0';
+	*changed = k != n->nreal;
+	n->nreal = k;
+	keep = realloc(n->real, (wt.nw ? wt.nw : 1) * sizeof(*keep));
+	if (!keep) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	n->real = keep;
+	for (i = 0; i < wt.nw; i++) {
+		struct lne_ni_conf c = {.nid = wt.w[i].nid,
+					.ifname = wt.w[i].ifname,
+					.cpts = n->cptmask,
+					.dev_cpt = LNE_CPT_ANY,
+					.tun = &n->tun};
+
+		if (!real_in(&wt.w[i], n->real, n->nreal)) {
+			rc = lne_ni_add(d->mirror, &c, &err);
+			if (rc) {
+				set_reason(n, "%s", err.msg);
+				lnetd_ni_unrealise(d, n);
+				*changed = true;
+				goto out;
+			}
+			n->real[n->nreal++] = wt.w[i];
+			*changed = true;
 		}
+		lne_ni_set_up(d->mirror, &wt.w[i].nid, wt.up[i], NULL);
 	}
-	if (n->applied)
-		lne_ni_set_up(d->mirror, &n->nid, st.up, NULL);
-	*changed = was != n->applied;
+	if (!n->nreal)
+		explain_none(d, n, &wt);
+	else
+		n->reason[0] = '\0';
+out:
+	free(wt.w);
+	free(wt.up);
 	return rc;
 }
 
@@ -80,44 +326,49 @@ void lnetd_nis_reconcile(struct lnetd *d)
 	size_t i;
 
 	for (i = 0; i < d->nnis; i++) {
-		lnetd_ni_reconcile(d, &d->nis[i], &changed);
+		struct lnetd_ni *n = &d->nis[i];
+
+		lnetd_ni_reconcile(d, n, &changed);
 		if (changed)
-			fprintf(stderr, "lnetd: NI %s on %s: %s%s\n", d->nis[i].net,
-				d->nis[i].ifname, d->nis[i].applied ? "applied" : "pending: ",
-				d->nis[i].applied ? "" : d->nis[i].reason);
+			fprintf(stderr, "lnetd: NI %s on %s: %s%s\n", n->net,
+				*n->ifname ? n->ifname : n->pattern,
+				n->nreal ? "applied" : "pending: ", n->nreal ? "" : n->reason);
 	}
 }
 
-static int load_one(const struct st_ni *ni, void *data)
+static int load_one(const struct st_ni *sn, void *data)
 {
 	struct lnetd *d = data;
-	struct lnetd_ni *n, *grown;
-	lne_net_t net;
+	struct lnetd_ni *grown;
+	char why[LNE_ERR_MSG_MAX];
+	int rc;
 
-	if (!ni->ifname)
-		return 0; /* ip2nets patterns: not handled yet, kept in the store */
 	grown = realloc(d->nis, (d->nnis + 1) * sizeof(*d->nis));
 	if (!grown)
 		return -ENOMEM;
 	d->nis = grown;
-	n = &d->nis[d->nnis++];
-	memset(n, 0, sizeof(*n));
-	snprintf(n->net, sizeof(n->net), "%s", ni->net);
-	snprintf(n->ifname, sizeof(n->ifname), "%s", ni->ifname);
-	lne_tunables_default(lne_net_parse(ni->net, &net, NULL) ? 0 : LNE_NET_LND(net), &n->tun);
-	if (ni->peer_timeout != ST_UNSET)
-		n->tun.peer_timeout = (u32)ni->peer_timeout;
-	if (ni->peer_credits != ST_UNSET)
-		n->tun.peer_credits = (u32)ni->peer_credits;
-	if (ni->peer_buffer_credits != ST_UNSET)
-		n->tun.peer_buffer_credits = (u32)ni->peer_buffer_credits;
-	if (ni->credits != ST_UNSET)
-		n->tun.credits = (u32)ni->credits;
-	set_pending(n, "%s", "not looked at yet");
+	rc = lnetd_ni_init(&d->nis[d->nnis], sn, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "lnetd: stored NI of %s refused: %s\n", sn->net, why);
+		return rc;
+	}
+	d->nnis++;
 	return 0;
+}
+
+void lnetd_nis_free(struct lnetd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnis; i++)
+		lnetd_ni_clear(&d->nis[i]);
+	free(d->nis);
+	d->nis = NULL;
+	d->nnis = 0;
 }
 
 int lnetd_nis_load(struct lnetd *d)
 {
+	lnetd_nis_free(d);
 	return store_ni_list(d->store, load_one, d);
 }

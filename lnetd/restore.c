@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * restore.c - from the store's desired state to an engine instance, at
- * start: globals, peers, routes, then rules (the order does not change the
- * flattened result; NIs come with the interfaces they need).  Everything in the store was validated by the engine when it was
+ * start and after a refused change: globals, peers, routes, then rules (the
+ * order does not change the flattened result; NIs come with the interfaces
+ * they need).  Everything in the store was validated by the engine when it was
  * committed, so a refusal here means the store and the code disagree (a
  * newer rule of the engine, a hand-edited database): lnetd says which
  * object and stops rather than run with part of the configuration.
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "lnetd.h"
+#include "numa.h"
 #include "udsp.h"
 
 static int refused(char **why, const char *what, const char *msg)
@@ -94,6 +96,30 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 		lne_inst_free(ln);
 		return rc;
 	}
+	/* The distances the module would take from node_distance(). */
+	if (numa_from_sysfs(ln, "/sys/devices/system/node") < 0 && !d->numa_warned) {
+		d->numa_warned = true;
+		fprintf(stderr, "lnetd: the NUMA distances in sysfs make no square table; "
+				"treating every distance as equal\n");
+	}
 	*out = ln;
 	return 0;
+}
+
+int lnetd_mirror_rebuild(struct lnetd *d, char **why)
+{
+	struct lne_inst *ln;
+	bool changed;
+	size_t i;
+	int rc;
+
+	rc = lnetd_restore(d, &ln, why);
+	if (rc)
+		return rc;
+	lne_inst_free(d->mirror);
+	d->mirror = ln;
+	rc = lnetd_nis_load(d);
+	for (i = 0; !rc && i < d->nnis; i++)
+		lnetd_ni_reconcile(d, &d->nis[i], &changed);
+	return rc;
 }

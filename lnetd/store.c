@@ -109,6 +109,9 @@ enum stmt {
 	S_RULE_UPDATE,
 	S_RULE_DEL,
 	S_RULE_LIST,
+	S_UNDO_LIST,
+	S_JSON_FIELDS,
+	S_JSON_NIDS,
 	S__COUNT
 };
 
@@ -176,6 +179,26 @@ static const char *const sql[S__COUNT] = {
 			  "WHERE pos = ?1 RETURNING " RULE_JSON,
 	[S_RULE_DEL] = "DELETE FROM rule WHERE pos = ?1 RETURNING " RULE_JSON,
 	[S_RULE_LIST] = "SELECT " RULE_COLS " FROM rule ORDER BY pos",
+	/* Every change after a generation, newest first: op, obj, the object to put back
+	 * (add: the new one, to delete; del and mod: the old one). */
+	[S_UNDO_LIST] =
+		"SELECT json_extract(j.value, '$.op'), json_extract(j.value, '$.obj'), "
+		"CASE json_extract(j.value, '$.op') WHEN 'add' "
+		"THEN json_extract(j.value, '$.new') ELSE json_extract(j.value, '$.old') END "
+		"FROM history h, json_each(h.change) j WHERE h.gen > ?1 "
+		"ORDER BY h.gen DESC, j.key DESC",
+	[S_JSON_FIELDS] =
+		"SELECT json_extract(?1, '$.net'), json_extract(?1, '$.ifname'), "
+		"json_extract(?1, '$.pattern'), json_extract(?1, '$.cpts'), "
+		"json_extract(?1, '$.peer_timeout'), json_extract(?1, '$.peer_credits'), "
+		"json_extract(?1, '$.peer_buffer_credits'), json_extract(?1, '$.credits'), "
+		"json_extract(?1, '$.nid'), json_extract(?1, '$.mr'), "
+		"json_extract(?1, '$.gateway'), json_extract(?1, '$.hops'), "
+		"json_extract(?1, '$.priority'), json_extract(?1, '$.sensitivity'), "
+		"json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
+		"json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
+		"json_extract(?1, '$.dst'), json_extract(?1, '$.rte')",
+	[S_JSON_NIDS] = "SELECT value FROM json_each(?1, '$.nids') ORDER BY key",
 };
 
 enum kind {
@@ -1912,4 +1935,196 @@ void st_state_clear(struct st_state *state)
 	free(state->global);
 	free(state->rule);
 	memset(state, 0, sizeof(*state));
+}
+
+/* --- undo -------------------------------------------------------------------- */
+
+struct undo_step {
+	char op[4], obj[8];
+	char *json; /* the object to put back (add: the one to delete) */
+};
+
+/* Every field an object of any kind may have, copied out of its JSON. */
+struct undo_obj {
+	char *text[20];
+	int64_t num[20];
+	const char **nids;
+	size_t nnids;
+};
+
+enum {
+	U_NET,
+	U_IFNAME,
+	U_PATTERN,
+	U_CPTS,
+	U_PT,
+	U_PC,
+	U_PBC,
+	U_CR,
+	U_NID,
+	U_MR,
+	U_GW,
+	U_HOPS,
+	U_PRIO,
+	U_SENS,
+	U_NAME,
+	U_VALUE,
+	U_POS,
+	U_SRC,
+	U_DST,
+	U_RTE
+};
+
+static void undo_obj_clear(struct undo_obj *o)
+{
+	size_t i;
+
+	for (i = 0; i < 20; i++)
+		free(o->text[i]);
+	for (i = 0; i < o->nnids; i++)
+		free((char *)o->nids[i]);
+	free(o->nids);
+	memset(o, 0, sizeof(*o));
+}
+
+static int undo_obj_read(struct store *st, const char *json, struct undo_obj *o)
+{
+	sqlite3_stmt *s = use(st, S_JSON_FIELDS);
+	int rc, i;
+
+	memset(o, 0, sizeof(*o));
+	bind_text(s, 1, json);
+	rc = sqlite3_step(s);
+	for (i = 0; rc == SQLITE_ROW && i < 20; i++) {
+		o->num[i] = col_int(s, i);
+		if (col_text(s, i) && !(o->text[i] = strdup(col_text(s, i))))
+			rc = SQLITE_NOMEM;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return st_errno(st, rc);
+	s = use(st, S_JSON_NIDS);
+	bind_text(s, 1, json);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char **grown = grow(o->nids, o->nnids, sizeof(*o->nids));
+
+		if (!grown || !(grown[o->nnids] = strdup(col_text(s, 0) ?: ""))) {
+			if (grown)
+				o->nids = grown;
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		o->nids = grown;
+		o->nnids++;
+	}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : st_errno(st, rc);
+}
+
+/* Do the inverse of one recorded change. */
+static int undo_one(struct store *st, const struct undo_step *u, struct store_err *err)
+{
+	bool add = !strcmp(u->op, "add"), del = !strcmp(u->op, "del");
+	struct undo_obj o;
+	int rc = undo_obj_read(st, u->json, &o);
+
+	if (rc)
+		return seterr(err, rc, "store: cannot read back the change to undo");
+	if (!strcmp(u->obj, "ni")) {
+		struct st_ni ni = {.net = o.text[U_NET],
+				   .ifname = o.text[U_IFNAME],
+				   .pattern = o.text[U_PATTERN],
+				   .cpts = o.text[U_CPTS],
+				   .peer_timeout = o.num[U_PT],
+				   .peer_credits = o.num[U_PC],
+				   .peer_buffer_credits = o.num[U_PBC],
+				   .credits = o.num[U_CR]};
+
+		rc = add   ? store_ni_del(st, &ni, err)
+		     : del ? store_ni_add(st, &ni, err)
+			   : store_ni_update(st, &ni, err);
+	} else if (!strcmp(u->obj, "peer")) {
+		struct st_peer p = {.nid = o.text[U_NID],
+				    .mr = (int)o.num[U_MR],
+				    .nnids = o.nnids,
+				    .nids = o.nids};
+
+		/* A modified peer goes back whole: its NIDs in their old order. */
+		rc = del ? 0 : store_peer_del(st, p.nid, err);
+		if (!rc && !add)
+			rc = store_peer_add(st, &p, err);
+	} else if (!strcmp(u->obj, "route")) {
+		struct st_route r = {.net = o.text[U_NET],
+				     .gateway = o.text[U_GW],
+				     .hops = o.num[U_HOPS],
+				     .priority = o.num[U_PRIO],
+				     .sensitivity = o.num[U_SENS]};
+
+		rc = add   ? store_route_del(st, r.net, r.gateway, err)
+		     : del ? store_route_add(st, &r, err)
+			   : store_route_update(st, &r, err);
+	} else if (!strcmp(u->obj, "global")) {
+		rc = add ? store_global_unset(st, o.text[U_NAME], err)
+			 : store_global_set(st, o.text[U_NAME], o.num[U_VALUE], err);
+	} else if (!strcmp(u->obj, "rule")) {
+		struct st_rule r = {.pos = o.num[U_POS],
+				    .src = o.text[U_SRC],
+				    .dst = o.text[U_DST],
+				    .rte = o.text[U_RTE],
+				    .priority = o.num[U_PRIO]};
+		int64_t pos;
+
+		rc = add   ? store_rule_del(st, r.pos, err)
+		     : del ? store_rule_add(st, &r, &pos, err)
+			   : store_rule_update(st, &r, err);
+	} else {
+		rc = seterr(err, -EINVAL, "store: a recorded change of an unknown kind '%s'",
+			    u->obj);
+	}
+	undo_obj_clear(&o);
+	return rc;
+}
+
+int store_undo_after(struct store *st, uint64_t gen, struct store_err *err)
+{
+	sqlite3_stmt *s = use(st, S_UNDO_LIST);
+	struct undo_step *steps = NULL;
+	size_t n = 0, i;
+	uint64_t now;
+	int rc;
+
+	rc = store_generation(st, &now);
+	if (rc)
+		return rc;
+	if (gen > now)
+		return seterr(err, -ENOENT, "generation %llu is in the future (the latest is %llu)",
+			      (unsigned long long)gen, (unsigned long long)now);
+	/* Read every step first: the undo writes while the list would still be open. */
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)gen);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct undo_step *grown = grow(steps, n, sizeof(*steps));
+
+		if (!grown) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		steps = grown;
+		memset(&steps[n], 0, sizeof(steps[n]));
+		snprintf(steps[n].op, sizeof(steps[n].op), "%s", col_text(s, 0) ?: "");
+		snprintf(steps[n].obj, sizeof(steps[n].obj), "%s", col_text(s, 1) ?: "");
+		steps[n].json = strdup(col_text(s, 2) ?: "{}");
+		if (!steps[n++].json) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_reset(s);
+	rc = rc == SQLITE_DONE ? 0
+			       : seterr(err, st_errno(st, rc), "store: %s", sqlite3_errmsg(st->db));
+	for (i = 0; !rc && i < n; i++)
+		rc = undo_one(st, &steps[i], err);
+	for (i = 0; i < n; i++)
+		free(steps[i].json);
+	free(steps);
+	return rc;
 }

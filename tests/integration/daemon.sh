@@ -48,7 +48,7 @@ bcall AddRule 'sssa{sv}' "10.0.0.[5-2]@tcp" "" "" 1 priority u 1
 check "a bad expression is refused with the engine's sentence" \
 	has "src 10.0.0.[5-2]@tcp: range start 5 is above its end 2"
 bcall AddRule 'sssa{sv}' tcp "" "" 1 colour s red
-check "an unknown option is refused by name" has "unknown option 'colour'"
+check "an unknown option is refused by name" has "AddRule: unknown field 'colour'"
 bcall AddRule 'sssa{sv}' "" "" "10.0.0.1@tcp" 1 priority u 1
 check "a rule of no known kind is refused, saying which kinds exist" \
 	has "a rule takes --src, --dst, --src with --dst, or --dst with --rte"

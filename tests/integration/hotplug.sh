@@ -34,17 +34,17 @@ check "lnetd starts in a network namespace of its own" start_lnetd
 
 bcall AddNI 'ssa{sv}' tcp lnv0 1 credits u 64
 check "an NI on a missing interface is accepted" has 't 1'
-check "and pending, saying why" wait_for '"tcp" "lnv0" "pending" 1 "reason" s "interface lnv0 does not exist"'
+check "and pending, saying why" wait_for '"tcp" "lnv0" "pending" 5 "reason" s "interface lnv0 does not exist"'
 
 ip link add lnv0 type veth peer name lnv1
 check "the interface appears: still pending, for want of an address" \
-	wait_for '"pending" 1 "reason" s "interface lnv0 has no IPv4 address"'
+	wait_for '"pending" 5 "reason" s "interface lnv0 has no IPv4 address"'
 
 ip addr add 10.77.0.1/24 dev lnv0
 ip link set lnv1 up
 ip link set lnv0 up
 check "the address appears: applied, with its NID, link up" \
-	wait_for '"tcp" "lnv0" "applied" 3 "nid" s "10.77.0.1@tcp" "up" b true'
+	wait_for '"tcp" "lnv0" "applied" 8 "nid" s "10.77.0.1@tcp" "up" b true'
 
 ip link set lnv1 down
 check "the peer end goes down: the NI stays, its link down" wait_for '"up" b false'
@@ -55,11 +55,11 @@ ip addr add 10.77.0.2/24 dev lnv0
 check "a new address gives a new NID" wait_for '"nid" s "10.77.0.2@tcp"'
 
 ip addr del 10.77.0.2/24 dev lnv0
-check "the address goes: pending again" wait_for '"pending" 1 "reason" s "interface lnv0 has no IPv4 address"'
+check "the address goes: pending again" wait_for '"pending" 5 "reason" s "interface lnv0 has no IPv4 address"'
 
 ip link del lnv0
 check "the interface goes: pending, and still configured" \
-	wait_for '"pending" 1 "reason" s "interface lnv0 does not exist"'
+	wait_for '"pending" 5 "reason" s "interface lnv0 does not exist"'
 bprop Generation && check "hardware coming and going is not a configuration change" has 't 1'
 
 bcall AddNI 'ssa{sv}' tcp lnv0 0
@@ -91,7 +91,7 @@ bcall Explain ss 10.78.0.9@o2ib ""
 check "with its link down, no NI is selected, and Explain says so" has "no local NI is up"
 ip link set lnv3 up
 ip link set lnv2 up
-wait_for '"o2ib" "lnv2" "applied" 3 "nid" s "10.78.0.1@o2ib" "up" b true' >/dev/null
+wait_for '"o2ib" "lnv2" "applied" 8 "nid" s "10.78.0.1@o2ib" "up" b true' >/dev/null
 bcall Explain ss 10.78.0.9@o2ib ""
 check "Explain picks the NI that came with its interface, and the peer's NID on that net" \
 	has 'sssa(sssa{sv}) "10.78.0.1@o2ib" "10.78.0.9@o2ib" ""'
@@ -106,4 +106,39 @@ bcall DeleteNI ss tcp lnv0
 check "DeleteNI forgets a pending NI" has 't 5'
 bcall DeleteNI ss tcp lnv0
 check "and it is gone" has "no NI of tcp is configured on lnv0"
+
+# ip2nets: a pattern gets an NI on every interface whose address matches it,
+# including interfaces that come later.
+bcall Apply 'a(ssa{sv})b' 1 add net 2 net s tcp5 pattern s '10.80.0.*' false
+check "an ip2nets pattern with no interface yet is accepted" has 'tas 6 1 "+ni tcp5 10.80.0.*"'
+check "and pending, saying why" \
+	wait_for '"tcp5" "" "pending" 6 "reason" s "no interface has an IPv4 address matching 10.80.0.*"'
+ip link add lnv4 type veth peer name lnv5
+ip addr add 10.80.0.1/24 dev lnv4
+check "an interface with a matching address gets an NI" \
+	wait_for '"tcp5" "" "applied" 9 "nid" s "10.80.0.1@tcp5"'
+ip link add lnv6 type veth peer name lnv7
+ip addr add 10.81.0.1/24 dev lnv6
+ip addr add 10.80.0.2/24 dev lnv7
+check "a second interface added later is picked up too" \
+	wait_for '"nis" a(ssbu) 2 "10.80.0.1@tcp5" "lnv4" false 1000 "10.80.0.2@tcp5" "lnv7" false 1000'
+bcall ListNIs
+has '10.81.0.1@tcp5' >/dev/null && not_ok "an address the pattern does not match gets no NI"
+bcall AddNI 'ssa{sv}' tcp6 lnv6 1 pattern s '10.80.*.*'
+check "an interface named with a pattern is accepted" has 't 7'
+check "but pending when its address disagrees with the pattern" \
+	wait_for '"the address 10.81.0.1 of lnv6 does not match the pattern 10.80.*.*"'
+bcall AddNI 'ssa{sv}' tcp7 lnv7 1 pattern s '10.80.0.[1-9]@tcp'
+check "a pattern with a net in it is refused" has "is not an address pattern"
+bcall AddNI 'ssa{sv}' tcp7 lnv7 1 cpts s '[0,x]'
+check "a bad CPT list is refused, named" has "'[0,x]' is not a CPT list"
+ip addr del 10.80.0.2/24 dev lnv7
+check "an address that goes takes its NI with it" \
+	wait_for '"nis" a(ssbu) 1 "10.80.0.1@tcp5" "lnv4"'
+bcall DeleteNI ss tcp5 '10.80.0.*'
+check "DeleteNI takes a pattern" has 't 8'
+bcall ListNIs
+has '10.80.0.1@tcp5' >/dev/null && not_ok "and its NIs leave the engine"
+bcall Status
+check "Status lists the pending NI with its reason" has '"net" "tcp6 on lnv6" "the address 10.81.0.1 of lnv6'
 finish

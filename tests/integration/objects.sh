@@ -51,7 +51,7 @@ check "the same route again is refused" has "a route through 10.0.0.254@tcp exis
 bcall AddRoute 'ssa{sv}' o2ib3 10.0.0.254@tcp 1 hops u 0
 check "hops 0 is refused with its range" has "hops 0 is outside 1..255"
 bcall AddRoute 'ssa{sv}' o2ib3 10.0.0.254@tcp 1 weight u 3
-check "an unknown option is refused by name" has "unknown option 'weight' for AddRoute"
+check "an unknown option is refused by name" has "AddRoute: unknown field 'weight'"
 bcall AddRoute 'ssa{sv}' tcp 10.0.0.254@tcp 0
 check "a gateway on the remote net itself is refused" has "a gateway to tcp cannot be on tcp itself"
 bcall AddRoute 'ssa{sv}' o2ib4 10.0.0.254@tcp 0

@@ -856,6 +856,68 @@ static void fill(void)
 	ck_assert_int_eq(rule_add("tcp1", -1), 1);
 }
 
+/* Every kind of change, undone: the state of each generation comes back exactly. */
+START_TEST(undo_returns_to_every_generation)
+{
+	const char *more[] = {"10.0.0.9@tcp"};
+	struct st_ni upd = NI("tcp", "eth0", NULL);
+	struct st_route r2 = ROUTE("o2ib", "10.0.0.1@tcp", 7);
+	char *at[6];
+	uint64_t g[6];
+	int i;
+
+	st = open_ok();
+	at[0] = dump();
+	g[0] = generation();
+	OK(store_begin(st));
+	fill();
+	g[1] = commit("fill");
+	at[1] = dump();
+	OK(store_begin(st));
+	OK(store_peer_nid_add(st, "10.0.0.1@tcp", more[0], err));
+	OK(store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
+	OK(store_peer_set_mr(st, "10.0.0.3@tcp", 1, err));
+	upd.credits = 99;
+	OK(store_ni_update(st, &upd, err));
+	OK(store_route_update(st, &r2, err));
+	OK(store_global_set(st, "discovery", 1, err));
+	OK(store_global_set(st, "max_intf", 8, err));
+	ck_assert_int_eq(rule_add("o2ib", 0), 0);
+	g[2] = commit("modify");
+	at[2] = dump();
+	OK(store_begin(st));
+	OK(store_rule_del(st, 1, err));
+	OK(store_peer_del(st, "10.0.0.3@tcp", err));
+	OK(store_ni_del(st, &upd, err));
+	OK(store_route_del(st, "o2ib", "10.0.0.1@tcp", err));
+	OK(store_global_unset(st, "discovery", err));
+	g[3] = commit("delete");
+	at[3] = dump();
+	for (i = 2; i >= 0; i--) {
+		char *now;
+
+		OK(store_begin(st));
+		OK(store_undo_after(st, g[i], err));
+		commit("rollback");
+		now = dump();
+		ck_assert_str_eq(now, at[i]);
+		free(now);
+	}
+	/* The rollbacks are changes too: undoing the last one gives generation 1's state back. */
+	g[4] = generation();
+	OK(store_begin(st));
+	OK(store_undo_after(st, g[4] - 1, err));
+	commit("undo the rollback");
+	at[4] = dump();
+	ck_assert_str_eq(at[4], at[1]);
+	OK(store_begin(st));
+	FAILS(-ENOENT, "is in the future", store_undo_after(st, g[4] + 5, err));
+	OK(store_rollback(st));
+	for (i = 0; i < 5; i++)
+		free(at[i]);
+}
+END_TEST
+
 START_TEST(state_replace_records_only_differences)
 {
 	struct st_ni eth1 = NI("tcp", "eth1", NULL),
@@ -1058,6 +1120,7 @@ Suite *make_store_suite(void)
 	tcase_add_test(tc, transactions_all_or_nothing);
 	tcase_add_test(tc, history_records_every_change);
 	tcase_add_test(tc, state_replace_records_only_differences);
+	tcase_add_test(tc, undo_returns_to_every_generation);
 	tcase_add_test(tc, crash_before_commit_leaves_nothing);
 	tcase_add_test(tc, crash_after_commit_keeps_everything);
 	tcase_add_test(tc, crash_anywhere_is_all_or_nothing);

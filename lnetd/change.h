@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * change.h - every change to the desired configuration goes through here,
+ * whichever D-Bus method asked for it: one AddPeer is a list of one
+ * operation, an Apply (lnetctl import) a list of thousands.
+ *
+ * A list runs in one store transaction.  Each operation is judged by the
+ * engine mirror (the module's own code) and written to the store; if any is
+ * refused, or the list is a dry run, the transaction is rolled back and the
+ * mirror rebuilt from the store, so nothing of the list remains.  Otherwise
+ * the list is committed as one history entry (one generation).  An
+ * operation flagged @ensure finds its object already there exactly as given
+ * and does nothing (re-importing a file changes nothing); a list that
+ * changes nothing leaves the generation alone.
+ *
+ * Strings in an operation are the caller's and are parsed here (NIDs, nets,
+ * expressions); the store gets canonical text.
+ */
+#ifndef LNETD_CHANGE_H
+#define LNETD_CHANGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lnetd.h"
+
+enum lnetd_obj {
+	OBJ_NET,
+	OBJ_PEER,
+	OBJ_ROUTE,
+	OBJ_GLOBAL,
+	OBJ_UDSP,
+	OBJ__COUNT
+};
+enum lnetd_verb {
+	VERB_ADD,
+	VERB_DEL,
+	VERB_SET,
+	VERB__COUNT
+};
+
+struct lnetd_op {
+	enum lnetd_verb verb;
+	enum lnetd_obj obj;
+	bool ensure;
+	union {
+		/* add: net + ifname and/or pattern; del: net, and ifname or pattern or neither
+		 * (every NI of the net) */
+		struct st_ni ni;
+		struct {
+			const char *primary;
+			const char *const *nids; /* add: NIDs to add; del: to delete (none: all) */
+			size_t n;
+			int mr; /* add: 0, 1, or -1 (not said: Multi-Rail if new) */
+		} peer;
+		struct st_route route; /* hops, priority, sensitivity: ST_UNSET for defaults */
+		struct {
+			const char *name;
+			uint32_t value;
+		} global;
+		struct {
+			const char *src, *dst, *rte; /* add; NULL or "" for absent */
+			int64_t priority;	     /* add: ST_UNSET for none */
+			int64_t idx;		     /* add: where (ST_UNSET: last); del: which */
+			bool all;		     /* del: every rule */
+		} rule;
+	} u;
+	/* Out, for rule adds: where the rule is, and whether it was there already. */
+	uint32_t idx;
+	bool updated;
+};
+
+struct lnetd_change_err {
+	int rc;	      /* negative errno: -EINVAL, -ENOENT, -EEXIST, -ERANGE, -EBUSY, -EIO... */
+	size_t index; /* the operation refused */
+	char msg[640];
+};
+
+const char *lnetd_obj_name(enum lnetd_obj obj);	   /* "net", "peer", ... */
+const char *lnetd_verb_name(enum lnetd_verb verb); /* "add", "del", "set" */
+int lnetd_obj_lookup(const char *name);		   /* or -1 */
+int lnetd_verb_lookup(const char *name);	   /* or -1 */
+
+/*
+ * Run @ops (n of them) as one change.  Returns 0 (d->generation is the new
+ * generation, unchanged if nothing changed; with @dry nothing is kept) or a
+ * negative errno with @err filled.  *@summary, if @summary is not NULL, gets
+ * what changed (or, with @dry, would have), one line per change ("+peer
+ * 10.0.0.1@tcp"), malloc'd; NULL on failure.
+ */
+int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops, size_t n,
+		 bool dry, char **summary, struct lnetd_change_err *err);
+
+/* Undo every change after generation @gen, as one new change. */
+int lnetd_rollback(struct lnetd *d, const struct st_who *who, uint64_t gen,
+		   struct lnetd_change_err *err);
+
+/* An expression's canonical text ("" for NULL), malloc'd. */
+char *lnetd_expr_text(const struct lne_expr *e);
+
+#endif /* LNETD_CHANGE_H */
