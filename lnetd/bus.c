@@ -692,6 +692,85 @@ static int list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return rc;
 }
 
+/* --- health: running state, not configuration ---------------------------------- */
+
+/*
+ * SetHealth("ni", NID | net | "", value) or ("peer_ni", NID | "", value):
+ * what an admin does to steer traffic away from (or back to) a path for a
+ * while.  It is not configuration: it is not stored, and a restart or a
+ * rebuild of the engine starts every NI healthy again.
+ */
+static int set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lne_err lerr = {.msg = ""};
+	const char *what, *target;
+	struct lne_nid nid;
+	char canon[LNE_NID_STR_MAX];
+	struct caller c;
+	lne_net_t net = 0;
+	bool by_net = false, peer;
+	uint32_t value, hit = 0;
+	int rc;
+
+	rc = sd_bus_message_read(m, "ssu", &what, &target, &value);
+	if (rc < 0)
+		return rc;
+	peer = !strcmp(what, "peer_ni");
+	if (!peer && strcmp(what, "ni"))
+		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					 "'%s' has no health here: say ni or peer_ni", what);
+	if (value > LNE_HEALTH_MAX)
+		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "health %u is above %d", value,
+					 LNE_HEALTH_MAX);
+	if (*target && !strchr(target, '@') && !peer) {
+		if (lne_net_parse(target, &net, &lerr))
+			return fail(e, -EINVAL, lerr.msg);
+		by_net = true;
+	} else if (*target) {
+		rc = nid_arg(target, &nid, canon, e);
+		if (rc < 0)
+			return rc;
+	}
+	rc = authorise(m, &c, e);
+	if (rc < 0)
+		return rc;
+	if (*target && !by_net) {
+		rc = peer ? lne_peer_ni_set_health(d->mirror, &nid, (s32)value, &lerr)
+			  : lne_ni_set_health(d->mirror, &nid, (s32)value, &lerr);
+		if (rc)
+			return fail(e, rc, lerr.msg);
+		hit = 1;
+	} else if (peer) {
+		struct lne_peer *p;
+		struct lne_peer_net *pnet;
+		struct lne_peer_ni *pni;
+
+		lne_list_for_each_entry(p, &d->mirror->peers, link)
+			lne_list_for_each_entry(pnet, &p->pnets, link)
+				lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+					lne_peer_ni_set_health(d->mirror, &pni->nid, (s32)value,
+							       NULL);
+					hit++;
+				}
+	} else {
+		size_t i, k;
+
+		for (i = 0; i < d->nnis; i++)
+			for (k = 0; k < d->nis[i].nreal; k++) {
+				if (by_net && lne_nid_net(&d->nis[i].real[k].nid) != net)
+					continue;
+				lne_ni_set_health(d->mirror, &d->nis[i].real[k].nid, (s32)value,
+						  NULL);
+				hit++;
+			}
+		if (by_net && !hit)
+			return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no NI of %s is applied",
+						 target);
+	}
+	return sd_bus_reply_method_return(m, "u", hit);
+}
+
 /* --- Apply: a list of operations, all or nothing ------------------------------ */
 
 /* Each operation's fields, parsed in place (strings point into the message). */
@@ -1299,6 +1378,9 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_RESULT("s", ni, "s", peer_ni, "s", gateway, "a(sssa{sv})",
 					      candidates),
 				explain, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("SetHealth", SD_BUS_ARGS("s", object, "s", target, "u", value),
+				SD_BUS_RESULT("u", changed), set_health,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Apply", SD_BUS_ARGS("a(ssa{sv})", operations, "b", dry_run),
 				SD_BUS_RESULT("t", generation, "as", changes), apply,
 				SD_BUS_VTABLE_UNPRIVILEGED),
