@@ -50,7 +50,39 @@ struct caller {
 	char cmd[512];
 };
 
-/* Changes need root; reads do not. */
+#define POLKIT_ACTION LNETD_BUS_NAME ".manage"
+
+/*
+ * Ask polkit whether the sender may manage LNet (no interaction: lnetd has
+ * nobody to ask).  1: yes, 0: no, negative: polkit is not there to ask.
+ */
+static int polkit_allows(sd_bus_message *m)
+{
+	sd_bus *bus = sd_bus_message_get_bus(m);
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *q = NULL, *r = NULL;
+	int rc, yes = 0, challenge = 0;
+
+	rc = sd_bus_message_new_method_call(bus, &q, "org.freedesktop.PolicyKit1",
+					    "/org/freedesktop/PolicyKit1/Authority",
+					    "org.freedesktop.PolicyKit1.Authority",
+					    "CheckAuthorization");
+	if (rc >= 0)
+		rc = sd_bus_message_append(q, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
+					   sd_bus_message_get_sender(m), POLKIT_ACTION, 0, 0, "");
+	if (rc >= 0)
+		rc = sd_bus_call(bus, q, 25 * 1000 * 1000, &e, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'r', "bba{ss}");
+	if (rc >= 0)
+		rc = sd_bus_message_read(r, "bb", &yes, &challenge);
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(q);
+	sd_bus_message_unref(r);
+	return rc < 0 ? rc : !!yes;
+}
+
+/* Changes need root or polkit's org.lnetd1.manage; reads do not. */
 static int authorise(sd_bus_message *m, struct caller *c, sd_bus_error *e)
 {
 	sd_bus_creds *creds = NULL;
@@ -75,8 +107,17 @@ static int authorise(sd_bus_message *m, struct caller *c, sd_bus_error *e)
 			used += (size_t)snprintf(c->cmd + used, sizeof(c->cmd) - used, "%s%s",
 						 used ? " " : "", *argv);
 	sd_bus_creds_unref(creds);
-	if (uid != 0)
-		return fail(e, -EPERM, "changing LNet's configuration needs root");
+	if (uid != 0) {
+		rc = polkit_allows(m);
+		if (rc < 0)
+			return fail(e, -EPERM,
+				    "changing LNet's configuration needs root (polkit, "
+				    "which could allow " POLKIT_ACTION ", is not running)");
+		if (!rc)
+			return fail(e, -EPERM,
+				    "changing LNet's configuration needs root or the "
+				    "polkit authorisation " POLKIT_ACTION);
+	}
 	c->who = (struct st_who){.uid = uid, .pid = pid, .command = c->cmd};
 	return 0;
 }
