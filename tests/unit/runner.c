@@ -17,7 +17,7 @@ static const struct {
 } suites[] = {
 	{"nid", make_nid_suite},   {"expr", make_expr_suite},	  {"model", make_model_suite},
 	{"udsp", make_udsp_suite}, {"select", make_select_suite}, {"store", make_store_suite},
-	{"numa", make_numa_suite},
+	{"numa", make_numa_suite}, {"tbf", make_tbf_suite},	  {"conf", make_conf_suite},
 };
 
 int main(int argc, char **argv)

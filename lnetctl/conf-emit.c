@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * conf-emit.c - lnetd ops out as Lustre's lnet.conf YAML (the format: conf.h).
+ *
+ * Everything is written through yout (libyaml's emitter), never printf, so
+ * every string is quoted exactly when YAML needs it.  The ops are checked
+ * against the vocabulary before a byte is written: an op lnet.conf cannot
+ * say is refused, not dropped.  The layout is Lustre's export: a section
+ * per kind in Lustre's order, NIs grouped under their net while
+ * consecutive (so the order of the ops survives), the primary NID listed
+ * first among a peer's NIs, "max_intf" for max_interfaces.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf-int.h"
+#include "yout.h"
+
+struct fielddef {
+	const char *obj, *key;
+	enum cf_type type;
+	bool required;
+};
+
+/* What cf_emit() accepts of an add/set op: the vocabulary in conf.h. */
+static const struct fielddef schema[] = {
+	{"net", "net", CF_STR, true},
+	{"net", "interface", CF_STR, false},
+	{"net", "pattern", CF_STR, false},
+	{"net", "cpts", CF_STR, false},
+	{"net", "peer_timeout", CF_U32, false},
+	{"net", "peer_credits", CF_U32, false},
+	{"net", "peer_buffer_credits", CF_U32, false},
+	{"net", "credits", CF_U32, false},
+	{"peer", "primary", CF_STR, true},
+	{"peer", "nids", CF_STRV, false},
+	{"peer", "multi_rail", CF_BOOL, false},
+	{"route", "net", CF_STR, true},
+	{"route", "gateway", CF_STR, true},
+	{"route", "hops", CF_U32, false},
+	{"route", "priority", CF_U32, false},
+	{"route", "sensitivity", CF_U32, false},
+	{"udsp", "src", CF_STR, false},
+	{"udsp", "dst", CF_STR, false},
+	{"udsp", "rte", CF_STR, false},
+	{"udsp", "priority", CF_U32, false},
+	{"udsp", "idx", CF_U32, false},
+	{"global", "name", CF_STR, true},
+	{"global", "value", CF_U32, true},
+};
+
+/* 0: emit it; 1: skip it (tbf); -EINVAL: not something lnet.conf can say. */
+static int emit_check(const struct cf_op *op)
+{
+	const struct fielddef *d;
+	const char *pat;
+	size_t i, j, nd = sizeof(schema) / sizeof(schema[0]);
+
+	if (!strcmp(op->obj, "tbf"))
+		return 1;
+	if (cf_op_rank(op) == CF_R_OTHER ||
+	    strcmp(op->verb, cf_op_rank(op) == CF_R_GLOBAL ? "set" : "add"))
+		return -EINVAL;
+	for (i = 0; i < op->nf; i++) {
+		const struct cf_val *v = &op->f[i].val;
+
+		for (d = schema; d < schema + nd; d++)
+			if (!strcmp(d->obj, op->obj) && !strcmp(d->key, op->f[i].key))
+				break;
+		if (d == schema + nd || d->type != v->type)
+			return -EINVAL;
+		/* Empty strings do not read back: lnet.conf has no way to say "". */
+		if (v->type == CF_STR && !*v->s)
+			return -EINVAL;
+		for (j = 0; v->type == CF_STRV && j < v->sv.n; j++)
+			if (!*v->sv.v[j])
+				return -EINVAL;
+	}
+	for (d = schema; d < schema + nd; d++)
+		if (d->required && !strcmp(d->obj, op->obj) && !cf_op_get(op, d->key))
+			return -EINVAL;
+	pat = cf_op_get_str(op, "pattern");
+	if (!strcmp(op->obj, "net") && !cf_op_get_str(op, "interface") &&
+	    (!pat || strspn(pat, " \t") == strlen(pat)))
+		return -EINVAL;
+	if (!strcmp(op->obj, "net") && cf_net_is_lo(cf_op_get_str(op, "net")))
+		return -EINVAL; /* lnet.conf's lo entries are skipped */
+	if (!strcmp(op->obj, "global") && cf_global_by_name(cf_op_get_str(op, "name")) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+static void emit_ni_body(struct yout *y, const struct cf_op *op)
+{
+	const char *s;
+	uint32_t u;
+	size_t t;
+	bool any = false;
+
+	for (t = 0; t < CF_NTUN; t++)
+		any |= cf_op_get_u32(op, cf_tun_keys[t], &u);
+	if (any) {
+		yout_key(y, "tunables");
+		yout_map_begin(y);
+		for (t = 0; t < CF_NTUN; t++) {
+			if (cf_op_get_u32(op, cf_tun_keys[t], &u)) {
+				yout_key(y, cf_tun_keys[t]);
+				yout_u32(y, u);
+			}
+		}
+		yout_map_end(y);
+	}
+	s = cf_op_get_str(op, "cpts");
+	if (s) {
+		yout_key(y, "CPT");
+		yout_str(y, s);
+	}
+}
+
+/* "interfaces: {0: eth0}", Lustre's way of listing them. */
+static void emit_interface(struct yout *y, const char *ifname)
+{
+	yout_key(y, "interfaces");
+	yout_map_begin(y);
+	yout_u32(y, 0);
+	yout_str(y, ifname);
+	yout_map_end(y);
+}
+
+/* Consecutive NIs of one net share a "net type" entry, so the order stays. */
+static int emit_nets(struct yout *y, const struct cf_doc *doc)
+{
+	const char *cur = NULL;
+	size_t i;
+
+	yout_key(y, "net");
+	yout_seq_begin(y);
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+		const char *net;
+
+		if (cf_op_rank(op) != CF_R_NET || emit_check(op))
+			continue;
+		net = cf_op_get_str(op, "net");
+		if (!cur || strcmp(cur, net)) {
+			if (cur) {
+				yout_seq_end(y);
+				yout_map_end(y);
+			}
+			yout_map_begin(y);
+			yout_key(y, "net type");
+			yout_str(y, net);
+			yout_key(y, "local NI(s)");
+			yout_seq_begin(y);
+			cur = net;
+		}
+		yout_map_begin(y);
+		emit_interface(y, cf_op_get_str(op, "interface"));
+		emit_ni_body(y, op);
+		yout_map_end(y);
+	}
+	if (cur) {
+		yout_seq_end(y);
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	return 0;
+}
+
+static int emit_ip2nets(struct yout *y, const struct cf_doc *doc)
+{
+	char *copy, *tok, *save;
+	uint32_t n;
+	size_t i;
+
+	yout_key(y, "ip2nets");
+	yout_seq_begin(y);
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (cf_op_rank(op) != CF_R_IP2NETS || emit_check(op))
+			continue;
+		yout_map_begin(y);
+		yout_key(y, "net-spec");
+		yout_str(y, cf_op_get_str(op, "net"));
+		if (cf_op_get_str(op, "interface"))
+			emit_interface(y, cf_op_get_str(op, "interface"));
+		yout_key(y, "ip-range");
+		yout_map_begin(y);
+		copy = strdup(cf_op_get_str(op, "pattern"));
+		if (!copy)
+			return -ENOMEM;
+		n = 0;
+		for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			yout_u32(y, n++);
+			yout_str(y, tok);
+		}
+		free(copy);
+		yout_map_end(y);
+		emit_ni_body(y, op);
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	return 0;
+}
+
+static int emit_peers(struct yout *y, const struct cf_doc *doc)
+{
+	char *const *nids;
+	size_t i, j, n = 0;
+	bool mr;
+
+	yout_key(y, "peer");
+	yout_seq_begin(y);
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+		const char *prim = cf_op_get_str(op, "primary");
+
+		if (cf_op_rank(op) != CF_R_PEER || emit_check(op))
+			continue;
+		yout_map_begin(y);
+		yout_key(y, "primary nid");
+		yout_str(y, prim);
+		if (cf_op_get_bool(op, "multi_rail", &mr)) {
+			yout_key(y, "Multi-Rail");
+			yout_bool(y, mr);
+		}
+		/* Lustre lists the primary first among the peer NIs. */
+		yout_key(y, "peer ni");
+		yout_seq_begin(y);
+		nids = cf_op_get_strv(op, "nids", &n);
+		for (j = 0; j <= (nids ? n : 0); j++) {
+			yout_map_begin(y);
+			yout_key(y, "nid");
+			yout_str(y, j ? nids[j - 1] : prim);
+			yout_map_end(y);
+		}
+		yout_seq_end(y);
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	return 0;
+}
+
+static int emit_routes(struct yout *y, const struct cf_doc *doc)
+{
+	uint32_t u;
+	size_t i, k;
+
+	yout_key(y, "route");
+	yout_seq_begin(y);
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (cf_op_rank(op) != CF_R_ROUTE || emit_check(op))
+			continue;
+		yout_map_begin(y);
+		yout_key(y, "net");
+		yout_str(y, cf_op_get_str(op, "net"));
+		yout_key(y, "gateway");
+		yout_str(y, cf_op_get_str(op, "gateway"));
+		for (k = 0; k < CF_NROUTE_NUMS; k++) {
+			if (cf_op_get_u32(op, cf_route_nums[k].field, &u)) {
+				yout_key(y, cf_route_nums[k].key);
+				yout_u32(y, u);
+			}
+		}
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	return 0;
+}
+
+static int emit_udsps(struct yout *y, const struct cf_doc *doc)
+{
+	static const char *const exprs[] = {"src", "dst", "rte"};
+	uint32_t u;
+	size_t i, k;
+
+	yout_key(y, "udsp");
+	yout_seq_begin(y);
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (cf_op_rank(op) != CF_R_UDSP || emit_check(op))
+			continue;
+		yout_map_begin(y);
+		if (cf_op_get_u32(op, "idx", &u)) {
+			yout_key(y, "idx");
+			yout_u32(y, u);
+		}
+		for (k = 0; k < 3; k++) {
+			if (cf_op_get_str(op, exprs[k])) {
+				yout_key(y, exprs[k]);
+				yout_str(y, cf_op_get_str(op, exprs[k]));
+			}
+		}
+		if (cf_op_get_u32(op, "priority", &u)) {
+			yout_key(y, "action");
+			yout_map_begin(y);
+			yout_key(y, "priority");
+			yout_u32(y, u);
+			yout_map_end(y);
+		}
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	return 0;
+}
+
+static int emit_globals(struct yout *y, const struct cf_doc *doc)
+{
+	uint32_t u = 0;
+	size_t i;
+
+	yout_key(y, "global");
+	yout_map_begin(y);
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (cf_op_rank(op) != CF_R_GLOBAL || emit_check(op))
+			continue;
+		yout_key(y, cf_globals[cf_global_by_name(cf_op_get_str(op, "name"))].yaml);
+		cf_op_get_u32(op, "value", &u);
+		yout_u32(y, u);
+	}
+	yout_map_end(y);
+	return 0;
+}
+
+int cf_emit(FILE *out, const struct cf_doc *doc, unsigned int flags)
+{
+	static int (*const section[])(struct yout *, const struct cf_doc *) = {
+		[CF_R_NET] = emit_nets,	  [CF_R_IP2NETS] = emit_ip2nets,
+		[CF_R_PEER] = emit_peers, [CF_R_ROUTE] = emit_routes,
+		[CF_R_UDSP] = emit_udsps, [CF_R_GLOBAL] = emit_globals,
+	};
+	bool used[CF_R__COUNT] = {false}, gseen[CF_NGLOBALS] = {false};
+	struct yout *y;
+	size_t i, r, n = 0;
+	int rc, err;
+
+	if (flags)
+		return -EINVAL;
+	for (i = 0; i < doc->nop; i++) {
+		rc = emit_check(&doc->op[i]);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			continue;
+		if (cf_op_rank(&doc->op[i]) == CF_R_GLOBAL) {
+			int g = cf_global_by_name(cf_op_get_str(&doc->op[i], "name"));
+
+			/* One key per global: a second would be a duplicate key. */
+			if (gseen[g])
+				return -EINVAL;
+			gseen[g] = true;
+		}
+		used[cf_op_rank(&doc->op[i])] = true;
+		n++;
+	}
+	if (!n)
+		return 0;
+	y = yout_begin(out);
+	yout_map_begin(y);
+	for (r = 0, rc = 0; !rc && r < CF_R_OTHER; r++)
+		if (used[r])
+			rc = section[r](y, doc);
+	yout_map_end(y);
+	err = yout_end(y);
+	return rc ? rc : err;
+}

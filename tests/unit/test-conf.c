@@ -1,0 +1,968 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lnet.conf YAML <-> lnetd ops (lnetctl/conf.h) and the YAML writer
+ * (lnetctl/yout.h), driven by the corpus in tests/data/lnetconf/:
+ *
+ *   NAME.yaml  a good file; NAME.ops is what it parses to (CF_ADD):
+ *              "@LINE:COL <op as cf_op_text() prints it>" per op and
+ *              "! <warning>" per warning, in order; or one line
+ *              "error: <start of the message>".  '#' lines and blank
+ *              lines are comments.
+ *   NAME.del   the same for CF_DEL (import --del), when present.
+ *   bad/NAME.yaml  starts with "# error: <start of the message>" (which
+ *              names NAME.yaml:LINE:COL), optionally followed by
+ *              "# mode: del".
+ *
+ * Every good file also round-trips: parse(emit(parse(f))) == parse(f),
+ * field for field, and emitting is stable byte for byte.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "model.h"
+#include "unit.h"
+#include "yout.h"
+
+#define CORPUS TEST_DATA_DIR "/lnetconf"
+
+static char *slurp(const char *path, size_t *lenp)
+{
+	size_t cap = 4096, len = 0, n;
+	char *text = malloc(cap);
+	FILE *f = fopen(path, "r");
+
+	ck_assert_msg(f, "cannot open %s", path);
+	ck_assert(text);
+	while ((n = fread(text + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			cap *= 2;
+			text = realloc(text, cap);
+			ck_assert(text);
+		}
+	}
+	fclose(f);
+	text[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return text;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The NAME.yaml files in @dir, sorted, NULL-terminated. */
+static char **list_yaml(const char *dir, size_t *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0, len;
+
+	ck_assert_msg(d, "cannot open %s", dir);
+	while ((e = readdir(d))) {
+		len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".yaml"))
+			continue;
+		v = realloc(v, (n + 2) * sizeof(*v));
+		ck_assert(v);
+		v[n] = strdup(e->d_name);
+		ck_assert(v[n]);
+		n++;
+	}
+	closedir(d);
+	ck_assert_msg(n > 0, "%s has no .yaml files", dir);
+	qsort(v, n, sizeof(*v), name_cmp);
+	v[n] = NULL;
+	*count = n;
+	return v;
+}
+
+static void free_list(char **v)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static char *path_of(const char *dir, const char *name, const char *suffix)
+{
+	char *p;
+	size_t base = strlen(name) - strlen(".yaml");
+
+	ck_assert(asprintf(&p, "%s/%.*s%s", dir, (int)base, name, suffix) > 0);
+	return p;
+}
+
+/* A document as the .ops files write it. */
+static char *render(const struct cf_doc *d)
+{
+	char *buf = NULL, *t;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert(f);
+	for (i = 0; i < d->nop; i++) {
+		t = cf_op_text(&d->op[i]);
+		ck_assert(t);
+		fprintf(f, "@%d:%d %s\n", d->op[i].line, d->op[i].col, t);
+		free(t);
+	}
+	for (i = 0; i < d->nwarning; i++)
+		fprintf(f, "! %s\n", d->warning[i]);
+	fclose(f);
+	return buf;
+}
+
+/* An expectation file without its comments and blank lines. */
+static char *expectation(const char *path)
+{
+	char *text = slurp(path, NULL), *out = malloc(strlen(text) + 1), *line, *save;
+	size_t len = 0;
+
+	ck_assert(out);
+	out[0] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || !line[0])
+			continue;
+		len += (size_t)sprintf(out + len, "%s\n", line);
+	}
+	free(text);
+	return out;
+}
+
+static int parse_file(const char *dir, const char *name, enum cf_mode mode, struct cf_doc *d,
+		      char *err, size_t errlen)
+{
+	char *path = path_of(dir, name, ".yaml");
+	size_t len;
+	char *text = slurp(path, &len);
+	int rc = cf_parse(text, len, name, mode, d, err, errlen);
+
+	free(text);
+	free(path);
+	return rc;
+}
+
+static bool doc_empty(const struct cf_doc *d)
+{
+	return !d->nop && !d->op && !d->nwarning && !d->warning;
+}
+
+/* Compare parsing @name in @mode with the expectation in @expect_path; 0 if equal. */
+static int check_expectation(const char *name, enum cf_mode mode, const char *expect_path)
+{
+	char err[512], *want = expectation(expect_path), *got;
+	struct cf_doc d;
+	int rc = parse_file(CORPUS, name, mode, &d, err, sizeof(err)), bad = 0;
+
+	if (!strncmp(want, "error: ", 7)) {
+		want[strlen(want) - 1] = '\0';
+		if (rc != -EINVAL || strncmp(err, want + 7, strlen(want + 7)) || !doc_empty(&d)) {
+			fprintf(stderr, "%s: expected error '%s', got rc %d '%s'\n", expect_path,
+				want + 7, rc, rc ? err : "");
+			bad = 1;
+		}
+	} else if (rc) {
+		fprintf(stderr, "%s: %s\n", expect_path, err);
+		bad = 1;
+	} else {
+		got = render(&d);
+		if (strcmp(got, want)) {
+			fprintf(stderr, "%s: parse gave\n%s--- expected\n%s---\n", expect_path, got,
+				want);
+			bad = 1;
+		}
+		free(got);
+	}
+	cf_doc_free(&d);
+	free(want);
+	return bad;
+}
+
+START_TEST(corpus_add)
+{
+	size_t n, i;
+	char **names = list_yaml(CORPUS, &n), *ops;
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		ops = path_of(CORPUS, names[i], ".ops");
+		bad += check_expectation(names[i], CF_ADD, ops);
+		free(ops);
+	}
+	free_list(names);
+	ck_assert_msg(!bad, "%d corpus files parse differently than their .ops say", bad);
+}
+END_TEST
+
+START_TEST(corpus_del)
+{
+	size_t n, i, seen = 0;
+	char **names = list_yaml(CORPUS, &n), *del;
+	int bad = 0;
+	FILE *f;
+
+	for (i = 0; i < n; i++) {
+		del = path_of(CORPUS, names[i], ".del");
+		f = fopen(del, "r");
+		if (f) {
+			fclose(f);
+			seen++;
+			bad += check_expectation(names[i], CF_DEL, del);
+		}
+		free(del);
+	}
+	free_list(names);
+	ck_assert_msg(seen >= 3, "only %zu .del files", seen);
+	ck_assert_msg(!bad, "%d corpus files parse differently in del mode", bad);
+}
+END_TEST
+
+START_TEST(corpus_bad)
+{
+	size_t n, i, len;
+	char **names = list_yaml(CORPUS "/bad", &n), *path, *text, *want, *eol, err[512];
+	struct cf_doc d;
+	enum cf_mode mode;
+	int bad = 0, rc;
+
+	for (i = 0; i < n; i++) {
+		path = path_of(CORPUS "/bad", names[i], ".yaml");
+		text = slurp(path, &len);
+		ck_assert_msg(!strncmp(text, "# error: ", 9), "%s lacks '# error: '", path);
+		eol = strchr(text, '\n');
+		ck_assert(eol);
+		want = strndup(text + 9, (size_t)(eol - text - 9));
+		ck_assert(want);
+		/* The expectation names the file and a position in it. */
+		ck_assert_msg(!strncmp(want, names[i], strlen(names[i])) &&
+				      want[strlen(names[i])] == ':',
+			      "%s: the expected error must start with '%s:'", path, names[i]);
+		mode = strncmp(eol + 1, "# mode: del\n", 12) ? CF_ADD : CF_DEL;
+		memset(err, 'x', sizeof(err));
+		rc = cf_parse(text, len, names[i], mode, &d, err, sizeof(err));
+		if (rc != -EINVAL || strncmp(err, want, strlen(want))) {
+			fprintf(stderr, "%s: expected error '%s', got rc %d '%s'\n", path, want, rc,
+				rc ? err : "(none)");
+			bad++;
+		}
+		if (!doc_empty(&d)) {
+			fprintf(stderr, "%s: the document is not empty after an error\n", path);
+			bad++;
+		}
+		cf_doc_free(&d);
+		free(want);
+		free(text);
+		free(path);
+	}
+	free_list(names);
+	ck_assert_msg(n >= 30, "only %zu bad files", n);
+	ck_assert_msg(!bad, "%d bad files did not fail as expected", bad);
+}
+END_TEST
+
+/* Emit @d into a string; the rc in *@rc. */
+static char *emit_str(const struct cf_doc *d, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert(f);
+	*rc = cf_emit(f, d, 0);
+	fclose(f);
+	return buf;
+}
+
+/* Same ops, field for field and in the same order; positions aside. */
+static bool docs_equal(const struct cf_doc *a, const struct cf_doc *b, const char *what)
+{
+	size_t i;
+
+	if (a->nop != b->nop) {
+		fprintf(stderr, "%s: %zu ops, then %zu\n", what, a->nop, b->nop);
+		return false;
+	}
+	for (i = 0; i < a->nop; i++) {
+		char *ta = cf_op_text(&a->op[i]), *tb = cf_op_text(&b->op[i]);
+		bool same = cf_op_equal(&a->op[i], &b->op[i]) && !strcmp(ta, tb);
+
+		if (!same)
+			fprintf(stderr, "%s: op %zu: %s\n  then: %s\n", what, i, ta, tb);
+		free(ta);
+		free(tb);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+START_TEST(corpus_round_trip)
+{
+	size_t n, i, checked = 0;
+	char **names = list_yaml(CORPUS, &n), err[512], *y1, *y2, *y3;
+	struct cf_doc d1, d2;
+	int bad = 0, rc;
+
+	for (i = 0; i < n; i++) {
+		if (parse_file(CORPUS, names[i], CF_ADD, &d1, err, sizeof(err)))
+			continue; /* an add-mode error file: nothing to emit */
+		checked++;
+		y1 = emit_str(&d1, &rc);
+		ck_assert_msg(!rc, "%s: emit: %d", names[i], rc);
+		rc = cf_parse(y1, strlen(y1), "emitted", CF_ADD, &d2, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "%s: the emitted YAML does not parse: %s\n%s", names[i],
+				err, y1);
+			bad++;
+		} else if (!docs_equal(&d1, &d2, names[i]) || d2.nwarning) {
+			fprintf(stderr, "%s: round trip differs; emitted:\n%s", names[i], y1);
+			bad++;
+		}
+		/* Stable: the same ops give the same bytes, whichever parse made them. */
+		y2 = emit_str(&d1, &rc);
+		y3 = emit_str(&d2, &rc);
+		if (strcmp(y1, y2) || strcmp(y1, y3)) {
+			fprintf(stderr, "%s: emitting is not stable\n%s---\n%s", names[i], y1, y3);
+			bad++;
+		}
+		free(y1);
+		free(y2);
+		free(y3);
+		cf_doc_free(&d1);
+		cf_doc_free(&d2);
+	}
+	free_list(names);
+	ck_assert_msg(checked >= 10, "only %zu files round-tripped", checked);
+	ck_assert_msg(!bad, "%d files do not round-trip", bad);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+
+static void parse_ok(const char *yaml, enum cf_mode mode, struct cf_doc *d)
+{
+	char err[512];
+
+	ck_assert_msg(!cf_parse(yaml, strlen(yaml), "t.yaml", mode, d, err, sizeof(err)),
+		      "'%s': %s", yaml, err);
+}
+
+static void parse_err(const char *yaml, const char *want)
+{
+	struct cf_doc d;
+	char err[512];
+	int rc = cf_parse(yaml, strlen(yaml), "t.yaml", CF_ADD, &d, err, sizeof(err));
+
+	ck_assert_msg(rc == -EINVAL, "'%s': rc %d, expected an error", yaml, rc);
+	ck_assert_msg(strstr(err, want), "'%s': error '%s' lacks '%s'", yaml, err, want);
+	ck_assert(doc_empty(&d));
+}
+
+/* Numbers and booleans: what a tunable and Multi-Rail take. */
+START_TEST(scalars)
+{
+	static const struct {
+		const char *in, *want; /* want: the value, or "!error text" */
+	} num[] = {
+		{"0", "0"},
+		{"180", "180"},
+		{"4294967295", "4294967295"},
+		{"4294967296", "!4294967296 is above the largest value"},
+		{"99999999999999999999999", "!is above the largest value"},
+		{"-1", "!must not be negative (got -1)"},
+		{"-5", "!must not be negative"},
+		{"\"180\"", "!got the quoted string '180'"},
+		{"'7'", "!got the quoted string"},
+		{"0180", "!leading zeros"},
+		{"0x10", "!expected a number, got '0x10'"},
+		{"1.5", "!expected a number, got '1.5'"},
+		{"1e3", "!expected a number"},
+		{"+5", "!expected a number"},
+		{"abc", "!expected a number, got 'abc'"},
+		{"", "!has no value"},
+		{"~", "!has no value"},
+		{"[1]", "!expected a number, got a list"},
+		{"{a: 1}", "!expected a number, got a mapping"},
+	};
+	static const struct {
+		const char *in, *want;
+	} bools[] = {
+		{"True", "true"},      {"False", "false"},
+		{"true", "true"},      {"false", "false"},
+		{"yes", "true"},       {"no", "false"},
+		{"1", "true"},	       {"0", "false"},
+		{"\"True\"", "true"},  {"maybe", "!expected True or False, got 'maybe'"},
+		{"[]", "!got a list"},
+	};
+	char yaml[256], want[128], *t;
+	struct cf_doc d;
+	size_t i;
+
+	for (i = 0; i < sizeof(num) / sizeof(num[0]); i++) {
+		snprintf(yaml, sizeof(yaml),
+			 "net:\n - net type: tcp\n   local NI(s):\n    - interfaces: [eth0]\n"
+			 "      tunables: {credits: %s}\n",
+			 num[i].in);
+		if (num[i].want[0] == '!') {
+			parse_err(yaml, num[i].want + 1);
+			continue;
+		}
+		parse_ok(yaml, CF_ADD, &d);
+		ck_assert_uint_eq(d.nop, 1);
+		ck_assert_uint_eq(d.op[0].f[2].val.u, strtoul(num[i].want, NULL, 10));
+		cf_doc_free(&d);
+	}
+	for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
+		snprintf(yaml, sizeof(yaml),
+			 "peer:\n - primary nid: 1.2.3.4@tcp\n   Multi-Rail: %s\n", bools[i].in);
+		if (bools[i].want[0] == '!') {
+			parse_err(yaml, bools[i].want + 1);
+			continue;
+		}
+		parse_ok(yaml, CF_ADD, &d);
+		snprintf(want, sizeof(want),
+			 "add peer primary=\"1.2.3.4@tcp\" nids=[] multi_rail=%s", bools[i].want);
+		t = cf_op_text(&d.op[0]);
+		ck_assert_str_eq(t, want);
+		free(t);
+		cf_doc_free(&d);
+	}
+}
+END_TEST
+
+START_TEST(op_fields)
+{
+	static const char *const nids[] = {"a@tcp", "b\"q@tcp"};
+	struct cf_op *op = cf_op_new("add", "peer"), *op2;
+	char *const *sv;
+	struct cf_doc d = {0};
+	uint32_t u = 0;
+	bool b = false;
+	size_t n = 0;
+	char *t;
+
+	ck_assert_ptr_nonnull(op);
+	ck_assert_int_eq(cf_op_set_str(op, "primary", "p@tcp"), 0);
+	ck_assert_int_eq(cf_op_set_strv(op, "nids", nids, 2), 0);
+	ck_assert_int_eq(cf_op_set_bool(op, "multi_rail", false), 0);
+	ck_assert_int_eq(cf_op_set_u32(op, "x", 7), 0);
+	ck_assert_str_eq(cf_op_get_str(op, "primary"), "p@tcp");
+	ck_assert_ptr_null(cf_op_get_str(op, "x")); /* another type */
+	ck_assert_ptr_null(cf_op_get(op, "nope"));
+	ck_assert(cf_op_get_u32(op, "x", &u) && u == 7);
+	ck_assert(!cf_op_get_u32(op, "primary", &u));
+	ck_assert(cf_op_get_bool(op, "multi_rail", &b) && !b);
+	sv = cf_op_get_strv(op, "nids", &n);
+	ck_assert(sv && n == 2 && !strcmp(sv[1], "b\"q@tcp"));
+	/* Setting a key again replaces it in place, even with another type. */
+	ck_assert_int_eq(cf_op_set_str(op, "x", "tab\there\x01"), 0);
+	ck_assert_uint_eq(op->nf, 4);
+	t = cf_op_text(op);
+	ck_assert_str_eq(t, "add peer primary=\"p@tcp\" nids=[\"a@tcp\",\"b\\\"q@tcp\"] "
+			    "multi_rail=false x=\"tab\\there\\x01\"");
+	free(t);
+
+	/* Equality ignores field order and positions, not values. */
+	op2 = cf_op_new("add", "peer");
+	ck_assert_int_eq(cf_op_set_str(op2, "x", "tab\there\x01"), 0);
+	ck_assert_int_eq(cf_op_set_bool(op2, "multi_rail", false), 0);
+	ck_assert_int_eq(cf_op_set_strv(op2, "nids", nids, 2), 0);
+	ck_assert(!cf_op_equal(op, op2));
+	ck_assert_int_eq(cf_op_set_str(op2, "primary", "p@tcp"), 0);
+	op2->line = 9;
+	ck_assert(cf_op_equal(op, op2));
+	ck_assert_int_eq(cf_op_set_strv(op2, "nids", nids, 1), 0);
+	ck_assert(!cf_op_equal(op, op2));
+	ck_assert_int_eq(cf_op_set_strv(op2, "nids", NULL, 0), 0);
+	ck_assert(!cf_op_equal(op, op2));
+
+	ck_assert_int_eq(cf_doc_push(&d, op), 0);
+	ck_assert_int_eq(cf_doc_push(&d, op2), 0);
+	ck_assert_uint_eq(d.nop, 2);
+	ck_assert_str_eq(d.op[0].verb, "add");
+	cf_doc_free(&d);
+	ck_assert(doc_empty(&d));
+	cf_doc_free(&d); /* twice is fine */
+	cf_op_free(NULL);
+}
+END_TEST
+
+static struct cf_op *mkop(const char *verb, const char *obj, const char *k1, const char *v1,
+			  const char *k2, const char *v2)
+{
+	struct cf_op *op = cf_op_new(verb, obj);
+
+	ck_assert_ptr_nonnull(op);
+	if (k1)
+		ck_assert_int_eq(cf_op_set_str(op, k1, v1), 0);
+	if (k2)
+		ck_assert_int_eq(cf_op_set_str(op, k2, v2), 0);
+	return op;
+}
+
+/* Strings YAML would mangle come back as the same strings. */
+START_TEST(emit_quoting)
+{
+	static const char *const tricky[] = {
+		"yes",
+		"No",
+		"true",
+		"null",
+		"~",
+		"123",
+		"0x1f",
+		"1.5",
+		"1:20",
+		"-1",
+		".inf",
+		"[0,1]",
+		"*@tcp",
+		"*.*.*.*@o2ib1",
+		"a: b",
+		"a #b",
+		"#c",
+		"&x",
+		"!tag",
+		"%p",
+		"@at",
+		"'q'",
+		"\"dq\"",
+		"-x",
+		"? x",
+		"::1@tcp",
+		"::@tcp",
+		"2001:db8::1@tcp",
+		"fe80::1:2@o2ib",
+		"10.10.*.*",
+		"o2ib[1-3] tcp*",
+		"{a}",
+		"x:",
+		"|",
+		">",
+		"tab\tin",
+		"new\nline",
+		" lead",
+		"trail ",
+		"é@tcp",
+		"=",
+		"<<",
+		"10.0.0.[1-4]@tcp",
+	};
+	struct cf_doc d = {0}, back;
+	size_t i, n = sizeof(tricky) / sizeof(tricky[0]);
+	char err[512] = "", *y;
+	int rc;
+
+	/* In canonical order, so that the parse gives the same list back. */
+	ck_assert_int_eq(cf_doc_push(&d, mkop("add", "net", "net", "tcp", "interface", "0")), 0);
+	ck_assert_int_eq(
+		cf_doc_push(&d, mkop("add", "net", "net", "1", "pattern", "*.*.*.* [::1]")), 0);
+	for (i = 0; i < n; i++) {
+		const char *s = tricky[i];
+		struct cf_op *op = mkop("add", "peer", "primary", "p@tcp", NULL, NULL);
+
+		ck_assert_int_eq(cf_op_set_strv(op, "nids", &s, 1), 0);
+		ck_assert_int_eq(cf_doc_push(&d, op), 0);
+		op = mkop("add", "peer", "primary", s, NULL, NULL);
+		ck_assert_int_eq(cf_op_set_strv(op, "nids", NULL, 0), 0);
+		ck_assert_int_eq(cf_doc_push(&d, op), 0);
+	}
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(cf_doc_push(&d, mkop("add", "route", "net", tricky[i], "gateway",
+						      tricky[i])),
+				 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(
+			cf_doc_push(&d, mkop("add", "udsp", "src", tricky[i], "rte", tricky[i])),
+			0);
+	y = emit_str(&d, &rc);
+	ck_assert_int_eq(rc, 0);
+	rc = cf_parse(y, strlen(y), "q.yaml", CF_ADD, &back, err, sizeof(err));
+	if (rc || !docs_equal(&d, &back, "quoting"))
+		fprintf(stderr, "%s\n%s", err, y);
+	ck_assert_int_eq(rc, 0);
+	ck_assert(docs_equal(&d, &back, "quoting"));
+	/* Lustre prints CPTs in double quotes; numbers stay plain. */
+	ck_assert(yout_needs_quotes("[0]"));
+	ck_assert(!yout_needs_quotes("eth0"));
+	ck_assert(!yout_needs_quotes("192.168.1.[1-4]@tcp"));
+	ck_assert(!yout_needs_quotes("2001:db8::1@tcp"));
+	ck_assert(yout_needs_quotes("::1@tcp"));
+	ck_assert(yout_needs_quotes("192.168.0.1")); /* could be read as a float */
+	ck_assert(yout_needs_quotes(""));
+	free(y);
+	cf_doc_free(&d);
+	cf_doc_free(&back);
+}
+END_TEST
+
+/* What cf_emit() refuses: an op outside the vocabulary, with nothing written. */
+START_TEST(emit_refuses)
+{
+	struct {
+		struct cf_op *op;
+		const char *why;
+	} bad[] = {
+		{mkop("del", "net", "net", "tcp", "interface", "eth0"), "a del"},
+		{mkop("add", "global", "name", "discovery", NULL, NULL), "global with add"},
+		{mkop("add", "nope", NULL, NULL, NULL, NULL), "unknown object"},
+		{mkop("add", "net", "net", "tcp", NULL, NULL),
+		 "an NI with no interface or pattern"},
+		{mkop("add", "net", "net", "tcp", "pattern", "  "), "a blank pattern"},
+		{mkop("add", "net", "interface", "eth0", NULL, NULL), "no net"},
+		{mkop("add", "net", "net", "tcp", "interface", ""), "an empty string"},
+		{mkop("add", "net", "net", "tcp", "interfaces", "eth0"), "an unknown field"},
+		{mkop("add", "route", "net", "tcp", NULL, NULL), "a route without gateway"},
+		{mkop("set", "global", "name", "max_intf", NULL, NULL), "a global by its YAML key"},
+		{mkop("set", "global", "name", "discovery", NULL, NULL), "a global without value"},
+		{mkop("add", "peer", "primary", "a@tcp", "multi_rail", "True"),
+		 "a string for a bool"},
+	};
+	struct cf_doc d = {0};
+	char *y;
+	size_t i;
+	int rc;
+
+	ck_assert_int_eq(cf_op_set_u32(bad[9].op, "value", 1), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(
+			cf_doc_push(&d, mkop("add", "peer", "primary", "ok@tcp", NULL, NULL)), 0);
+		ck_assert_int_eq(cf_doc_push(&d, bad[i].op), 0);
+		y = emit_str(&d, &rc);
+		ck_assert_msg(rc == -EINVAL, "%s: rc %d", bad[i].why, rc);
+		ck_assert_msg(!y || !*y, "%s: wrote '%s'", bad[i].why, y);
+		free(y);
+		cf_doc_free(&d);
+	}
+	/* A global twice would be a duplicate key. */
+	for (i = 0; i < 2; i++) {
+		struct cf_op *op = mkop("set", "global", "name", "discovery", NULL, NULL);
+
+		ck_assert_int_eq(cf_op_set_u32(op, "value", 1), 0);
+		ck_assert_int_eq(cf_doc_push(&d, op), 0);
+	}
+	y = emit_str(&d, &rc);
+	ck_assert_int_eq(rc, -EINVAL);
+	free(y);
+	ck_assert_int_eq(cf_emit(stdout, &d, 1), -EINVAL);
+	cf_doc_free(&d);
+
+	/* tbf ops are skipped; a document with nothing to say writes nothing. */
+	ck_assert_int_eq(cf_doc_push(&d, mkop("add", "tbf", "name", "x", NULL, NULL)), 0);
+	y = emit_str(&d, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_str_eq(y, "");
+	free(y);
+	cf_doc_free(&d);
+}
+END_TEST
+
+/* The export's exact shape for one of each kind of op. */
+START_TEST(emit_shape)
+{
+	static const char *want = "net:\n"
+				  "-   net type: tcp\n"
+				  "    local NI(s):\n"
+				  "    -   interfaces:\n"
+				  "            0: eth0\n"
+				  "        tunables:\n"
+				  "            peer_timeout: 180\n"
+				  "        CPT: \"[0,1]\"\n"
+				  "-   net type: o2ib\n"
+				  "    local NI(s):\n"
+				  "    -   interfaces:\n"
+				  "            0: ib0\n"
+				  "peer:\n"
+				  "-   primary nid: 10.0.0.1@tcp\n"
+				  "    Multi-Rail: False\n"
+				  "    peer ni:\n"
+				  "    -   nid: 10.0.0.1@tcp\n"
+				  "    -   nid: 10.0.1.1@o2ib\n"
+				  "global:\n"
+				  "    max_intf: 300\n";
+	static const char *const nids[] = {"10.0.1.1@o2ib"};
+	struct cf_doc d = {0};
+	struct cf_op *op;
+	char *y;
+	int rc;
+
+	op = mkop("set", "global", "name", "max_interfaces", NULL, NULL);
+	ck_assert_int_eq(cf_op_set_u32(op, "value", 300), 0);
+	ck_assert_int_eq(cf_doc_push(&d, op), 0);
+	op = mkop("add", "net", "net", "tcp", "interface", "eth0");
+	ck_assert_int_eq(cf_op_set_str(op, "cpts", "[0,1]"), 0);
+	ck_assert_int_eq(cf_op_set_u32(op, "peer_timeout", 180), 0);
+	ck_assert_int_eq(cf_doc_push(&d, op), 0);
+	op = mkop("add", "peer", "primary", "10.0.0.1@tcp", NULL, NULL);
+	ck_assert_int_eq(cf_op_set_bool(op, "multi_rail", false), 0);
+	ck_assert_int_eq(cf_op_set_strv(op, "nids", nids, 1), 0);
+	ck_assert_int_eq(cf_doc_push(&d, op), 0);
+	ck_assert_int_eq(cf_doc_push(&d, mkop("add", "net", "net", "o2ib", "interface", "ib0")), 0);
+	y = emit_str(&d, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_str_eq(y, want);
+	free(y);
+	cf_doc_free(&d);
+}
+END_TEST
+
+/* Every global the engine has reads and writes under Lustre's spelling. */
+START_TEST(globals_match_engine)
+{
+	char yaml[128], want[128], *y, *t;
+	struct cf_doc d, back;
+	int g, rc;
+
+	for (g = 0; g < LNE_G__COUNT; g++) {
+		const char *name = lne_global_info(g)->name;
+
+		snprintf(yaml, sizeof(yaml), "global:\n    %s: 1\n", name);
+		parse_ok(yaml, CF_ADD, &d);
+		ck_assert_uint_eq(d.nop, 1);
+		snprintf(want, sizeof(want), "set global name=\"%s\" value=1", name);
+		t = cf_op_text(&d.op[0]);
+		ck_assert_str_eq(t, want);
+		free(t);
+		y = emit_str(&d, &rc);
+		ck_assert_int_eq(rc, 0);
+		parse_ok(y, CF_ADD, &back);
+		ck_assert(docs_equal(&d, &back, name));
+		free(y);
+		cf_doc_free(&d);
+		cf_doc_free(&back);
+	}
+	/* Lustre's older spelling, and nothing the engine lacks. */
+	parse_ok("global: {max_intf: 9}", CF_ADD, &d);
+	ck_assert_int_eq(lne_global_lookup(cf_op_get_str(&d.op[0], "name")), LNE_G_MAX_INTERFACES);
+	cf_doc_free(&d);
+	parse_err("global: {tiny_buffers: 1}", "key 'tiny_buffers': not a global setting");
+	parse_err("global: {lnd_timeout: 1, max_interfaces: 1, max_intf: 2}",
+		  "max_interfaces is set twice (also at line 1, column 26)");
+}
+END_TEST
+
+/* Errors: no partial document, positions, a short or absent buffer, no name. */
+START_TEST(parse_errors)
+{
+	static const char *yaml = "peer:\n    - primary nid: 1.2.3.4@tcp\n"
+				  "route:\n    - net: tcp\n      gateway: x@tcp\n      hop: many\n";
+	struct cf_doc d;
+	char err[16];
+	int rc;
+
+	rc = cf_parse(yaml, strlen(yaml), NULL, CF_ADD, &d, err, sizeof(err));
+	ck_assert_int_eq(rc, -EINVAL);
+	ck_assert_str_eq(err, "-:6:12: key 'ho"); /* truncated, still terminated */
+	ck_assert(doc_empty(&d));
+	ck_assert_int_eq(cf_parse(yaml, strlen(yaml), "f", CF_ADD, &d, NULL, 0), -EINVAL);
+	ck_assert(doc_empty(&d));
+	/* Only the given length is read. */
+	rc = cf_parse(yaml, 37, "f", CF_ADD, &d, err, sizeof(err));
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(d.nop, 1);
+	cf_doc_free(&d);
+	/* Empty input and a lone document marker are empty documents. */
+	parse_ok("", CF_ADD, &d);
+	ck_assert(doc_empty(&d));
+	parse_ok("---\n", CF_ADD, &d);
+	ck_assert(doc_empty(&d));
+	parse_ok("# nothing\n\n", CF_DEL, &d);
+	ck_assert(doc_empty(&d));
+}
+END_TEST
+
+/* The canonical order: sections sort, file order stays within each. */
+START_TEST(canonical_order)
+{
+	static const char *yaml =
+		"global: {discovery: 0}\n"
+		"udsp: [{idx: 1, src: tcp}]\n"
+		"route: [{net: o2ib, gateway: 1.1.1.1@tcp}]\n"
+		"peer: [{primary nid: 2.2.2.2@tcp}, {primary nid: 1.1.1.1@tcp}]\n"
+		"ip2nets: [{net-spec: tcp, interfaces: [eth9]},\n"
+		"          {net-spec: tcp, ip-range: [10.0.0.*]}]\n"
+		"net:\n - net type: tcp\n   local NI(s): [{interfaces: [eth1]}]\n";
+	static const char *const add[] = {"net",  "net",   "net",  "peer",
+					  "peer", "route", "udsp", "global"};
+	static const char *const del[] = {"udsp", "route", "peer", "peer", "net", "net", "net"};
+	struct cf_doc d;
+	size_t i;
+
+	parse_ok(yaml, CF_ADD, &d);
+	ck_assert_uint_eq(d.nop, 8);
+	for (i = 0; i < d.nop; i++)
+		ck_assert_str_eq(d.op[i].obj, add[i]);
+	ck_assert_str_eq(cf_op_get_str(&d.op[0], "interface"), "eth9");
+	ck_assert_str_eq(cf_op_get_str(&d.op[1], "interface"), "eth1");
+	ck_assert_str_eq(cf_op_get_str(&d.op[2], "pattern"), "10.0.0.*");
+	ck_assert_str_eq(cf_op_get_str(&d.op[3], "primary"), "2.2.2.2@tcp");
+	cf_doc_free(&d);
+	parse_ok(strstr(yaml, "udsp:"), CF_DEL, &d);
+	ck_assert_uint_eq(d.nop, 7);
+	for (i = 0; i < d.nop; i++)
+		ck_assert_str_eq(d.op[i].obj, del[i]);
+	ck_assert_str_eq(cf_op_get_str(&d.op[4], "pattern"), "10.0.0.*");
+	cf_doc_free(&d);
+}
+END_TEST
+
+/* Any list (lnetd's Export sorts NIs by net, so patterns interleave): parse(emit) == sort. */
+START_TEST(sort_then_round_trip)
+{
+	static const char *const want[] = {
+		"add net net=\"tcp\" interface=\"eth0\"",
+		"add net net=\"tcp2\" interface=\"eth2\"",
+		"add net net=\"tcp1\" pattern=\"10.1.*.*\"",
+		"add peer primary=\"1.1.1.1@tcp\" nids=[] multi_rail=true",
+		"set global name=\"discovery\" value=0",
+	};
+	struct cf_doc d = {0}, back;
+	struct cf_op *op;
+	char *y, *t;
+	size_t i;
+	int rc;
+
+	op = mkop("set", "global", "name", "discovery", NULL, NULL);
+	ck_assert_int_eq(cf_op_set_u32(op, "value", 0), 0);
+	ck_assert_int_eq(cf_doc_push(&d, op), 0);
+	ck_assert_int_eq(cf_doc_push(&d, mkop("add", "net", "net", "tcp", "interface", "eth0")), 0);
+	ck_assert_int_eq(cf_doc_push(&d, mkop("add", "net", "net", "tcp1", "pattern", "10.1.*.*")),
+			 0);
+	op = mkop("add", "peer", "primary", "1.1.1.1@tcp", NULL, NULL);
+	ck_assert_int_eq(cf_op_set_strv(op, "nids", NULL, 0), 0);
+	ck_assert_int_eq(cf_op_set_bool(op, "multi_rail", true), 0);
+	ck_assert_int_eq(cf_doc_push(&d, op), 0);
+	ck_assert_int_eq(cf_doc_push(&d, mkop("add", "net", "net", "tcp2", "interface", "eth2")),
+			 0);
+	y = emit_str(&d, &rc);
+	ck_assert_int_eq(rc, 0);
+	parse_ok(y, CF_ADD, &back);
+	ck_assert_int_eq(cf_doc_sort(&d, CF_ADD), 0);
+	ck_assert_uint_eq(d.nop, 5);
+	for (i = 0; i < d.nop; i++) {
+		t = cf_op_text(&d.op[i]);
+		ck_assert_str_eq(t, want[i]);
+		free(t);
+	}
+	ck_assert(docs_equal(&d, &back, "sorted"));
+	/* In del mode the other way round, and sorting twice changes nothing. */
+	ck_assert_int_eq(cf_doc_sort(&d, CF_DEL), 0);
+	ck_assert_str_eq(d.op[0].obj, "global");
+	ck_assert_str_eq(cf_op_get_str(&d.op[2], "pattern"), "10.1.*.*");
+	ck_assert_str_eq(cf_op_get_str(&d.op[4], "interface"), "eth2");
+	ck_assert_int_eq(cf_doc_sort(&d, CF_DEL), 0);
+	ck_assert_str_eq(cf_op_get_str(&d.op[3], "interface"), "eth0");
+	free(y);
+	cf_doc_free(&d);
+	cf_doc_free(&back);
+}
+END_TEST
+
+/* yout: the shape it writes and the errors it reports. */
+START_TEST(yout_basics)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct yout *y;
+	int rc;
+
+	ck_assert(f);
+	y = yout_begin(f);
+	ck_assert_ptr_nonnull(y);
+	yout_map_begin(y);
+	yout_key(y, "stats");
+	yout_map_begin(y);
+	yout_key(y, "big");
+	yout_u64(y, UINT64_MAX);
+	yout_key(y, "hop");
+	yout_i64(y, -1);
+	yout_key(y, "up");
+	yout_bool(y, true);
+	yout_key(y, "list");
+	yout_seq_begin(y);
+	yout_str(y, "no");
+	yout_u32(y, 7);
+	yout_seq_end(y);
+	yout_map_end(y);
+	yout_map_end(y);
+	ck_assert_int_eq(yout_end(y), 0);
+	fclose(f);
+	ck_assert_str_eq(buf, "stats:\n    big: 18446744073709551615\n    hop: -1\n    up: True\n"
+			      "    list:\n    - \"no\"\n    - 7\n");
+	free(buf);
+
+	/* Events out of order, text that is not UTF-8: -EINVAL, and it sticks. */
+	f = open_memstream(&buf, &len);
+	y = yout_begin(f);
+	yout_map_begin(y);
+	yout_seq_end(y); /* libyaml may notice only at a later event */
+	yout_key(y, "a");
+	yout_str(y, "b");
+	ck_assert_int_eq(yout_key(y, "c"), -EINVAL);
+	ck_assert_int_eq(yout_end(y), -EINVAL);
+	fclose(f);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	y = yout_begin(f);
+	ck_assert_int_eq(yout_str(y, "\xff"), -EINVAL);
+	ck_assert_int_eq(yout_end(y), -EINVAL);
+	fclose(f);
+	free(buf);
+
+	/* Nothing at all: nothing written. */
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(yout_end(yout_begin(f)), 0);
+	fclose(f);
+	ck_assert_str_eq(buf, "");
+	free(buf);
+
+	/* A failing write is -EIO. */
+	f = fopen("/dev/full", "w");
+	if (f) {
+		y = yout_begin(f);
+		yout_map_begin(y);
+		yout_key(y, "k");
+		yout_str(y, "v");
+		yout_map_end(y);
+		rc = yout_end(y);
+		ck_assert_int_eq(rc, -EIO);
+		fclose(f);
+	}
+	ck_assert_int_eq(yout_map_begin(NULL), -ENOMEM);
+	ck_assert_int_eq(yout_end(NULL), -ENOMEM);
+}
+END_TEST
+
+Suite *make_conf_suite(void)
+{
+	Suite *s = suite_create("conf");
+	TCase *tc = tcase_create("conf");
+
+	tcase_add_test(tc, corpus_add);
+	tcase_add_test(tc, corpus_del);
+	tcase_add_test(tc, corpus_bad);
+	tcase_add_test(tc, corpus_round_trip);
+	tcase_add_test(tc, scalars);
+	tcase_add_test(tc, op_fields);
+	tcase_add_test(tc, emit_quoting);
+	tcase_add_test(tc, emit_refuses);
+	tcase_add_test(tc, emit_shape);
+	tcase_add_test(tc, globals_match_engine);
+	tcase_add_test(tc, parse_errors);
+	tcase_add_test(tc, canonical_order);
+	tcase_add_test(tc, sort_then_round_trip);
+	tcase_add_test(tc, yout_basics);
+	suite_add_tcase(s, tc);
+	return s;
+}
