@@ -47,7 +47,9 @@ extern const char *const store_schema[];
 	"json_object('net', net, 'ifname', ifname, 'pattern', pattern, 'cpts', cpts, " \
 	"'peer_timeout', peer_timeout, 'peer_credits', peer_credits, "                 \
 	"'peer_buffer_credits', peer_buffer_credits, 'credits', credits)"
-#define NI_KEY "net = ?1 AND CASE WHEN ?2 IS NOT NULL THEN ifname = ?2 ELSE pattern = ?3 END"
+#define NI_KEY                                                                                         \
+	"net = ?1 AND CASE WHEN ?2 IS NOT NULL THEN ifname = ?2 ELSE ifname IS NULL AND pattern = ?3 " \
+	"END"
 #define PEER_JSON                                                                                \
 	"json_object('nid', p.nid, 'mr', p.mr, 'nids', json((SELECT json_group_array(nid) FROM " \
 	"(SELECT nid FROM peer_nid WHERE peer = p.id AND nid <> p.nid ORDER BY id))))"
@@ -57,7 +59,11 @@ extern const char *const store_schema[];
 	"'sensitivity', sensitivity)"
 #define ROUTE_KEY   "net = ?1 AND gateway = ?2"
 #define GLOBAL_JSON "json_object('name', name, 'value', value)"
-#define RULE_COLS   "pos, src, dst, rte, priority"
+#define TBF_COLS    "service, reg_type, reg_depth, hp_type, hp_depth, rules"
+#define TBF_JSON                                                                         \
+	"json_object('service', service, 'reg_type', reg_type, 'reg_depth', reg_depth, " \
+	"'hp_type', hp_type, 'hp_depth', hp_depth, 'rules', rules)"
+#define RULE_COLS "pos, src, dst, rte, priority"
 #define RULE_JSON \
 	"json_object('pos', pos, 'src', src, 'dst', dst, 'rte', rte, 'priority', priority)"
 
@@ -109,6 +115,10 @@ enum stmt {
 	S_RULE_UPDATE,
 	S_RULE_DEL,
 	S_RULE_LIST,
+	S_TBF_SET,
+	S_TBF_GET,
+	S_TBF_DEL,
+	S_TBF_LIST,
 	S_UNDO_LIST,
 	S_JSON_FIELDS,
 	S_JSON_NIDS,
@@ -179,6 +189,13 @@ static const char *const sql[S__COUNT] = {
 			  "WHERE pos = ?1 RETURNING " RULE_JSON,
 	[S_RULE_DEL] = "DELETE FROM rule WHERE pos = ?1 RETURNING " RULE_JSON,
 	[S_RULE_LIST] = "SELECT " RULE_COLS " FROM rule ORDER BY pos",
+	[S_TBF_SET] = "INSERT INTO tbf (" TBF_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+		      "ON CONFLICT (service) DO UPDATE SET reg_type = excluded.reg_type, "
+		      "reg_depth = excluded.reg_depth, hp_type = excluded.hp_type, "
+		      "hp_depth = excluded.hp_depth, rules = excluded.rules RETURNING " TBF_JSON,
+	[S_TBF_GET] = "SELECT " TBF_COLS ", " TBF_JSON " FROM tbf WHERE service = ?1",
+	[S_TBF_DEL] = "DELETE FROM tbf WHERE service = ?1 RETURNING " TBF_JSON,
+	[S_TBF_LIST] = "SELECT " TBF_COLS " FROM tbf ORDER BY service",
 	/* Every change after a generation, newest first: op, obj, the object to put back
 	 * (add: the new one, to delete; del and mod: the old one). */
 	[S_UNDO_LIST] =
@@ -197,7 +214,10 @@ static const char *const sql[S__COUNT] = {
 		"json_extract(?1, '$.priority'), json_extract(?1, '$.sensitivity'), "
 		"json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
 		"json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
-		"json_extract(?1, '$.dst'), json_extract(?1, '$.rte')",
+		"json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
+		"json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
+		"json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
+		"json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules')",
 	[S_JSON_NIDS] = "SELECT value FROM json_each(?1, '$.nids') ORDER BY key",
 };
 
@@ -206,7 +226,8 @@ enum kind {
 	K_PEER,
 	K_ROUTE,
 	K_GLOBAL,
-	K_RULE
+	K_RULE,
+	K_TBF
 };
 
 static const struct {
@@ -217,6 +238,7 @@ static const struct {
 	[K_PEER] = {"peer", "peer"},
 	[K_ROUTE] = {"route", "route to"},
 	[K_GLOBAL] = {"global", "global"},
+	[K_TBF] = {"tbf", "TBF policy"},
 	[K_RULE] = {"rule", "rule"},
 };
 
@@ -672,6 +694,53 @@ static int global_read(sqlite3_stmt *s, void *obj)
 	return 0;
 }
 
+static void tbf_key(char *buf, size_t n, const void *obj)
+{
+	snprintf(buf, n, "%s", either(((const struct st_tbf *)obj)->service, "?"));
+}
+
+static void tbf_bind(sqlite3_stmt *s, const void *obj)
+{
+	const struct st_tbf *t = obj;
+
+	bind_text(s, 1, t->service);
+	bind_text(s, 2, t->reg_type);
+	sqlite3_bind_int64(s, 3, t->reg_depth);
+	bind_text(s, 4, t->hp_type);
+	sqlite3_bind_int64(s, 5, t->hp_depth);
+	bind_text(s, 6, t->rules);
+}
+
+static void tbf_row(sqlite3_stmt *s, struct st_tbf *t)
+{
+	t->service = col_text(s, 0);
+	t->reg_type = col_text(s, 1);
+	t->reg_depth = col_int(s, 2);
+	t->hp_type = col_text(s, 3);
+	t->hp_depth = col_int(s, 4);
+	t->rules = col_text(s, 5);
+}
+
+static int tbf_copy(struct st_tbf *dst, const struct st_tbf *src)
+{
+	*dst = *src;
+	dst->service = dst->reg_type = dst->hp_type = dst->rules = NULL;
+	if (sdup(&dst->service, src->service) || sdup(&dst->reg_type, src->reg_type) ||
+	    sdup(&dst->hp_type, src->hp_type) || sdup(&dst->rules, src->rules)) {
+		st_tbf_clear(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int tbf_read(sqlite3_stmt *s, void *obj)
+{
+	struct st_tbf row;
+
+	tbf_row(s, &row);
+	return tbf_copy(obj, &row);
+}
+
 static void rule_key(char *buf, size_t n, const void *obj)
 {
 	snprintf(buf, n, "%lld", (long long)((const struct st_rule *)obj)->pos);
@@ -728,6 +797,7 @@ static const struct kind_sql {
 	[K_ROUTE] = {S_ROUTE_GET, 5, route_key, route_bind, route_read},
 	[K_GLOBAL] = {S_GLOBAL_GET, 1, global_key, global_bind, global_read},
 	[K_RULE] = {S_RULE_GET, 5, rule_key, rule_bind, rule_read},
+	[K_TBF] = {S_TBF_GET, 6, tbf_key, tbf_bind, tbf_read},
 };
 
 /*
@@ -1162,6 +1232,47 @@ int store_global_list(struct store *st, store_global_cb cb, void *data)
 	return list_end(st, s, step, stop);
 }
 
+/* --- TBF policies --------------------------------------------------------------- */
+
+int store_tbf_set(struct store *st, const struct st_tbf *tbf, struct store_err *err)
+{
+	struct st_tbf old = {0};
+	int rc = get_one(st, K_TBF, tbf, &old, err);
+
+	if (rc && rc != -ENOENT)
+		return rc;
+	st_tbf_clear(&old);
+	return one(st, K_TBF, rc ? '+' : '~', S_TBF_SET, tbf, err);
+}
+
+int store_tbf_del(struct store *st, const char *service, struct store_err *err)
+{
+	struct st_tbf t = {.service = service};
+
+	return one(st, K_TBF, '-', S_TBF_DEL, &t, err);
+}
+
+int store_tbf_get(struct store *st, const char *service, struct st_tbf *tbf, struct store_err *err)
+{
+	struct st_tbf key = {.service = service};
+
+	memset(tbf, 0, sizeof(*tbf));
+	return get_one(st, K_TBF, &key, tbf, err);
+}
+
+int store_tbf_list(struct store *st, store_tbf_cb cb, void *data)
+{
+	sqlite3_stmt *s = use(st, S_TBF_LIST);
+	int step, stop = 0;
+	struct st_tbf t;
+
+	while (!stop && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		tbf_row(s, &t);
+		stop = cb(&t, data);
+	}
+	return list_end(st, s, step, stop);
+}
+
 /* --- rules ------------------------------------------------------------------ */
 
 static int rule_count(struct store *st, int64_t *n, struct store_err *err)
@@ -1480,6 +1591,13 @@ static int keep_rule(const struct st_rule *rule, void *data)
 	KEEP(s->rule, s->n_rule, rule, rule_copy);
 }
 
+static int keep_tbf(const struct st_tbf *tbf, void *data)
+{
+	struct st_state *s = data;
+
+	KEEP(s->tbf, s->n_tbf, tbf, tbf_copy);
+}
+
 int store_state_get(struct store *st, struct st_state *state)
 {
 	bool snapshot = sqlite3_get_autocommit(st->db);
@@ -1496,6 +1614,8 @@ int store_state_get(struct store *st, struct st_state *state)
 		rc = store_global_list(st, keep_global, state);
 	if (!rc)
 		rc = store_rule_list(st, keep_rule, state);
+	if (!rc)
+		rc = store_tbf_list(st, keep_tbf, state);
 	if (snapshot && !sqlite3_get_autocommit(st->db))
 		exec(st, use(st, S_COMMIT), NULL);
 	if (rc)
@@ -1907,6 +2027,15 @@ void st_rule_clear(struct st_rule *rule)
 	rule->src = rule->dst = rule->rte = NULL;
 }
 
+void st_tbf_clear(struct st_tbf *tbf)
+{
+	free((char *)tbf->service);
+	free((char *)tbf->reg_type);
+	free((char *)tbf->hp_type);
+	free((char *)tbf->rules);
+	tbf->service = tbf->reg_type = tbf->hp_type = tbf->rules = NULL;
+}
+
 void st_hist_clear(struct st_hist *hist)
 {
 	free((char *)hist->command);
@@ -1929,6 +2058,9 @@ void st_state_clear(struct st_state *state)
 		st_global_clear(&state->global[i]);
 	for (i = 0; i < state->n_rule; i++)
 		st_rule_clear(&state->rule[i]);
+	for (i = 0; i < state->n_tbf; i++)
+		st_tbf_clear(&state->tbf[i]);
+	free(state->tbf);
 	free(state->ni);
 	free(state->peer);
 	free(state->route);
@@ -1942,14 +2074,6 @@ void st_state_clear(struct st_state *state)
 struct undo_step {
 	char op[4], obj[8];
 	char *json; /* the object to put back (add: the one to delete) */
-};
-
-/* Every field an object of any kind may have, copied out of its JSON. */
-struct undo_obj {
-	char *text[20];
-	int64_t num[20];
-	const char **nids;
-	size_t nnids;
 };
 
 enum {
@@ -1972,14 +2096,29 @@ enum {
 	U_POS,
 	U_SRC,
 	U_DST,
-	U_RTE
+	U_RTE,
+	U_SERVICE,
+	U_REG_TYPE,
+	U_REG_DEPTH,
+	U_HP_TYPE,
+	U_HP_DEPTH,
+	U_RULES,
+	U__COUNT
+};
+
+/* Every field an object of any kind may have, copied out of its JSON. */
+struct undo_obj {
+	char *text[U__COUNT];
+	int64_t num[U__COUNT];
+	const char **nids;
+	size_t nnids;
 };
 
 static void undo_obj_clear(struct undo_obj *o)
 {
 	size_t i;
 
-	for (i = 0; i < 20; i++)
+	for (i = 0; i < U__COUNT; i++)
 		free(o->text[i]);
 	for (i = 0; i < o->nnids; i++)
 		free((char *)o->nids[i]);
@@ -1995,7 +2134,7 @@ static int undo_obj_read(struct store *st, const char *json, struct undo_obj *o)
 	memset(o, 0, sizeof(*o));
 	bind_text(s, 1, json);
 	rc = sqlite3_step(s);
-	for (i = 0; rc == SQLITE_ROW && i < 20; i++) {
+	for (i = 0; rc == SQLITE_ROW && i < U__COUNT; i++) {
 		o->num[i] = col_int(s, i);
 		if (col_text(s, i) && !(o->text[i] = strdup(col_text(s, i))))
 			rc = SQLITE_NOMEM;
@@ -2077,6 +2216,15 @@ static int undo_one(struct store *st, const struct undo_step *u, struct store_er
 		rc = add   ? store_rule_del(st, r.pos, err)
 		     : del ? store_rule_add(st, &r, &pos, err)
 			   : store_rule_update(st, &r, err);
+	} else if (!strcmp(u->obj, "tbf")) {
+		struct st_tbf t = {.service = o.text[U_SERVICE],
+				   .reg_type = o.text[U_REG_TYPE],
+				   .reg_depth = o.num[U_REG_DEPTH],
+				   .hp_type = o.text[U_HP_TYPE],
+				   .hp_depth = o.num[U_HP_DEPTH],
+				   .rules = o.text[U_RULES]};
+
+		rc = add ? store_tbf_del(st, t.service, err) : store_tbf_set(st, &t, err);
 	} else {
 		rc = seterr(err, -EINVAL, "store: a recorded change of an unknown kind '%s'",
 			    u->obj);

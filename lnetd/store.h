@@ -34,7 +34,7 @@
  *                            "new":{"nid":"10.0.0.1@tcp","mr":1,"nids":["10.0.0.2@tcp"]}},
  *   {"op":"del","obj":"rule","old":{"pos":0,"src":"tcp","dst":null,"rte":null,"priority":1}}]
  *
- * "obj" is ni, peer, route, global or rule, and an object is written whole,
+ * "obj" is ni, peer, route, global, rule or tbf, and an object is written whole,
  * with the field names of its struct below (null: not set).  "add" carries
  * "new", "del" carries "old", "mod" both.  A peer's NIDs are part of the peer:
  * adding or removing one is a "mod" of the peer.  A rule's "pos" is its
@@ -93,6 +93,18 @@ struct st_rule {
 	int64_t priority;	     /* or ST_UNSET: none */
 };
 
+/*
+ * An NRS TBF policy: one service's two queues (reg, hp), each a type and a
+ * bucket depth, and the commands that rebuild both queues' rules, one per
+ * line, in replay order (schema/0002-tbf.sql).
+ */
+struct st_tbf {
+	const char *service;
+	const char *reg_type, *hp_type; /* "nid", "jobid+uid", ... */
+	int64_t reg_depth, hp_depth;
+	const char *rules; /* "reg start io nid={...} rate=100\nhp change default rate=50" */
+};
+
 /* Who asked for a change (NULL: lnetd itself). */
 struct st_who {
 	uid_t uid;
@@ -117,7 +129,8 @@ struct st_state {
 	struct st_route *route;
 	struct st_global *global;
 	struct st_rule *rule;
-	size_t n_ni, n_peer, n_route, n_global, n_rule;
+	struct st_tbf *tbf;
+	size_t n_ni, n_peer, n_route, n_global, n_rule, n_tbf;
 };
 
 struct st_info {
@@ -149,6 +162,7 @@ typedef int (*store_route_cb)(const struct st_route *route, void *data);
 typedef int (*store_global_cb)(const struct st_global *global, void *data);
 typedef int (*store_rule_cb)(const struct st_rule *rule, void *data);
 typedef int (*store_hist_cb)(const struct st_hist *hist, void *data);
+typedef int (*store_tbf_cb)(const struct st_tbf *tbf, void *data);
 
 /* NIs, listed by net, then interface, then pattern.  Update changes cpts and tunables. */
 int store_ni_add(struct store *st, const struct st_ni *ni, struct store_err *err);
@@ -198,6 +212,12 @@ int store_rule_move(struct store *st, int64_t from, int64_t to, struct store_err
 int store_rule_get(struct store *st, int64_t pos, struct st_rule *rule, struct store_err *err);
 int store_rule_list(struct store *st, store_rule_cb cb, void *data);
 
+/* TBF policies, listed by service.  Set adds or replaces the service's policy. */
+int store_tbf_set(struct store *st, const struct st_tbf *tbf, struct store_err *err);
+int store_tbf_del(struct store *st, const char *service, struct store_err *err);
+int store_tbf_get(struct store *st, const char *service, struct st_tbf *tbf, struct store_err *err);
+int store_tbf_list(struct store *st, store_tbf_cb cb, void *data);
+
 /* The last @limit entries (<= 0: all), newest first, without their change. */
 int store_history_list(struct store *st, int64_t limit, store_hist_cb cb, void *data);
 int store_history_get(struct store *st, uint64_t gen, struct st_hist *hist, struct store_err *err);
@@ -209,7 +229,8 @@ int store_history_get(struct store *st, uint64_t gen, struct st_hist *hist, stru
  */
 int store_undo_after(struct store *st, uint64_t gen, struct store_err *err);
 
-/* The whole desired state; replacing it records only the differences. */
+/* The whole desired state; replacing it records only the differences (TBF policies are
+ * read, and left as they are by a replace). */
 int store_state_get(struct store *st, struct st_state *state);
 int store_state_replace(struct store *st, const struct st_state *state, struct store_err *err);
 
@@ -219,6 +240,7 @@ void st_route_clear(struct st_route *route);
 void st_global_clear(struct st_global *global);
 void st_rule_clear(struct st_rule *rule);
 void st_hist_clear(struct st_hist *hist);
+void st_tbf_clear(struct st_tbf *tbf);
 void st_state_clear(struct st_state *state);
 
 #endif /* LNETD_STORE_H */

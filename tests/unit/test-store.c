@@ -167,6 +167,13 @@ static int dump_rule(const struct st_rule *r, void *f)
 	return 0;
 }
 
+static int dump_tbf(const struct st_tbf *t, void *f)
+{
+	fprintf(f, "tbf %s reg %s/%lld hp %s/%lld [%s]\n", S(t->service), S(t->reg_type),
+		I(t->reg_depth), S(t->hp_type), I(t->hp_depth), S(t->rules));
+	return 0;
+}
+
 /* The whole desired state as text, through the list functions. */
 static char *dump(void)
 {
@@ -180,6 +187,7 @@ static char *dump(void)
 	ck_assert_int_eq(store_route_list(st, dump_route, f), 0);
 	ck_assert_int_eq(store_global_list(st, dump_global, f), 0);
 	ck_assert_int_eq(store_rule_list(st, dump_rule, f), 0);
+	ck_assert_int_eq(store_tbf_list(st, dump_tbf, f), 0);
 	fclose(f);
 	return buf;
 }
@@ -295,7 +303,7 @@ START_TEST(migrates_an_empty_file)
 	DUMP_EQ("");
 	RAW_EQ("SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master "
 	       "WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name)",
-	       "global history ni peer peer_nid route rule");
+	       "global history ni peer peer_nid route rule tbf");
 }
 END_TEST
 
@@ -425,10 +433,13 @@ START_TEST(ni_round_trip)
 	ck_assert_int_eq(got.peer_buffer_credits, 0);
 	ck_assert_int_eq(got.credits, 256);
 	st_ni_clear(&got);
-	/* By pattern, whether or not the NI also names an interface. */
+	/* By pattern only for an NI the pattern alone places: one that names an
+	 * interface is that interface's (several may share a pattern). */
 	key = NI("o2ib", NULL, "192.168.*.*");
+	FAILS(-ENOENT, "no NI o2ib 192.168.*.*", store_ni_get(st, &key, &got, err));
+	key = NI("o2ib", "ib0", NULL);
 	OK(store_ni_get(st, &key, &got, err));
-	ck_assert_str_eq(got.ifname, "ib0");
+	ck_assert_str_eq(got.pattern, "192.168.*.*");
 	st_ni_clear(&got);
 
 	b.cpts = NULL;
@@ -610,7 +621,9 @@ START_TEST(refusals_name_the_object_and_change_nothing)
 	OK(store_ni_add(st, &eth0, err));
 	OK(store_ni_add(st, &pat, err));
 	FAILS(-EEXIST, "NI tcp eth0 exists already", store_ni_add(st, &eth0, err));
-	FAILS(-EEXIST, "NI tcp 10.* exists already", store_ni_add(st, &pat2, err));
+	/* Interfaces may share a pattern; a pattern alone places one NI per net. */
+	OK(store_ni_add(st, &pat2, err));
+	FAILS(-EEXIST, "NI tcp 10.* exists already", store_ni_add(st, &pat, err));
 	FAILS(-EINVAL, "an NI needs an interface or an address pattern",
 	      store_ni_add(st, &none, err));
 	FAILS(-EINVAL, "an interface name has 1 to 15 characters", store_ni_add(st, &longif, err));
@@ -648,14 +661,16 @@ START_TEST(refusals_name_the_object_and_change_nothing)
 
 	/* The transaction goes on, and records only what was done. */
 	ck_assert_int_eq(store_pending(st, &summary, &change), 0);
-	ck_assert_str_eq(summary, "+ni tcp eth0\n+ni tcp 10.*\n+peer 10.0.0.1@tcp\n"
-				  "+peer 10.0.0.8@tcp\n+route tcp1 via 10.0.0.1@tcp");
+	ck_assert_str_eq(summary,
+			 "+ni tcp eth0\n+ni tcp 10.*\n+ni tcp eth1 10.*\n+peer 10.0.0.1@tcp\n"
+			 "+peer 10.0.0.8@tcp\n+route tcp1 via 10.0.0.1@tcp");
 	free(summary);
 	free(change);
 	gen = commit("refusals");
 	ck_assert_uint_eq(gen, 1);
 	DUMP_EQ("ni tcp - 10.* - -1 -1 -1 -1\n"
 		"ni tcp eth0 - - -1 -1 -1 -1\n"
+		"ni tcp eth1 10.* - -1 -1 -1 -1\n"
 		"peer 10.0.0.1@tcp mr=1 10.0.0.2@tcp\n"
 		"peer 10.0.0.8@tcp mr=0\n"
 		"route tcp1 10.0.0.1@tcp 1 -1 -1\n");
@@ -862,6 +877,14 @@ START_TEST(undo_returns_to_every_generation)
 	const char *more[] = {"10.0.0.9@tcp"};
 	struct st_ni upd = NI("tcp", "eth0", NULL);
 	struct st_route r2 = ROUTE("o2ib", "10.0.0.1@tcp", 7);
+#define TBF(svc, rt, rd, r)                                                                       \
+	{                                                                                         \
+		.service = svc, .reg_type = rt, .reg_depth = rd, .hp_type = "nid", .hp_depth = 3, \
+		.rules = r                                                                        \
+	}
+	struct st_tbf t1 = TBF("ost_io", "nid", 3, "reg start a nid={10.0.0.1@tcp} rate=5"),
+		      t2 = TBF("ost_io", "nid+opcode", 5, ""),
+		      t3 = TBF("mds", "uid", 3, "hp change default rate=7");
 	char *at[6];
 	uint64_t g[6];
 	int i;
@@ -883,6 +906,8 @@ START_TEST(undo_returns_to_every_generation)
 	OK(store_global_set(st, "discovery", 1, err));
 	OK(store_global_set(st, "max_intf", 8, err));
 	ck_assert_int_eq(rule_add("o2ib", 0), 0);
+	OK(store_tbf_set(st, &t1, err));
+	OK(store_tbf_set(st, &t3, err));
 	g[2] = commit("modify");
 	at[2] = dump();
 	OK(store_begin(st));
@@ -891,6 +916,8 @@ START_TEST(undo_returns_to_every_generation)
 	OK(store_ni_del(st, &upd, err));
 	OK(store_route_del(st, "o2ib", "10.0.0.1@tcp", err));
 	OK(store_global_unset(st, "discovery", err));
+	OK(store_tbf_set(st, &t2, err));
+	OK(store_tbf_del(st, "mds", err));
 	g[3] = commit("delete");
 	at[3] = dump();
 	for (i = 2; i >= 0; i--) {
