@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus.c - lnetctl's side of org.lnetd1: the connection, calls, errors as
+ * one plain line with an exit code, and the typed batch (Apply/Export)
+ * to and from conf.h's operations.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lnetctl.h"
+
+#define CALL_TIMEOUT_US (600ull * 1000 * 1000) /* a 100k-object import takes seconds */
+
+static int no_daemon(int rc)
+{
+	return ctl_fail(EXIT_NODAEMON,
+			"lnetd is not running (%s); start it with 'systemctl start lnetd'",
+			rc ? strerror(-rc) : "nothing owns org.lnetd1 on the system bus");
+}
+
+int ctl_bus(sd_bus **bus)
+{
+	int rc = sd_bus_open_system(bus);
+
+	if (rc < 0)
+		return no_daemon(rc);
+	return 0;
+}
+
+int ctl_bus_error(const sd_bus_error *e, int rc)
+{
+	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+				   SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_DISCONNECTED) ||
+	    (!sd_bus_error_is_set(e) && (rc == -ECONNREFUSED || rc == -ENOENT || rc == -ENOTCONN)))
+		return no_daemon(sd_bus_error_is_set(e) ? 0 : rc);
+	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED))
+		return ctl_fail(EXIT_DENIED, "permission denied: %s",
+				e->message && strcmp(e->message, "Access denied")
+					? e->message
+					: "changing LNet's configuration needs root");
+	if (sd_bus_error_is_set(e))
+		return ctl_fail(EXIT_REFUSED, "%s", e->message ?: e->name);
+	return ctl_fail(EXIT_REFUSED, "the call to lnetd failed: %s", strerror(-rc));
+}
+
+int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
+	va_list ap;
+	int rc;
+
+	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+					    LNETD_BUS_MANAGER, method);
+	if (rc >= 0 && types) {
+		va_start(ap, types);
+		rc = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (rc >= 0)
+		rc = sd_bus_call(bus, m, CALL_TIMEOUT_US, &e, reply);
+	sd_bus_message_unref(m);
+	if (rc < 0) {
+		rc = ctl_bus_error(&e, rc);
+		sd_bus_error_free(&e);
+		return rc;
+	}
+	return 0;
+}
+
+/* --- operations on the bus ----------------------------------------------------- */
+
+static int append_val(sd_bus_message *m, const struct cf_field *f)
+{
+	int rc = sd_bus_message_open_container(m, 'e', "sv");
+	size_t i;
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "s", f->key);
+	if (rc < 0)
+		return rc;
+	switch (f->val.type) {
+	case CF_STR:
+		rc = sd_bus_message_append(m, "v", "s", f->val.s);
+		break;
+	case CF_U32:
+		rc = sd_bus_message_append(m, "v", "u", f->val.u);
+		break;
+	case CF_BOOL:
+		rc = sd_bus_message_append(m, "v", "b", (int)f->val.b);
+		break;
+	case CF_STRV:
+		rc = sd_bus_message_open_container(m, 'v', "as");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(m, 'a', "s");
+		for (i = 0; rc >= 0 && i < f->val.sv.n; i++)
+			rc = sd_bus_message_append(m, "s", f->val.sv.v[i]);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(m);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(m);
+		break;
+	}
+	return rc >= 0 ? sd_bus_message_close_container(m) : rc;
+}
+
+static int append_ops(sd_bus_message *m, const struct cf_doc *doc)
+{
+	size_t i, k;
+	int rc = sd_bus_message_open_container(m, 'a', "(ssa{sv})");
+
+	for (i = 0; rc >= 0 && i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		rc = sd_bus_message_open_container(m, 'r', "ssa{sv}");
+		if (rc >= 0)
+			rc = sd_bus_message_append(m, "ss", op->verb, op->obj);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(m, 'a', "{sv}");
+		for (k = 0; rc >= 0 && k < op->nf; k++)
+			rc = append_val(m, &op->f[k]);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(m);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(m);
+	}
+	return rc >= 0 ? sd_bus_message_close_container(m) : rc;
+}
+
+/*
+ * lnetd names a refused operation "operation N (...): why"; a file's
+ * operations know their line and column, so say where in the file.
+ */
+static int apply_error(const sd_bus_error *e, int rc, const struct cf_doc *doc, const char *fname)
+{
+	const char *msg = e->message ?: "";
+	unsigned long n;
+	char *end;
+
+	if (fname && !strncmp(msg, "operation ", 10)) {
+		n = strtoul(msg + 10, &end, 10);
+		end = strstr(end, "): ");
+		if (n >= 1 && n <= doc->nop && end && doc->op[n - 1].line)
+			return ctl_fail(sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED)
+						? EXIT_DENIED
+						: EXIT_REFUSED,
+					"%s:%d:%d: %s %s: %s", fname, doc->op[n - 1].line,
+					doc->op[n - 1].col, doc->op[n - 1].verb, doc->op[n - 1].obj,
+					end + 3);
+	}
+	return ctl_bus_error(e, rc);
+}
+
+/* While a long Apply runs, a TTY sees that it does. */
+struct progress {
+	bool on;
+	size_t nop;
+	struct timespec start;
+	int shown;
+};
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	*(sd_bus_message **)userdata = sd_bus_message_ref(m);
+	return 0;
+}
+
+static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, size_t nop)
+{
+	struct progress p = {.on = nop >= 2000 && isatty(STDERR_FILENO), .nop = nop};
+	sd_bus_slot *slot = NULL;
+	struct timespec now;
+	int rc;
+
+	*reply = NULL;
+	rc = sd_bus_call_async(bus, &slot, m, on_reply, reply, CALL_TIMEOUT_US);
+	clock_gettime(CLOCK_MONOTONIC, &p.start);
+	while (rc >= 0 && !*reply) {
+		rc = sd_bus_process(bus, NULL);
+		if (rc > 0 || *reply)
+			continue;
+		if (rc >= 0)
+			rc = sd_bus_wait(bus, 250 * 1000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (p.on && now.tv_sec - p.start.tv_sec >= 1) {
+			fprintf(stderr, "\rlnetctl: applying %zu objects as one change... %ld s",
+				p.nop, (long)(now.tv_sec - p.start.tv_sec));
+			p.shown = 1;
+		}
+	}
+	if (p.shown)
+		fprintf(stderr, "\r\033[K");
+	sd_bus_slot_unref(slot);
+	return rc < 0 ? rc : 0;
+}
+
+int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t *gen, char ***changes,
+	      const char *fname)
+{
+	sd_bus_message *m = NULL, *reply = NULL;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int rc;
+
+	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+					    LNETD_BUS_MANAGER, "Apply");
+	if (rc >= 0)
+		rc = append_ops(m, doc);
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "b", (int)dry);
+	if (rc >= 0)
+		rc = wait_reply(bus, m, &reply, doc->nop);
+	sd_bus_message_unref(m);
+	if (rc < 0)
+		return ctl_bus_error(&e, rc);
+	if (sd_bus_message_is_method_error(reply, NULL)) {
+		rc = apply_error(sd_bus_message_get_error(reply), -EIO, doc, fname);
+		sd_bus_message_unref(reply);
+		return rc;
+	}
+	rc = sd_bus_message_read(reply, "t", gen);
+	if (rc >= 0)
+		rc = sd_bus_message_read_strv(reply, changes);
+	sd_bus_message_unref(reply);
+	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's reply makes no sense: %s", strerror(-rc))
+		      : 0;
+}
+
+/* One a{sv} entry into @op. */
+static int read_field(sd_bus_message *m, struct cf_op *op)
+{
+	const char *key, *contents, *s;
+	char type, **strv = NULL;
+	uint32_t u;
+	size_t n;
+	int rc, b;
+
+	rc = sd_bus_message_read(m, "s", &key);
+	if (rc >= 0)
+		rc = sd_bus_message_peek_type(m, &type, &contents);
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(m, 'v', contents);
+	if (rc < 0)
+		return rc;
+	if (!strcmp(contents, "s")) {
+		rc = sd_bus_message_read(m, "s", &s);
+		if (rc >= 0)
+			rc = cf_op_set_str(op, key, s);
+	} else if (!strcmp(contents, "u")) {
+		rc = sd_bus_message_read(m, "u", &u);
+		if (rc >= 0)
+			rc = cf_op_set_u32(op, key, u);
+	} else if (!strcmp(contents, "b")) {
+		rc = sd_bus_message_read(m, "b", &b);
+		if (rc >= 0)
+			rc = cf_op_set_bool(op, key, b);
+	} else if (!strcmp(contents, "as")) {
+		rc = sd_bus_message_read_strv(m, &strv);
+		for (n = 0; strv && strv[n]; n++)
+			;
+		if (rc >= 0)
+			rc = cf_op_set_strv(op, key, (const char *const *)strv, n);
+		ctl_strv_free(strv);
+	} else {
+		rc = sd_bus_message_skip(m, contents);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	return rc;
+}
+
+int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen)
+{
+	sd_bus_message *reply = NULL;
+	const char *verb, *obj;
+	int rc;
+
+	rc = ctl_call(bus, "Export", &reply, NULL);
+	if (rc)
+		return rc;
+	rc = sd_bus_message_read(reply, "t", gen);
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(reply, 'a', "(ssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(reply, 'r', "ssa{sv}")) > 0) {
+		struct cf_op *op;
+
+		rc = sd_bus_message_read(reply, "ss", &verb, &obj);
+		op = rc >= 0 ? cf_op_new(verb, obj) : NULL;
+		if (rc >= 0 && !op)
+			rc = -ENOMEM;
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(reply, 'a', "{sv}");
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+			rc = read_field(reply, op);
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(reply);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(reply);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(reply);
+		if (op && rc >= 0)
+			rc = cf_doc_push(doc, op);
+		else
+			cf_op_free(op);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(reply);
+	sd_bus_message_unref(reply);
+	if (rc < 0) {
+		cf_doc_free(doc);
+		return ctl_fail(EXIT_REFUSED, "lnetd's export makes no sense: %s", strerror(-rc));
+	}
+	return 0;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-conf.c - lnetctl import and export: lnet.conf YAML in and out, as one
+ * atomic change through lnetd's Apply and one consistent Export.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetctl.h"
+#include "yout.h"
+
+#define FILE_MAX (256u << 20) /* an lnet.conf larger than this is not one */
+
+/* The whole of @path ("-" or NULL: stdin), or EXIT_FILE after saying why. */
+static int slurp(const char *path, char **text, size_t *len)
+{
+	FILE *f = path && strcmp(path, "-") ? fopen(path, "r") : stdin;
+	size_t cap = 65536, n;
+	char *buf, *grown;
+
+	*text = NULL;
+	if (!f)
+		return ctl_fail(EXIT_FILE, "%s: %s", path, strerror(errno));
+	buf = malloc(cap);
+	*len = 0;
+	while (buf && (n = fread(buf + *len, 1, cap - *len, f)) > 0) {
+		*len += n;
+		if (*len == cap) {
+			grown = cap < FILE_MAX ? realloc(buf, cap * 2) : NULL;
+			if (!grown) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+	}
+	if (buf && ferror(f)) {
+		free(buf);
+		buf = NULL;
+		errno = EIO;
+	} else if (!buf && !errno) {
+		errno = EFBIG;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (!buf)
+		return ctl_fail(EXIT_FILE, "%s: %s", path ?: "stdin", strerror(errno));
+	*text = buf;
+	return 0;
+}
+
+/*
+ * What lnetd takes literally, from what lnet.conf may say in ranges: a
+ * peer's NIDs and a route's gateway may be NID ranges (10.0.0.[2-4]@tcp),
+ * expanded here as lnetctl's peer add does; a route through a range is a
+ * route through each gateway.  Deleting rules by idx goes from the highest
+ * down, so that each delete leaves the others' indexes alone.
+ */
+static int import_prepare(struct cf_doc *doc, const char *fname)
+{
+	struct cf_doc out = {0};
+	size_t i, k, n;
+	int rc = 0;
+
+	for (i = 0; !rc && i < doc->nop; i++) {
+		struct cf_op *op = &doc->op[i];
+		const char *gw = cf_op_get_str(op, "gateway");
+		char *const *nids = cf_op_get_strv(op, "nids", &n);
+		char **all = NULL, what[300];
+		size_t nall = 0;
+
+		snprintf(what, sizeof(what), "%s:%d:%d: %s", fname, op->line, op->col,
+			 nids ? "nids" : "gateway");
+		if (!strcmp(op->obj, "peer") && nids) {
+			char **grown;
+
+			all = calloc(1, sizeof(*all));
+			for (k = 0; all && !rc && k < n; k++) {
+				char **one = NULL;
+				size_t none = 0, j;
+
+				rc = ctl_nids_expand(nids[k], what, &one, &none);
+				grown = rc ? NULL : realloc(all, (nall + none + 1) * sizeof(*all));
+				if (grown) {
+					all = grown;
+					for (j = 0; j < none; j++)
+						all[nall++] = one[j];
+					all[nall] = NULL;
+					free(one);
+				} else {
+					ctl_strv_free(one);
+					rc = rc ?: ctl_fail(EXIT_REFUSED, "out of memory");
+				}
+			}
+			if (!rc &&
+			    (!all || cf_op_set_strv(op, "nids", (const char *const *)all, nall)))
+				rc = ctl_fail(EXIT_REFUSED, "out of memory");
+			ctl_strv_free(all);
+		} else if (!strcmp(op->obj, "route") && gw && strchr(gw, '[')) {
+			rc = ctl_nids_expand(gw, what, &all, &nall);
+			for (k = 0; !rc && k < nall; k++) {
+				struct cf_op *copy = cf_op_new(op->verb, op->obj);
+				size_t f;
+
+				for (f = 0; copy && f < op->nf; f++) {
+					const struct cf_field *fl = &op->f[f];
+					int e = !strcmp(fl->key, "gateway")
+							? cf_op_set_str(copy, "gateway", all[k])
+						: fl->val.type == CF_U32
+							? cf_op_set_u32(copy, fl->key, fl->val.u)
+							: cf_op_set_str(copy, fl->key, fl->val.s);
+
+					if (e) {
+						cf_op_free(copy);
+						copy = NULL;
+					}
+				}
+				if (copy) {
+					copy->line = op->line;
+					copy->col = op->col;
+				}
+				if (!copy || cf_doc_push(&out, copy))
+					rc = ctl_fail(EXIT_REFUSED, "out of memory");
+			}
+			ctl_strv_free(all);
+			continue; /* replaced by its copies */
+		}
+		if (!rc) {
+			/* Move the op as is: @doc gives it up (a zeroed op frees nothing). */
+			struct cf_op *moved = malloc(sizeof(*moved));
+
+			if (moved) {
+				*moved = *op;
+				memset(op, 0, sizeof(*op));
+			}
+			if (!moved || cf_doc_push(&out, moved))
+				rc = ctl_fail(EXIT_REFUSED, "out of memory");
+		}
+	}
+	if (rc) {
+		cf_doc_free(&out);
+		return rc;
+	}
+	/* Rules by idx, highest first (they are the only ops that renumber others). */
+	for (i = 0; i < out.nop; i++)
+		for (k = i + 1; k < out.nop; k++) {
+			uint32_t a, b;
+
+			if (!strcmp(out.op[i].verb, "del") && !strcmp(out.op[i].obj, "udsp") &&
+			    !strcmp(out.op[k].verb, "del") && !strcmp(out.op[k].obj, "udsp") &&
+			    cf_op_get_u32(&out.op[i], "idx", &a) &&
+			    cf_op_get_u32(&out.op[k], "idx", &b) && b > a) {
+				struct cf_op t = out.op[i];
+
+				out.op[i] = out.op[k];
+				out.op[k] = t;
+			}
+		}
+	out.warning = doc->warning;
+	out.nwarning = doc->nwarning;
+	doc->warning = NULL;
+	doc->nwarning = 0;
+	cf_doc_free(doc);
+	*doc = out;
+	return 0;
+}
+
+static int import(struct ctl_opt *opt, int argc, char **argv)
+{
+	bool del = ctl_opt(opt, "del")->given, show = ctl_opt(opt, "show")->given,
+	     dry = ctl_opt(opt, "dry-run")->given;
+	const char *path = argc ? argv[0] : NULL, *fname = path && strcmp(path, "-") ? path : "-";
+	struct cf_doc doc = {0};
+	char err[512], *text = NULL, **changes = NULL, **c;
+	sd_bus *bus = NULL;
+	size_t len = 0, i;
+	uint64_t gen = 0;
+	int rc;
+
+	if (del + show + ctl_opt(opt, "add")->given > 1)
+		return ctl_usage("--add, --del and --show go alone");
+	rc = slurp(path, &text, &len);
+	if (rc)
+		return rc;
+	rc = cf_parse(text, len, fname, del ? CF_DEL : CF_ADD, &doc, err, sizeof(err));
+	free(text);
+	if (rc)
+		return ctl_fail(EXIT_FILE, "%s", rc == -ENOMEM ? "out of memory" : err);
+	rc = import_prepare(&doc, fname);
+	if (rc) {
+		cf_doc_free(&doc);
+		return rc;
+	}
+	for (i = 0; i < doc.nwarning; i++)
+		fprintf(stderr, "lnetctl import: warning: %s\n", doc.warning[i]);
+	if (show) {
+		/* What the file says, as lnetctl reads it (the form export writes). */
+		rc = cf_emit(stdout, &doc, 0);
+		cf_doc_free(&doc);
+		return rc ? ctl_fail(EXIT_FILE, "cannot print the file: %s", strerror(-rc)) : 0;
+	}
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_apply(bus, &doc, dry, &gen, &changes, fname);
+	if (!rc && dry) {
+		struct yout *y = yout_begin(stdout);
+
+		yout_map_begin(y);
+		yout_key(y, "dry run");
+		yout_map_begin(y);
+		yout_key(y, "objects");
+		yout_u64(y, doc.nop);
+		yout_key(y, "changes");
+		yout_seq_begin(y);
+		for (c = changes; c && *c; c++)
+			yout_str(y, *c);
+		yout_seq_end(y);
+		yout_map_end(y);
+		yout_map_end(y);
+		if (yout_end(y))
+			rc = ctl_fail(EXIT_REFUSED, "cannot print the changes");
+	}
+	ctl_strv_free(changes);
+	cf_doc_free(&doc);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+static int export(struct ctl_opt *opt, int argc, char **argv)
+{
+	const char *path = argc ? argv[0] : NULL;
+	struct cf_doc doc = {0};
+	sd_bus *bus = NULL;
+	uint64_t gen;
+	FILE *out = stdout;
+	int rc;
+
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_export(bus, &doc, &gen);
+	sd_bus_flush_close_unref(bus);
+	if (rc)
+		return rc;
+	if (path && strcmp(path, "-")) {
+		out = fopen(path, "w");
+		if (!out) {
+			cf_doc_free(&doc);
+			return ctl_fail(EXIT_FILE, "%s: %s", path, strerror(errno));
+		}
+	}
+	rc = cf_emit(out, &doc, 0);
+	if (out != stdout && fclose(out) && !rc)
+		rc = -errno;
+	cf_doc_free(&doc);
+	return rc ? ctl_fail(EXIT_FILE, "%s: %s", path ?: "stdout", strerror(-rc)) : 0;
+}
+
+const struct ctl_cmd ctl_conf_cmds[] = {
+	{"import",
+	 "[--add | --del | --show] [--dry-run] [FILE]",
+	 "Apply an lnet.conf YAML file (stdin without FILE) as one change.",
+	 import,
+	 {{"add", 0, NULL, "add what the file describes (the default)"},
+	  {"del", 0, NULL, "delete what the file describes"},
+	  {"show", 0, NULL, "print the file as lnetctl reads it; change nothing"},
+	  {"dry-run", 'n', NULL, "print what would change; change nothing"}},
+	 0,
+	 1},
+	{"export",
+	 "[--backup] [FILE]",
+	 "Write the configuration as lnet.conf YAML (stdout without FILE).",
+	 export,
+	 {{"backup", 'b', NULL, "only what was configured (lnetd exports nothing else)"}},
+	 0,
+	 1},
+	{0},
+};

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-net.c - lnetctl net add|del|show|set: local NIs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetctl.h"
+#include "yout.h"
+
+static const char *const tun_names[] = {"peer_timeout", "peer_credits", "peer_buffer_credits",
+					"credits"};
+static const char *const tun_opts[] = {"peer-timeout", "peer-credits", "peer-buffer-credits",
+				       "credits"};
+
+/* The tunables and CPTs given on the command line, into @op. */
+static int ni_options(struct ctl_opt *opt, struct cf_op *op)
+{
+	uint32_t v;
+	int k, rc;
+
+	for (k = 0; k < 4; k++) {
+		struct ctl_opt *o = ctl_opt(opt, tun_opts[k]);
+
+		if (!o->given)
+			continue;
+		rc = ctl_u32(o, UINT32_MAX, &v);
+		if (rc)
+			return rc;
+		if (cf_op_set_u32(op, tun_names[k], v))
+			return ctl_fail(EXIT_REFUSED, "out of memory");
+	}
+	if (ctl_opt(opt, "cpt")->given && cf_op_set_str(op, "cpts", ctl_opt(opt, "cpt")->val))
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	return 0;
+}
+
+static int push_ni(struct cf_doc *doc, struct ctl_opt *opt, const char *net, const char *ifname,
+		   const char *pattern)
+{
+	struct cf_op *op = cf_op_new("add", "net");
+	int rc;
+
+	if (!op || cf_op_set_str(op, "net", net) ||
+	    (ifname && cf_op_set_str(op, "interface", ifname)) ||
+	    (pattern && cf_op_set_str(op, "pattern", pattern))) {
+		cf_op_free(op);
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	}
+	rc = ni_options(opt, op);
+	if (rc) {
+		cf_op_free(op);
+		return rc;
+	}
+	return cf_doc_push(doc, op) ? ctl_fail(EXIT_REFUSED, "out of memory") : 0;
+}
+
+/*
+ * Lustre's ip2nets string: rules separated by ';' or newlines, each
+ * "NET[(IF[,IF...])] PATTERN [PATTERN...]".  A rule is one NI per interface
+ * named (or one placed by the patterns alone), its patterns joined by
+ * spaces: an interface is used when its address matches any of them.
+ */
+static int ip2nets(struct cf_doc *doc, struct ctl_opt *opt, const char *spec)
+{
+	char *copy = strdup(spec), *rule, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	for (rule = strtok_r(copy, ";\n", &save); !rc && rule;
+	     rule = strtok_r(NULL, ";\n", &save)) {
+		char *net, *ifs = NULL, *pat, *s2 = NULL, *open, **ifv = NULL, pats[512] = "";
+		size_t nif = 0, i, used = 0;
+
+		net = strtok_r(rule, " \t", &s2);
+		if (!net)
+			continue;
+		open = strchr(net, '(');
+		if (open) {
+			ifs = open + 1;
+			*open = '\0';
+			if (!strchr(ifs, ')') || strchr(ifs, ')')[1])
+				rc = ctl_usage("--ip2net: '%s(%s': the interface list needs a ')'",
+					       net, ifs);
+			else
+				*strchr(ifs, ')') = '\0';
+			ifv = rc ? NULL : ctl_split(ifs, &nif);
+		}
+		while (!rc && (pat = strtok_r(NULL, " \t", &s2))) {
+			used += (size_t)snprintf(pats + used, sizeof(pats) - used, "%s%s",
+						 used ? " " : "", pat);
+			if (used >= sizeof(pats))
+				rc = ctl_usage("--ip2net: the patterns of %s are too long", net);
+		}
+		if (!rc && !used)
+			rc = ctl_usage("--ip2net: the rule for %s has no address pattern", net);
+		for (i = 0; !rc && i < (nif ? nif : 1); i++)
+			rc = push_ni(doc, opt, net, nif ? ifv[i] : NULL, pats);
+		ctl_strv_free(ifv);
+	}
+	free(copy);
+	return rc;
+}
+
+static int net_add(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *net = ctl_opt(opt, "net"), *ifs = ctl_opt(opt, "if"),
+		       *ip2 = ctl_opt(opt, "ip2net");
+	struct cf_doc doc = {0};
+	sd_bus *bus = NULL;
+	char **ifv = NULL, **changes = NULL;
+	uint64_t gen;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (!ip2->given && !net->given)
+		return ctl_usage("--net is required (or --ip2net)");
+	if (!ip2->given && !ifs->given)
+		return ctl_usage("--if is required (or --ip2net)");
+	if (ip2->given && (net->given || ifs->given))
+		return ctl_usage("--ip2net names its nets and interfaces itself: no --net or --if");
+	if (ip2->given) {
+		rc = ip2nets(&doc, opt, ip2->val);
+	} else {
+		ifv = ctl_split(ifs->val, &n);
+		if (!n)
+			rc = ctl_usage("--if: no interface in '%s'", ifs->val);
+		for (i = 0; !rc && i < n; i++)
+			rc = push_ni(&doc, opt, net->val, ifv[i], NULL);
+	}
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc && doc.nop == 1 && !ip2->given) {
+		/* One NI: AddNI, which (unlike a batch) says if it exists already. */
+		sd_bus_message *m = NULL, *reply = NULL;
+		sd_bus_error e = SD_BUS_ERROR_NULL;
+		size_t k;
+
+		rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+						    LNETD_BUS_MANAGER, "AddNI");
+		if (rc >= 0)
+			rc = sd_bus_message_append(m, "ss", net->val, ifv[0]);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(m, 'a', "{sv}");
+		for (k = 0; rc >= 0 && k < doc.op[0].nf; k++) {
+			const struct cf_field *f = &doc.op[0].f[k];
+
+			if (!strcmp(f->key, "net") || !strcmp(f->key, "interface"))
+				continue;
+			rc = f->val.type == CF_STR
+				     ? sd_bus_message_append(m, "{sv}", f->key, "s", f->val.s)
+				     : sd_bus_message_append(m, "{sv}", f->key, "u", f->val.u);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(m);
+		if (rc >= 0)
+			rc = sd_bus_call(bus, m, 0, &e, &reply);
+		rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
+		sd_bus_error_free(&e);
+		sd_bus_message_unref(m);
+		sd_bus_message_unref(reply);
+	} else if (!rc) {
+		rc = ctl_apply(bus, &doc, false, &gen, &changes, NULL);
+	}
+	ctl_strv_free(changes);
+	ctl_strv_free(ifv);
+	cf_doc_free(&doc);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+static int net_del(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *net = ctl_opt(opt, "net"), *ifs = ctl_opt(opt, "if");
+	sd_bus_message *reply = NULL;
+	struct cf_doc doc = {0};
+	char **ifv = NULL, **changes = NULL;
+	sd_bus *bus = NULL;
+	uint64_t gen;
+	size_t n = 0, i;
+	int rc;
+
+	if (!net->given)
+		return ctl_usage("--net is required");
+	if (ifs->given) {
+		ifv = ctl_split(ifs->val, &n);
+		if (!n) {
+			ctl_strv_free(ifv);
+			return ctl_usage("--if: no interface in '%s'", ifs->val);
+		}
+	}
+	rc = ctl_bus(&bus);
+	if (!rc && n <= 1) {
+		rc = ctl_call(bus, "DeleteNI", &reply, "ss", net->val, n ? ifv[0] : "");
+		sd_bus_message_unref(reply);
+	}
+	/* Several interfaces: one change, all of them or none. */
+	for (i = 0; !rc && n > 1 && i < n; i++) {
+		struct cf_op *op = cf_op_new("del", "net");
+
+		if (op && (cf_op_set_str(op, "net", net->val) ||
+			   cf_op_set_str(op, "interface", ifv[i]))) {
+			cf_op_free(op);
+			op = NULL;
+		}
+		if (!op || cf_doc_push(&doc, op))
+			rc = ctl_fail(EXIT_REFUSED, "out of memory");
+	}
+	if (!rc && n > 1)
+		rc = ctl_apply(bus, &doc, false, &gen, &changes, NULL);
+	ctl_strv_free(changes);
+	cf_doc_free(&doc);
+	ctl_strv_free(ifv);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+/* One NI entry from ListNIs, its details read into these. */
+struct ni_row {
+	const char *net, *ifname, *state, *nid, *reason, *pattern, *cpts;
+	uint32_t tun[4], health;
+	int up;
+};
+
+static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bool verbose);
+
+/* The nets of ListNIs' rows, each once, in order. */
+static int row_nets(sd_bus_message *r, char ***nets, size_t *n)
+{
+	const char *net;
+	size_t i;
+	int rc;
+
+	*nets = NULL;
+	*n = 0;
+	rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
+		rc = sd_bus_message_read(r, "s", &net);
+		if (rc >= 0)
+			rc = sd_bus_message_skip(r, "ssa{sv}");
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		for (i = 0; rc >= 0 && i < *n && strcmp((*nets)[i], net); i++)
+			;
+		if (rc >= 0 && i == *n) {
+			char **grown = realloc(*nets, (*n + 2) * sizeof(**nets));
+
+			if (!grown)
+				return -ENOMEM;
+			*nets = grown;
+			(*nets)[(*n)++] = strdup(net);
+			(*nets)[*n] = NULL;
+		}
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc;
+}
+
+static int show_nis(sd_bus_message *r, const char *want, bool verbose)
+{
+	struct yout *y = yout_begin(stdout);
+	char **nets = NULL;
+	struct ni_row row;
+	size_t n = 0, i;
+	int rc;
+
+	rc = row_nets(r, &nets, &n);
+	yout_map_begin(y);
+	yout_key(y, "net");
+	yout_seq_begin(y);
+	for (i = 0; rc >= 0 && i < n; i++) {
+		if (want && strcmp(want, nets[i]))
+			continue;
+		yout_map_begin(y);
+		yout_key(y, "net type");
+		yout_str(y, nets[i]);
+		yout_key(y, "local NI(s)");
+		yout_seq_begin(y);
+		rc = sd_bus_message_rewind(r, true);
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
+			memset(&row, 0, sizeof(row));
+			rc = sd_bus_message_read(r, "sss", &row.net, &row.ifname, &row.state);
+			if (rc >= 0 && strcmp(row.net, nets[i]))
+				rc = sd_bus_message_skip(r, "a{sv}");
+			else if (rc >= 0)
+				rc = read_ni_row(r, &row, y, verbose);
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+		}
+		yout_seq_end(y);
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	yout_map_end(y);
+	ctl_strv_free(nets);
+	i = (size_t)yout_end(y);
+	rc = rc < 0 ? rc : (int)i;
+	if (rc < 0)
+		return ctl_fail(EXIT_REFUSED, "cannot show the NIs: %s", strerror(-rc));
+	return 0;
+}
+
+static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, const char *ifname,
+		     int up, uint32_t health, bool verbose)
+{
+	int k;
+
+	yout_map_begin(y);
+	if (nid) {
+		yout_key(y, "nid");
+		yout_str(y, nid);
+		yout_key(y, "status");
+		yout_str(y, up ? "up" : "down");
+	} else {
+		yout_key(y, "status");
+		yout_str(y, "pending");
+		yout_key(y, "reason");
+		yout_str(y, row->reason ?: "");
+	}
+	if (ifname && *ifname) {
+		yout_key(y, "interfaces");
+		yout_map_begin(y);
+		yout_u32(y, 0); /* Lustre's key: a number, not a string */
+		yout_str(y, ifname);
+		yout_map_end(y);
+	}
+	if (row->pattern) {
+		yout_key(y, "ip2nets pattern");
+		yout_str(y, row->pattern);
+	}
+	if (verbose && nid) {
+		yout_key(y, "health stats");
+		yout_map_begin(y);
+		yout_key(y, "health value");
+		yout_u32(y, health);
+		yout_map_end(y);
+	}
+	if (verbose) {
+		yout_key(y, "tunables");
+		yout_map_begin(y);
+		for (k = 0; k < 4; k++) {
+			yout_key(y, tun_names[k]);
+			yout_u32(y, row->tun[k]);
+		}
+		yout_map_end(y);
+	}
+	if (row->cpts) {
+		yout_key(y, "CPT");
+		yout_str(y, row->cpts);
+	}
+	yout_map_end(y);
+}
+
+static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bool verbose)
+{
+	struct {
+		const char *nid, *ifname;
+		int up;
+		uint32_t health;
+	} nis[64];
+	size_t nnis = 0, i;
+	const char *key, *contents;
+	char type;
+	int rc, k;
+
+	rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+		rc = sd_bus_message_read(r, "s", &key);
+		if (rc >= 0)
+			rc = sd_bus_message_peek_type(r, &type, &contents);
+		if (rc < 0)
+			break;
+		for (k = 0; k < 4 && strcmp(key, tun_names[k]); k++)
+			;
+		if (k < 4)
+			rc = sd_bus_message_read(r, "v", "u", &row->tun[k]);
+		else if (!strcmp(key, "reason"))
+			rc = sd_bus_message_read(r, "v", "s", &row->reason);
+		else if (!strcmp(key, "pattern"))
+			rc = sd_bus_message_read(r, "v", "s", &row->pattern);
+		else if (!strcmp(key, "cpts"))
+			rc = sd_bus_message_read(r, "v", "s", &row->cpts);
+		else if (!strcmp(key, "nis")) {
+			rc = sd_bus_message_enter_container(r, 'v', "a(ssbu)");
+			if (rc >= 0)
+				rc = sd_bus_message_enter_container(r, 'a', "(ssbu)");
+			while (rc >= 0 && nnis < 64 &&
+			       (rc = sd_bus_message_read(r, "(ssbu)", &nis[nnis].nid,
+							 &nis[nnis].ifname, &nis[nnis].up,
+							 &nis[nnis].health)) > 0)
+				nnis++;
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+		} else
+			rc = sd_bus_message_skip(r, "v");
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	if (rc < 0)
+		return rc;
+	if (!nnis)
+		ni_entry(y, row, NULL, row->ifname, 0, 0, verbose);
+	for (i = 0; i < nnis; i++)
+		ni_entry(y, row, nis[i].nid, nis[i].ifname, nis[i].up, nis[i].health, verbose);
+	return 0;
+}
+
+static int net_show(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *net = ctl_opt(opt, "net");
+	sd_bus_message *reply = NULL;
+	sd_bus *bus = NULL;
+	int rc;
+
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "ListNIs", &reply, NULL);
+	if (!rc)
+		rc = show_nis(reply, net->given ? net->val : NULL, ctl_opt(opt, "verbose")->given);
+	sd_bus_message_unref(reply);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+static int net_set(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *nid = ctl_opt(opt, "nid"), *net = ctl_opt(opt, "net"),
+		       *all = ctl_opt(opt, "all"), *health = ctl_opt(opt, "health");
+	sd_bus_message *reply = NULL;
+	sd_bus *bus = NULL;
+	uint32_t v;
+	int rc;
+
+	if (!health->given)
+		return ctl_usage("--health is required (the only value net set changes)");
+	if (nid->given + net->given + all->given != 1)
+		return ctl_usage("say which NIs: exactly one of --nid, --net or --all");
+	rc = ctl_u32(health, 1000, &v);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "SetHealth", &reply, "ssu", "ni",
+			      nid->given   ? nid->val
+			      : net->given ? net->val
+					   : "",
+			      v);
+	sd_bus_message_unref(reply);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+#define TUN_OPTS                                                                         \
+	{"peer-timeout", 0, "SECONDS", "seconds before a silent peer is declared dead"}, \
+		{"peer-credits", 0, "N", "messages in flight to one peer"},              \
+		{"peer-buffer-credits", 0, "N", "routing buffers per peer"},             \
+		{"credits", 0, "N", "messages in flight on the NI"},                     \
+	{                                                                                \
+		"cpt", 0, "\"[0,1]\"", "the CPTs the NI serves (default: all)"           \
+	}
+
+const struct ctl_cmd ctl_net_cmds[] = {
+	{"net add",
+	 "--net NET --if IF[,IF...] [OPTIONS] | --ip2net \"NET(IF) PATTERN; ...\"",
+	 "Configure local NIs: one per interface, or per matching interface (ip2nets).",
+	 net_add,
+	 {{"net", 0, "NET", "the network, e.g. tcp, o2ib1"},
+	  {"if", 0, "IF[,IF...]", "the interfaces, comma separated"},
+	  {"ip2net", 0, "SPEC", "ip2nets rules: NET[(IF,...)] PATTERN [PATTERN...]; ..."},
+	  TUN_OPTS},
+	 0,
+	 0},
+	{"net del",
+	 "--net NET [--if IF[,IF...]]",
+	 "Remove a net's NIs (all of them, or those on the interfaces given).",
+	 net_del,
+	 {{"net", 0, "NET", "the network"}, {"if", 0, "IF[,IF...]", "only these interfaces"}},
+	 0,
+	 0},
+	{"net show",
+	 "[--net NET] [-v]",
+	 "Show the configured NIs, applied or pending, as YAML.",
+	 net_show,
+	 {{"net", 0, "NET", "only this network"},
+	  {"verbose", 'v', NULL, "also tunables and health"}},
+	 0,
+	 0},
+	{"net set",
+	 "--health VALUE --nid NID | --net NET | --all",
+	 "Set the health value (0 to 1000) of local NIs.",
+	 net_set,
+	 {{"health", 0, "VALUE", "the health value, 0 to 1000"},
+	  {"nid", 0, "NID", "the NI with this NID"},
+	  {"net", 0, "NET", "every NI of this network"},
+	  {"all", 0, NULL, "every NI"}},
+	 0,
+	 0},
+	{0},
+};

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-objs.c - lnetctl route, udsp, set and global: the objects with one
+ * line of configuration each.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetctl.h"
+#include "yout.h"
+
+static int finish(int rc, sd_bus *bus, sd_bus_message *reply)
+{
+	sd_bus_message_unref(reply);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+/* --- routes --------------------------------------------------------------------- */
+
+static int route_add(struct ctl_opt *opt, int argc, char **argv)
+{
+	static const char *const names[] = {"hop", "priority", "health-sensitivity"};
+	static const char *const fields[] = {"hops", "priority", "sensitivity"};
+	static const uint32_t max[] = {255, 4294967294u, UINT32_MAX};
+	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
+	sd_bus_message *m = NULL, *reply = NULL;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *bus = NULL;
+	uint32_t v[3];
+	int rc = 0, k;
+
+	if (!net->given || !gw->given)
+		return ctl_usage("--net and --gateway are required");
+	for (k = 0; !rc && k < 3; k++)
+		if (ctl_opt(opt, names[k])->given)
+			rc = ctl_u32(ctl_opt(opt, names[k]), max[k], &v[k]);
+	if (!rc && ctl_opt(opt, "hop")->given && !v[0])
+		rc = ctl_usage("--hop: hops are 1 to 255");
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (rc)
+		return finish(rc, bus, NULL);
+	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+					    LNETD_BUS_MANAGER, "AddRoute");
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "ss", net->val, gw->val);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'a', "{sv}");
+	for (k = 0; rc >= 0 && k < 3; k++)
+		if (ctl_opt(opt, names[k])->given)
+			rc = sd_bus_message_append(m, "{sv}", fields[k], "u", v[k]);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(m);
+	if (rc >= 0)
+		rc = sd_bus_call(bus, m, 0, &e, &reply);
+	rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(m);
+	return finish(rc, bus, reply);
+}
+
+static int route_del(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
+	sd_bus_message *reply = NULL;
+	sd_bus *bus = NULL;
+	int rc;
+
+	if (!net->given || !gw->given)
+		return ctl_usage("--net and --gateway are required");
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "DeleteRoute", &reply, "ss", net->val, gw->val);
+	return finish(rc, bus, reply);
+}
+
+static int route_show(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
+	bool verbose = ctl_opt(opt, "verbose")->given;
+	sd_bus_message *r = NULL;
+	const char *rnet, *rgw;
+	uint32_t hops, prio, sens;
+	struct yout *y;
+	sd_bus *bus = NULL;
+	int rc, yrc;
+
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "ListRoutes", &r, NULL);
+	if (rc)
+		return finish(rc, bus, r);
+	y = yout_begin(stdout);
+	yout_map_begin(y);
+	yout_key(y, "route");
+	yout_seq_begin(y);
+	rc = sd_bus_message_enter_container(r, 'a', "(ssuuu)");
+	while (rc >= 0 &&
+	       (rc = sd_bus_message_read(r, "(ssuuu)", &rnet, &rgw, &hops, &prio, &sens)) > 0) {
+		if ((net->given && strcmp(net->val, rnet)) || (gw->given && strcmp(gw->val, rgw)))
+			continue;
+		yout_map_begin(y);
+		yout_key(y, "net");
+		yout_str(y, rnet);
+		yout_key(y, "gateway");
+		yout_str(y, rgw);
+		yout_key(y, "hop");
+		yout_u32(y, hops);
+		yout_key(y, "priority");
+		yout_u32(y, prio);
+		if (verbose) {
+			yout_key(y, "health_sensitivity");
+			yout_u32(y, sens);
+		}
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	yout_map_end(y);
+	yrc = yout_end(y);
+	if (rc < 0 || yrc < 0)
+		rc = ctl_fail(EXIT_REFUSED, "cannot show the routes: %s",
+			      strerror(-(rc < 0 ? rc : yrc)));
+	else
+		rc = 0;
+	return finish(rc, bus, r);
+}
+
+/* --- UDSP rules ------------------------------------------------------------------- */
+
+static int udsp_add(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *src = ctl_opt(opt, "src"), *dst = ctl_opt(opt, "dst"),
+		       *rte = ctl_opt(opt, "rte"), *prio = ctl_opt(opt, "priority"),
+		       *idx = ctl_opt(opt, "idx");
+	sd_bus_message *m = NULL, *reply = NULL;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *bus = NULL;
+	uint32_t p = 0, i = 0;
+	int rc = 0;
+
+	if (!src->given && !dst->given && !rte->given)
+		return ctl_usage("a rule needs --src, --dst or --rte");
+	if (prio->given)
+		rc = ctl_u32(prio, 4294967294u, &p);
+	if (!rc && idx->given)
+		rc = ctl_u32(idx, UINT32_MAX, &i);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (rc)
+		return finish(rc, bus, NULL);
+	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+					    LNETD_BUS_MANAGER, "AddRule");
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "sss", src->given ? src->val : "",
+					   dst->given ? dst->val : "", rte->given ? rte->val : "");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'a', "{sv}");
+	if (rc >= 0 && prio->given)
+		rc = sd_bus_message_append(m, "{sv}", "priority", "u", p);
+	if (rc >= 0 && idx->given)
+		rc = sd_bus_message_append(m, "{sv}", "idx", "u", i);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(m);
+	if (rc >= 0)
+		rc = sd_bus_call(bus, m, 0, &e, &reply);
+	rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(m);
+	return finish(rc, bus, reply);
+}
+
+static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *idx = ctl_opt(opt, "idx"), *all = ctl_opt(opt, "all");
+	sd_bus_message *reply = NULL;
+	sd_bus *bus = NULL;
+	uint32_t i = 0;
+	int rc = 0;
+
+	if (idx->given == all->given)
+		return ctl_usage("say which rule: --idx IDX or --all");
+	if (idx->given)
+		rc = ctl_u32(idx, UINT32_MAX, &i);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc)
+		rc = all->given ? ctl_call(bus, "DeleteAllRules", &reply, NULL)
+				: ctl_call(bus, "DeleteRule", &reply, "u", i);
+	return finish(rc, bus, reply);
+}
+
+static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *idx = ctl_opt(opt, "idx");
+	sd_bus_message *r = NULL;
+	const char *src, *dst, *rte, *key, *kind = NULL;
+	uint32_t i, want = 0, prio;
+	struct yout *y;
+	sd_bus *bus = NULL;
+	int rc = 0, yrc, has_prio;
+
+	if (idx->given)
+		rc = ctl_u32(idx, UINT32_MAX, &want);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "ListRules", &r, NULL);
+	if (rc)
+		return finish(rc, bus, r);
+	y = yout_begin(stdout);
+	yout_map_begin(y);
+	yout_key(y, "udsp");
+	yout_seq_begin(y);
+	rc = sd_bus_message_enter_container(r, 'a', "(usssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}")) > 0) {
+		rc = sd_bus_message_read(r, "usss", &i, &src, &dst, &rte);
+		has_prio = 0;
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+			rc = sd_bus_message_read(r, "s", &key);
+			if (rc >= 0 && !strcmp(key, "priority")) {
+				rc = sd_bus_message_read(r, "v", "u", &prio);
+				has_prio = 1;
+			} else if (rc >= 0 && !strcmp(key, "kind")) {
+				rc = sd_bus_message_read(r, "v", "s", &kind);
+			} else if (rc >= 0) {
+				rc = sd_bus_message_skip(r, "v");
+			}
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc < 0 || (idx->given && i != want))
+			continue;
+		yout_map_begin(y);
+		yout_key(y, "idx");
+		yout_u32(y, i);
+		yout_key(y, "src");
+		yout_str(y, *src ? src : "NA");
+		yout_key(y, "dst");
+		yout_str(y, *dst ? dst : "NA");
+		yout_key(y, "rte");
+		yout_str(y, *rte ? rte : "NA");
+		if (ctl_opt(opt, "verbose")->given && kind) {
+			yout_key(y, "kind");
+			yout_str(y, kind);
+		}
+		if (has_prio) {
+			yout_key(y, "action");
+			yout_map_begin(y);
+			yout_key(y, "priority");
+			yout_u32(y, prio);
+			yout_map_end(y);
+		}
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	yout_map_end(y);
+	yrc = yout_end(y);
+	if (rc < 0 || yrc < 0)
+		rc = ctl_fail(EXIT_REFUSED, "cannot show the rules: %s",
+			      strerror(-(rc < 0 ? rc : yrc)));
+	else
+		rc = 0;
+	return finish(rc, bus, r);
+}
+
+/* --- globals ------------------------------------------------------------------------ */
+
+/* Lustre's names that differ from lnetd's, and those lnetd does not act on. */
+static const char *global_name(const char *name, const char **why)
+{
+	static const char *const inert[] = {"routing", "tiny_buffers", "small_buffers",
+					    "large_buffers", NULL};
+	int i;
+
+	*why = NULL;
+	for (i = 0; inert[i]; i++)
+		if (!strcmp(name, inert[i]))
+			*why = "routing and router buffers belong to the LNet router, which lnetd "
+			       "does not configure";
+	if (!strcmp(name, "max_intf"))
+		return "max_interfaces";
+	return name;
+}
+
+static int set_global(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt val = {.name = argv[0], .val = argv[1]};
+	sd_bus_message *reply = NULL;
+	const char *name, *why;
+	sd_bus *bus = NULL;
+	uint32_t v;
+	int rc;
+
+	name = global_name(argv[0], &why);
+	if (why)
+		return ctl_fail(EXIT_REFUSED, "%s: %s", argv[0], why);
+	rc = ctl_u32(&val, UINT32_MAX, &v);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "SetGlobal", &reply, "su", name, v);
+	return finish(rc, bus, reply);
+}
+
+static int global_show(struct ctl_opt *opt, int argc, char **argv)
+{
+	sd_bus_message *r = NULL;
+	const char *name;
+	struct yout *y;
+	sd_bus *bus = NULL;
+	uint32_t v;
+	int rc, yrc;
+
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "ListGlobals", &r, NULL);
+	if (rc)
+		return finish(rc, bus, r);
+	y = yout_begin(stdout);
+	yout_map_begin(y);
+	yout_key(y, "global");
+	yout_map_begin(y);
+	rc = sd_bus_message_enter_container(r, 'a', "(su)");
+	while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &name, &v)) > 0) {
+		/* Lustre's YAML says max_intf. */
+		yout_key(y, strcmp(name, "max_interfaces") ? name : "max_intf");
+		yout_u32(y, v);
+	}
+	yout_map_end(y);
+	yout_map_end(y);
+	yrc = yout_end(y);
+	if (rc < 0 || yrc < 0)
+		rc = ctl_fail(EXIT_REFUSED, "cannot show the globals: %s",
+			      strerror(-(rc < 0 ? rc : yrc)));
+	else
+		rc = 0;
+	return finish(rc, bus, r);
+}
+
+const struct ctl_cmd ctl_route_cmds[] = {
+	{"route add",
+	 "--net NET --gateway NID [--hop N] [--priority P] [--health_sensitivity S]",
+	 "Configure a route to a remote net through a gateway.",
+	 route_add,
+	 {{"net", 0, "NET", "the remote network"},
+	  {"gateway", 0, "NID", "the router's NID"},
+	  {"hop", 0, "N", "hops to the remote net, 1 to 255"},
+	  {"priority", 0, "P", "lower is preferred"},
+	  {"health-sensitivity", 0, "S", "how much a failure lowers the route's health"}},
+	 0,
+	 0},
+	{"route del",
+	 "--net NET --gateway NID",
+	 "Remove a route.",
+	 route_del,
+	 {{"net", 0, "NET", "the remote network"}, {"gateway", 0, "NID", "the router's NID"}},
+	 0,
+	 0},
+	{"route show",
+	 "[--net NET] [--gateway NID] [-v]",
+	 "Show the configured routes as YAML.",
+	 route_show,
+	 {{"net", 0, "NET", "only routes to this network"},
+	  {"gateway", 0, "NID", "only routes through this gateway"},
+	  {"verbose", 'v', NULL, "also the health sensitivity"}},
+	 0,
+	 0},
+	{0},
+};
+
+const struct ctl_cmd ctl_udsp_cmds[] = {
+	{"udsp add",
+	 "[--src EXPR] [--dst EXPR] [--rte EXPR] [--priority P] [--idx IDX]",
+	 "Add a User Defined Selection Policy rule (lnet.conf(5) says which wins).",
+	 udsp_add,
+	 {{"src", 0, "EXPR", "local NIs or nets: tcp1, 10.0.0.[1-4]@tcp"},
+	  {"dst", 0, "EXPR", "peer NIs or nets"},
+	  {"rte", 0, "EXPR", "routers"},
+	  {"priority", 0, "P", "lower is preferred"},
+	  {"idx", 0, "IDX", "the rule's place (default: last)"}},
+	 0,
+	 0},
+	{"udsp del",
+	 "--idx IDX | --all",
+	 "Delete a rule (what the others say then applies), or all of them.",
+	 udsp_del,
+	 {{"idx", 0, "IDX", "the rule's index"}, {"all", 0, NULL, "every rule"}},
+	 0,
+	 0},
+	{"udsp show",
+	 "[--idx IDX] [-v]",
+	 "Show the rules in order as YAML.",
+	 udsp_show,
+	 {{"idx", 0, "IDX", "only this rule"}, {"verbose", 'v', NULL, "also each rule's kind"}},
+	 0,
+	 0},
+	{0},
+};
+
+const struct ctl_cmd ctl_global_cmds[] = {
+	{"set",
+	 "NAME VALUE",
+	 "Set a global: numa_range, max_interfaces, discovery, retry_count, ...",
+	 set_global,
+	 {{0}},
+	 2,
+	 2},
+	{"global show", "", "Show every global setting as YAML.", global_show, {{0}}, 0, 0},
+	{0},
+};

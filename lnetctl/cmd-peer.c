@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-peer.c - lnetctl peer add|del|show|set, and the NID lists they take.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetctl.h"
+#include "yout.h"
+
+#define EXPAND_MAX 65536 /* NIDs one list may expand to */
+
+/* "[1-4,7,10-20/2]" or "12" into its numbers (ascending order of writing). */
+static int octet_values(const char *s, size_t len, unsigned int *v, size_t *n, const char *whole,
+			const char *what)
+{
+	char buf[128], *tok, *save = NULL;
+
+	*n = 0;
+	if (len >= sizeof(buf))
+		return ctl_usage("%s: '%s' is too long", what, whole);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (buf[0] != '[') {
+		char *end;
+		unsigned long x = strtoul(buf, &end, 10);
+
+		if (!*buf || *end || x > 255)
+			return ctl_usage("%s: '%s' in '%s' is not an address octet", what, buf,
+					 whole);
+		v[(*n)++] = (unsigned int)x;
+		return 0;
+	}
+	if (buf[len - 1] != ']')
+		return ctl_usage("%s: '%s' in '%s' lacks its ']'", what, buf, whole);
+	buf[len - 1] = '\0';
+	for (tok = strtok_r(buf + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long a, b, step = 1;
+		char *end;
+
+		a = strtoul(tok, &end, 10);
+		b = a;
+		if (end == tok)
+			goto bad;
+		if (*end == '-') {
+			char *p = end + 1;
+
+			b = strtoul(p, &end, 10);
+			if (end == p)
+				goto bad;
+		}
+		if (*end == '/') {
+			char *p = end + 1;
+
+			step = strtoul(p, &end, 10);
+			if (end == p || !step)
+				goto bad;
+		}
+		if (*end || a > b || b > 255)
+			goto bad;
+		for (; a <= b && *n < 256; a += step)
+			v[(*n)++] = (unsigned int)a;
+		continue;
+bad:
+		return ctl_usage("%s: '%s' in '%s' is not a range like [1-4], [1,3] or [0-254/2]",
+				 what, tok, whole);
+	}
+	return 0;
+}
+
+/* One NID, perhaps with ranges in its IPv4 octets, appended to @out. */
+static int expand_one(const char *nid, const char *what, char ***out, size_t *n)
+{
+	const char *at = strrchr(nid, '@'), *p, *dot;
+	unsigned int v[4][256];
+	size_t nv[4], i[4], k = 0, total;
+	char buf[128];
+	int rc;
+
+	if (!at || !strchr(nid, '[') || strchr(nid, ':')) {
+		/* No range: lnetd checks the NID itself. */
+		char **grown = realloc(*out, (*n + 2) * sizeof(**out));
+
+		if (!grown)
+			return ctl_fail(EXIT_REFUSED, "out of memory");
+		*out = grown;
+		(*out)[(*n)++] = strdup(nid);
+		(*out)[*n] = NULL;
+		return 0;
+	}
+	for (p = nid; k < 4; k++) {
+		dot = k < 3 ? p : at;
+		if (k < 3) {
+			/* The octet ends at the first '.' outside brackets. */
+			int depth = 0;
+
+			for (dot = p; dot < at && (depth || *dot != '.'); dot++)
+				depth += *dot == '[' ? 1 : *dot == ']' ? -1 : 0;
+			if (dot >= at)
+				return ctl_usage("%s: '%s' is not an IPv4 NID range", what, nid);
+		}
+		rc = octet_values(p, (size_t)(dot - p), v[k], &nv[k], nid, what);
+		if (rc)
+			return rc;
+		p = dot + 1;
+	}
+	total = nv[0] * nv[1] * nv[2] * nv[3];
+	if (*n + total > EXPAND_MAX)
+		return ctl_usage("%s: '%s' names %zu NIDs; at most %d may be given at once", what,
+				 nid, total, EXPAND_MAX);
+	for (i[0] = 0; i[0] < nv[0]; i[0]++)
+		for (i[1] = 0; i[1] < nv[1]; i[1]++)
+			for (i[2] = 0; i[2] < nv[2]; i[2]++)
+				for (i[3] = 0; i[3] < nv[3]; i[3]++) {
+					snprintf(buf, sizeof(buf), "%u.%u.%u.%u%s", v[0][i[0]],
+						 v[1][i[1]], v[2][i[2]], v[3][i[3]], at);
+					rc = expand_one(buf, what, out, n);
+					if (rc)
+						return rc;
+				}
+	return 0;
+}
+
+int ctl_nids_expand(const char *list, const char *what, char ***out, size_t *n)
+{
+	const char *p = list, *start = list;
+	int depth = 0, rc = 0;
+
+	*out = calloc(1, sizeof(**out));
+	*n = 0;
+	if (!*out)
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	for (;; p++) {
+		if (*p == '[')
+			depth++;
+		else if (*p == ']')
+			depth--;
+		if ((*p == ',' && !depth) || !*p) {
+			char one[256];
+
+			if (p > start) {
+				if ((size_t)(p - start) >= sizeof(one))
+					rc = ctl_usage("%s: a NID in '%s' is too long", what, list);
+				if (!rc) {
+					memcpy(one, start, (size_t)(p - start));
+					one[p - start] = '\0';
+					rc = expand_one(one, what, out, n);
+				}
+			}
+			start = p + 1;
+			if (!*p || rc)
+				break;
+		}
+	}
+	if (!rc && depth)
+		rc = ctl_usage("%s: unbalanced brackets in '%s'", what, list);
+	if (rc) {
+		ctl_strv_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static int peer_add(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *prim = ctl_opt(opt, "prim-nid"), *nid = ctl_opt(opt, "nid");
+	sd_bus_message *reply = NULL, *m = NULL;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	char **nids = NULL;
+	const char *primary;
+	sd_bus *bus = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!prim->given && !nid->given)
+		return ctl_usage("--prim_nid is required (or --nid, whose first NID is primary)");
+	if (nid->given)
+		rc = ctl_nids_expand(nid->val, "--nid", &nids, &n);
+	if (rc)
+		return rc;
+	primary = prim->given ? prim->val : nids[0];
+	if (!primary) {
+		ctl_strv_free(nids);
+		return ctl_usage("--nid: no NID in '%s'", nid->val);
+	}
+	rc = ctl_bus(&bus);
+	if (!rc) {
+		rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+						    LNETD_BUS_MANAGER, "AddPeer");
+		if (rc >= 0)
+			rc = sd_bus_message_append(m, "s", primary);
+		if (rc >= 0)
+			rc = sd_bus_message_append_strv(m, nids);
+		if (rc >= 0)
+			rc = sd_bus_message_append(m, "b", !ctl_opt(opt, "non-mr")->given);
+		if (rc >= 0)
+			rc = sd_bus_call(bus, m, 0, &e, &reply);
+		rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
+	}
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(m);
+	sd_bus_message_unref(reply);
+	ctl_strv_free(nids);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+static int peer_del(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *prim = ctl_opt(opt, "prim-nid"), *nid = ctl_opt(opt, "nid");
+	sd_bus_message *reply = NULL, *m = NULL;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	char **nids = NULL;
+	sd_bus *bus = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!prim->given)
+		return ctl_usage("--prim_nid is required");
+	if (nid->given)
+		rc = ctl_nids_expand(nid->val, "--nid", &nids, &n);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc) {
+		rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+						    LNETD_BUS_MANAGER, "DeletePeer");
+		if (rc >= 0)
+			rc = sd_bus_message_append(m, "s", prim->val);
+		if (rc >= 0)
+			rc = sd_bus_message_append_strv(m, nids);
+		if (rc >= 0)
+			rc = sd_bus_call(bus, m, 0, &e, &reply);
+		rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
+	}
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(m);
+	sd_bus_message_unref(reply);
+	ctl_strv_free(nids);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+static int peer_show(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *want = ctl_opt(opt, "nid");
+	bool verbose = ctl_opt(opt, "verbose")->given;
+	sd_bus_message *r = NULL;
+	const char *prim, *nid;
+	struct yout *y = NULL;
+	sd_bus *bus = NULL;
+	int rc, mr, implicit, yrc, shown = 0;
+	char *text = NULL;
+	size_t len = 0;
+	uint32_t health;
+	FILE *out;
+
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "ListPeers", &r, NULL);
+	if (rc) {
+		sd_bus_flush_close_unref(bus);
+		return rc;
+	}
+	/* Printed only when complete: a missing peer is an error, not an empty list. */
+	out = open_memstream(&text, &len);
+	y = yout_begin(out);
+	yout_map_begin(y);
+	yout_key(y, "peer");
+	yout_seq_begin(y);
+	rc = sd_bus_message_enter_container(r, 'a', "(sbba(su))");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sbba(su)")) > 0) {
+		bool match = !want->given;
+
+		rc = sd_bus_message_read(r, "sbb", &prim, &mr, &implicit);
+		/* --nid: the peer that has this NID, primary or not. */
+		if (rc >= 0 && want->given) {
+			rc = sd_bus_message_enter_container(r, 'a', "(su)");
+			while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &nid, &health)) > 0)
+				match |= !strcmp(nid, want->val);
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+			if (rc >= 0 && match)
+				rc = sd_bus_message_rewind(r, false);
+			if (rc >= 0 && match)
+				rc = sd_bus_message_skip(r, "sbb");
+		}
+		if (rc >= 0 && match && !implicit) {
+			shown++;
+			yout_map_begin(y);
+			yout_key(y, "primary nid");
+			yout_str(y, prim);
+			yout_key(y, "Multi-Rail");
+			yout_bool(y, mr);
+			yout_key(y, "peer ni");
+			yout_seq_begin(y);
+			rc = sd_bus_message_enter_container(r, 'a', "(su)");
+			while (rc >= 0 &&
+			       (rc = sd_bus_message_read(r, "(su)", &nid, &health)) > 0) {
+				yout_map_begin(y);
+				yout_key(y, "nid");
+				yout_str(y, nid);
+				yout_key(y, "state");
+				yout_str(y, "NA");
+				if (verbose) {
+					yout_key(y, "health stats");
+					yout_map_begin(y);
+					yout_key(y, "health value");
+					yout_u32(y, health);
+					yout_map_end(y);
+				}
+				yout_map_end(y);
+			}
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+			yout_seq_end(y);
+			yout_map_end(y);
+		} else if (rc >= 0 && (!want->given || match)) {
+			/* Not shown (an implicit peer: a gateway no one configured); its
+			 * NIDs are still to be read past, unless the search did. */
+			rc = sd_bus_message_skip(r, "a(su)");
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+	}
+	yout_seq_end(y);
+	yout_map_end(y);
+	yrc = yout_end(y);
+	if (out)
+		fclose(out);
+	if (!shown && want->given && rc >= 0) {
+		rc = ctl_fail(EXIT_REFUSED, "no peer has the NID %s", want->val);
+	} else if (rc < 0 || yrc < 0) {
+		rc = ctl_fail(EXIT_REFUSED, "cannot show the peers: %s",
+			      strerror(-(rc < 0 ? rc : yrc)));
+	} else {
+		fwrite(text, 1, len, stdout);
+		rc = 0;
+	}
+	free(text);
+	sd_bus_message_unref(r);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+static int peer_set(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *nid = ctl_opt(opt, "nid"), *all = ctl_opt(opt, "all"),
+		       *health = ctl_opt(opt, "health");
+	sd_bus_message *reply = NULL;
+	sd_bus *bus = NULL;
+	uint32_t v;
+	int rc;
+
+	if (!health->given)
+		return ctl_usage("--health is required (the only value peer set changes)");
+	if (nid->given == all->given)
+		return ctl_usage("say which peer NIs: --nid NID or --all");
+	rc = ctl_u32(health, 1000, &v);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "SetHealth", &reply, "ssu", "peer_ni",
+			      nid->given ? nid->val : "", v);
+	sd_bus_message_unref(reply);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+const struct ctl_cmd ctl_peer_cmds[] = {
+	{"peer add",
+	 "--prim_nid NID [--nid NID[,NID...]] [--non_mr]",
+	 "Configure a peer: its primary NID and its other NIDs (ranges expand).",
+	 peer_add,
+	 {{"prim-nid", 0, "NID", "the peer's primary NID"},
+	  {"nid", 0, "NIDS", "its other NIDs, e.g. 10.0.0.[2-4]@tcp,10.1.0.2@o2ib"},
+	  {"non-mr", 0, NULL, "the peer is not Multi-Rail"}},
+	 0,
+	 0},
+	{"peer del",
+	 "--prim_nid NID [--nid NID[,NID...]]",
+	 "Remove a peer, or only the NIDs given.",
+	 peer_del,
+	 {{"prim-nid", 0, "NID", "the peer's primary NID"}, {"nid", 0, "NIDS", "only these NIDs"}},
+	 0,
+	 0},
+	{"peer show",
+	 "[--nid NID] [-v]",
+	 "Show the configured peers as YAML.",
+	 peer_show,
+	 {{"nid", 0, "NID", "only the peer that has this NID"},
+	  {"verbose", 'v', NULL, "also each NID's health"}},
+	 0,
+	 0},
+	{"peer set",
+	 "--health VALUE --nid NID | --all",
+	 "Set the health value (0 to 1000) of peer NIs.",
+	 peer_set,
+	 {{"health", 0, "VALUE", "the health value, 0 to 1000"},
+	  {"nid", 0, "NID", "the peer NI with this NID"},
+	  {"all", 0, NULL, "every peer NI"}},
+	 0,
+	 0},
+	{0},
+};

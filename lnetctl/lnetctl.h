@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lnetctl.h - the CLI's shared parts: exit codes, option tables, the bus.
+ *
+ * lnetctl speaks Lustre's lnetctl syntax and YAML, and talks only to lnetd
+ * over D-Bus (org.lnetd1 on the system bus; DBUS_SYSTEM_BUS_ADDRESS points
+ * it elsewhere).  Every command is a function taking its own argv (argv[0]
+ * is the command's name, "net add") and returning an exit code.
+ */
+#ifndef LNETCTL_LNETCTL_H
+#define LNETCTL_LNETCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "conf.h"
+
+/* Exit codes (lnetctl(8), EXIT STATUS). */
+enum {
+	EXIT_OK = 0,
+	EXIT_REFUSED = 1,  /* lnetd refused: bad value, no such object, exists... */
+	EXIT_USAGE = 2,	   /* the command line itself is wrong */
+	EXIT_NODAEMON = 3, /* lnetd cannot be reached */
+	EXIT_DENIED = 4,   /* the caller may not change the configuration */
+	EXIT_FILE = 5,	   /* a file cannot be read or parsed */
+};
+
+#define LNETD_BUS_NAME	  "org.lnetd1"
+#define LNETD_BUS_PATH	  "/org/lnetd1"
+#define LNETD_BUS_MANAGER "org.lnetd1.Manager"
+
+/* --- options ---------------------------------------------------------------- */
+
+struct ctl_opt {
+	const char *name; /* long name, with '-' (an '_' on the command line is the same) */
+	char shrt;	  /* short name, or 0 */
+	const char *arg;  /* the argument's name in --help, or NULL for a flag */
+	const char *help;
+	const char *val; /* out: the argument */
+	bool given;	 /* out */
+};
+
+struct ctl_cmd {
+	const char *name;  /* "net add" */
+	const char *usage; /* "--net NET --if IF[,IF...] [OPTIONS]" */
+	const char *about; /* one sentence */
+	int (*run)(struct ctl_opt *opt, int argc, char **argv);
+	struct ctl_opt opt[16];
+	int min_args, max_args; /* positional arguments */
+};
+
+/* The option named @name in @opt (it must exist). */
+struct ctl_opt *ctl_opt(struct ctl_opt *opt, const char *name);
+/* An error in the command line: one line naming the bad part; returns EXIT_USAGE. */
+int ctl_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An error: "lnetctl CMD: message"; returns @code. */
+int ctl_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A u32 option's value, or ctl_usage() naming it. */
+int ctl_u32(const struct ctl_opt *o, uint32_t max, uint32_t *v);
+/* The command being run ("net add"), for messages. */
+extern const char *ctl_cmd_name;
+
+/* Split "a,b,c" into a NULL-terminated vector (free with ctl_strv_free). */
+char **ctl_split(const char *s, size_t *n);
+void ctl_strv_free(char **v);
+/*
+ * Expand Lustre's NID lists: "10.0.0.[1-4]@tcp,10.0.1.1@tcp" (commas
+ * outside brackets separate NIDs; brackets in IPv4 octets are ranges,
+ * lists and strides).  Returns 0 or EXIT_USAGE after saying what is wrong.
+ */
+int ctl_nids_expand(const char *list, const char *what, char ***out, size_t *n);
+
+/* --- the bus ------------------------------------------------------------------ */
+
+/* Connected to lnetd's bus, or the exit code after saying why not. */
+int ctl_bus(sd_bus **bus);
+/* A method call; on failure, say why and return the exit code; 0 on success. */
+int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...);
+/* Report a failed call (its D-Bus error) as lnetctl does; returns the exit code. */
+int ctl_bus_error(const sd_bus_error *e, int rc);
+
+/* Apply @doc's operations; *@gen and *@changes (NULL-terminated, free) on success. */
+int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t *gen, char ***changes,
+	      const char *fname);
+/* The desired state as operations. */
+int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
+
+/* --- commands ------------------------------------------------------------------- */
+
+extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],
+	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[];
+
+#endif /* LNETCTL_LNETCTL_H */

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - lnetctl's command line: find the command, parse its options
+ * (Lustre's spellings; "--prim_nid" and "--prim-nid" are the same), run it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetctl.h"
+
+const char *ctl_cmd_name = "";
+
+static const struct ctl_cmd *const families[] = {
+	ctl_net_cmds,	 ctl_peer_cmds, ctl_route_cmds, ctl_udsp_cmds,
+	ctl_global_cmds, ctl_conf_cmds, ctl_misc_cmds,	NULL,
+};
+
+int ctl_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "lnetctl %s: ", ctl_cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'lnetctl %s --help')\n", ctl_cmd_name);
+	return EXIT_USAGE;
+}
+
+int ctl_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "lnetctl %s: ", ctl_cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+struct ctl_opt *ctl_opt(struct ctl_opt *opt, const char *name)
+{
+	for (; opt->name; opt++)
+		if (!strcmp(opt->name, name))
+			return opt;
+	abort(); /* a command asked for an option it does not declare */
+}
+
+int ctl_u32(const struct ctl_opt *o, uint32_t max, uint32_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	x = strtoull(o->val, &end, 10); /* decimal, as lnet.conf: "010" is ten */
+	if (!*o->val || *end || errno || x > max || *o->val == '-')
+		return ctl_usage("--%s: '%s' is not a number from 0 to %u", o->name, o->val, max);
+	*v = (uint32_t)x;
+	return 0;
+}
+
+char **ctl_split(const char *s, size_t *n)
+{
+	char **v = calloc(strlen(s) + 2, sizeof(*v)), *copy = strdup(s), *tok, *save = NULL;
+
+	*n = 0;
+	if (!v || !copy) {
+		free(v);
+		free(copy);
+		return NULL;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (*tok)
+			v[(*n)++] = strdup(tok);
+	free(copy);
+	return v;
+}
+
+void ctl_strv_free(char **v)
+{
+	char **p;
+
+	for (p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+static void help(const struct ctl_cmd *c)
+{
+	const struct ctl_opt *o;
+
+	printf("Usage: lnetctl %s%s%s\n%s\n", c->name, *c->usage ? " " : "", c->usage, c->about);
+	if (c->opt[0].name)
+		printf("\nOptions:\n");
+	for (o = c->opt; o->name; o++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->shrt ? "-" : "",
+			 o->shrt ? o->shrt : ' ', o->shrt ? ", " : "  ", o->name, o->arg ? " " : "",
+			 o->arg ?: "");
+		printf("  %-34s %s\n", left, o->help);
+	}
+	printf("  %-34s %s\n", "   --help", "show this help and exit");
+}
+
+static int run(const struct ctl_cmd *proto, int argc, char **argv)
+{
+	struct option lo[20];
+	struct ctl_cmd c = *proto;
+	char shorts[40] = "+", *p = shorts + 1;
+	int i, n = 0, k, npos;
+
+	ctl_cmd_name = c.name;
+	for (i = 0; c.opt[i].name; i++) {
+		lo[n++] = (struct option){c.opt[i].name,
+					  c.opt[i].arg ? required_argument : no_argument, NULL,
+					  256 + i};
+		if (c.opt[i].shrt) {
+			*p++ = c.opt[i].shrt;
+			if (c.opt[i].arg)
+				*p++ = ':';
+		}
+	}
+	lo[n++] = (struct option){"help", no_argument, NULL, 'H'};
+	lo[n] = (struct option){0};
+	/* Lustre spells some options with '_' (--prim_nid): accept both. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--", 2))
+			for (p = argv[i] + 2; *p && *p != '='; p++)
+				if (*p == '_')
+					*p = '-';
+	optind = 1;
+	opterr = 0;
+	while ((k = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		if (k == 'H') {
+			help(&c);
+			return EXIT_OK;
+		}
+		if (k == '?' || k == ':') {
+			const char *bad = argv[optind - 1];
+
+			if (optopt && optopt < 256)
+				return ctl_usage("option -%c %s", optopt,
+						 k == ':' ? "needs an argument" : "is not known");
+			if (k == ':' || (optopt >= 256 && c.opt[optopt - 256].arg))
+				return ctl_usage("option %s needs an argument", bad);
+			return ctl_usage("option %s is not known", bad);
+		}
+		if (k < 256) {
+			for (i = 0; c.opt[i].name && c.opt[i].shrt != k; i++)
+				;
+		} else {
+			i = k - 256;
+		}
+		if (c.opt[i].given && c.opt[i].arg)
+			return ctl_usage("option --%s given twice", c.opt[i].name);
+		c.opt[i].given = true;
+		c.opt[i].val = optarg;
+	}
+	npos = argc - optind;
+	if (npos < c.min_args || npos > c.max_args) {
+		if (npos > c.max_args)
+			return ctl_usage("unexpected argument '%s'", argv[optind + c.max_args]);
+		return ctl_usage("missing argument: lnetctl %s %s", c.name, c.usage);
+	}
+	return c.run(c.opt, npos, argv + optind);
+}
+
+static void overview(FILE *f)
+{
+	const struct ctl_cmd *const *fam;
+	const struct ctl_cmd *c;
+
+	fprintf(f, "Usage: lnetctl COMMAND [OPTIONS]\n"
+		   "Configure LNet through lnetd (Lustre's lnetctl syntax and YAML).\n\n"
+		   "Commands:\n");
+	for (fam = families; *fam; fam++)
+		for (c = *fam; c->name; c++)
+			fprintf(f, "  %-16s %s\n", c->name, c->about);
+	fprintf(f, "\n'lnetctl COMMAND --help' describes each; lnetctl(8) has the rest.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct ctl_cmd *const *fam;
+	const struct ctl_cmd *c;
+	size_t len;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		overview(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("lnetctl (lnetd) %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
+	}
+	/* Two-word commands ("net add") first, then one-word ones ("export"). */
+	for (fam = families; *fam; fam++)
+		for (c = *fam; c->name; c++) {
+			len = strlen(argv[1]);
+			if (argc > 2 && !strncmp(c->name, argv[1], len) && c->name[len] == ' ' &&
+			    !strcmp(c->name + len + 1, argv[2]))
+				return run(c, argc - 2, argv + 2);
+			if (!strcmp(c->name, argv[1]))
+				return run(c, argc - 1, argv + 1);
+		}
+	for (fam = families; *fam; fam++)
+		for (c = *fam; c->name; c++) {
+			len = strlen(argv[1]);
+			if (!strncmp(c->name, argv[1], len) && c->name[len] == ' ') {
+				ctl_cmd_name = argv[1];
+				if (argc > 2 && strcmp(argv[2], "--help"))
+					return ctl_usage("'%s' is not a %s command", argv[2],
+							 argv[1]);
+				printf("Usage: lnetctl %s COMMAND\n\nCommands:\n", argv[1]);
+				for (; c->name; c++)
+					printf("  %-16s %s\n", c->name, c->about);
+				return argc > 2 ? EXIT_OK : EXIT_USAGE;
+			}
+		}
+	fprintf(stderr, "lnetctl: '%s' is not a command (see 'lnetctl --help')\n", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,224 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-docs.sh - keep the manual and the bash completion in step with the
+# code, as a TAP test run by `make check` from the build directory.
+#
+# The programs are asked, not their sources read: `lnetctl --help` lists
+# the commands and `lnetctl CMD --help` each command's long options, so a
+# command or an option added to a table in lnetctl/cmd-*.c and forgotten
+# in the docs fails here.  For each command:
+#   - man/lnetctl.8 has a ".SS CMD" section under COMMANDS that names every
+#     one of its long options;
+#   - completion/lnetctl completes the command's words and, after "--",
+#     every one of its long options (bash runs the real completion function).
+# Also: lnetd(8) names every option of `lnetd --help` and every method and
+# property of the D-Bus contract (schema/org.lnetd1.Manager.xml); every
+# global of kernel/engine/globals.c is in lnetctl(8), lnet.conf(5) and the
+# completion; lnetctl(8)'s EXIT STATUS lists the codes of lnetctl/lnetctl.h;
+# and each page formats without a warning (groff -ww, else man --warnings;
+# skipped when neither is installed).
+#
+# Environment: TOP_SRCDIR (the source tree; default: this script's parent),
+# LNETCTL and LNETD (default: lnetctl/lnetctl and lnetd/lnetd in the
+# current, build, directory).
+
+TOP_SRCDIR=${TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+LNETCTL=${LNETCTL:-lnetctl/lnetctl}
+LNETD=${LNETD:-lnetd/lnetd}
+MAN=$TOP_SRCDIR/man
+COMPLETION=$TOP_SRCDIR/completion/lnetctl
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+if [ ! -x "$LNETCTL" ]; then
+	echo "1..0 # SKIP $LNETCTL is not built"
+	exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/check-docs.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+
+# A page as plain text for searching: roff escapes for '-', fonts and
+# zero-width characters removed.
+plain() {
+	sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\f(..//g' -e 's/\\&//g' \
+		-e 's/\\(aq/'"'"'/g' -e 's/\\e/\\/g' "$1"
+}
+
+# section FILE SH SS: the lines of ".SS SS" inside ".SH SH" (SS empty: the
+# whole .SH), from the plain text.
+section() {
+	plain "$1" | awk -v sh="$2" -v ss="$3" '
+		function title(s) { sub(/^\.S[HS][ \t]+/, "", s); gsub(/"/, "", s); return s }
+		/^\.SH/ { insh = (title($0) == sh); inss = insh && ss == ""; next }
+		/^\.SS/ { if (insh && ss != "") inss = (title($0) == ss); next }
+		inss'
+}
+
+# has_opt TEXTFILE OPTION: OPTION appears as a whole option name.
+has_opt() {
+	grep -Eq -- "$2([^a-z0-9_-]|\$)" "$1"
+}
+
+# --- lnetctl: commands and options ----------------------------------------
+
+"$LNETCTL" --help >"$T/help" 2>&1
+awk -F '  +' '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $2 }' "$T/help" \
+	>"$T/commands"
+if [ -s "$T/commands" ]; then
+	ok "lnetctl --help lists $(wc -l <"$T/commands") commands"
+else
+	not_ok "lnetctl --help lists the commands"
+	diag "$(cat "$T/help")"
+fi
+
+have_bash=
+command -v bash >/dev/null 2>&1 && have_bash=yes
+
+# complete WORD...: what the completion offers for the last word.
+complete_words() {
+	bash -c '. "$1" || exit 1; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_lnetctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMPLETION" lnetctl "$@"
+}
+
+while IFS= read -r cmd; do
+	# shellcheck disable=SC2086 # a command is one or two words
+	"$LNETCTL" $cmd --help >"$T/cmdhelp" 2>&1
+	awk -F '  +' '/^Options:/ { on = 1; next } on { print $2 }' "$T/cmdhelp" |
+		grep -Eo -- '--[a-z0-9-]+' | grep -vx -- '--help' >"$T/opts"
+
+	# The manual: a section of its own, naming each option.
+	section "$MAN/lnetctl.8" COMMANDS "$cmd" >"$T/block"
+	missing=
+	if [ ! -s "$T/block" ]; then
+		missing=" (no .SS $cmd under COMMANDS)"
+	else
+		while IFS= read -r o; do
+			has_opt "$T/block" "$o" || missing="$missing $o"
+		done <"$T/opts"
+	fi
+	if [ -z "$missing" ]; then
+		ok "lnetctl.8 documents '$cmd' and its $(wc -l <"$T/opts") options"
+	else
+		not_ok "lnetctl.8 documents '$cmd': missing$missing"
+	fi
+
+	# The completion: the command's words, then its options after "--".
+	if [ -z "$have_bash" ]; then
+		skip "completion of '$cmd': no bash"
+		continue
+	fi
+	missing=
+	# shellcheck disable=SC2086 # split the command into its words
+	set -- $cmd
+	if [ $# -eq 2 ]; then
+		complete_words "" >"$T/c1"
+		complete_words "$1" "" >"$T/c2"
+		grep -qx -- "$1" "$T/c1" || missing="$missing (word '$1')"
+		grep -qx -- "$2" "$T/c2" || missing="$missing (word '$2')"
+		complete_words "$1" "$2" -- >"$T/copts"
+	else
+		complete_words "" >"$T/c1"
+		grep -qx -- "$1" "$T/c1" || missing="$missing (word '$1')"
+		complete_words "$1" -- >"$T/copts"
+	fi
+	while IFS= read -r o; do
+		grep -qx -- "$o" "$T/copts" || missing="$missing $o"
+	done <"$T/opts"
+	if [ -z "$missing" ]; then
+		ok "completion/lnetctl completes '$cmd' and its options"
+	else
+		not_ok "completion/lnetctl completes '$cmd': missing$missing"
+	fi
+done <"$T/commands"
+
+# --- globals, exit codes ------------------------------------------------------
+
+sed -n 's/^[[:space:]]*\[LNE_G_[A-Z_]*\] = {"\([a-z_]*\)".*/\1/p' \
+	"$TOP_SRCDIR/kernel/engine/globals.c" >"$T/globals"
+section "$MAN/lnetctl.8" COMMANDS set >"$T/set"
+plain "$MAN/lnet.conf.5" >"$T/conf5"
+missing=
+[ -s "$T/globals" ] || missing=" (no globals found in kernel/engine/globals.c)"
+while IFS= read -r g; do
+	grep -qw -- "$g" "$T/set" || missing="$missing $g(lnetctl.8)"
+	grep -qw -- "$g" "$T/conf5" || missing="$missing $g(lnet.conf.5)"
+	if [ -n "$have_bash" ]; then
+		complete_words set "" | grep -qx -- "$g" || missing="$missing $g(completion)"
+	fi
+done <"$T/globals"
+if [ -z "$missing" ]; then
+	ok "every global of globals.c is documented and completed"
+else
+	not_ok "globals:$missing"
+fi
+
+sed -n 's/^[[:space:]]*EXIT_[A-Z]* = \([0-9]*\),.*/\1/p' "$TOP_SRCDIR/lnetctl/lnetctl.h" |
+	sort -n >"$T/codes"
+section "$MAN/lnetctl.8" "EXIT STATUS" "" | sed -n 's/^\.B \([0-9][0-9]*\)$/\1/p' |
+	sort -n >"$T/mancodes"
+if [ -s "$T/codes" ] && cmp -s "$T/codes" "$T/mancodes"; then
+	ok "lnetctl.8 EXIT STATUS lists the codes of lnetctl.h"
+else
+	not_ok "lnetctl.8 EXIT STATUS lists the codes of lnetctl.h"
+	diag "lnetctl.h: $(tr '\n' ' ' <"$T/codes")" "lnetctl.8: $(tr '\n' ' ' <"$T/mancodes")"
+fi
+
+# --- lnetd: options and the D-Bus contract ----------------------------------------
+
+plain "$MAN/lnetd.8" >"$T/lnetd8"
+if [ -x "$LNETD" ]; then
+	missing=
+	for o in $("$LNETD" --help 2>&1 | grep -Eo -- '--[a-z0-9-]+' | sort -u); do
+		has_opt "$T/lnetd8" "$o" || missing="$missing $o"
+	done
+	if [ -z "$missing" ]; then
+		ok "lnetd.8 documents every option of lnetd --help"
+	else
+		not_ok "lnetd.8 documents every option of lnetd --help: missing$missing"
+	fi
+else
+	skip "lnetd options: $LNETD is not built"
+fi
+
+awk '/<interface name="org.lnetd1.Manager">/ { on = 1 } /<\/interface>/ { on = 0 }
+	on && /<(method|property) name="/ { sub(/.*name="/, ""); sub(/".*/, ""); print }' \
+	"$TOP_SRCDIR/schema/org.lnetd1.Manager.xml" >"$T/members"
+missing=
+[ -s "$T/members" ] || missing=" (no methods found in the XML)"
+while IFS= read -r m; do
+	grep -qw -- "$m" "$T/lnetd8" || missing="$missing $m"
+done <"$T/members"
+if [ -z "$missing" ]; then
+	ok "lnetd.8 describes every method and property of org.lnetd1.Manager"
+else
+	not_ok "lnetd.8 describes org.lnetd1.Manager: missing$missing"
+fi
+
+# --- every page formats cleanly ---------------------------------------------------
+
+for page in lnetctl.8 lnetd.8 lnet.conf.5; do
+	if command -v groff >/dev/null 2>&1; then
+		groff -man -ww -z -Tutf8 "$MAN/$page" >"$T/warn" 2>&1
+	elif command -v man >/dev/null 2>&1; then
+		man --warnings -l "$MAN/$page" 2>&1 >/dev/null | grep -v '^$' >"$T/warn"
+	else
+		skip "$page formats cleanly: neither groff nor man is installed"
+		continue
+	fi
+	if [ -s "$T/warn" ]; then
+		not_ok "$page formats cleanly"
+		diag "$(cat "$T/warn")"
+	else
+		ok "$page formats cleanly"
+	fi
+done
+
+echo "1..$n"
