@@ -18,10 +18,20 @@ struct lnd_info {
 };
 
 static const struct lnd_info lnds[] = {
-	{"tcp", LNE_LND_TCP, LNE_AC_IP},  {"o2ib", LNE_LND_O2IB, LNE_AC_IP},
-	{"lo", LNE_LND_LO, LNE_AC_LO},	  {"gni", LNE_LND_GNI, LNE_AC_NUM},
-	{"gip", LNE_LND_GIP, LNE_AC_IP4}, {"ptlf", LNE_LND_PTLF, LNE_AC_NUM},
+	{"tcp", LNE_LND_TCP, LNE_AC_IP},
+	{"o2ib", LNE_LND_O2IB, LNE_AC_IP},
+	{"lo", LNE_LND_LO, LNE_AC_LO},
+	{"gni", LNE_LND_GNI, LNE_AC_NUM},
+	{"gip", LNE_LND_GIP, LNE_AC_IP4},
+	{"ptlf", LNE_LND_PTLF, LNE_AC_NUM},
 	{"kfi", LNE_LND_KFI, LNE_AC_NUM},
+	/*
+	 * "ib": the Multi-Rail design writes its examples with ib0, ib1...
+	 * (10.2.2.3@ib0).  Lustre has no such LND; InfiniBand's is o2ib, so
+	 * that is how they are read, and printed: 10.2.2.3@o2ib (the number
+	 * stays).  Only a lookup alias: o2ib comes first for printing.
+	 */
+	{"ib", LNE_LND_O2IB, LNE_AC_IP},
 };
 
 static const struct lnd_info *lnd_find(unsigned int type)

@@ -519,6 +519,36 @@ fail:
 	return rc;
 }
 
+int lne_rule_find(const struct lne_inst *ln, const char *src, const char *dst, const char *rte,
+		  u32 *idx, struct lne_err *err)
+{
+	struct lne_expr *e[3] = {NULL, NULL, NULL};
+	struct lne_rule *r;
+	int rc;
+
+	rc = parse_part("src", src, &e[0], err);
+	if (!rc)
+		rc = parse_part("dst", dst, &e[1], err);
+	if (!rc)
+		rc = parse_part("rte", rte, &e[2], err);
+	if (!rc) {
+		rc = -ENOENT;
+		for_each_rule(r, ln)
+			if (expr_same(r->src, e[0]) && expr_same(r->dst, e[1]) &&
+			    expr_same(r->rte, e[2])) {
+				*idx = r->idx;
+				rc = 0;
+				break;
+			}
+		if (rc)
+			lne_err_set(err, rc, NULL, -1, "no rule has these expressions");
+	}
+	lne_expr_free(e[0]);
+	lne_expr_free(e[1]);
+	lne_expr_free(e[2]);
+	return rc;
+}
+
 int lne_rule_del(struct lne_inst *ln, u32 idx, struct lne_err *err)
 {
 	struct lne_rule *r = lne_rule_at(ln, idx);

@@ -72,6 +72,13 @@ enum lne_rule_outcome {
 int lne_rule_add(struct lne_inst *ln, const char *src, const char *dst, const char *rte, u32 prio,
 		 s64 idx, enum lne_rule_outcome *outcome, u32 *out_idx, struct lne_err *err);
 int lne_rule_del(struct lne_inst *ln, u32 idx, struct lne_err *err);
+/*
+ * The rule whose expressions equal these (NULL or "" when absent), by
+ * meaning, not spelling ("o2ib0" is "o2ib"): 0 and its idx, -ENOENT, or
+ * the parse error of a bad expression (@err names it).
+ */
+int lne_rule_find(const struct lne_inst *ln, const char *src, const char *dst, const char *rte,
+		  u32 *idx, struct lne_err *err);
 void lne_rule_del_all(struct lne_inst *ln);
 struct lne_rule *lne_rule_at(const struct lne_inst *ln, u32 idx);
 const char *lne_rule_kind_name(enum lne_rule_kind kind);

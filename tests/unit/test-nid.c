@@ -149,7 +149,7 @@ START_TEST(net_parse_format)
 		{"o2ib65536", NULL}, {"lo", "lo"},
 		{"lo1", NULL},	     {"gni7", "gni7"},
 		{"ptlf", "ptlf"},    {"kfi02", "kfi2"},
-		{"gip3", "gip3"},    {"ib0", NULL},
+		{"gip3", "gip3"},    {"ib0", "o2ib"},
 		{"", NULL},	     {"TCP", NULL},
 		{"tcp-1", NULL},     {"tcp 1", NULL},
 	};

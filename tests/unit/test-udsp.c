@@ -92,6 +92,33 @@ START_TEST(rule_kinds)
 }
 END_TEST
 
+/* Rules are found by what their expressions mean, whatever the spelling. */
+START_TEST(rule_find_by_meaning)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_err err;
+	u32 idx = 99;
+
+	ck_assert_int_eq(rule(ln, "tcp", NULL, NULL, 1, -1, &err), 0);
+	ck_assert_int_eq(rule(ln, "10.0.0.[1-4]@o2ib", "10.0.1.1@o2ib", NULL, 0, -1, &err), 0);
+	ck_assert_int_eq(rule(ln, NULL, "10.1.0.*@o2ib2", "10.0.0.[5-8]@o2ib", 0, -1, &err), 0);
+	ck_assert_int_eq(lne_rule_find(ln, "tcp0", NULL, "", &idx, &err), 0);
+	ck_assert_uint_eq(idx, 0);
+	ck_assert_int_eq(
+		lne_rule_find(ln, "10.0.0.[1,2,3,4]@o2ib0", "10.0.1.1@o2ib", NULL, &idx, &err), 0);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert_int_eq(lne_rule_find(ln, NULL, "10.1.0.*@o2ib2", "10.0.0.[5-8]@o2ib", &idx, &err),
+			 0);
+	ck_assert_uint_eq(idx, 2);
+	/* A part more or less is another rule. */
+	ck_assert_int_eq(lne_rule_find(ln, "10.0.0.[1-4]@o2ib", NULL, NULL, &idx, &err), -ENOENT);
+	ck_assert_int_eq(lne_rule_find(ln, "tcp1", NULL, NULL, &idx, &err), -ENOENT);
+	ck_assert_int_eq(lne_rule_find(ln, "10.0.0.[4-1]@tcp", NULL, NULL, &idx, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "src"));
+	lne_inst_free(ln);
+}
+END_TEST
+
 START_TEST(rule_idx_insert_append_renumber)
 {
 	struct lne_inst *ln = lne_inst_new();
@@ -419,6 +446,7 @@ Suite *make_udsp_suite(void)
 	tcase_add_test(tc, rules_reach_later_constructs);
 	tcase_add_test(tc, rules_visit_only_their_nets);
 	tcase_add_test(tc, pair_priority_orders_preferred);
+	tcase_add_test(tc, rule_find_by_meaning);
 	tcase_add_test(tc, incremental_equals_recompute);
 	suite_add_tcase(s, tc);
 	return s;
