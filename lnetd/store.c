@@ -1679,6 +1679,18 @@ static int global_cmp(const void *x, const void *y)
 	return c ? c : cmp_int(a->value, b->value);
 }
 
+static int tbf_cmp(const void *x, const void *y)
+{
+	OBJS(struct st_tbf, x, y);
+	int c = cmp_str(a->service, b->service);
+
+	c = c ? c : cmp_str(a->reg_type, b->reg_type);
+	c = c ? c : cmp_str(a->hp_type, b->hp_type);
+	c = c ? c : cmp_int(a->reg_depth, b->reg_depth);
+	c = c ? c : cmp_int(a->hp_depth, b->hp_depth);
+	return c ? c : cmp_str(a->rules, b->rules);
+}
+
 static bool rule_same(const struct st_rule *a, const struct st_rule *b)
 {
 	return !cmp_str(a->src, b->src) && !cmp_str(a->dst, b->dst) && !cmp_str(a->rte, b->rte) &&
@@ -1729,6 +1741,16 @@ static int global_add_(struct store *st, const void *o, struct store_err *err)
 	return store_global_set(st, g->name, g->value, err);
 }
 
+static int tbf_del_(struct store *st, const void *o, struct store_err *err)
+{
+	return store_tbf_del(st, ((const struct st_tbf *)o)->service, err);
+}
+
+static int tbf_add_(struct store *st, const void *o, struct store_err *err)
+{
+	return store_tbf_set(st, o, err);
+}
+
 static const void **sorted(const void *v, size_t n, const struct kind_ops *k)
 {
 	const void **p = calloc(n + 1, sizeof(*p));
@@ -1777,7 +1799,8 @@ int store_state_replace(struct store *st, const struct st_state *want, struct st
 				     route_ops = {sizeof(struct st_route), route_cmp, route_del_,
 						  route_add_},
 				     global_ops = {sizeof(struct st_global), global_cmp,
-						   global_del_, global_add_};
+						   global_del_, global_add_},
+				     tbf_ops = {sizeof(struct st_tbf), tbf_cmp, tbf_del_, tbf_add_};
 	struct st_state cur;
 	struct st_rule r;
 	size_t i, same = 0;
@@ -1800,6 +1823,9 @@ int store_state_replace(struct store *st, const struct st_state *want, struct st
 		if (!rc)
 			rc = sync_kind(st, &global_ops, cur.global, cur.n_global, want->global,
 				       want->n_global, pass, err);
+		if (!rc)
+			rc = sync_kind(st, &tbf_ops, cur.tbf, cur.n_tbf, want->tbf, want->n_tbf,
+				       pass, err);
 	}
 	while (same < cur.n_rule && same < want->n_rule &&
 	       rule_same(&cur.rule[same], &want->rule[same]))
@@ -2237,7 +2263,10 @@ int store_undo_after(struct store *st, uint64_t gen, struct store_err *err)
 {
 	sqlite3_stmt *s = use(st, S_UNDO_LIST);
 	struct undo_step *steps = NULL;
+	struct st_state target = {0};
 	size_t n = 0, i;
+	bool begun;
+	struct mark m;
 	uint64_t now;
 	int rc;
 
@@ -2269,8 +2298,21 @@ int store_undo_after(struct store *st, uint64_t gen, struct store_err *err)
 	sqlite3_reset(s);
 	rc = rc == SQLITE_DONE ? 0
 			       : seterr(err, st_errno(st, rc), "store: %s", sqlite3_errmsg(st->db));
+	/*
+	 * Walk the history back to find the state of @gen, then record only how
+	 * it differs from now: a rollback undoing earlier rollbacks would
+	 * otherwise record every step again, and grow without end.
+	 */
+	begun = !rc && !(rc = op_begin(st, &m, err));
 	for (i = 0; !rc && i < n; i++)
 		rc = undo_one(st, &steps[i], err);
+	if (!rc)
+		rc = store_state_get(st, &target);
+	if (begun)
+		op_end(st, &m, rc ? rc : -ECANCELED);
+	if (!rc)
+		rc = store_state_replace(st, &target, err);
+	st_state_clear(&target);
 	for (i = 0; i < n; i++)
 		free(steps[i].json);
 	free(steps);

@@ -223,14 +223,15 @@ int store_history_list(struct store *st, int64_t limit, store_hist_cb cb, void *
 int store_history_get(struct store *st, uint64_t gen, struct st_hist *hist, struct store_err *err);
 
 /*
- * Inside a transaction: undo every change recorded after generation @gen,
- * newest first, as changes of this transaction (so the rollback is itself one
- * history entry, and can be undone).  -ENOENT if @gen is in the future.
+ * Inside a transaction: return to the state of generation @gen, found by
+ * undoing every change recorded after it, newest first; the transaction
+ * records only how that state differs from now (so the rollback is itself
+ * one history entry of the net change, and can be undone).  -ENOENT if
+ * @gen is in the future.
  */
 int store_undo_after(struct store *st, uint64_t gen, struct store_err *err);
 
-/* The whole desired state; replacing it records only the differences (TBF policies are
- * read, and left as they are by a replace). */
+/* The whole desired state; replacing it records only the differences. */
 int store_state_get(struct store *st, struct st_state *state);
 int store_state_replace(struct store *st, const struct st_state *state, struct store_err *err);
 
