@@ -17,7 +17,9 @@
 
 #include "bus-errors.h"
 #include "change.h"
+#include "kernel.h"
 #include "lnetd.h"
+#include "nrs.h"
 #include "select.h"
 #include "udsp.h"
 
@@ -132,9 +134,38 @@ static int run(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, si
 	return rc ? fail(e, rc, err.msg) : 0;
 }
 
+/* Apply's: a refusal always names the operation, even in a list of one. */
+static int run_numbered(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, size_t n,
+			bool dry, char **summary, sd_bus_error *e)
+{
+	struct lnetd_change_err err;
+	char msg[sizeof(err.msg) + 64];
+	int rc = lnetd_change(d, &c->who, ops, n, dry, summary, &err);
+
+	if (!rc)
+		return 0;
+	if (n == 1 && strncmp(err.msg, "operation ", 10)) {
+		snprintf(msg, sizeof(msg), "operation 1 (%s %s): %s", lnetd_verb_name(ops[0].verb),
+			 lnetd_obj_name(ops[0].obj), err.msg);
+		return fail(e, rc, msg);
+	}
+	return fail(e, rc, err.msg);
+}
+
 static int reply_generation(sd_bus_message *m, const struct lnetd *d)
 {
 	return sd_bus_reply_method_return(m, "t", d->generation);
+}
+
+/* The end of a single-object change: authorise, run it, reply with the generation. */
+static int change_one(sd_bus_message *m, struct lnetd *d, struct lnetd_op *op, sd_bus_error *e)
+{
+	struct caller c;
+	int rc = authorise(m, &c, e);
+
+	if (rc >= 0)
+		rc = run(d, &c, op, 1, false, NULL, e);
+	return rc < 0 ? rc : reply_generation(m, d);
 }
 
 /* Parse a NID, or fail naming it and why. */
@@ -225,15 +256,10 @@ static int set_global(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	struct lnetd_op op = {.verb = VERB_SET, .obj = OBJ_GLOBAL};
-	struct caller c;
 	int rc;
 
 	rc = sd_bus_message_read(m, "su", &op.u.global.name, &op.u.global.value);
-	if (rc >= 0)
-		rc = authorise(m, &c, e);
-	if (rc >= 0)
-		rc = run(d, &c, &op, 1, false, NULL, e);
-	return rc < 0 ? rc : reply_generation(m, d);
+	return rc < 0 ? rc : change_one(m, d, &op, e);
 }
 
 static int list_globals(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -296,7 +322,6 @@ static int add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd_op op = {.verb = VERB_ADD, .obj = OBJ_NET};
 	const char *net, *ifname;
 	struct ni_fields nf;
-	struct caller c;
 	int rc;
 
 	ni_fields_init(&nf);
@@ -310,10 +335,7 @@ static int add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (!*ifname)
 		return fail(e, -EINVAL, "an NI needs an interface: '' is not an interface name");
 	ni_fields_op(&nf, &op);
-	rc = authorise(m, &c, e);
-	if (rc >= 0)
-		rc = run(d, &c, &op, 1, false, NULL, e);
-	return rc < 0 ? rc : reply_generation(m, d);
+	return change_one(m, d, &op, e);
 }
 
 static int delete_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -321,7 +343,6 @@ static int delete_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_NET};
 	const char *net, *ifname;
-	struct caller c;
 	int rc;
 
 	rc = sd_bus_message_read(m, "ss", &net, &ifname);
@@ -333,10 +354,7 @@ static int delete_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		op.u.ni.pattern = ifname;
 	else
 		op.u.ni.ifname = *ifname ? ifname : NULL;
-	rc = authorise(m, &c, e);
-	if (rc >= 0)
-		rc = run(d, &c, &op, 1, false, NULL, e);
-	return rc < 0 ? rc : reply_generation(m, d);
+	return change_one(m, d, &op, e);
 }
 
 static int append_tun(sd_bus_message *reply, const struct lnetd_ni *n)
@@ -554,7 +572,6 @@ static int route_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb
 {
 	struct lnetd_op op = {.verb = verb, .obj = OBJ_ROUTE};
 	struct route_fields rf;
-	struct caller c;
 	int rc;
 
 	route_fields_init(&rf);
@@ -564,10 +581,7 @@ static int route_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb
 	if (rc < 0)
 		return rc;
 	route_fields_op(&rf, &op);
-	rc = authorise(m, &c, e);
-	if (rc >= 0)
-		rc = run(d, &c, &op, 1, false, NULL, e);
-	return rc < 0 ? rc : reply_generation(m, d);
+	return change_one(m, d, &op, e);
 }
 
 static int add_route(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -610,10 +624,10 @@ static int list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 /* The fields of a rule: AddRule's options, and Apply's "udsp" objects. */
 struct rule_fields {
-	const char *src, *dst, *rte;
+	const char *src, *dst, *rte, *kind;
 	uint32_t prio, idx;
 	int all;
-	struct field f[7];
+	struct field f[8];
 };
 
 static void rule_fields_init(struct rule_fields *rf)
@@ -625,6 +639,7 @@ static void rule_fields_init(struct rule_fields *rf)
 	rf->f[3] = (struct field){"priority", 'u', &rf->prio};
 	rf->f[4] = (struct field){"idx", 'u', &rf->idx};
 	rf->f[5] = (struct field){"all", 'b', &rf->all};
+	rf->f[6] = (struct field){"kind", 's', &rf->kind};
 }
 
 static void rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op)
@@ -635,6 +650,7 @@ static void rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op)
 	op->u.rule.priority = given_or_unset(&rf->f[3], rf->prio);
 	op->u.rule.idx = given_or_unset(&rf->f[4], rf->idx);
 	op->u.rule.all = rf->all;
+	op->u.rule.kind = rf->kind;
 }
 
 static int add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -665,7 +681,6 @@ static int add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
 static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error *e)
 {
 	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_UDSP};
-	struct caller c;
 	uint32_t idx = 0;
 	int rc = 0;
 
@@ -673,11 +688,31 @@ static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error 
 		rc = sd_bus_message_read(m, "u", &idx);
 	op.u.rule.idx = idx;
 	op.u.rule.all = all;
+	return rc < 0 ? rc : change_one(m, d, &op, e);
+}
+
+/* DeleteRuleMatching(src, dst, rte, {idx}): the rule these expressions name. */
+static int delete_rule_matching(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_UDSP};
+	struct rule_fields rf;
+	int rc;
+
+	rule_fields_init(&rf);
+	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
 	if (rc >= 0)
-		rc = authorise(m, &c, e);
-	if (rc >= 0)
-		rc = run(d, &c, &op, 1, false, NULL, e);
-	return rc < 0 ? rc : reply_generation(m, d);
+		rc = read_fields(m, rf.f + 4, "DeleteRuleMatching", e);
+	if (rc < 0)
+		return rc;
+	if (rf.f[5].given || rf.f[6].given)
+		return fail(e, -EINVAL,
+			    rf.f[5].given ? "DeleteRuleMatching: unknown field 'all'"
+					  : "DeleteRuleMatching: unknown field 'kind'");
+	if (!*rf.src && !*rf.dst && !*rf.rte)
+		return fail(e, -EINVAL, "DeleteRuleMatching: a rule has a src, dst or rte");
+	rule_fields_op(&rf, &op);
+	return change_one(m, d, &op, e);
 }
 
 static int delete_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -733,6 +768,19 @@ static int list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return rc;
 }
 
+/* With the kernel backend, health is the module's: set it there too. */
+static int module_health(struct lnetd *d, bool peer, const struct lne_nid *nid, uint32_t value,
+			 sd_bus_error *e)
+{
+	char why[LNE_ERR_MSG_MAX + 128];
+	int rc;
+
+	if (!d->kb)
+		return 0;
+	rc = kbackend_set_health(d->kb, peer, nid, value, why, sizeof(why));
+	return rc ? fail(e, rc, why) : 0;
+}
+
 /* --- health: running state, not configuration ---------------------------------- */
 
 /*
@@ -781,6 +829,9 @@ static int set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			  : lne_ni_set_health(d->mirror, &nid, (s32)value, &lerr);
 		if (rc)
 			return fail(e, rc, lerr.msg);
+		rc = module_health(d, peer, &nid, value, e);
+		if (rc < 0)
+			return rc;
 		hit = 1;
 	} else if (peer) {
 		struct lne_peer *p;
@@ -792,6 +843,8 @@ static int set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 				lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
 					lne_peer_ni_set_health(d->mirror, &pni->nid, (s32)value,
 							       NULL);
+					if (rc >= 0)
+						rc = module_health(d, true, &pni->nid, value, e);
 					hit++;
 				}
 	} else {
@@ -803,12 +856,17 @@ static int set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 					continue;
 				lne_ni_set_health(d->mirror, &d->nis[i].real[k].nid, (s32)value,
 						  NULL);
+				if (rc >= 0)
+					rc = module_health(d, false, &d->nis[i].real[k].nid, value,
+							   e);
 				hit++;
 			}
 		if (by_net && !hit)
 			return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no NI of %s is applied",
 						 target);
 	}
+	if (rc < 0)
+		return rc;
 	return sd_bus_reply_method_return(m, "u", hit);
 }
 
@@ -831,6 +889,12 @@ struct apply_slot {
 			uint32_t value;
 			struct field f[3];
 		} global;
+		struct {
+			const char *service, *queue, *type, *command;
+			uint32_t depth;
+			char **rules;
+			struct field f[7];
+		} tbf;
 	} u;
 };
 
@@ -841,6 +905,8 @@ static bool need(const struct field *f, const char *what, sd_bus_error *e)
 	sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: field '%s' is required", what, f->name);
 	return false;
 }
+
+static const char *const no_rules[] = {NULL};
 
 /* One (verb, object, fields) into @op; fields that need freeing stay in @slot. */
 static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struct apply_slot *slot,
@@ -856,10 +922,11 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 	v = lnetd_verb_lookup(verb);
 	o = lnetd_obj_lookup(obj);
 	snprintf(what, sizeof(what), "operation %zu (%s %s)", i + 1, verb, obj);
-	if (v < 0 || o < 0 || (o == OBJ_GLOBAL) != (v == VERB_SET))
+	if (v < 0 || o < 0 || (o == OBJ_GLOBAL && v != VERB_SET) ||
+	    (o != OBJ_GLOBAL && o != OBJ_TBF && o != OBJ_PEER && v == VERB_SET))
 		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					 "%s: not an operation (add or del of net, peer, route "
-					 "or udsp; set of global)",
+					 "or udsp; set of global or peer; set, add or del of tbf)",
 					 what);
 	*op = (struct lnetd_op){.verb = v, .obj = o, .ensure = true};
 	memset(slot, 0, sizeof(*slot));
@@ -910,13 +977,56 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 	case OBJ_UDSP:
 		rule_fields_init(&slot->u.rule);
 		rc = read_fields(m, slot->u.rule.f, what, e);
-		if (rc >= 0 && v == VERB_DEL && !slot->u.rule.f[4].given && !slot->u.rule.all)
+		if (rc >= 0 && v == VERB_DEL && !slot->u.rule.f[4].given && !slot->u.rule.all &&
+		    !slot->u.rule.f[0].given && !slot->u.rule.f[1].given &&
+		    !slot->u.rule.f[2].given)
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
-					       "%s: say which rule ('idx') or 'all'", what);
+					       "%s: say which rule ('idx', its 'src', 'dst' and "
+					       "'rte') or 'all'",
+					       what);
 		if (rc >= 0 && v == VERB_ADD && slot->u.rule.f[5].given)
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: 'all' is for deleting rules", what);
+		if (rc >= 0 && v == VERB_DEL && slot->u.rule.all &&
+		    (slot->u.rule.f[0].given || slot->u.rule.f[1].given ||
+		     slot->u.rule.f[2].given || slot->u.rule.f[4].given))
+			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					       "%s: 'all' deletes every rule: it takes no "
+					       "src, dst, rte or idx",
+					       what);
+		if (rc >= 0 && v == VERB_DEL && slot->u.rule.f[6].given)
+			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					       "%s: 'kind' is for adding rules", what);
 		rule_fields_op(&slot->u.rule, op);
+		break;
+	case OBJ_TBF:
+		slot->u.tbf.f[0] = (struct field){"service", 's', &slot->u.tbf.service};
+		slot->u.tbf.f[1] = (struct field){"queue", 's', &slot->u.tbf.queue};
+		slot->u.tbf.f[2] = (struct field){"type", 's', &slot->u.tbf.type};
+		slot->u.tbf.f[3] = (struct field){"depth", 'u', &slot->u.tbf.depth};
+		slot->u.tbf.f[4] = (struct field){"rules", 'a', &slot->u.tbf.rules};
+		slot->u.tbf.f[5] = (struct field){"command", 's', &slot->u.tbf.command};
+		rc = read_fields(m, slot->u.tbf.f, what, e);
+		if (rc >= 0 && !need(&slot->u.tbf.f[0], what, e))
+			rc = -EINVAL;
+		if (rc >= 0 && v == VERB_ADD && !need(&slot->u.tbf.f[5], what, e))
+			rc = -EINVAL;
+		if (rc >= 0 && v != VERB_ADD && slot->u.tbf.f[5].given)
+			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					       "%s: 'command' is for adding a rule command", what);
+		op->u.tbf = (struct lnetd_tbf_op){
+			.service = slot->u.tbf.service,
+			.queue = slot->u.tbf.queue,
+			.type = slot->u.tbf.type,
+			.depth = given_or_unset(&slot->u.tbf.f[3], slot->u.tbf.depth),
+			.rules = slot->u.tbf.f[4].given ? (const char *const *)slot->u.tbf.rules
+							: NULL,
+			.command = slot->u.tbf.command};
+		for (op->u.tbf.nrules = 0; slot->u.tbf.rules && slot->u.tbf.rules[op->u.tbf.nrules];
+		     op->u.tbf.nrules++)
+			;
+		if (slot->u.tbf.f[4].given && !slot->u.tbf.rules)
+			op->u.tbf.rules = no_rules; /* an empty list: no rule but default */
 		break;
 	}
 	return rc;
@@ -942,16 +1052,16 @@ static int append_lines(sd_bus_message *reply, const char *text)
 	return rc;
 }
 
-static int apply(sd_bus_message *m, void *userdata, sd_bus_error *e)
+/* Apply(ops, dry_run) and ApplyWith(ops, {dry_run, exclusive}). */
+static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error *e)
 {
-	struct lnetd *d = userdata;
 	struct apply_slot *slot = NULL;
 	struct lnetd_op *ops = NULL;
 	sd_bus_message *reply = NULL;
 	char *summary = NULL;
 	size_t n = 0, cap = 0, i;
 	struct caller c;
-	int rc, dry = 0;
+	int rc, dry = 0, exclusive = 0;
 
 	rc = sd_bus_message_enter_container(m, 'a', "(ssa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "ssa{sv}")) > 0) {
@@ -976,15 +1086,23 @@ static int apply(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(m);
-	if (rc >= 0)
+	if (rc >= 0 && with) {
+		struct field f[] = {{"dry_run", 'b', &dry}, {"exclusive", 'b', &exclusive}, {NULL}};
+
+		rc = read_fields(m, f, "ApplyWith", e);
+	} else if (rc >= 0) {
 		rc = sd_bus_message_read(m, "b", &dry);
+	}
+	/* Exclusive: what exists already, or is not there to delete, is refused. */
+	for (i = 0; rc >= 0 && exclusive && i < n; i++)
+		ops[i].ensure = false;
 	/* A dry run changes nothing: anyone may ask what a change would do. */
 	if (rc >= 0 && !dry)
 		rc = authorise(m, &c, e);
 	if (rc >= 0 && dry)
 		c = (struct caller){.who = {.uid = 0, .command = ""}};
 	if (rc >= 0)
-		rc = run(d, &c, ops, n, dry, &summary, e);
+		rc = run_numbered(d, &c, ops, n, dry, &summary, e);
 	if (rc >= 0)
 		rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
@@ -997,10 +1115,22 @@ static int apply(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	for (i = 0; i < n; i++)
 		if (ops[i].obj == OBJ_PEER)
 			strv_free(slot[i].u.peer.nids);
+		else if (ops[i].obj == OBJ_TBF)
+			strv_free(slot[i].u.tbf.rules);
 	free(summary);
 	free(slot);
 	free(ops);
 	return rc;
+}
+
+static int apply(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	return apply_ops(m, userdata, false, e);
+}
+
+static int apply_with(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	return apply_ops(m, userdata, true, e);
 }
 
 /* --- Export: the desired state as Apply's operations ----------------------------- */
@@ -1031,6 +1161,44 @@ static int put_s(sd_bus_message *r, const char *k, const char *v)
 static int put_u(sd_bus_message *r, const char *k, int64_t v)
 {
 	return v != ST_UNSET ? sd_bus_message_append(r, "{sv}", k, "u", (uint32_t)v) : 0;
+}
+
+/* A stored TBF policy's queue as "set tbf": its rules without their queue prefix. */
+static int export_tbf(sd_bus_message *r, const struct st_tbf *t, bool reg)
+{
+	const char *prefix = reg ? "reg " : "hp ", *p = t->rules ?: "", *nl;
+	size_t plen = strlen(prefix);
+	int rc = op_open(r, "set", "tbf");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "service", "s", t->service,
+					   "queue", "s", reg ? "reg" : "hp", "type", "s",
+					   reg ? t->reg_type : t->hp_type, "depth", "u",
+					   (uint32_t)(reg ? t->reg_depth : t->hp_depth));
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", "rules");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "as");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "s");
+	for (; rc >= 0 && *p; p = *nl ? nl + 1 : nl) {
+		nl = strchrnul(p, '\n');
+		if ((size_t)(nl - p) > plen && !strncmp(p, prefix, plen)) {
+			char *line = strndup(p + plen, (size_t)(nl - p) - plen);
+
+			rc = line ? sd_bus_message_append(r, "s", line) : -ENOMEM;
+			free(line);
+		}
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc >= 0 ? op_close(r) : rc;
 }
 
 static int export_state(sd_bus_message *r, const struct st_state *st)
@@ -1116,6 +1284,9 @@ static int export_state(sd_bus_message *r, const struct st_state *st)
 		if (rc >= 0)
 			rc = op_close(r);
 	}
+	for (i = 0; rc >= 0 && i < st->n_tbf; i++)
+		for (k = 0; rc >= 0 && k < 2; k++)
+			rc = export_tbf(r, &st->tbf[i], k == 0);
 	for (i = 0; rc >= 0 && i < st->n_global; i++) {
 		rc = op_open(r, "set", "global");
 		if (rc >= 0)
@@ -1158,27 +1329,36 @@ static int status(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	sd_bus_message *reply = NULL;
 	struct st_state st = {0};
-	size_t i, applied = 0;
+	char why[LNE_ERR_MSG_MAX + 128] = "";
+	size_t i, nis = 0;
+	bool in_module;
+	uint32_t k;
 	int rc;
 
 	rc = store_state_get(d->store, &st);
 	if (rc)
 		return fail(e, -EIO, "the store cannot be read");
 	for (i = 0; i < d->nnis; i++)
-		applied += d->nis[i].nreal > 0;
-	/* With the userspace engine the mirror is the running state: only NIs wait. */
+		nis += d->nis[i].nreal > 0;
+	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
+	 * kernel backend says whether the module holds what the mirror does. */
+	in_module = !d->kb || kbackend_applied(d->kb, why, sizeof(why));
+	k = in_module ? 1 : 0;
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_append(reply, "ts", d->generation, d->engine);
 	if (rc >= 0)
-		rc = sd_bus_message_append(reply, "a(suu)", 5, "net", (uint32_t)st.n_ni,
-					   (uint32_t)applied, "peer", (uint32_t)st.n_peer,
-					   (uint32_t)st.n_peer, "route", (uint32_t)st.n_route,
-					   (uint32_t)st.n_route, "udsp", (uint32_t)st.n_rule,
-					   (uint32_t)st.n_rule, "global", (uint32_t)st.n_global,
-					   (uint32_t)st.n_global);
+		rc = sd_bus_message_append(reply, "a(suu)", 6, "net", (uint32_t)st.n_ni,
+					   (uint32_t)nis * k, "peer", (uint32_t)st.n_peer,
+					   (uint32_t)st.n_peer * k, "route", (uint32_t)st.n_route,
+					   (uint32_t)st.n_route * k, "udsp", (uint32_t)st.n_rule,
+					   (uint32_t)st.n_rule * k, "global", (uint32_t)st.n_global,
+					   (uint32_t)st.n_global * k, "tbf", (uint32_t)st.n_tbf,
+					   (uint32_t)st.n_tbf * k);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(sss)");
+	if (rc >= 0 && !in_module)
+		rc = sd_bus_message_append(reply, "(sss)", "module", "lnetk", why);
 	for (i = 0; rc >= 0 && i < d->nnis; i++) {
 		const struct lnetd_ni *n = &d->nis[i];
 		char key[LNE_NET_STR_MAX + LNETD_PATTERN_MAX + 8];
@@ -1194,6 +1374,123 @@ static int status(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
 	st_state_clear(&st);
+	return rc;
+}
+
+/* --- TBF --------------------------------------------------------------------------- */
+
+static int tbf_set_policy(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_SET, .obj = OBJ_TBF};
+	const char *type = NULL;
+	uint32_t depth = 0;
+	struct field f[] = {{"type", 's', &type}, {"depth", 'u', &depth}, {NULL}};
+	int rc;
+
+	rc = sd_bus_message_read(m, "ss", &op.u.tbf.service, &op.u.tbf.queue);
+	if (rc >= 0)
+		rc = read_fields(m, f, "TbfSetPolicy", e);
+	op.u.tbf.type = type;
+	op.u.tbf.depth = given_or_unset(&f[1], depth);
+	return rc < 0 ? rc : change_one(m, d, &op, e);
+}
+
+static int tbf_command(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_ADD, .obj = OBJ_TBF};
+	int rc;
+
+	rc = sd_bus_message_read(m, "ss", &op.u.tbf.service, &op.u.tbf.command);
+	return rc < 0 ? rc : change_one(m, d, &op, e);
+}
+
+static int tbf_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_TBF};
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &op.u.tbf.service);
+	return rc < 0 ? rc : change_one(m, d, &op, e);
+}
+
+static int append_stats(sd_bus_message *r, const struct lne_tbf_stats *s)
+{
+	return sd_bus_message_append(r, "ttttt", s->queued, s->enqueued, s->dispatched, s->wait_ns,
+				     s->throttled);
+}
+
+/* One queue: (service, queue, type, depth, rules, classes). */
+static int append_tbf_queue(sd_bus_message *r, const struct lne_tbf *tbf, enum lne_tbf_queue q)
+{
+	char type[64], text[LNE_TBF_CMD_MAX + 16];
+	const struct lne_tbf_rule *rule;
+	const struct lne_tbf_class *cls;
+	struct lne_tbf_queue_info info;
+	int rc;
+
+	lne_tbf_queue_info(tbf, q, &info);
+	lne_tbf_type_format(info.fields, type, sizeof(type));
+	rc = sd_bus_message_open_container(r, 'r', "sssua(ssubuttttt)a(ssttttt)");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "sssu", lne_tbf_service(tbf),
+					   q == LNE_TBF_REG ? "reg" : "hp", type, info.depth);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ssubuttttt)");
+	for (rule = lne_tbf_rule_next(tbf, q, NULL); rc >= 0 && rule;
+	     rule = lne_tbf_rule_next(tbf, q, rule)) {
+		lne_tbf_rule_format(rule, text, sizeof(text));
+		rc = sd_bus_message_open_container(r, 'r', "ssubuttttt");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "ssubu", rule->name, text, rule->rate,
+						   (int)rule->realtime, rule->nclasses);
+		if (rc >= 0)
+			rc = append_stats(r, &rule->stats);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ssttttt)");
+	for (cls = lne_tbf_class_next(tbf, q, NULL); rc >= 0 && cls;
+	     cls = lne_tbf_class_next(tbf, q, cls)) {
+		const struct lne_tbf_rule *follows = lne_tbf_class_rule(tbf, cls);
+
+		lne_tbf_class_format(cls, text, sizeof(text));
+		rc = sd_bus_message_open_container(r, 'r', "ssttttt");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "ss", text, follows ? follows->name : "");
+		if (rc >= 0)
+			rc = append_stats(r, &cls->stats);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
+static int list_tbf(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	sd_bus_message *reply = NULL;
+	size_t i;
+	int rc, q;
+
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sssua(ssubuttttt)a(ssttttt))");
+	for (i = 0; rc >= 0 && i < d->ntbf; i++)
+		for (q = 0; rc >= 0 && q < LNE_TBF_NQUEUES; q++)
+			rc = append_tbf_queue(reply, d->tbf[i], q);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
 	return rc;
 }
 
@@ -1411,6 +1708,9 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("DeleteRule", SD_BUS_ARGS("u", idx), SD_BUS_RESULT("t", generation),
 				delete_rule, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS(
+		"DeleteRuleMatching", SD_BUS_ARGS("s", src, "s", dst, "s", rte, "a{sv}", options),
+		SD_BUS_RESULT("t", generation), delete_rule_matching, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("DeleteAllRules", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", generation),
 				delete_all_rules, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ListRules", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(usssa{sv})", rules),
@@ -1422,8 +1722,24 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("SetHealth", SD_BUS_ARGS("s", object, "s", target, "u", value),
 				SD_BUS_RESULT("u", changed), set_health,
 				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS(
+		"TbfSetPolicy", SD_BUS_ARGS("s", service, "s", queue, "a{sv}", options),
+		SD_BUS_RESULT("t", generation), tbf_set_policy, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("TbfCommand", SD_BUS_ARGS("s", service, "s", command),
+				SD_BUS_RESULT("t", generation), tbf_command,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("TbfDelete", SD_BUS_ARGS("s", service),
+				SD_BUS_RESULT("t", generation), tbf_delete,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ListTbf", SD_BUS_NO_ARGS,
+				SD_BUS_RESULT("a(sssua(ssubuttttt)a(ssttttt))", queues), list_tbf,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Apply", SD_BUS_ARGS("a(ssa{sv})", operations, "b", dry_run),
 				SD_BUS_RESULT("t", generation, "as", changes), apply,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ApplyWith",
+				SD_BUS_ARGS("a(ssa{sv})", operations, "a{sv}", options),
+				SD_BUS_RESULT("t", generation, "as", changes), apply_with,
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Export", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("t", generation, "a(ssa{sv})", operations), export,

@@ -15,9 +15,10 @@
 #include <string.h>
 
 #include "change.h"
+#include "kernel.h"
 #include "udsp.h"
 
-static const char *const obj_names[OBJ__COUNT] = {"net", "peer", "route", "global", "udsp"};
+static const char *const obj_names[OBJ__COUNT] = {"net", "peer", "route", "global", "udsp", "tbf"};
 static const char *const verb_names[VERB__COUNT] = {"add", "del", "set"};
 
 const char *lnetd_obj_name(enum lnetd_obj obj)
@@ -292,6 +293,128 @@ out:
 	return rc;
 }
 
+/*
+ * set peer: the Multi-Rail design's refresh.  The peer is whichever owns
+ * one of the NIDs (the first found); its NIDs become exactly these: missing
+ * ones are added, others removed.  A peer whose primary NID is not in the
+ * list is made again with the list's first NID as its primary; no owner
+ * makes a new peer.
+ */
+static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	char(*canon)[LNE_NID_STR_MAX] = calloc(op->u.peer.n + 1, sizeof(*canon));
+	struct lne_nid *all = calloc(op->u.peer.n + 1, sizeof(*all));
+	char pbuf[LNE_NID_STR_MAX], buf[LNE_NID_STR_MAX];
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	struct lne_peer *owner = NULL;
+	const char **rest = NULL;
+	size_t n = op->u.peer.n + 1, i, k;
+	int rc = 0, mr_was = -1;
+
+	if (!canon || !all) {
+		rc = say(m, -ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = nid_parse(op->u.peer.primary, &all[0], canon[0], m);
+	for (i = 1; !rc && i < n; i++)
+		rc = nid_parse(op->u.peer.nids[i - 1], &all[i], canon[i], m);
+	for (i = 0; !rc && !owner && i < n; i++) {
+		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &all[i]);
+
+		if (pni && !lne_peer_of(pni)->implicit)
+			owner = lne_peer_of(pni);
+	}
+	if (rc)
+		goto out;
+	if (owner) {
+		const struct lne_peer_net *pnet;
+		const struct lne_peer_ni *pni;
+		bool keep_primary = false;
+		struct lne_nid prim = owner->primary, drop[64];
+		size_t ndrop = 0;
+
+		lne_nid_format(&prim, pbuf, sizeof(pbuf));
+		if (op->u.peer.mr >= 0 && owner->mr != !!op->u.peer.mr) {
+			rc = say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
+				 owner->mr ? "Multi-Rail" : "non-Multi-Rail");
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			keep_primary |= lne_nid_equal(&all[i], &prim);
+		if (!keep_primary) {
+			/* Made again with the first NID as primary, as it was otherwise. */
+			if (op->u.peer.mr < 0)
+				mr_was = owner->mr;
+			rc = lne_peer_del(d->mirror, &prim, &lerr);
+			if (rc) {
+				rc = say(m, rc, "%s", lerr.msg);
+				goto out;
+			}
+			rc = store_peer_del(d->store, pbuf, &serr);
+			if (rc) {
+				rc = say_store(m, rc, &serr);
+				goto out;
+			}
+			owner = NULL;
+		} else {
+			/* Away with the NIDs the list does not have (a few at a time). */
+			do {
+				ndrop = 0;
+				lne_list_for_each_entry(pnet, &owner->pnets, link)
+					lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+						bool listed = false;
+
+						for (k = 0; k < n; k++)
+							listed |= lne_nid_equal(&all[k], &pni->nid);
+						if (!listed && ndrop < LNE_ARRAY_SIZE(drop))
+							drop[ndrop++] = pni->nid;
+					}
+				for (k = 0; !rc && k < ndrop; k++) {
+					lne_nid_format(&drop[k], buf, sizeof(buf));
+					rc = lne_peer_del_nid(d->mirror, &prim, &drop[k], &lerr);
+					if (rc)
+						rc = say(m, rc, "%s", lerr.msg);
+					else if ((rc = store_peer_nid_del(d->store, pbuf, buf,
+									  &serr)))
+						rc = say_store(m, rc, &serr);
+				}
+			} while (!rc && ndrop == LNE_ARRAY_SIZE(drop));
+			if (rc)
+				goto out;
+		}
+	}
+	/* Then what is missing: a new peer (primary first), or the owner's new NIDs. */
+	rest = calloc(n, sizeof(*rest));
+	if (!rest) {
+		rc = say(m, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 1; i < n; i++)
+		rest[i - 1] = canon[i];
+	{
+		struct lnetd_op add = {.verb = VERB_ADD, .obj = OBJ_PEER, .ensure = true};
+
+		add.u.peer.primary = owner ? pbuf : canon[0];
+		if (owner) {
+			/* The owner keeps its primary: every listed NID is to be there. */
+			for (i = 0; i < n; i++)
+				rest[i] = canon[i];
+			add.u.peer.n = n;
+		} else {
+			add.u.peer.n = n - 1;
+		}
+		add.u.peer.nids = rest;
+		add.u.peer.mr = op->u.peer.mr >= 0 ? op->u.peer.mr : mr_was;
+		rc = op_peer_add(d, &add, m);
+	}
+out:
+	free(rest);
+	free(canon);
+	free(all);
+	return rc;
+}
+
 static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX], buf[LNE_NID_STR_MAX];
@@ -306,6 +429,24 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (rc)
 		return rc;
 	peer = lne_peer_find(d->mirror, &prim);
+	/* NIDs to delete name their peer by any of them, as the Multi-Rail design has it
+	 * (peer del --nid, its peers: under --del); a peer named by its primary alone is
+	 * that peer only. */
+	for (i = 0; (!peer || peer->implicit) && n && i <= n; i++) {
+		struct lne_nid any;
+		struct lne_peer_ni *pni;
+
+		if (i == 0)
+			any = prim;
+		else if (lne_nid_parse(op->u.peer.nids[i - 1], &any, NULL))
+			continue;
+		pni = lne_peer_ni_find(d->mirror, &any);
+		if (pni && !lne_peer_of(pni)->implicit) {
+			peer = lne_peer_of(pni);
+			prim = peer->primary;
+			lne_nid_format(&prim, pbuf, sizeof(pbuf));
+		}
+	}
 	if (!peer || peer->implicit)
 		return op->ensure ? 0 : say(m, -ENOENT, "no peer has the primary NID %s", pbuf);
 	/* Check every NID before touching anything. */
@@ -492,6 +633,11 @@ static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (op->u.rule.idx != ST_UNSET && (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX))
 		return say(m, -ERANGE, "idx %lld is out of range", (long long)op->u.rule.idx);
 	prio = op->u.rule.priority == ST_UNSET ? LNE_PRIO_NONE : (u32)op->u.rule.priority;
+	/* A net or NID rule without a priority gets 0, the highest, as Lustre's
+	 * lnetctl udsp add gives it; NID pair and router rules need none. */
+	if (prio == LNE_PRIO_NONE && !opt(op->u.rule.rte) &&
+	    !opt(op->u.rule.src) != !opt(op->u.rule.dst))
+		prio = 0;
 	rc = lne_rule_add(d->mirror, opt(op->u.rule.src), opt(op->u.rule.dst), opt(op->u.rule.rte),
 			  prio, op->u.rule.idx == ST_UNSET ? -1 : op->u.rule.idx, &outcome,
 			  &op->idx, &lerr);
@@ -501,6 +647,11 @@ static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		return say(m, rc, "%s", lerr.msg);
 	op->updated = outcome == LNE_RULE_UPDATED;
 	r = lne_rule_at(d->mirror, op->idx);
+	/* lnetctl selection net|nid|peer promise a kind: an expression that makes another
+	 * kind is refused rather than becoming a rule the command did not mean. */
+	if (opt(op->u.rule.kind) && strcmp(lne_rule_kind_name(r->kind), op->u.rule.kind))
+		return say(m, -EINVAL, "these expressions make a %s rule, not a %s rule",
+			   lne_rule_kind_name(r->kind), op->u.rule.kind);
 	if (rule_texts(r, &sr))
 		return say(m, -ENOMEM, "out of memory");
 	if (op->updated) {
@@ -527,6 +678,22 @@ static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		rc = store_rule_del_all(d->store, &serr);
 		return rc ? say_store(m, rc, &serr) : 0;
 	}
+	/* By its expressions (the Multi-Rail design's way), and its idx if given too. */
+	if (opt(op->u.rule.src) || opt(op->u.rule.dst) || opt(op->u.rule.rte)) {
+		u32 found;
+
+		rc = lne_rule_find(d->mirror, opt(op->u.rule.src), opt(op->u.rule.dst),
+				   opt(op->u.rule.rte), &found, &lerr);
+		if (rc == -ENOENT && op->ensure)
+			return 0;
+		if (rc)
+			return say(m, rc, "%s", lerr.msg);
+		if (op->u.rule.idx != ST_UNSET && op->u.rule.idx != found)
+			return say(m, -EINVAL,
+				   "rule %lld is not the rule with these expressions (rule %u is)",
+				   (long long)op->u.rule.idx, found);
+		op->u.rule.idx = found;
+	}
 	if (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX ||
 	    !lne_rule_at(d->mirror, (u32)op->u.rule.idx))
 		return op->ensure ? 0
@@ -541,27 +708,36 @@ static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 
 /* --- the list ------------------------------------------------------------------------ */
 
+#define OP(obj, verb) ((obj)*VERB__COUNT + (verb))
+
 static int op_run(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 {
-	switch (op->obj * VERB__COUNT + op->verb) {
-	case OBJ_NET *VERB__COUNT + VERB_ADD:
+	switch (OP(op->obj, op->verb)) {
+	case OP(OBJ_NET, VERB_ADD):
 		return op_net_add(d, op, m);
-	case OBJ_NET *VERB__COUNT + VERB_DEL:
+	case OP(OBJ_NET, VERB_DEL):
 		return op_net_del(d, op, m);
-	case OBJ_PEER *VERB__COUNT + VERB_ADD:
+	case OP(OBJ_PEER, VERB_ADD):
 		return op_peer_add(d, op, m);
-	case OBJ_PEER *VERB__COUNT + VERB_DEL:
+	case OP(OBJ_PEER, VERB_DEL):
 		return op_peer_del(d, op, m);
-	case OBJ_ROUTE *VERB__COUNT + VERB_ADD:
+	case OP(OBJ_PEER, VERB_SET):
+		return op_peer_set(d, op, m);
+	case OP(OBJ_ROUTE, VERB_ADD):
 		return op_route_add(d, op, m);
-	case OBJ_ROUTE *VERB__COUNT + VERB_DEL:
+	case OP(OBJ_ROUTE, VERB_DEL):
 		return op_route_del(d, op, m);
-	case OBJ_GLOBAL *VERB__COUNT + VERB_SET:
+	case OP(OBJ_GLOBAL, VERB_SET):
 		return op_global_set(d, op, m);
-	case OBJ_UDSP *VERB__COUNT + VERB_ADD:
+	case OP(OBJ_UDSP, VERB_ADD):
 		return op_rule_add(d, op, m);
-	case OBJ_UDSP *VERB__COUNT + VERB_DEL:
+	case OP(OBJ_UDSP, VERB_DEL):
 		return op_rule_del(d, op, m);
+	case OP(OBJ_TBF, VERB_SET):
+	case OP(OBJ_TBF, VERB_ADD):
+	case OP(OBJ_TBF, VERB_DEL):
+		op->u.tbf.ensure = op->ensure;
+		return lnetd_tbf_op(d, op->verb, &op->u.tbf, m->s, m->len);
 	}
 	return say(m, -EINVAL, "a %s cannot be %s", lnetd_obj_name(op->obj),
 		   op->verb == VERB_SET	  ? "set"
@@ -570,19 +746,26 @@ static int op_run(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 }
 
 /* Back to what the store says, after a rollback.  Losing that is not survivable. */
-static void rebuild(struct lnetd *d)
+static void rebuild(struct lnetd *d, bool tbf)
 {
 	char *why = NULL;
 
-	if (lnetd_mirror_rebuild(d, &why)) {
+	if (lnetd_mirror_rebuild(d, tbf, &why)) {
 		fprintf(stderr, "lnetd: cannot rebuild the configuration from the store: %s\n",
 			why ?: "out of memory");
 		exit(EXIT_FAILURE); /* the store is intact: a restart restores it */
 	}
 }
 
+void lnetd_mirror_changed(struct lnetd *d)
+{
+	if (d->kb)
+		kbackend_sync(d->kb);
+}
+
 static void announce(struct lnetd *d, uint64_t before)
 {
+	lnetd_mirror_changed(d);
 	if (d->generation != before && d->bus)
 		sd_bus_emit_properties_changed(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
 					       "Generation", NULL);
@@ -636,9 +819,15 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 		}
 	}
 	if (rc || dry) {
+		/* TBF policies hold running state (classes, statistics, queued requests):
+		 * they are rebuilt only when the list touched them. */
+		bool tbf = false;
+
+		for (i = 0; i < n; i++)
+			tbf |= ops[i].obj == OBJ_TBF;
 		store_rollback(d->store);
 		if (n)
-			rebuild(d);
+			rebuild(d, tbf);
 		return rc;
 	}
 	announce(d, before);
@@ -659,7 +848,7 @@ int lnetd_rollback(struct lnetd *d, const struct st_who *who, uint64_t gen,
 		rc = store_undo_after(d->store, gen, &serr);
 	if (!rc) {
 		/* What the store now says must stand in the engine too. */
-		rc = lnetd_mirror_rebuild(d, &why);
+		rc = lnetd_mirror_rebuild(d, true, &why);
 		if (rc)
 			snprintf(serr.msg, sizeof(serr.msg),
 				 "the configuration of generation %llu "
@@ -674,7 +863,7 @@ int lnetd_rollback(struct lnetd *d, const struct st_who *who, uint64_t gen,
 		snprintf(err->msg, sizeof(err->msg), "%s",
 			 serr.msg[0] ? serr.msg : "the store refused the rollback");
 		store_rollback(d->store);
-		rebuild(d);
+		rebuild(d, true);
 		return rc;
 	}
 	announce(d, before);

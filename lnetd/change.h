@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "lnetd.h"
+#include "nrs.h"
 
 enum lnetd_obj {
 	OBJ_NET,
@@ -31,6 +32,7 @@ enum lnetd_obj {
 	OBJ_ROUTE,
 	OBJ_GLOBAL,
 	OBJ_UDSP,
+	OBJ_TBF,
 	OBJ__COUNT
 };
 enum lnetd_verb {
@@ -62,9 +64,15 @@ struct lnetd_op {
 		struct {
 			const char *src, *dst, *rte; /* add; NULL or "" for absent */
 			int64_t priority;	     /* add: ST_UNSET for none */
-			int64_t idx;		     /* add: where (ST_UNSET: last); del: which */
-			bool all;		     /* del: every rule */
+			int64_t idx;	  /* add: where (ST_UNSET: last); del: which (or with the
+				      * expressions, which they must name) */
+			bool all;	  /* del: every rule */
+			const char *kind; /* add: the kind the rule must be ("local net
+					   * priority"...), or NULL */
 		} rule;
+		/* set: a queue's type, depth, perhaps its whole rule list; add: one rule
+		 * command; del: the service's policy */
+		struct lnetd_tbf_op tbf;
 	} u;
 	/* Out, for rule adds: where the rule is, and whether it was there already. */
 	uint32_t idx;

@@ -5,8 +5,8 @@
  * lnetd owns LNet's desired configuration: the store (SQLite) is the truth,
  * the engine instance mirrors it so every change is judged by the same code
  * the module runs before it is committed.  With the userspace engine the
- * mirror is also where selection happens; the kernel backend (the module,
- * through lnetk-client) comes next.
+ * mirror is also where selection happens; with the kernel engine, the
+ * kernel backend (kernel.h) keeps the lnetk module equal to the mirror.
  */
 #ifndef LNETD_LNETD_H
 #define LNETD_LNETD_H
@@ -65,7 +65,10 @@ struct lnetd {
 	sd_bus *bus;
 	struct store *store;
 	struct lne_inst *mirror; /* the desired state, as the engine sees it */
-	const char *engine;	 /* "userspace" (the kernel backend is to come) */
+	const char *engine;	 /* "kernel" or "userspace" */
+	struct kbackend *kb;	 /* the kernel backend (engine "kernel"), or NULL */
+	struct lne_tbf **tbf;	 /* the mirror's NRS TBF policies, one per service */
+	size_t ntbf;
 	const char *state_dir;
 	uint64_t generation; /* the store's: one per committed change */
 	bool numa_warned;
@@ -90,8 +93,12 @@ void lnetd_nis_reconcile(struct lnetd *d);
 /* Load the store's NIs (at start; then reconcile); forgets what was loaded before. */
 int lnetd_nis_load(struct lnetd *d);
 void lnetd_nis_free(struct lnetd *d);
-/* Rebuild the mirror and the NIs from the store (after a refused or dry-run change). */
-int lnetd_mirror_rebuild(struct lnetd *d, char **why);
+/* Rebuild the mirror and the NIs (and the TBF policies if @tbf) from the store, after a
+ * refused or dry-run change or a rollback. */
+int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why);
+
+/* The mirror changed: the kernel backend (if any) brings the module in line. */
+void lnetd_mirror_changed(struct lnetd *d);
 
 /* The D-Bus side: object, vtable, name. */
 int lnetd_bus_start(struct lnetd *d);

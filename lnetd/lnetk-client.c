@@ -18,6 +18,7 @@
  *    that does not fit is -EPROTO, never silently cut.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@
 #include <linux/netlink.h>
 #include <netlink/attr.h>
 #include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -37,6 +39,10 @@
 #endif
 
 #define __maybe_unused __attribute__((unused))
+
+/* The genl controller (the kernel's "nlctrl" family) and its announcements. */
+#define CTRL_NAME	  "nlctrl"
+#define CTRL_GROUP_NOTIFY "notify"
 
 #define RECV_BUF_DEFAULT (68 * 1024)
 #define BATCH_SIZE_FIRST (64 * 1024)
@@ -416,6 +422,11 @@ void lnetk_close(struct lnetk *lk)
 	nl_cb_put(lk->cb);
 	nl_socket_free(lk->sk);
 	free(lk);
+}
+
+int lnetk_family(const struct lnetk *lk)
+{
+	return lk->family;
 }
 
 uint64_t lnetk_last_generation(const struct lnetk *lk)
@@ -1614,6 +1625,18 @@ int lnetk_events_fd(const struct lnetk_events *ev)
 	return nl_socket_get_fd(ev->sk);
 }
 
+int lnetk_events_set_buffer(struct lnetk_events *ev, size_t bytes)
+{
+	int fd = nl_socket_get_fd(ev->sk);
+
+	if (bytes > INT_MAX)
+		return -EINVAL;
+	/* SO_RCVBUFFORCE needs CAP_NET_ADMIN; SO_RCVBUF is capped by rmem_max. */
+	if (!set_int_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, (int)bytes))
+		return 0;
+	return set_int_opt(fd, SOL_SOCKET, SO_RCVBUF, (int)bytes);
+}
+
 /*
  * Read by hand rather than through nl_recvmsgs(): the one error that
  * matters here, ENOBUFS (notifications were lost), must reach the caller
@@ -1658,4 +1681,126 @@ void lnetk_events_close(struct lnetk_events *ev)
 	nl_socket_free(ev->sk);
 	free(ev->buf);
 	free(ev);
+}
+
+/* --- the family coming and going ---------------------------------------------------------- */
+
+struct lnetk_watch {
+	struct nl_sock *sk;
+	lnetk_family_cb cb;
+	void *arg;
+	char *buf;
+};
+
+int lnetk_watch_open(lnetk_family_cb cb, void *arg, struct lnetk_watch **wp)
+{
+	struct lnetk_watch *w = calloc(1, sizeof(*w));
+	int rc = -ENOMEM, grp;
+
+	*wp = NULL;
+	if (!w)
+		return -ENOMEM;
+	w->cb = cb;
+	w->arg = arg;
+	w->sk = nl_socket_alloc();
+	w->buf = malloc(EVENTS_BUF);
+	if (!w->sk || !w->buf)
+		goto err;
+	rc = nlerr(genl_connect(w->sk));
+	if (rc)
+		goto err;
+	/* The controller is always there: resolving its group loads nothing. */
+	grp = genl_ctrl_resolve_grp(w->sk, CTRL_NAME, CTRL_GROUP_NOTIFY);
+	if (grp < 0) {
+		rc = nlerr(grp);
+		goto err;
+	}
+	rc = nlerr(nl_socket_add_membership(w->sk, grp));
+	if (rc)
+		goto err;
+	*wp = w;
+	return 0;
+err:
+	lnetk_watch_close(w);
+	return rc;
+}
+
+int lnetk_watch_fd(const struct lnetk_watch *w)
+{
+	return nl_socket_get_fd(w->sk);
+}
+
+static const struct nla_policy ctrl_policy[CTRL_ATTR_MAX + 1] = {
+	[CTRL_ATTR_FAMILY_ID] = {.type = NLA_U16},
+	[CTRL_ATTR_FAMILY_NAME] = {.type = NLA_STRING},
+};
+
+/* Read by hand, as events are: ENOBUFS must reach the caller as itself. */
+int lnetk_watch_dispatch(struct lnetk_watch *w)
+{
+	int fd = nl_socket_get_fd(w->sk), n = 0;
+
+	for (;;) {
+		ssize_t len = recv(fd, w->buf, EVENTS_BUF, MSG_DONTWAIT);
+		struct nlmsghdr *nlh;
+		int rem;
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return n;
+			return -errno;
+		}
+		rem = (int)len;
+		for (nlh = (struct nlmsghdr *)w->buf; nlmsg_ok(nlh, rem);
+		     nlh = nlmsg_next(nlh, &rem)) {
+			struct nlattr *tb[CTRL_ATTR_MAX + 1];
+			struct genlmsghdr *gh = nlmsg_data(nlh);
+
+			if (nlh->nlmsg_type != GENL_ID_CTRL ||
+			    (gh->cmd != CTRL_CMD_NEWFAMILY && gh->cmd != CTRL_CMD_DELFAMILY) ||
+			    genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, ctrl_policy) < 0 ||
+			    !tb[CTRL_ATTR_FAMILY_NAME] ||
+			    strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), LNETK_GENL_NAME))
+				continue;
+			w->cb(gh->cmd == CTRL_CMD_NEWFAMILY,
+			      tb[CTRL_ATTR_FAMILY_ID] ? nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]) : -1,
+			      w->arg);
+			n++;
+		}
+	}
+}
+
+void lnetk_watch_close(struct lnetk_watch *w)
+{
+	if (!w)
+		return;
+	nl_socket_free(w->sk);
+	free(w->buf);
+	free(w);
+}
+
+int lnetk_family_present(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_cache *cache = NULL;
+	struct genl_family *f;
+	int rc;
+
+	if (!sk)
+		return -ENOMEM;
+	/* A dump of every family: unlike a lookup by name, it loads no module. */
+	rc = nlerr(genl_connect(sk));
+	if (!rc)
+		rc = nlerr(genl_ctrl_alloc_cache(sk, &cache));
+	if (!rc) {
+		f = genl_ctrl_search_by_name(cache, LNETK_GENL_NAME);
+		rc = f != NULL;
+		if (f)
+			genl_family_put(f);
+	}
+	nl_cache_free(cache);
+	nl_socket_free(sk);
+	return rc;
 }

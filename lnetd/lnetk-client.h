@@ -25,6 +25,8 @@
  *    (LNETK_CMD_BATCH); on refusal the error names the failing item.
  *  - Events come on their own socket (struct lnetk_events), so that they
  *    never interleave with replies; lnetd polls its fd in its event loop.
+ *    So do the genl controller's announcements that the family appeared
+ *    or vanished (struct lnetk_watch): the module was loaded or removed.
  */
 #ifndef LNETD_LNETK_CLIENT_H
 #define LNETD_LNETK_CLIENT_H
@@ -61,6 +63,8 @@ int lnetk_open(struct lnetk **lkp);
  */
 int lnetk_open_buffer(struct lnetk **lkp, size_t recv_buffer);
 void lnetk_close(struct lnetk *lk);
+/* The family's id as resolved when @lk was opened (the genl controller's numbering). */
+int lnetk_family(const struct lnetk *lk);
 /* LNETK_A_GENERATION of the last reply received. */
 uint64_t lnetk_last_generation(const struct lnetk *lk);
 /*
@@ -286,11 +290,43 @@ int lnetk_events_open(lnetk_event_cb cb, void *arg, struct lnetk_events **evp);
 /* Poll this for POLLIN, then call lnetk_events_dispatch(). */
 int lnetk_events_fd(const struct lnetk_events *ev);
 /*
+ * Room for @bytes of notifications waiting (each takes about 1 KiB): a
+ * listener that is busy for a while must not lose any.  Beyond rmem_max
+ * only with CAP_NET_ADMIN.
+ */
+int lnetk_events_set_buffer(struct lnetk_events *ev, size_t bytes);
+/*
  * Deliver every notification waiting, without blocking.  Returns how many,
  * or -ENOBUFS when some were lost (the socket overflowed): the state must
  * then be read again.
  */
 int lnetk_events_dispatch(struct lnetk_events *ev);
 void lnetk_events_close(struct lnetk_events *ev);
+
+/* --- the family coming and going ------------------------------------------------------- */
+
+/*
+ * The genl controller announces every family registered or unregistered
+ * (CTRL_CMD_NEWFAMILY, CTRL_CMD_DELFAMILY) to its "notify" group: that is
+ * how a daemon learns that the module was loaded or removed.  Watching
+ * never loads the module; lnetk_open() does (it resolves the family).
+ * @family is the id the controller gave it (as lnetk_family()).
+ */
+typedef void (*lnetk_family_cb)(bool present, int family, void *arg);
+
+struct lnetk_watch;
+
+int lnetk_watch_open(lnetk_family_cb cb, void *arg, struct lnetk_watch **wp);
+/* Poll this for POLLIN, then call lnetk_watch_dispatch(). */
+int lnetk_watch_fd(const struct lnetk_watch *w);
+/*
+ * Deliver every announcement about the lnetk family waiting, without
+ * blocking.  Returns how many, or -ENOBUFS when some were lost: ask
+ * lnetk_family_present() then.
+ */
+int lnetk_watch_dispatch(struct lnetk_watch *w);
+void lnetk_watch_close(struct lnetk_watch *w);
+/* 1 if the family is registered now, 0 if not: a dump of the families, which loads nothing. */
+int lnetk_family_present(void);
 
 #endif /* LNETD_LNETK_CLIENT_H */

@@ -18,7 +18,9 @@
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
+#include "kernel.h"
 #include "lnetd.h"
+#include "nrs.h"
 #include "numa.h"
 
 static void usage(FILE *f)
@@ -40,6 +42,7 @@ static void usage(FILE *f)
 static void on_netif_change(void *data)
 {
 	lnetd_nis_reconcile(data);
+	lnetd_mirror_changed(data);
 }
 
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -93,11 +96,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* Never a silent fallback: the kernel backend is chosen or refused. */
-	if (!strcmp(d.engine, "kernel")) {
-		fprintf(stderr, "lnetd: the kernel engine backend is not built yet; run with "
-				"--engine=userspace\n");
-		return 1;
-	}
 	if (!d.state_dir)
 		d.state_dir = getenv("STATE_DIRECTORY") ?: "/var/lib/lnetd";
 	if (mkdir(d.state_dir, 0700) && errno != EEXIST) {
@@ -116,6 +114,8 @@ int main(int argc, char **argv)
 	rc = store_generation(d.store, &d.generation);
 	if (!rc)
 		rc = lnetd_restore(&d, &d.mirror, &why);
+	if (!rc)
+		rc = lnetd_tbf_restore(&d, &why);
 	if (rc) {
 		fprintf(stderr, "lnetd: cannot restore the configuration: %s\n",
 			why ? why : strerror(-rc));
@@ -151,6 +151,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	lnetd_nis_reconcile(&d);
+	/* The module gets what the mirror holds, now or when it appears. */
+	if (!strcmp(d.engine, "kernel")) {
+		rc = kbackend_start(&d, &d.kb);
+		if (rc < 0) {
+			fprintf(stderr, "lnetd: cannot start the kernel backend: %s\n",
+				strerror(-rc));
+			goto out;
+		}
+	}
 	rc = sd_bus_attach_event(d.bus, d.event, SD_EVENT_PRIORITY_NORMAL);
 	if (rc >= 0)
 		rc = lnetd_bus_start(&d);
@@ -168,9 +177,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lnetd: event loop: %s\n", strerror(-rc));
 out:
 	sd_bus_flush_close_unref(d.bus);
+	kbackend_stop(d.kb);
 	netif_close(d.netif);
 	sd_event_unref(d.event);
 	lnetd_nis_free(&d);
+	lnetd_tbf_free_all(&d);
 	lne_inst_free(d.mirror);
 	store_close(d.store);
 	free(why);

@@ -84,7 +84,7 @@ bad:
 
 int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t len)
 {
-	char text[LNETD_PATTERN_MAX + LNE_NET_STR_MAX + 1];
+	char text[LNETD_PATTERN_MAX * (LNE_NET_STR_MAX + 2)];
 	struct lne_err err = {.msg = ""};
 	static const char *const tname[] = {"peer_timeout", "peer_credits", "peer_buffer_credits",
 					    "credits"};
@@ -124,7 +124,24 @@ int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t 
 				 sn->pattern, LNETD_PATTERN_MAX - 1);
 			return -EINVAL;
 		}
-		snprintf(text, sizeof(text), "%s@%s", sn->pattern, n->net);
+		/* Several address patterns, space separated, each gets the net. */
+		{
+			const char *p = sn->pattern;
+			size_t used = 0, plen;
+
+			text[0] = '\0';
+			while (*p) {
+				plen = strcspn(p, " ");
+				if (plen)
+					used += (size_t)snprintf(text + used, sizeof(text) - used,
+								 "%s%.*s@%s", used ? " " : "",
+								 (int)plen, p, n->net);
+				p += plen;
+				p += strspn(p, " ");
+				if (used >= sizeof(text))
+					break;
+			}
+		}
 		if (lne_expr_parse(text, &n->match, &err) || lne_expr_is_net(n->match)) {
 			snprintf(why, len, "address pattern '%s': %s", sn->pattern,
 				 n->match ? "it names the whole net, not addresses" : err.msg);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lnetd.h"
+#include "nrs.h"
 #include "numa.h"
 #include "udsp.h"
 
@@ -106,20 +107,73 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 	return 0;
 }
 
-int lnetd_mirror_rebuild(struct lnetd *d, char **why)
+/* Health is running state: what SetHealth or traffic lowered survives a rebuild. */
+struct health {
+	struct lne_nid nid;
+	s32 health;
+	bool peer;
+};
+
+static size_t health_save(const struct lne_inst *ln, struct health **out)
 {
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	const struct lne_peer *peer;
+	const struct lne_net *net;
+	const struct lne_ni *ni;
+	struct health *h = NULL, *grown;
+	size_t n = 0;
+
+	lne_list_for_each_entry(net, &ln->nets, link)
+		lne_list_for_each_entry(ni, &net->nis, link) {
+			if (ni->health == LNE_HEALTH_MAX)
+				continue;
+			grown = realloc(h, (n + 1) * sizeof(*h));
+			if (!grown)
+				break;
+			h = grown;
+			h[n++] = (struct health){ni->nid, ni->health, false};
+		}
+	lne_list_for_each_entry(peer, &ln->peers, link)
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				if (pni->health == LNE_HEALTH_MAX)
+					continue;
+				grown = realloc(h, (n + 1) * sizeof(*h));
+				if (!grown)
+					break;
+				h = grown;
+				h[n++] = (struct health){pni->nid, pni->health, true};
+			}
+	*out = h;
+	return n;
+}
+
+int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why)
+{
+	struct health *h = NULL;
 	struct lne_inst *ln;
 	bool changed;
-	size_t i;
+	size_t i, nh;
 	int rc;
 
 	rc = lnetd_restore(d, &ln, why);
 	if (rc)
 		return rc;
+	nh = health_save(d->mirror, &h);
 	lne_inst_free(d->mirror);
 	d->mirror = ln;
-	rc = lnetd_nis_load(d);
+	rc = tbf ? lnetd_tbf_restore(d, why) : 0;
+	if (!rc)
+		rc = lnetd_nis_load(d);
 	for (i = 0; !rc && i < d->nnis; i++)
 		lnetd_ni_reconcile(d, &d->nis[i], &changed);
+	/* Objects that are gone take their health with them: errors are expected. */
+	for (i = 0; i < nh; i++)
+		if (h[i].peer)
+			lne_peer_ni_set_health(d->mirror, &h[i].nid, h[i].health, NULL);
+		else
+			lne_ni_set_health(d->mirror, &h[i].nid, h[i].health, NULL);
+	free(h);
 	return rc;
 }

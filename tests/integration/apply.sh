@@ -54,14 +54,22 @@ check "one bad operation refuses the list, naming it and why" \
 bcall Export
 check "and nothing of the list is kept" test "$OUT" = "$EXPORT1"
 
+bcall SetHealth ssu peer_ni 10.0.0.2@tcp 500
+check "SetHealth lowers a peer NI's health" has 'u 1'
+bcall AddPeer sasb 10.0.0.1@tcp 1 10.0.0.2@tcp true
+bcall ListPeers
+check "a refused change leaves running health alone" has '"10.0.0.2@tcp" 500'
+bcall SetHealth ssu peer_ni 10.0.0.2@tcp 1001
+check "a health above 1000 is refused" has "health 1001 is above 1000"
+
 bcall Apply 'a(ssa{sv})b' 1 add peer 1 colour s red false
 check "an unknown field is refused by name" has "operation 1 (add peer): unknown field 'colour'"
 bcall Apply 'a(ssa{sv})b' 1 add peer 1 primary u 5 false
 check "a field of the wrong type is refused by name" has "field 'primary' must be a string"
 bcall Apply 'a(ssa{sv})b' 1 add route 1 net s tcp3 false
 check "a missing field is refused by name" has "operation 1 (add route): field 'gateway' is required"
-bcall Apply 'a(ssa{sv})b' 1 set peer 0 false
-check "a verb the object does not have is refused" has "operation 1 (set peer): not an operation"
+bcall Apply 'a(ssa{sv})b' 1 set route 0 false
+check "a verb the object does not have is refused" has "operation 1 (set route): not an operation"
 
 bcall Apply 'a(ssa{sv})b' 2 del peer 1 primary s 2001:db8::5@tcp \
 	del udsp 1 idx u 0 false

@@ -135,8 +135,13 @@ check "a bad CPT list is refused, named" has "'[0,x]' is not a CPT list"
 ip addr del 10.80.0.2/24 dev lnv7
 check "an address that goes takes its NI with it" \
 	wait_for '"nis" a(ssbu) 1 "10.80.0.1@tcp5" "lnv4"'
+bcall Apply 'a(ssa{sv})b' 2 add net 3 net s tcp9 interface s lnv4 pattern s '10.79.0.* 10.80.0.*' \
+	add net 3 net s tcp9 interface s lnv7 pattern s '10.79.0.* 10.80.0.*' false
+check "interfaces may share an ip2nets rule of several patterns" has 'tas 8 2'
+check "and an address matching any of the patterns is used" \
+	wait_for '"tcp9" "lnv4" "applied" 9 "nid" s "10.80.0.1@tcp9"'
 bcall DeleteNI ss tcp5 '10.80.0.*'
-check "DeleteNI takes a pattern" has 't 8'
+check "DeleteNI takes a pattern" has 't 9'
 bcall ListNIs
 has '10.80.0.1@tcp5' >/dev/null && not_ok "and its NIs leave the engine"
 bcall Status

@@ -21,10 +21,10 @@
 
 #include "vm.h"
 
-#define NNIS   64
-#define NPEERS 50000
-#define NRULES 1000
-#define NNIDS  (2 * NPEERS)
+#define NNIS   SCALE_NNIS
+#define NPEERS SCALE_NPEERS
+#define NRULES SCALE_NRULES
+#define NNIDS  SCALE_NNIDS
 
 static void ni_at(unsigned int k, struct lnetk_ni *ni)
 {
@@ -83,19 +83,7 @@ static void rule_at(unsigned int i, struct lnetk_rule *r, char *src, char *dst)
 	}
 }
 
-/*
- * What a restore sends, made before any clock starts: lnetd has these
- * strings at hand (from its database), and making 100,000 of them with
- * snprintf under TCG would weigh on both sides of the comparison alike.
- */
-struct restore {
-	struct lnetk_ni ni[NNIS];
-	char (*nid)[2][LNETK_NID_MAX]; /* per peer: its primary NID and its second one */
-	struct lnetk_rule rule[NRULES];
-	char (*expr)[2][64];
-};
-
-static struct restore *restore_new(void)
+struct restore *restore_new(void)
 {
 	struct restore *rs = calloc(1, sizeof(*rs));
 	unsigned int i;
@@ -113,16 +101,15 @@ static struct restore *restore_new(void)
 	return rs;
 }
 
-static void restore_free(struct restore *rs)
+void restore_free(struct restore *rs)
 {
 	free(rs->nid);
 	free(rs->expr);
 	free(rs);
 }
 
-/* One message per object; @t gets the time the objects took and the time the rules took. */
-static int restore_one_by_one(struct lnetk *lk, const struct restore *rs, double t[2],
-			      struct lnetk_err *err)
+int restore_one_by_one(struct lnetk *lk, const struct restore *rs, double t[2],
+		       struct lnetk_err *err)
 {
 	double t0 = now();
 	unsigned int i;

@@ -20,6 +20,12 @@
 #   kernel       $LNETD_VM_KVER (e.g. 6.1.0-56-amd64), else the newest
 #                /usr/src/linux-headers-*-amd64 with its /boot/vmlinuz-*
 #   accelerator  TCG; KVM only with LNETD_VM_KVM=1 (see TESTING.md)
+#   valgrind     LNETD_VM_VALGRIND=1 runs lnetd under memcheck in the guest
+#                (slow: the scale case is left out)
+#   lnetd        $LNETD_BUILDDIR/lnetd/lnetd (and lnetctl/lnetctl), else the
+#                current directory's when it is a build folder (make check);
+#                without it (or dbus-daemon, or libsystemd's headers) the
+#                lnetd cases are skipped, the module-only ones still run
 #
 # The work dir caches the uncompressed kernel and the busybox tree; the
 # module and programs are rebuilt only when their sources change.
@@ -122,6 +128,58 @@ if [ "$stale" = yes ]; then
 		fail "build genl-test" "$work/genl-test.log"
 fi
 
+# The lnetd cases: lnetd and lnetctl come from the build (make check builds
+# them first); lnetd-test drives them over D-Bus and reads the module with
+# lnetk-client.
+build=${LNETD_BUILDDIR:-$(pwd)}
+lnetd_bin=$build/lnetd/lnetd
+lnetctl_bin=$build/lnetctl/lnetctl
+dbus_daemon=$(command -v dbus-daemon || true)
+lprog=$work/lnetd-test
+lnetd_skip=""
+if [ ! -x "$lnetd_bin" ]; then
+	lnetd_skip="lnetd is not built (set LNETD_BUILDDIR)"
+elif [ -z "$dbus_daemon" ] || [ ! -r /usr/share/dbus-1/session.conf ]; then
+	lnetd_skip="dbus-daemon not found (apt-get install dbus-daemon)"
+elif ! pkg-config --exists libsystemd; then
+	lnetd_skip="libsystemd not found (apt-get install libsystemd-dev)"
+elif [ ! -x "$lnetctl_bin" ] && ! command -v busctl >/dev/null; then
+	lnetd_skip="neither lnetctl nor busctl to configure lnetd with"
+fi
+if [ -z "$lnetd_skip" ]; then
+	lsrcs="$here/lnetd-test.c $here/vm-util.c $here/cases-scale.c $top/lnetd/lnetk-client.c"
+	stale=no
+	[ -x "$lprog" ] || stale=yes
+	for f in $lsrcs $here/vm.h $top/lnetd/lnetk-client.h $top/kernel/uapi/lnetk.h; do
+		[ "$f" -nt "$lprog" ] && stale=yes
+	done
+	if [ "$stale" = yes ]; then
+		# shellcheck disable=SC2046,SC2086
+		gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+			-Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror \
+			-I"$top/kernel" -I"$top/lnetd" \
+			$(pkg-config --cflags libnl-genl-3.0 libsystemd) \
+			-o "$lprog" $lsrcs $(pkg-config --libs libnl-genl-3.0 libsystemd) \
+			>"$work/lnetd-test.log" 2>&1 ||
+			fail "build lnetd-test" "$work/lnetd-test.log"
+	fi
+fi
+
+# The big configuration (64 NIs, 50,000 peers, 1,000 rules) for the restore
+# at lnetd's start: a store filled here by the lnetd under test, from one
+# Apply (a few seconds natively; most of a minute under TCG, all of it in
+# SQLite).  It needs a bus and the right to change lnetd's configuration
+# (root); without them the guest skips that case.
+big=$work/lnetd-big
+if [ -z "$lnetd_skip" ] && { [ ! -s "$big/lnetd.db" ] || [ "$lnetd_bin" -nt "$big/lnetd.db" ] ||
+	[ "$lprog" -nt "$big/lnetd.db" ]; }; then
+	rm -rf "$big" "$work/fill.log"
+	sed 's|<policy context="default">|&<allow user="*"/>|' \
+		/usr/share/dbus-1/session.conf >"$work/bus.conf" &&
+		timeout 300 "$lprog" fill "$work" "$lnetd_bin" "$dbus_daemon" >"$work/fill.out" 2>&1 ||
+		rm -rf "$big"
+fi
+
 # --- the kernel: the xz stream inside the bzImage, for qemu's PVH entry ------
 vmlinux=$work/vmlinux-$kver
 if [ ! -s "$vmlinux" ] || [ "$vmlinuz" -nt "$vmlinux" ]; then
@@ -160,28 +218,75 @@ if [ ! -f "$base/.done" ] || [ "$busybox" -nt "$base/.done" ]; then
 		fail "build the busybox tree in $base"
 fi
 
+# lnet_tree ROOT: lnetd, lnetctl (else busctl), a private bus's dbus-daemon
+# and its configuration (the stock session policy, as tests/integration/lib.sh
+# has it: its eavesdrop rules let method replies through), the dummy driver,
+# and lnetd-test.
+lnetd_tree() {
+	copy_with_libs "$lnetd_bin" "$1" && copy_with_libs "$dbus_daemon" "$1" &&
+		copy_with_libs "$lprog" "$1" || return 1
+	if [ -x "$lnetctl_bin" ]; then
+		copy_with_libs "$lnetctl_bin" "$1" || return 1
+	else
+		copy_with_libs "$(command -v busctl)" "$1" || return 1
+	fi
+	dummy=$(find "/lib/modules/$kver/kernel/drivers/net" -name 'dummy.ko*' | head -n 1)
+	[ -n "$dummy" ] &&
+		install -D -m 644 "$dummy" "$1/lib/modules/$kver/kernel/drivers/net/${dummy##*/}" &&
+		mkdir -p "$1/etc/lnetd-vm" "$1/var/lib/dbus" &&
+		sed 's|<policy context="default">|&<allow user="*"/>|' \
+			/usr/share/dbus-1/session.conf >"$1/etc/lnetd-vm/bus.conf" &&
+		echo 'root:x:0:0:root:/root:/bin/sh' >"$1/etc/passwd" &&
+		echo 'root:x:0:' >"$1/etc/group" &&
+		echo 0123456789abcdef0123456789abcdef >"$1/etc/machine-id" || return 1
+	if [ -s "$big/lnetd.db" ]; then
+		mkdir -p "$1/data" && cp -a "$big" "$1/data/lnetd-big" || return 1
+	fi
+	if [ "${LNETD_VM_VALGRIND:-0}" = 1 ]; then
+		vgl=/usr/libexec/valgrind
+		[ -x /usr/bin/valgrind.bin ] || return 1
+		copy_with_libs /usr/bin/valgrind.bin "$1" && mkdir -p "$1$vgl" &&
+			cp "$vgl/memcheck-amd64-linux" "$vgl/vgpreload_core-amd64-linux.so" \
+				"$vgl/vgpreload_memcheck-amd64-linux.so" "$vgl/default.supp" "$1$vgl/" &&
+			touch "$1/lnetd-valgrind" || return 1
+		# memcheck needs ld.so's symbols: its detached ones (libc6-dbg), by build id.
+		id=$(readelf -n "$(readlink -f /lib64/ld-linux-x86-64.so.2)" |
+			sed -n 's/.*Build ID: \(..\)\(.*\)/\1\/\2/p')
+		[ -r "/usr/lib/debug/.build-id/$id.debug" ] ||
+			{ echo "LNETD_VM_VALGRIND needs libc6-dbg" >&2 && return 1; }
+		install -D -m 644 "/usr/lib/debug/.build-id/$id.debug" \
+			"$1/usr/lib/debug/.build-id/$id.debug"
+	fi
+}
+
 root=$work/root
 rm -rf "$root"
 cp -a "$base" "$root" &&
 	install -D -m 644 "$work/kmod/lnetk.ko" "$root/lib/modules/$kver/extra/lnetk.ko" &&
+	{ [ -n "$lnetd_skip" ] || lnetd_tree "$root"; } &&
 	"$busybox" depmod -b "$root" "$kver" &&
 	copy_with_libs "$prog" "$root" &&
 	install -D -m 644 "$top/tests/data/select-conformance.scn" \
 		"$root/data/select-conformance.scn" &&
 	install -m 755 "$here/init" "$root/init" &&
+	{ [ -z "$lnetd_skip" ] || echo "$lnetd_skip" >"$root/lnetd-skip"; } &&
+	{ [ -n "$lnetd_skip" ] || ! nm "$build/lnetd/lnetd-bus.o" 2>/dev/null |
+		grep -q ' U kbackend_set_health$' || touch "$root/lnetd-sethealth"; } &&
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.cpio.gz" ||
 	fail "build the initramfs in $root"
 
 # --- one boot, every case ---------------------------------------------------
 accel="-accel tcg"
 [ "${LNETD_VM_KVM:-0}" = 1 ] && accel="-accel kvm -cpu host"
+outer=900
+[ "${LNETD_VM_VALGRIND:-0}" = 1 ] && outer=2700
 start=$(date +%s.%N)
 # 1 GiB: the scale cases hold two instances of 100,000 peer NIDs and a
 # multi-megabyte batch.  The guest's groups time out on their own (init);
 # this outer limit only catches a guest that hangs as a whole.
 {
 	# shellcheck disable=SC2086
-	timeout 900 "$qemu" $accel -m 1024 -nodefaults -no-user-config -display none \
+	timeout "$outer" "$qemu" $accel -m 1024 -nodefaults -no-user-config -display none \
 		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$work/initramfs.cpio.gz" \
 		-append 'console=ttyS0 quiet panic=-1' </dev/null 2>&1
 	echo "$?" >"$work/qemu.status"

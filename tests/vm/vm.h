@@ -66,6 +66,33 @@ void raw_end(struct raw *r);
 /* Send, free, and return the kernel's errno (0 on success) and its extack message. */
 int raw_send(struct raw *r, char *ext, size_t extlen);
 
+/* --- the restore lnetd does at start: 64 NIs, 50,000 peers x 2 NIDs, 1,000 rules ------ */
+
+#define SCALE_NNIS   64
+#define SCALE_NPEERS 50000
+#define SCALE_NRULES 1000
+#define SCALE_NNIDS  (2 * SCALE_NPEERS)
+
+/*
+ * What a restore sends, made before any clock starts: lnetd has these
+ * strings at hand (from its database), and making 100,000 of them with
+ * snprintf under TCG would weigh on both sides of the comparison alike.
+ * NI k is 192.168.k.1@o2ib(k % 4 + 1); peer i is 10.a.b.c and 11.a.b.c
+ * on o2ib(i % 4 + 1); the rules are bench-engine.c's (cases-scale.c).
+ */
+struct restore {
+	struct lnetk_ni ni[SCALE_NNIS];
+	char (*nid)[2][LNETK_NID_MAX]; /* per peer: its primary NID and its second one */
+	struct lnetk_rule rule[SCALE_NRULES];
+	char (*expr)[2][64];
+};
+
+struct restore *restore_new(void);
+void restore_free(struct restore *rs);
+/* One message per object; @t gets the time the objects took and the time the rules took. */
+int restore_one_by_one(struct lnetk *lk, const struct restore *rs, double t[2],
+		       struct lnetk_err *err);
+
 /* --- the case groups ----------------------------------------------------------- */
 
 void cases_basic(void);
