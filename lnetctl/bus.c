@@ -73,6 +73,20 @@ int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char
 	return 0;
 }
 
+int ctl_send(sd_bus *bus, sd_bus_message *m, int rc)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+
+	if (rc >= 0)
+		rc = sd_bus_call(bus, m, CALL_TIMEOUT_US, &e, &reply);
+	rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	sd_bus_message_unref(m);
+	return rc;
+}
+
 /* --- operations on the bus ----------------------------------------------------- */
 
 static int append_val(sd_bus_message *m, const struct cf_field *f)
@@ -142,6 +156,15 @@ static int apply_error(const sd_bus_error *e, int rc, const struct cf_doc *doc, 
 	unsigned long n;
 	char *end;
 
+	/* Not from a file: the operations are the command's own, their numbers say nothing. */
+	if (!fname && !strncmp(msg, "operation ", 10) && strstr(msg, "): ")) {
+		sd_bus_error plain = SD_BUS_ERROR_NULL;
+
+		sd_bus_error_set(&plain, e->name, strstr(msg, "): ") + 3);
+		rc = ctl_bus_error(&plain, rc);
+		sd_bus_error_free(&plain);
+		return rc;
+	}
 	if (fname && !strncmp(msg, "operation ", 10)) {
 		n = strtoul(msg + 10, &end, 10);
 		end = strstr(end, "): ");
@@ -199,19 +222,21 @@ static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, si
 	return rc < 0 ? rc : 0;
 }
 
-int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t *gen, char ***changes,
-	      const char *fname)
+int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
+	      char ***changes, const char *fname)
 {
 	sd_bus_message *m = NULL, *reply = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int rc;
 
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER, "Apply");
+					    LNETD_BUS_MANAGER, exclusive ? "ApplyWith" : "Apply");
 	if (rc >= 0)
 		rc = append_ops(m, doc);
 	if (rc >= 0)
-		rc = sd_bus_message_append(m, "b", (int)dry);
+		rc = exclusive ? sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry,
+						       "exclusive", "b", 1)
+			       : sd_bus_message_append(m, "b", (int)dry);
 	if (rc >= 0)
 		rc = wait_reply(bus, m, &reply, doc->nop);
 	sd_bus_message_unref(m);

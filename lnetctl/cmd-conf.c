@@ -25,6 +25,7 @@ static int slurp(const char *path, char **text, size_t *len)
 		return ctl_fail(EXIT_FILE, "%s: %s", path, strerror(errno));
 	buf = malloc(cap);
 	*len = 0;
+	errno = 0;
 	while (buf && (n = fread(buf + *len, 1, cap - *len, f)) > 0) {
 		*len += n;
 		if (*len == cap) {
@@ -39,9 +40,11 @@ static int slurp(const char *path, char **text, size_t *len)
 		}
 	}
 	if (buf && ferror(f)) {
+		int e = errno ? errno : EIO; /* EISDIR for a directory, say */
+
 		free(buf);
 		buf = NULL;
-		errno = EIO;
+		errno = e;
 	} else if (!buf && !errno) {
 		errno = EFBIG;
 	}
@@ -205,7 +208,7 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 	}
 	rc = ctl_bus(&bus);
 	if (!rc)
-		rc = ctl_apply(bus, &doc, dry, &gen, &changes, fname);
+		rc = ctl_apply(bus, &doc, dry, false, &gen, &changes, fname);
 	if (!rc && dry) {
 		struct yout *y = yout_begin(stdout);
 

@@ -37,19 +37,40 @@ static int ni_options(struct ctl_opt *opt, struct cf_op *op)
 	return 0;
 }
 
+/*
+ * One NI.  "eth0[0,1]" is eth0 on CPTs [0,1], Lustre's way of writing
+ * both; it and --cpt must then agree.
+ */
 static int push_ni(struct cf_doc *doc, struct ctl_opt *opt, const char *net, const char *ifname,
 		   const char *pattern)
 {
 	struct cf_op *op = cf_op_new("add", "net");
+	const char *br = ifname ? strchr(ifname, '[') : NULL;
+	struct ctl_opt *cpt = ctl_opt(opt, "cpt");
+	char *name = NULL;
 	int rc;
 
-	if (!op || cf_op_set_str(op, "net", net) ||
-	    (ifname && cf_op_set_str(op, "interface", ifname)) ||
+	if (br && (br == ifname || ifname[strlen(ifname) - 1] != ']')) {
+		cf_op_free(op);
+		return ctl_usage("'%s' is not an interface, nor one with CPTs like eth0[0,1]",
+				 ifname);
+	}
+	if (br && cpt->given && strcmp(cpt->val, br)) {
+		cf_op_free(op);
+		return ctl_usage("the CPTs of %s disagree with --cpt %s", ifname, cpt->val);
+	}
+	name = br ? strndup(ifname, (size_t)(br - ifname)) : NULL;
+	if (!op || (br && !name) || cf_op_set_str(op, "net", net) ||
+	    (ifname && cf_op_set_str(op, "interface", br ? name : ifname)) ||
 	    (pattern && cf_op_set_str(op, "pattern", pattern))) {
 		cf_op_free(op);
+		free(name);
 		return ctl_fail(EXIT_REFUSED, "out of memory");
 	}
+	free(name);
 	rc = ni_options(opt, op);
+	if (!rc && br && cf_op_set_str(op, "cpts", br))
+		rc = ctl_fail(EXIT_REFUSED, "out of memory");
 	if (rc) {
 		cf_op_free(op);
 		return rc;
@@ -133,37 +154,9 @@ static int net_add(struct ctl_opt *opt, int argc, char **argv)
 	}
 	if (!rc)
 		rc = ctl_bus(&bus);
-	if (!rc && doc.nop == 1 && !ip2->given) {
-		/* One NI: AddNI, which (unlike a batch) says if it exists already. */
-		sd_bus_message *m = NULL, *reply = NULL;
-		sd_bus_error e = SD_BUS_ERROR_NULL;
-		size_t k;
-
-		rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-						    LNETD_BUS_MANAGER, "AddNI");
-		if (rc >= 0)
-			rc = sd_bus_message_append(m, "ss", net->val, ifv[0]);
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(m, 'a', "{sv}");
-		for (k = 0; rc >= 0 && k < doc.op[0].nf; k++) {
-			const struct cf_field *f = &doc.op[0].f[k];
-
-			if (!strcmp(f->key, "net") || !strcmp(f->key, "interface"))
-				continue;
-			rc = f->val.type == CF_STR
-				     ? sd_bus_message_append(m, "{sv}", f->key, "s", f->val.s)
-				     : sd_bus_message_append(m, "{sv}", f->key, "u", f->val.u);
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_close_container(m);
-		if (rc >= 0)
-			rc = sd_bus_call(bus, m, 0, &e, &reply);
-		rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
-		sd_bus_error_free(&e);
-		sd_bus_message_unref(m);
-		sd_bus_message_unref(reply);
-	} else if (!rc) {
-		rc = ctl_apply(bus, &doc, false, &gen, &changes, NULL);
+	/* One change, all the NIs or none; an NI there already is refused. */
+	if (!rc) {
+		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
 	}
 	ctl_strv_free(changes);
 	ctl_strv_free(ifv);
@@ -210,7 +203,7 @@ static int net_del(struct ctl_opt *opt, int argc, char **argv)
 			rc = ctl_fail(EXIT_REFUSED, "out of memory");
 	}
 	if (!rc && n > 1)
-		rc = ctl_apply(bus, &doc, false, &gen, &changes, NULL);
+		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
 	ctl_strv_free(changes);
 	cf_doc_free(&doc);
 	ctl_strv_free(ifv);

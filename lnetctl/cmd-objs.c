@@ -26,8 +26,7 @@ static int route_add(struct ctl_opt *opt, int argc, char **argv)
 	static const char *const fields[] = {"hops", "priority", "sensitivity"};
 	static const uint32_t max[] = {255, 4294967294u, UINT32_MAX};
 	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
-	sd_bus_message *m = NULL, *reply = NULL;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
 	sd_bus *bus = NULL;
 	uint32_t v[3];
 	int rc = 0, k;
@@ -54,12 +53,7 @@ static int route_add(struct ctl_opt *opt, int argc, char **argv)
 			rc = sd_bus_message_append(m, "{sv}", fields[k], "u", v[k]);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(m);
-	if (rc >= 0)
-		rc = sd_bus_call(bus, m, 0, &e, &reply);
-	rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(m);
-	return finish(rc, bus, reply);
+	return finish(ctl_send(bus, m, rc), bus, NULL);
 }
 
 static int route_del(struct ctl_opt *opt, int argc, char **argv)
@@ -135,8 +129,7 @@ static int udsp_add(struct ctl_opt *opt, int argc, char **argv)
 	struct ctl_opt *src = ctl_opt(opt, "src"), *dst = ctl_opt(opt, "dst"),
 		       *rte = ctl_opt(opt, "rte"), *prio = ctl_opt(opt, "priority"),
 		       *idx = ctl_opt(opt, "idx");
-	sd_bus_message *m = NULL, *reply = NULL;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
 	sd_bus *bus = NULL;
 	uint32_t p = 0, i = 0;
 	int rc = 0;
@@ -164,12 +157,7 @@ static int udsp_add(struct ctl_opt *opt, int argc, char **argv)
 		rc = sd_bus_message_append(m, "{sv}", "idx", "u", i);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(m);
-	if (rc >= 0)
-		rc = sd_bus_call(bus, m, 0, &e, &reply);
-	rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(m);
-	return finish(rc, bus, reply);
+	return finish(ctl_send(bus, m, rc), bus, NULL);
 }
 
 static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
@@ -399,6 +387,36 @@ const struct ctl_cmd ctl_udsp_cmds[] = {
 	{"udsp show",
 	 "[--idx IDX] [-v]",
 	 "Show the rules in order as YAML.",
+	 udsp_show,
+	 {{"idx", 0, "IDX", "only this rule"}, {"verbose", 'v', NULL, "also each rule's kind"}},
+	 0,
+	 0},
+	{0},
+};
+
+/* The UDSP design's name for the same commands (lnetctl policy add ...). */
+const struct ctl_cmd ctl_policy_cmds[] = {
+	{"policy add",
+	 "[--src EXPR] [--dst EXPR] [--rte EXPR] [--priority P] [--idx IDX]",
+	 "The UDSP design's spelling of udsp add.",
+	 udsp_add,
+	 {{"src", 0, "EXPR", "local NIs or nets: *@o2ib1 (the net), 10.10.10.2@o2ib1"},
+	  {"dst", 0, "EXPR", "peer NIs or nets"},
+	  {"rte", 0, "EXPR", "routers"},
+	  {"priority", 0, "P", "lower is preferred"},
+	  {"idx", 0, "IDX", "the rule's place (default: last)"}},
+	 0,
+	 0},
+	{"policy del",
+	 "--idx IDX | --all",
+	 "The UDSP design's spelling of udsp del.",
+	 udsp_del,
+	 {{"idx", 0, "IDX", "the rule's index"}, {"all", 0, NULL, "every rule"}},
+	 0,
+	 0},
+	{"policy show",
+	 "[--idx IDX] [-v]",
+	 "The UDSP design's spelling of udsp show.",
 	 udsp_show,
 	 {{"idx", 0, "IDX", "only this rule"}, {"verbose", 'v', NULL, "also each rule's kind"}},
 	 0,

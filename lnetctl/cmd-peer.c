@@ -166,8 +166,7 @@ int ctl_nids_expand(const char *list, const char *what, char ***out, size_t *n)
 static int peer_add(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *prim = ctl_opt(opt, "prim-nid"), *nid = ctl_opt(opt, "nid");
-	sd_bus_message *reply = NULL, *m = NULL;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
 	char **nids = NULL;
 	const char *primary;
 	sd_bus *bus = NULL;
@@ -180,6 +179,10 @@ static int peer_add(struct ctl_opt *opt, int argc, char **argv)
 		rc = ctl_nids_expand(nid->val, "--nid", &nids, &n);
 	if (rc)
 		return rc;
+	if (nid->given && !n) {
+		ctl_strv_free(nids);
+		return ctl_usage("--nid: no NID in '%s'", nid->val);
+	}
 	primary = prim->given ? prim->val : nids[0];
 	if (!primary) {
 		ctl_strv_free(nids);
@@ -195,13 +198,8 @@ static int peer_add(struct ctl_opt *opt, int argc, char **argv)
 			rc = sd_bus_message_append_strv(m, nids);
 		if (rc >= 0)
 			rc = sd_bus_message_append(m, "b", !ctl_opt(opt, "non-mr")->given);
-		if (rc >= 0)
-			rc = sd_bus_call(bus, m, 0, &e, &reply);
-		rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
+		rc = ctl_send(bus, m, rc);
 	}
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(m);
-	sd_bus_message_unref(reply);
 	ctl_strv_free(nids);
 	sd_bus_flush_close_unref(bus);
 	return rc;
@@ -210,33 +208,30 @@ static int peer_add(struct ctl_opt *opt, int argc, char **argv)
 static int peer_del(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *prim = ctl_opt(opt, "prim-nid"), *nid = ctl_opt(opt, "nid");
-	sd_bus_message *reply = NULL, *m = NULL;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
 	char **nids = NULL;
 	sd_bus *bus = NULL;
 	size_t n = 0;
 	int rc = 0;
 
-	if (!prim->given)
-		return ctl_usage("--prim_nid is required");
+	/* Without --prim_nid the NIDs name their peer themselves (the design's peer del). */
+	if (!prim->given && !nid->given)
+		return ctl_usage("--prim_nid or --nid is required");
 	if (nid->given)
 		rc = ctl_nids_expand(nid->val, "--nid", &nids, &n);
+	if (!rc && nid->given && !n)
+		rc = ctl_usage("--nid: no NID in '%s'", nid->val);
 	if (!rc)
 		rc = ctl_bus(&bus);
 	if (!rc) {
 		rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
 						    LNETD_BUS_MANAGER, "DeletePeer");
 		if (rc >= 0)
-			rc = sd_bus_message_append(m, "s", prim->val);
+			rc = sd_bus_message_append(m, "s", prim->given ? prim->val : nids[0]);
 		if (rc >= 0)
 			rc = sd_bus_message_append_strv(m, nids);
-		if (rc >= 0)
-			rc = sd_bus_call(bus, m, 0, &e, &reply);
-		rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
+		rc = ctl_send(bus, m, rc);
 	}
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(m);
-	sd_bus_message_unref(reply);
 	ctl_strv_free(nids);
 	sd_bus_flush_close_unref(bus);
 	return rc;
@@ -379,8 +374,8 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 0,
 	 0},
 	{"peer del",
-	 "--prim_nid NID [--nid NID[,NID...]]",
-	 "Remove a peer, or only the NIDs given.",
+	 "--prim_nid NID [--nid NID[,NID...]] | --nid NID[,NID...]",
+	 "Remove a peer, or only the NIDs given (which name their peer).",
 	 peer_del,
 	 {{"prim-nid", 0, "NID", "the peer's primary NID"}, {"nid", 0, "NIDS", "only these NIDs"}},
 	 0,

@@ -46,21 +46,28 @@ static const struct fielddef schema[] = {
 	{"udsp", "rte", CF_STR, false},
 	{"udsp", "priority", CF_U32, false},
 	{"udsp", "idx", CF_U32, false},
+	{"udsp", "kind", CF_STR, false}, /* selection:'s; lnet.conf's udsp: has no such key */
 	{"global", "name", CF_STR, true},
 	{"global", "value", CF_U32, true},
+	{"tbf", "service", CF_STR, true},
+	{"tbf", "queue", CF_STR, false},
+	{"tbf", "type", CF_STR, false},
+	{"tbf", "depth", CF_U32, false},
+	{"tbf", "rules", CF_STRV, false},
 };
 
-/* 0: emit it; 1: skip it (tbf); -EINVAL: not something lnet.conf can say. */
+/* 0: emit it; -EINVAL: not something lnet.conf can say. */
 static int emit_check(const struct cf_op *op)
 {
 	const struct fielddef *d;
 	const char *pat;
 	size_t i, j, nd = sizeof(schema) / sizeof(schema[0]);
 
-	if (!strcmp(op->obj, "tbf"))
-		return 1;
 	if (cf_op_rank(op) == CF_R_OTHER ||
-	    strcmp(op->verb, cf_op_rank(op) == CF_R_GLOBAL ? "set" : "add"))
+	    strcmp(op->verb, cf_op_rank(op) == CF_R_GLOBAL || cf_op_rank(op) == CF_R_TBF ||
+					     cf_op_rank(op) == CF_R_PEERS
+				     ? "set"
+				     : "add"))
 		return -EINVAL;
 	for (i = 0; i < op->nf; i++) {
 		const struct cf_val *v = &op->f[i].val;
@@ -329,12 +336,79 @@ static int emit_globals(struct yout *y, const struct cf_doc *doc)
 	return 0;
 }
 
+/* peers: the Multi-Rail design's peers, each exactly its NIDs (set peer). */
+static int emit_seed_peers(struct yout *y, const struct cf_doc *doc)
+{
+	char *const *nids;
+	size_t i, k, n;
+
+	yout_key(y, "peers");
+	yout_seq_begin(y);
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (cf_op_rank(op) != CF_R_PEERS || emit_check(op))
+			continue;
+		nids = cf_op_get_strv(op, "nids", &n);
+		yout_map_begin(y);
+		yout_key(y, "nids");
+		yout_seq_begin(y);
+		yout_str(y, cf_op_get_str(op, "primary"));
+		for (k = 0; nids && k < n; k++)
+			yout_str(y, nids[k]);
+		yout_seq_end(y);
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	return 0;
+}
+
+/* tbf: lnetd's section, one entry per queue of a service's policy. */
+static int emit_tbf(struct yout *y, const struct cf_doc *doc)
+{
+	static const char *const strs[] = {"service", "queue", "type"};
+	char *const *rules;
+	uint32_t u;
+	size_t i, k, n;
+
+	yout_key(y, "tbf");
+	yout_seq_begin(y);
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (cf_op_rank(op) != CF_R_TBF || emit_check(op))
+			continue;
+		yout_map_begin(y);
+		for (k = 0; k < 3; k++)
+			if (cf_op_get_str(op, strs[k])) {
+				yout_key(y, strs[k]);
+				yout_str(y, cf_op_get_str(op, strs[k]));
+			}
+		if (cf_op_get_u32(op, "depth", &u)) {
+			yout_key(y, "depth");
+			yout_u32(y, u);
+		}
+		rules = cf_op_get_strv(op, "rules", &n);
+		if (cf_op_get(op, "rules")) { /* an empty list says "no rule but default" */
+			yout_key(y, "rules");
+			yout_seq_begin(y);
+			for (k = 0; k < n; k++)
+				yout_str(y, rules[k]);
+			yout_seq_end(y);
+		}
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	return 0;
+}
+
 int cf_emit(FILE *out, const struct cf_doc *doc, unsigned int flags)
 {
 	static int (*const section[])(struct yout *, const struct cf_doc *) = {
-		[CF_R_NET] = emit_nets,	  [CF_R_IP2NETS] = emit_ip2nets,
-		[CF_R_PEER] = emit_peers, [CF_R_ROUTE] = emit_routes,
-		[CF_R_UDSP] = emit_udsps, [CF_R_GLOBAL] = emit_globals,
+		[CF_R_NET] = emit_nets,	      [CF_R_IP2NETS] = emit_ip2nets,
+		[CF_R_PEER] = emit_peers,     [CF_R_PEERS] = emit_seed_peers,
+		[CF_R_ROUTE] = emit_routes,   [CF_R_UDSP] = emit_udsps,
+		[CF_R_GLOBAL] = emit_globals, [CF_R_TBF] = emit_tbf,
 	};
 	bool used[CF_R__COUNT] = {false}, gseen[CF_NGLOBALS] = {false};
 	struct yout *y;

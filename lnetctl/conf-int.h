@@ -35,9 +35,11 @@ enum cf_rank {
 	CF_R_NET,     /* net ops without a pattern: the net: section */
 	CF_R_IP2NETS, /* net ops with a pattern: the ip2nets: section */
 	CF_R_PEER,
+	CF_R_PEERS, /* set peer: the Multi-Rail design's peers: section */
 	CF_R_ROUTE,
 	CF_R_UDSP,
 	CF_R_GLOBAL,
+	CF_R_TBF,
 	CF_R_OTHER,
 	CF_R__COUNT,
 };

@@ -633,10 +633,160 @@ static const struct keydef net_keys[] = {
 	{NULL, NULL},
 };
 
+/*
+ * The Multi-Rail design's net: entries, beside Lustre's "net type" form:
+ *   - net: o2ib1                        - net: o2ib
+ *     interfaces:                         intf: ib0        (optional)
+ *       - intf: ib0                       pattern: 192.168.2.*
+ *         CPT: 1,3
+ *     tunables: {...}
+ * and, to delete, "- net: o2ib1" alone (the whole net) or with interfaces.
+ */
+struct seed_net {
+	struct ni_spec s;
+	yaml_node_t *ifaces, *pattern;
+};
+
+static int h_seed_net(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct seed_net *n = st;
+	const char *str;
+
+	n->s.net = v;
+	return get_str(p, "net", v, &str);
+}
+
+static int h_seed_intf(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct ni_spec *s = st;
+	const char *str;
+	int rc = get_str(p, "intf", v, &str);
+
+	return rc ? rc : nodes_push(p, &s->ifs, v);
+}
+
+static int h_seed_ifaces(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	((struct seed_net *)st)->ifaces = v;
+	return 0;
+}
+
+static int h_seed_pattern(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct seed_net *n = st;
+	const char *str;
+
+	n->pattern = v;
+	return get_str(p, "pattern", v, &str);
+}
+
+static int h_seed_tunables(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	static const struct keydef keys[] = {
+		{"peer_timeout", h_tun}, {"peer_credits", h_tun}, {"peer_buffer_credits", h_tun},
+		{"credits", h_tun},	 {"seq_no", NULL},	  {NULL, NULL},
+	};
+
+	return walk_map(p, v, "tunables", "tunables", keys, &((struct seed_net *)st)->s);
+}
+
+static int h_seed_entry_intf(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return h_seed_intf(p, k, v, &((struct seed_net *)st)->s);
+}
+
+static int h_seed_entry_cpt(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return h_cpt(p, k, v, &((struct seed_net *)st)->s);
+}
+
+static const struct keydef seed_net_keys[] = {
+	{"net", h_seed_net},
+	{"interfaces", h_seed_ifaces},
+	{"tunables", h_seed_tunables},
+	{"intf", h_seed_entry_intf},
+	{"pattern", h_seed_pattern},
+	{"CPT", h_seed_entry_cpt},
+	{"seq_no", NULL},
+	{NULL, NULL},
+};
+
+static const struct keydef seed_intf_keys[] = {
+	{"intf", h_seed_intf},
+	{"CPT", h_cpt},
+	{"detail", NULL}, /* the design's show-only flag */
+	{NULL, NULL},
+};
+
+/* One "- intf: ib0  CPT: 1,3" item: an NI with the entry's net and tunables. */
+static int do_seed_intf(struct ps *p, yaml_node_t *item, void *st)
+{
+	const struct seed_net *n = st;
+	struct ni_spec it = {.net = n->s.net};
+	int rc;
+
+	memcpy(it.tun_set, n->s.tun_set, sizeof(it.tun_set));
+	memcpy(it.tun, n->s.tun, sizeof(it.tun));
+	rc = walk_map(p, item, "interfaces", "an interface", seed_intf_keys, &it);
+	if (!rc && !it.ifs.n)
+		rc = fail(p, item, "intf", "missing in an interface");
+	if (!rc && !it.cpts && n->s.cpts && !(it.cpts = strdup(n->s.cpts)))
+		rc = nomem(p);
+	rc = rc ? rc : ni_ops(p, &it, NULL);
+	ni_spec_free(&it);
+	return rc;
+}
+
+static int do_seed_net(struct ps *p, yaml_node_t *item)
+{
+	struct seed_net n = {0};
+	int rc = walk_map(p, item, "net", "a net", seed_net_keys, &n);
+
+	if (rc)
+		goto out;
+	if (cf_net_is_lo(sval(n.s.net)))
+		goto out;
+	if (n.pattern && n.ifaces)
+		rc = fail(p, n.ifaces, "interfaces",
+			  "a pattern entry names at most one interface, with intf:");
+	else if (n.pattern && !(rc = nodes_push(p, &n.s.ranges, n.pattern)))
+		rc = ni_ops(p, &n.s, sval(n.pattern));
+	else if (n.s.ifs.n)
+		rc = fail(p, n.s.ifs.v[0], "intf", "goes with a pattern (or under interfaces:)");
+	else if (n.ifaces && !is_null(n.ifaces))
+		rc = walk_seq(p, n.ifaces, "interfaces", "interfaces", do_seed_intf, &n);
+	else if (p->mode == CF_DEL) {
+		struct cf_op *op = op_at("del", "net", n.s.net);
+
+		rc = push(p, op, op ? cf_op_set_str(op, "net", sval(n.s.net)) : 0);
+	} else
+		rc = fail(p, item, "interfaces", "missing: a net needs interfaces or a pattern");
+out:
+	ni_spec_free(&n.s);
+	return rc;
+}
+
+/* Which form a net: entry is in: Lustre's says "net type", the design's "net". */
+static bool seed_form(struct ps *p, yaml_node_t *item)
+{
+	const yaml_node_pair_t *pr;
+
+	if (item->type != YAML_MAPPING_NODE)
+		return false;
+	for (pr = item->data.mapping.pairs.start; pr < item->data.mapping.pairs.top; pr++)
+		if (!strcmp(sval(node(p, pr->key)), "net"))
+			return true;
+	return false;
+}
+
 static int do_net(struct ps *p, yaml_node_t *item, void *st)
 {
 	struct net_entry e = {0};
-	int rc = walk_map(p, item, "net", "a net", net_keys, &e);
+	int rc;
+
+	if (seed_form(p, item))
+		return do_seed_net(p, item);
+	rc = walk_map(p, item, "net", "a net", net_keys, &e);
 
 	if (rc)
 		return rc;
@@ -1176,10 +1326,306 @@ static int sec_udsp(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
 	return walk_seq(p, v, "udsp", "UDSP rules", do_udsp, NULL);
 }
 
+/* ---------------------------------------------------------------------- */
+/* tbf: (lnetd's; Lustre keeps NRS TBF in lctl set_param, not in lnet.conf) */
+/* ---------------------------------------------------------------------- */
+
+struct tbf_spec {
+	yaml_node_t *service, *queue, *type, *depth_key;
+	uint32_t depth;
+	struct nodes rules;
+	bool has_rules, shown; /* shown: tbf show's entries, in match order */
+};
+
+static int h_tbf_str(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct tbf_spec *s = st;
+	const char *str;
+	int rc = get_str(p, sval(k), v, &str);
+
+	if (rc)
+		return rc;
+	if (!strcmp(sval(k), "service"))
+		s->service = v;
+	else if (!strcmp(sval(k), "queue")) {
+		if (strcmp(str, "reg") && strcmp(str, "hp"))
+			return fail(p, v, "queue", "'%s' is neither reg nor hp", str);
+		s->queue = v;
+	} else
+		s->type = v;
+	return 0;
+}
+
+static int h_tbf_depth(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct tbf_spec *s = st;
+
+	s->depth_key = k;
+	return get_u32(p, "depth", v, &s->depth, NULL);
+}
+
+/* A rule as text, or as tbf show prints it: {name, rule, rate, ..., stats}. */
+static const struct keydef tbf_shown_rule_keys[] = {
+	{"name", NULL},	   {"rule", NULL},  {"rate", NULL}, {"realtime", NULL},
+	{"classes", NULL}, {"stats", NULL}, {NULL, NULL},
+};
+
+static int do_tbf_rule(struct ps *p, yaml_node_t *item, void *st)
+{
+	struct tbf_spec *s = st;
+	const yaml_node_pair_t *pr;
+	const char *str;
+	int rc;
+
+	if (item->type == YAML_MAPPING_NODE) {
+		rc = walk_map(p, item, "rules", "a TBF rule", tbf_shown_rule_keys, NULL);
+		for (pr = item->data.mapping.pairs.start; !rc && pr < item->data.mapping.pairs.top;
+		     pr++)
+			if (!strcmp(sval(node(p, pr->key)), "rule")) {
+				s->shown = true;
+				rc = get_str(p, "rule", node(p, pr->value), &str);
+				return rc ? rc : nodes_push(p, &s->rules, node(p, pr->value));
+			}
+		return rc ? rc : fail(p, item, "rule", "missing in a TBF rule");
+	}
+	rc = get_str(p, "rules", item, &str);
+	return rc ? rc : nodes_push(p, &s->rules, item);
+}
+
+static int h_tbf_rules(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct tbf_spec *s = st;
+
+	s->has_rules = true;
+	return walk_seq(p, v, "rules", "TBF rules", do_tbf_rule, st);
+}
+
+static const struct keydef tbf_keys[] = {
+	{"service", h_tbf_str}, {"queue", h_tbf_str},	{"type", h_tbf_str},
+	{"depth", h_tbf_depth}, {"rules", h_tbf_rules}, {"classes", NULL}, /* tbf show -v */
+	{NULL, NULL},
+};
+
+static int do_tbf(struct ps *p, yaml_node_t *item, void *st)
+{
+	struct tbf_spec s = {0};
+	struct cf_op *op;
+	size_t i;
+	int rc = walk_map(p, item, "tbf", "a TBF policy", tbf_keys, &s);
+
+	if (!rc && !s.service)
+		rc = fail(p, item, "service", "missing in a TBF policy");
+	if (rc) {
+		free(s.rules.v);
+		return rc;
+	}
+	op = op_at(p->mode == CF_DEL ? "del" : "set", "tbf", item);
+	rc = op ? cf_op_set_str(op, "service", sval(s.service)) : 0;
+	if (p->mode != CF_DEL) {
+		const char **v = calloc(s.rules.n + 1, sizeof(*v));
+
+		if (!rc)
+			rc = cf_op_set_str(op, "queue", s.queue ? sval(s.queue) : "reg");
+		if (!rc && s.type)
+			rc = cf_op_set_str(op, "type", sval(s.type));
+		if (!rc && s.depth_key)
+			rc = cf_op_set_u32(op, "depth", s.depth);
+		/* tbf show lists rules in match order; replaying goes last rule first. */
+		for (i = 0; v && i < s.rules.n; i++)
+			v[i] = sval(s.rules.v[s.shown ? s.rules.n - 1 - i : i]);
+		if (!rc && s.has_rules)
+			rc = v ? cf_op_set_strv(op, "rules", v, s.rules.n) : -ENOMEM;
+		free(v);
+	}
+	free(s.rules.v);
+	return push(p, op, rc);
+}
+
+static int sec_tbf(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return walk_seq(p, v, "tbf", "TBF policies", do_tbf, NULL);
+}
+
+/* ---------------------------------------------------------------------- */
+/* peers: and selection: (the Multi-Rail design's forms)                   */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * A peer's nids: "nids: {0: a, 1: b}" or a list; or, as the design prints
+ * its first examples, "- nids:" with the numbered NIDs at the same indent,
+ * which YAML reads as siblings of an empty nids: (taken as meant).
+ */
+static int seed_peer_nids(struct ps *p, yaml_node_t *item, struct nodes *nids)
+{
+	const yaml_node_pair_t *pr;
+	bool have_nids = false;
+	const char *str;
+	int rc = check_map(p, item, "peers", "a peer");
+
+	for (pr = item->data.mapping.pairs.start; !rc && pr < item->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = node(p, pr->key), *v = node(p, pr->value);
+		const char *key = sval(k);
+
+		if (!strcmp(key, "nids")) {
+			have_nids = true;
+			if (!is_null(v))
+				rc = get_strs(p, k, v, nids);
+		} else if (*key && strspn(key, "0123456789") == strlen(key)) {
+			rc = get_str(p, key, v, &str);
+			rc = rc ? rc : nodes_push(p, nids, v);
+		} else if (strcmp(key, "seq_no")) {
+			rc = fail(p, k, key, "unknown key in a peer");
+		}
+	}
+	if (!rc && !have_nids)
+		rc = fail(p, item, "nids", "missing in a peer");
+	return rc;
+}
+
+/*
+ * "- nids: {0: a, 1: b}": a peer with exactly these NIDs.  Importing it again
+ * with another list refreshes the peer (set peer: NIDs added and removed to
+ * match); with --del, the listed NIDs of the peer that has them go.
+ */
+static int do_seed_peer(struct ps *p, yaml_node_t *item, void *st)
+{
+	struct nodes nids = {0};
+	const char **v = NULL;
+	struct cf_op *op = NULL;
+	size_t i;
+	int rc = seed_peer_nids(p, item, &nids);
+
+	if (!rc && !nids.n)
+		rc = fail(p, item, "nids", "missing in a peer");
+	if (!rc) {
+		v = calloc(nids.n, sizeof(*v));
+		op = op_at(p->mode == CF_DEL ? "del" : "set", "peer", item);
+		rc = v && op ? cf_op_set_str(op, "primary", sval(nids.v[0])) : -ENOMEM;
+		/* set: the others; del: all of them, the first too (it names the peer). */
+		for (i = 0; v && i < nids.n; i++)
+			v[i] = sval(nids.v[i]);
+		if (!rc)
+			rc = p->mode == CF_DEL ? cf_op_set_strv(op, "nids", v, nids.n)
+					       : cf_op_set_strv(op, "nids", v + 1, nids.n - 1);
+		rc = push(p, op, rc);
+	}
+	free(v);
+	free(nids.v);
+	return rc;
+}
+
+static int sec_peers(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return walk_seq(p, v, "peers", "peers", do_seed_peer, NULL);
+}
+
+struct sel_spec {
+	yaml_node_t *type, *a, *a_key, *b;
+	uint32_t prio, id;
+	bool prio_set, id_set;
+};
+
+static int h_sel_str(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct sel_spec *s = st;
+	const char *key = sval(k), *str;
+	int rc = get_str(p, key, v, &str);
+
+	if (!strcmp(key, "type"))
+		s->type = v;
+	else if (!strcmp(key, "remote"))
+		s->b = v;
+	else if (s->a)
+		return fail(p, k, key, "a selection rule names one of net, nid or local");
+	else {
+		s->a = v;
+		s->a_key = k;
+	}
+	return rc;
+}
+
+static int h_sel_prio(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct sel_spec *s = st;
+
+	s->prio_set = true;
+	return get_u32(p, "priority", v, &s->prio, NULL);
+}
+
+/* selection show prints the rule's id: under --del it must name the same rule as the
+ * patterns (lnetd checks), as the design asks; an add ignores it. */
+static int h_sel_id(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	struct sel_spec *s = st;
+
+	s->id_set = true;
+	return get_u32(p, "id", v, &s->id, NULL);
+}
+
+static const struct keydef sel_keys[] = {
+	{"type", h_sel_str},  {"net", h_sel_str},    {"nid", h_sel_str},
+	{"local", h_sel_str}, {"remote", h_sel_str}, {"priority", h_sel_prio},
+	{"id", h_sel_id}, /* selection show's */
+	{"seq_no", NULL},     {NULL, NULL},
+};
+
+/*
+ * "- type: net|nid|peer" with net:, nid:, or local: and remote:, and
+ * priority: the UDSP rules lnetctl selection makes (cmd-select.c): a local
+ * net or NID priority, or a NID pair.  --del finds the rule by its patterns.
+ */
+static int do_selection(struct ps *p, yaml_node_t *item, void *st)
+{
+	struct sel_spec s = {0};
+	const char *type, *want;
+	struct cf_op *op;
+	int rc = walk_map(p, item, "selection", "a selection rule", sel_keys, &s);
+
+	if (rc)
+		return rc;
+	if (!s.type)
+		return fail(p, item, "type", "missing in a selection rule (net, nid or peer)");
+	type = sval(s.type);
+	want = !strcmp(type, "net") ? "net" : !strcmp(type, "nid") ? "nid" : "local";
+	if (strcmp(type, "net") && strcmp(type, "nid") && strcmp(type, "peer"))
+		return fail(p, s.type, "type", "'%s' is not net, nid or peer", type);
+	if (!s.a)
+		return fail(p, item, want, "missing in a %s selection rule", type);
+	if (strcmp(sval(s.a_key), want))
+		return fail(p, s.a_key, sval(s.a_key), "a %s selection rule takes %s:", type, want);
+	if (!strcmp(type, "peer") != !!s.b)
+		return fail(p, s.b ? s.b : item, "remote",
+			    !strcmp(type, "peer") ? "missing in a peer selection rule"
+						  : "only a peer selection rule has one");
+	if (p->mode == CF_ADD && !s.prio_set)
+		return fail(p, item, "priority", "missing in a selection rule");
+	op = op_at(verb(p), "udsp", item);
+	rc = op ? cf_op_set_str(op, "src", sval(s.a)) : -ENOMEM;
+	if (!rc && s.b)
+		rc = cf_op_set_str(op, "dst", sval(s.b));
+	if (!rc && p->mode == CF_ADD)
+		rc = cf_op_set_u32(op, "priority", s.prio);
+	if (!rc && p->mode == CF_DEL && s.id_set)
+		rc = cf_op_set_u32(op, "idx", s.id);
+	/* The rule must be the kind the entry says (lnetd refuses another). */
+	if (!rc && p->mode == CF_ADD)
+		rc = cf_op_set_str(op, "kind",
+				   !strcmp(type, "net")	  ? "local net priority"
+				   : !strcmp(type, "nid") ? "local NID priority"
+							  : "NID pair");
+	return push(p, op, rc);
+}
+
+static int sec_selection(struct ps *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return walk_seq(p, v, "selection", "selection rules", do_selection, NULL);
+}
+
 static const struct keydef top_keys[] = {
 	{"net", sec_net},     {"ip2nets", sec_ip2nets}, {"peer", sec_peer},
 	{"route", sec_route}, {"udsp", sec_udsp},	{"global", sec_global},
 	{"numa", sec_numa},   {"routing", sec_routing}, {"buffers", sec_buffers},
+	{"tbf", sec_tbf},     {"peers", sec_peers},	{"selection", sec_selection},
 	{"statistics", NULL}, /* lnetctl export's counters */
 	{NULL, NULL},
 };

@@ -402,12 +402,14 @@ enum cf_rank cf_op_rank(const struct cf_op *op)
 	if (!strcmp(op->obj, "net"))
 		return cf_op_get_str(op, "pattern") ? CF_R_IP2NETS : CF_R_NET;
 	if (!strcmp(op->obj, "peer"))
-		return CF_R_PEER;
+		return strcmp(op->verb, "set") ? CF_R_PEER : CF_R_PEERS;
 	if (!strcmp(op->obj, "route"))
 		return CF_R_ROUTE;
 	if (!strcmp(op->obj, "udsp"))
 		return CF_R_UDSP;
 	if (!strcmp(op->obj, "global"))
 		return CF_R_GLOBAL;
+	if (!strcmp(op->obj, "tbf"))
+		return CF_R_TBF;
 	return CF_R_OTHER;
 }

@@ -11,11 +11,18 @@
  *                  peer_timeout u, peer_credits u, peer_buffer_credits u,
  *                  credits u
  *   add|del peer   primary s (required), nids as, multi_rail b
+ *   set peer       the same: the peer that has any of the NIDs gets exactly
+ *                  these (the Multi-Rail design's peers: refresh)
  *   add|del route  net s, gateway s (both required), hops u, priority u,
  *                  sensitivity u
  *   set global     name s, value u (the names of kernel/engine/globals.c)
- *   add udsp       src s, dst s, rte s, priority u, idx u
- *   del udsp       idx u, or all b
+ *   add udsp       src s, dst s, rte s, priority u, idx u, kind s (the kind
+ *                  the rule must be: selection:'s; never written by emit)
+ *   del udsp       idx u, or src s / dst s / rte s (and idx), or all b
+ *   set tbf        service s (required), queue s ("reg", "hp"), type s,
+ *                  depth u, rules as (the queue's whole rule list)
+ *   del tbf        service s
+ *   add tbf        service s, command s (one rule command: not in files)
  *
  * cf_parse() reads the sections Lustre's lnetctl import reads:
  *
@@ -37,6 +44,18 @@
  *              action: {priority: N} (or a list of such)
  *   global     Lustre's keys (max_intf, or max_interfaces, is the engine's
  *              max_interfaces); numa: range is numa_range
+ *   the Multi-Rail design's forms, beside Lustre's:
+ *   net        "- net: N" with "interfaces: [- intf: ib0, CPT: 1,3]" and
+ *              tunables, or with "intf:" and "pattern:" (an ip2nets NI);
+ *              "- net: N" alone under --del deletes the net
+ *   peers      "- nids: {0: a, 1: b}" (or a list, or the design's flat
+ *              form, the numbered NIDs beside an empty nids:): set peer;
+ *              --del: the listed NIDs go (del peer naming them all)
+ *   selection  "- type: net|nid|peer" with net:, nid:, or local: and
+ *              remote:, and priority: add udsp with its kind; --del finds
+ *              the rule by its patterns
+ *   tbf        lnetd's own: service, queue, type, depth, rules (commands,
+ *              or tbf show's {name, rule, ...} entries: rule is read)
  *   routing, buffers, "lnd tunables": lnetd does not act on them; each
  *              gives a warning "FILE:LINE:COLUMN: ...: not acted on by
  *              lnetd", never a silent drop
@@ -165,7 +184,9 @@ int cf_parse(const char *text, size_t len, const char *fname, enum cf_mode mode,
 
 /*
  * Write @doc's add and set ops as lnet.conf YAML, sections in Lustre's
- * order (net, ip2nets, peer, route, udsp, global); "tbf" ops are skipped.
+ * order (net, ip2nets, peer, route, udsp, global, then lnetd's tbf); a
+ * "set tbf" op is one queue of a service's TBF policy (add tbf, one rule
+ * command, is not something a file says: -EINVAL).
  * @flags must be 0.  Returns 0, -EINVAL (an op outside the vocabulary,
  * nothing written) or yout's errors.  An empty document writes nothing.
  */

@@ -77,18 +77,29 @@ int ctl_nids_expand(const char *list, const char *what, char ***out, size_t *n);
 int ctl_bus(sd_bus **bus);
 /* A method call; on failure, say why and return the exit code; 0 on success. */
 int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...);
+/*
+ * Send @m, built so far with @rc (a negative errno: it failed, say why), and
+ * drop it and the reply: 0, or the exit code after saying why not.
+ */
+int ctl_send(sd_bus *bus, sd_bus_message *m, int rc);
 /* Report a failed call (its D-Bus error) as lnetctl does; returns the exit code. */
 int ctl_bus_error(const sd_bus_error *e, int rc);
 
-/* Apply @doc's operations; *@gen and *@changes (NULL-terminated, free) on success. */
-int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t *gen, char ***changes,
-	      const char *fname);
+/*
+ * Apply @doc's operations; *@gen and *@changes (NULL-terminated, free) on
+ * success.  @exclusive: an object that exists already (or is not there to
+ * delete) is refused, as the single-object commands do; else (import) it is
+ * no change.
+ */
+int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
+	      char ***changes, const char *fname);
 /* The desired state as operations. */
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
 
 /* --- commands ------------------------------------------------------------------- */
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],
-	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[];
+	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[], ctl_policy_cmds[],
+	ctl_selection_cmds[];
 
 #endif /* LNETCTL_LNETCTL_H */

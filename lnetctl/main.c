@@ -15,8 +15,9 @@
 const char *ctl_cmd_name = "";
 
 static const struct ctl_cmd *const families[] = {
-	ctl_net_cmds,	 ctl_peer_cmds, ctl_route_cmds, ctl_udsp_cmds,
-	ctl_global_cmds, ctl_conf_cmds, ctl_misc_cmds,	NULL,
+	ctl_net_cmds,	 ctl_peer_cmds,	     ctl_route_cmds, ctl_udsp_cmds,
+	ctl_global_cmds, ctl_conf_cmds,	     ctl_misc_cmds,  ctl_tbf_cmds,
+	ctl_policy_cmds, ctl_selection_cmds, NULL,
 };
 
 int ctl_usage(const char *fmt, ...)
@@ -64,20 +65,26 @@ int ctl_u32(const struct ctl_opt *o, uint32_t max, uint32_t *v)
 	return 0;
 }
 
+/* Commas inside brackets belong to the item: "eth0[0,1],eth1" is two. */
 char **ctl_split(const char *s, size_t *n)
 {
-	char **v = calloc(strlen(s) + 2, sizeof(*v)), *copy = strdup(s), *tok, *save = NULL;
+	char **v = calloc(strlen(s) + 2, sizeof(*v));
+	const char *start = s, *p;
+	int depth = 0;
 
 	*n = 0;
-	if (!v || !copy) {
-		free(v);
-		free(copy);
+	if (!v)
 		return NULL;
+	for (p = s;; p++) {
+		depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+		if (*p && (*p != ',' || depth > 0))
+			continue;
+		if (p > start)
+			v[(*n)++] = strndup(start, (size_t)(p - start));
+		if (!*p)
+			break;
+		start = p + 1;
 	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (*tok)
-			v[(*n)++] = strdup(tok);
-	free(copy);
 	return v;
 }
 
@@ -105,14 +112,14 @@ static void help(const struct ctl_cmd *c)
 			 o->arg ?: "");
 		printf("  %-34s %s\n", left, o->help);
 	}
-	printf("  %-34s %s\n", "   --help", "show this help and exit");
+	printf("  %-34s %s\n", "-h, --help", "show this help and exit");
 }
 
 static int run(const struct ctl_cmd *proto, int argc, char **argv)
 {
 	struct option lo[20];
 	struct ctl_cmd c = *proto;
-	char shorts[40] = "+", *p = shorts + 1;
+	char shorts[40] = "+h", *p = shorts + 2;
 	int i, n = 0, k, npos;
 
 	ctl_cmd_name = c.name;
@@ -137,7 +144,7 @@ static int run(const struct ctl_cmd *proto, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((k = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-		if (k == 'H') {
+		if (k == 'H' || k == 'h') {
 			help(&c);
 			return EXIT_OK;
 		}
@@ -181,15 +188,49 @@ static void overview(FILE *f)
 		   "Commands:\n");
 	for (fam = families; *fam; fam++)
 		for (c = *fam; c->name; c++)
-			fprintf(f, "  %-16s %s\n", c->name, c->about);
+			fprintf(f, "  %-20s %s\n", c->name, c->about);
 	fprintf(f, "\n'lnetctl COMMAND --help' describes each; lnetctl(8) has the rest.\n");
+}
+
+/* How many of argv[1..] spell @name ("tbf rule start": 3), or 0. */
+static int words_match(const char *name, int argc, char **argv)
+{
+	const char *p = name;
+	int k = 1;
+	size_t len;
+
+	for (;; k++) {
+		len = strcspn(p, " ");
+		if (k >= argc || strlen(argv[k]) != len || strncmp(argv[k], p, len))
+			return 0;
+		if (!p[len])
+			return k;
+		p += len + 1;
+	}
+}
+
+/* Whether argv[1..argc-1] is the start of @name ("tbf rule" of "tbf rule start"). */
+static bool prefix_of(const char *name, int argc, char **argv)
+{
+	const char *p = name;
+	int k;
+	size_t len;
+
+	for (k = 1; k < argc; k++) {
+		len = strcspn(p, " ");
+		if (!p[len] || strlen(argv[k]) != len || strncmp(argv[k], p, len))
+			return false;
+		p += len + 1;
+	}
+	return true;
 }
 
 int main(int argc, char **argv)
 {
 	const struct ctl_cmd *const *fam;
-	const struct ctl_cmd *c;
-	size_t len;
+	const struct ctl_cmd *c, *best = NULL;
+	int k, nbest = 0, n;
+	FILE *out;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
@@ -200,30 +241,41 @@ int main(int argc, char **argv)
 		printf("lnetctl (lnetd) %s\n", PACKAGE_VERSION);
 		return EXIT_OK;
 	}
-	/* Two-word commands ("net add") first, then one-word ones ("export"). */
+	/* The command whose words the arguments spell, the longest one. */
 	for (fam = families; *fam; fam++)
 		for (c = *fam; c->name; c++) {
-			len = strlen(argv[1]);
-			if (argc > 2 && !strncmp(c->name, argv[1], len) && c->name[len] == ' ' &&
-			    !strcmp(c->name + len + 1, argv[2]))
-				return run(c, argc - 2, argv + 2);
-			if (!strcmp(c->name, argv[1]))
-				return run(c, argc - 1, argv + 1);
-		}
-	for (fam = families; *fam; fam++)
-		for (c = *fam; c->name; c++) {
-			len = strlen(argv[1]);
-			if (!strncmp(c->name, argv[1], len) && c->name[len] == ' ') {
-				ctl_cmd_name = argv[1];
-				if (argc > 2 && strcmp(argv[2], "--help"))
-					return ctl_usage("'%s' is not a %s command", argv[2],
-							 argv[1]);
-				printf("Usage: lnetctl %s COMMAND\n\nCommands:\n", argv[1]);
-				for (; c->name; c++)
-					printf("  %-16s %s\n", c->name, c->about);
-				return argc > 2 ? EXIT_OK : EXIT_USAGE;
+			k = words_match(c->name, argc, argv);
+			if (k > nbest) {
+				best = c;
+				nbest = k;
 			}
 		}
+	if (best)
+		return run(best, argc - nbest, argv + nbest);
+	/* A group of commands ("lnetctl net", "lnetctl tbf"): list them. */
+	for (n = argc; n > 1; n--) {
+		bool any = false;
+
+		for (fam = families; *fam; fam++)
+			for (c = *fam; c->name; c++)
+				any |= prefix_of(c->name, n, argv) && (int)strlen(c->name) > 0;
+		if (!any)
+			continue;
+		ctl_cmd_name = argv[1];
+		if (n < argc && strcmp(argv[n], "--help"))
+			return ctl_usage("'%s' is not a command here", argv[n]);
+		/* Asked for (--help): stdout; a command missing: stderr, and a usage error. */
+		out = n < argc ? stdout : stderr;
+		fprintf(out, "Usage: lnetctl");
+		for (k = 1; k < n; k++)
+			fprintf(out, " %s", argv[k]);
+		fprintf(out, " COMMAND\n\nCommands:\n");
+		for (fam = families; *fam; fam++)
+			for (c = *fam; c->name; c++)
+				if (prefix_of(c->name, n, argv))
+					fprintf(out, "  %-20s %s\n", c->name, c->about);
+		return n < argc ? EXIT_OK : EXIT_USAGE;
+	}
 	fprintf(stderr, "lnetctl: '%s' is not a command (see 'lnetctl --help')\n", argv[1]);
 	return EXIT_USAGE;
 }

@@ -657,13 +657,27 @@ START_TEST(emit_refuses)
 	ck_assert_int_eq(cf_emit(stdout, &d, 1), -EINVAL);
 	cf_doc_free(&d);
 
-	/* tbf ops are skipped; a document with nothing to say writes nothing. */
-	ck_assert_int_eq(cf_doc_push(&d, mkop("add", "tbf", "name", "x", NULL, NULL)), 0);
+	/* tbf: a whole queue ("set") is lnetd's tbf: section; one rule command is not
+	 * something a file can say. */
+	ck_assert_int_eq(
+		cf_doc_push(&d, mkop("add", "tbf", "service", "ost_io", "command", "stop x")), 0);
+	y = emit_str(&d, &rc);
+	ck_assert_int_eq(rc, -EINVAL);
+	ck_assert_str_eq(y, "");
+	free(y);
+	cf_doc_free(&d);
+	ck_assert_int_eq(
+		cf_doc_push(&d, mkop("set", "tbf", "service", "ost_io", "type", "nid+opcode")), 0);
+	y = emit_str(&d, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_str_eq(y, "tbf:\n-   service: ost_io\n    type: nid+opcode\n");
+	free(y);
+	cf_doc_free(&d);
+	/* A document with nothing to say writes nothing. */
 	y = emit_str(&d, &rc);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_str_eq(y, "");
 	free(y);
-	cf_doc_free(&d);
 }
 END_TEST
 

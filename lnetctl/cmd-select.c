@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-select.c - lnetctl selection net|nid|peer add|del|show: the
+ * Multi-Rail design's selection rules, as a view over the one UDSP rule
+ * list (there is no second rule engine).
+ *
+ *   selection net  --net N        a local net priority rule (udsp --src N)
+ *   selection nid  --nid P        a local NID priority rule (udsp --src P)
+ *   selection peer --local L --remote R
+ *                                 a NID pair rule (udsp --src L --dst R)
+ *
+ * The design calls them net, NID and point-to-point rules and says the
+ * selection algorithm prefers the NIs they rank: a net or NI priority is
+ * what the UDSP engine calls a local net or local NID priority, and a
+ * local-to-remote pathway is a NID pair rule with its priority.  A rule's
+ * "id" is its UDSP idx.  Deleting by pattern finds the rule by what its
+ * expressions mean (o2ib0 is o2ib); given an id too, both must name the
+ * same rule, as the design asks.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetctl.h"
+#include "yout.h"
+
+enum sel_type {
+	SEL_NET,
+	SEL_NID,
+	SEL_PEER
+};
+
+static const char *const sel_kind[] = {"local net priority", "local NID priority", "NID pair"};
+static const char *const sel_name[] = {"net", "nid", "peer"};
+
+static int finish(int rc, sd_bus *bus, sd_bus_message *reply)
+{
+	sd_bus_message_unref(reply);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+/* The rule's expressions from the options: src (and dst for peer). */
+static int patterns(struct ctl_opt *opt, enum sel_type t, const char **src, const char **dst,
+		    bool required, bool together)
+{
+	struct ctl_opt *a = ctl_opt(opt, t == SEL_NET ? "net" : t == SEL_NID ? "nid" : "local");
+
+	*src = a->given ? a->val : NULL;
+	*dst = NULL;
+	if (t == SEL_PEER) {
+		struct ctl_opt *r = ctl_opt(opt, "remote");
+
+		*dst = r->given ? r->val : NULL;
+		if (together && a->given != r->given)
+			return ctl_usage("--local and --remote go together");
+	}
+	if (required && !*src)
+		return ctl_usage("--%s is required", a->name);
+	/* The design keeps the kinds apart: a net is no NID, and no NID a net. */
+	if (*src && t == SEL_NET && strchr(*src, '@') && strncmp(*src, "*@", 2))
+		return ctl_usage("--net: '%s' names NIDs, not networks (see 'selection nid')",
+				 *src);
+	if (*src && t == SEL_NID && (!strchr(*src, '@') || !strncmp(*src, "*@", 2)))
+		return ctl_usage("--nid: '%s' names a network, not NIDs (see 'selection net')",
+				 *src);
+	return 0;
+}
+
+static int sel_add(struct ctl_opt *opt, enum sel_type t)
+{
+	struct ctl_opt *prio = ctl_opt(opt, "priority");
+	sd_bus_message *m = NULL;
+	const char *src, *dst;
+	sd_bus *bus = NULL;
+	uint32_t p = 0;
+	int rc;
+
+	rc = patterns(opt, t, &src, &dst, true, true);
+	if (!rc && !prio->given)
+		rc = ctl_usage("--priority is required");
+	if (!rc)
+		rc = ctl_u32(prio, 4294967294u, &p);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (rc)
+		return finish(rc, bus, NULL);
+	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+					    LNETD_BUS_MANAGER, "AddRule");
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "sssa{sv}", src, dst ?: "", "", 2, "priority", "u", p,
+					   "kind", "s", sel_kind[t]);
+	return finish(ctl_send(bus, m, rc), bus, NULL);
+}
+
+/* The kind of rule @idx, from ListRules, into @kind (static storage of the reply). */
+static int rule_kind(sd_bus *bus, uint32_t idx, char *kind, size_t len)
+{
+	const char *s, *key;
+	sd_bus_message *r = NULL;
+	uint32_t i;
+	int rc;
+
+	*kind = '\0';
+	rc = ctl_call(bus, "ListRules", &r, NULL);
+	if (rc)
+		return rc;
+	rc = sd_bus_message_enter_container(r, 'a', "(usssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}")) > 0) {
+		rc = sd_bus_message_read(r, "usss", &i, &s, &s, &s);
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+			rc = sd_bus_message_read(r, "s", &key);
+			if (rc >= 0 && !strcmp(key, "kind") && i == idx) {
+				rc = sd_bus_message_read(r, "v", "s", &s);
+				snprintf(kind, len, "%s", s);
+			} else if (rc >= 0) {
+				rc = sd_bus_message_skip(r, "v");
+			}
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+	}
+	sd_bus_message_unref(r);
+	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's rules make no sense: %s", strerror(-rc))
+		      : 0;
+}
+
+static int sel_del(struct ctl_opt *opt, enum sel_type t)
+{
+	struct ctl_opt *id = ctl_opt(opt, "id");
+	sd_bus_message *m = NULL, *reply = NULL;
+	const char *src, *dst;
+	char kind[64];
+	sd_bus *bus = NULL;
+	uint32_t idx = 0;
+	int rc;
+
+	rc = patterns(opt, t, &src, &dst, false, true);
+	if (!rc && !src && !id->given)
+		rc = ctl_usage("say which rule: its pattern, its --id, or both");
+	if (!rc && id->given)
+		rc = ctl_u32(id, UINT32_MAX, &idx);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc && !src) {
+		/* By id alone: it must be a rule of this kind. */
+		rc = rule_kind(bus, idx, kind, sizeof(kind));
+		if (!rc && !*kind)
+			rc = ctl_fail(EXIT_REFUSED, "there is no rule %u", idx);
+		if (!rc && strcmp(kind, sel_kind[t]))
+			rc = ctl_fail(EXIT_REFUSED, "rule %u is a %s rule, not a %s selection rule",
+				      idx, kind, sel_name[t]);
+		if (!rc)
+			rc = ctl_call(bus, "DeleteRule", &reply, "u", idx);
+		return finish(rc, bus, reply);
+	}
+	if (rc)
+		return finish(rc, bus, NULL);
+	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+					    LNETD_BUS_MANAGER, "DeleteRuleMatching");
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "sss", src, dst ?: "", "");
+	if (rc >= 0)
+		rc = id->given ? sd_bus_message_append(m, "a{sv}", 1, "idx", "u", idx)
+			       : sd_bus_message_append(m, "a{sv}", 0);
+	return finish(ctl_send(bus, m, rc), bus, NULL);
+}
+
+/* The rules of this kind, in the design's YAML (the form selection: imports). */
+static int sel_show(struct ctl_opt *opt, enum sel_type t)
+{
+	const char *src, *dst, *rte, *key, *kind, *fsrc, *fdst;
+	sd_bus_message *r = NULL;
+	uint32_t idx, prio;
+	struct yout *y;
+	sd_bus *bus = NULL;
+	int rc, yrc, has_prio;
+
+	rc = patterns(opt, t, &fsrc, &fdst, false, false);
+	if (!rc)
+		rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "ListRules", &r, NULL);
+	if (rc)
+		return finish(rc, bus, r);
+	y = yout_begin(stdout);
+	yout_map_begin(y);
+	yout_key(y, "selection");
+	yout_seq_begin(y);
+	rc = sd_bus_message_enter_container(r, 'a', "(usssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}")) > 0) {
+		kind = "";
+		has_prio = 0;
+		rc = sd_bus_message_read(r, "usss", &idx, &src, &dst, &rte);
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+			rc = sd_bus_message_read(r, "s", &key);
+			if (rc >= 0 && !strcmp(key, "kind")) {
+				rc = sd_bus_message_read(r, "v", "s", &kind);
+			} else if (rc >= 0 && !strcmp(key, "priority")) {
+				rc = sd_bus_message_read(r, "v", "u", &prio);
+				has_prio = 1;
+			} else if (rc >= 0) {
+				rc = sd_bus_message_skip(r, "v");
+			}
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		/* Filters compare lnetd's canonical text: give patterns as show prints them. */
+		if (rc < 0 || strcmp(kind, sel_kind[t]) || (fsrc && strcmp(fsrc, src)) ||
+		    (fdst && strcmp(fdst, dst)))
+			continue;
+		yout_map_begin(y);
+		yout_key(y, "type");
+		yout_str(y, sel_name[t]);
+		if (t == SEL_PEER) {
+			yout_key(y, "local");
+			yout_str(y, src);
+			yout_key(y, "remote");
+			yout_str(y, dst);
+		} else {
+			yout_key(y, sel_name[t]);
+			yout_str(y, src);
+		}
+		if (has_prio) {
+			yout_key(y, "priority");
+			yout_u32(y, prio);
+		}
+		yout_key(y, "id");
+		yout_u32(y, idx);
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	yout_map_end(y);
+	yrc = yout_end(y);
+	if (rc < 0 || yrc < 0)
+		rc = ctl_fail(EXIT_REFUSED, "cannot show the selection rules: %s",
+			      strerror(-(rc < 0 ? rc : yrc)));
+	else
+		rc = 0;
+	return finish(rc, bus, r);
+}
+
+#define SEL_FNS(T, t)                                                   \
+	static int t##_add(struct ctl_opt *opt, int argc, char **argv)  \
+	{                                                               \
+		return sel_add(opt, T);                                 \
+	}                                                               \
+	static int t##_del(struct ctl_opt *opt, int argc, char **argv)  \
+	{                                                               \
+		return sel_del(opt, T);                                 \
+	}                                                               \
+	static int t##_show(struct ctl_opt *opt, int argc, char **argv) \
+	{                                                               \
+		return sel_show(opt, T);                                \
+	}
+
+SEL_FNS(SEL_NET, net)
+SEL_FNS(SEL_NID, nid)
+SEL_FNS(SEL_PEER, peer)
+
+#define PRIO_OPT                                                         \
+	{                                                                \
+		"priority", 0, "P", "the rule's priority, 0 the highest" \
+	}
+#define ID_OPT                                                              \
+	{                                                                   \
+		"id", 0, "ID", "the rule's id, as selection show prints it" \
+	}
+#define NET_OPT                                                                  \
+	{                                                                        \
+		"net", 0, "NET", "network string, e.g. o2ib, o2ib* or o2ib[1,2]" \
+	}
+#define NID_OPT                                                        \
+	{                                                              \
+		"nid", 0, "NID", "NID pattern, e.g. 10.0.0.[1-4]@o2ib" \
+	}
+#define LOCAL_OPT                                                \
+	{                                                        \
+		"local", 0, "NID", "local NID pattern (the NIs)" \
+	}
+#define REMOTE_OPT                                                      \
+	{                                                               \
+		"remote", 0, "NID", "remote NID pattern (the peer NIs)" \
+	}
+
+const struct ctl_cmd ctl_selection_cmds[] = {
+	{"selection net add",
+	 "--net NET --priority P",
+	 "Rank a network: its NIs are preferred in priority order (a udsp --src NET rule).",
+	 net_add,
+	 {NET_OPT, PRIO_OPT},
+	 0,
+	 0},
+	{"selection net del",
+	 "--net NET [--id ID] | --id ID",
+	 "Delete a network rule by pattern or id (both must agree when both are given).",
+	 net_del,
+	 {NET_OPT, ID_OPT},
+	 0,
+	 0},
+	{"selection net show",
+	 "[--net NET]",
+	 "Show the network rules, filtered on a network if given.",
+	 net_show,
+	 {NET_OPT},
+	 0,
+	 0},
+	{"selection nid add",
+	 "--nid NID --priority P",
+	 "Rank local NIs by NID pattern (a udsp --src NID rule).",
+	 nid_add,
+	 {NID_OPT, PRIO_OPT},
+	 0,
+	 0},
+	{"selection nid del",
+	 "--nid NID [--id ID] | --id ID",
+	 "Delete a NID rule by pattern or id (both must agree when both are given).",
+	 nid_del,
+	 {NID_OPT, ID_OPT},
+	 0,
+	 0},
+	{"selection nid show",
+	 "[--nid NID]",
+	 "Show the NID rules, filtered on a pattern if given.",
+	 nid_show,
+	 {NID_OPT},
+	 0,
+	 0},
+	{"selection peer add",
+	 "--local NID --remote NID --priority P",
+	 "Prefer a local-to-remote pathway (a udsp --src LOCAL --dst REMOTE rule).",
+	 peer_add,
+	 {LOCAL_OPT, REMOTE_OPT, PRIO_OPT},
+	 0,
+	 0},
+	{"selection peer del",
+	 "--local NID --remote NID [--id ID] | --id ID",
+	 "Delete a pathway rule by patterns or id (both must agree when both are given).",
+	 peer_del,
+	 {LOCAL_OPT, REMOTE_OPT, ID_OPT},
+	 0,
+	 0},
+	{"selection peer show",
+	 "[--local NID] [--remote NID]",
+	 "Show the pathway rules, filtered on patterns if given.",
+	 peer_show,
+	 {LOCAL_OPT, REMOTE_OPT},
+	 0,
+	 0},
+	{0},
+};
