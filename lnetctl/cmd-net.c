@@ -213,6 +213,7 @@ static int net_del(struct ctl_opt *opt, int argc, char **argv)
 
 /* One NI entry from ListNIs, its details read into these. */
 struct ni_row {
+	sd_bus *bus; /* for show -v's UDSP info */
 	const char *net, *ifname, *state, *nid, *reason, *pattern, *cpts;
 	uint32_t tun[4], health;
 	int up;
@@ -253,7 +254,7 @@ static int row_nets(sd_bus_message *r, char ***nets, size_t *n)
 	return rc;
 }
 
-static int show_nis(sd_bus_message *r, const char *want, bool verbose)
+static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbose)
 {
 	struct yout *y = yout_begin(stdout);
 	char **nets = NULL;
@@ -278,6 +279,7 @@ static int show_nis(sd_bus_message *r, const char *want, bool verbose)
 			rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
 		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
 			memset(&row, 0, sizeof(row));
+			row.bus = bus;
 			rc = sd_bus_message_read(r, "sss", &row.net, &row.ifname, &row.state);
 			if (rc >= 0 && strcmp(row.net, nets[i]))
 				rc = sd_bus_message_skip(r, "a{sv}");
@@ -333,6 +335,7 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 		yout_key(y, "health value");
 		yout_u32(y, health);
 		yout_map_end(y);
+		ctl_udsp_info(row->bus, y, nid);
 	}
 	if (verbose) {
 		yout_key(y, "tunables");
@@ -419,7 +422,8 @@ static int net_show(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "ListNIs", &reply, NULL);
 	if (!rc)
-		rc = show_nis(reply, net->given ? net->val : NULL, ctl_opt(opt, "verbose")->given);
+		rc = show_nis(bus, reply, net->given ? net->val : NULL,
+			      ctl_opt(opt, "verbose")->given);
 	sd_bus_message_unref(reply);
 	sd_bus_flush_close_unref(bus);
 	return rc;

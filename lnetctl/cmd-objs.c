@@ -122,6 +122,64 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 	return finish(rc, bus, r);
 }
 
+/* --- UDSP info ---------------------------------------------------------------------- */
+
+int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid)
+{
+	const char *key, *contents, *s;
+	sd_bus_message *r = NULL;
+	char type, **v = NULL, **p;
+	int64_t x;
+	int rc;
+
+	rc = ctl_call(bus, "UdspInfo", &r, "s", nid);
+	if (rc)
+		return rc;
+	yout_key(y, "udsp info");
+	yout_map_begin(y);
+	rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+		rc = sd_bus_message_read(r, "s", &key);
+		if (rc >= 0)
+			rc = sd_bus_message_peek_type(r, &type, &contents);
+		if (rc >= 0 && !strcmp(key, "kind")) {
+			rc = sd_bus_message_read(r, "v", "s", &s); /* said by where it is shown */
+		} else if (rc >= 0 && !strcmp(contents, "x")) {
+			rc = sd_bus_message_read(r, "v", "x", &x);
+			yout_key(y, key);
+			yout_i64(y, x);
+		} else if (rc >= 0 && !strcmp(contents, "u")) {
+			uint32_t u;
+
+			rc = sd_bus_message_read(r, "v", "u", &u);
+			yout_key(y, key);
+			yout_u32(y, u);
+		} else if (rc >= 0 && !strcmp(contents, "as")) {
+			rc = sd_bus_message_enter_container(r, 'v', "as");
+			if (rc >= 0)
+				rc = sd_bus_message_read_strv(r, &v);
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+			yout_key(y, key);
+			yout_seq_begin(y);
+			for (p = v; p && *p; p++)
+				yout_str(y, *p);
+			yout_seq_end(y);
+			ctl_strv_free(v);
+			v = NULL;
+		} else if (rc >= 0) {
+			rc = sd_bus_message_skip(r, "v");
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+	}
+	yout_map_end(y);
+	sd_bus_message_unref(r);
+	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's UDSP info makes no sense: %s",
+				 strerror(-rc))
+		      : 0;
+}
+
 /* --- UDSP rules ------------------------------------------------------------------- */
 
 static int udsp_add(struct ctl_opt *opt, int argc, char **argv)

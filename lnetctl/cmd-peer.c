@@ -304,6 +304,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 					yout_key(y, "health value");
 					yout_u32(y, health);
 					yout_map_end(y);
+					ctl_udsp_info(bus, y, nid);
 				}
 				yout_map_end(y);
 			}

@@ -96,6 +96,10 @@ int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, u
 /* The desired state as operations. */
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
 
+struct yout;
+/* "udsp info:" for a local or peer NI, as show -v prints it (lnetd's UdspInfo). */
+int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
+
 /* --- commands ------------------------------------------------------------------- */
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],

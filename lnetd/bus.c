@@ -1515,6 +1515,107 @@ static int rollback(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return reply_generation(m, d);
 }
 
+/* --- UDSP info: what the rules gave one construct ------------------------------- */
+
+static int append_prio(sd_bus_message *r, const char *key, u32 value, const struct lne_rule *rule)
+{
+	char k[64];
+	int rc;
+
+	/* Lustre prints -1 for "no priority"; so does the reply. */
+	rc = sd_bus_message_append(r, "{sv}", key, "x",
+				   value == LNE_PRIO_NONE ? (int64_t)-1 : (int64_t)value);
+	snprintf(k, sizeof(k), "%s rule", key);
+	if (rc >= 0 && rule)
+		rc = sd_bus_message_append(r, "{sv}", k, "u", rule->idx);
+	return rc;
+}
+
+static int append_prefs(sd_bus_message *r, const char *key, const struct lne_pref *p, u16 n,
+			bool gw)
+{
+	char nid[LNE_NID_STR_MAX];
+	u16 i;
+	int rc = sd_bus_message_open_container(r, 'e', "sv");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", key);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "as");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "s");
+	for (i = 0; rc >= 0 && i < n; i++) {
+		const struct lne_nid *t = gw ? &((const struct lne_peer_ni *)p[i].target)->nid
+					     : &((const struct lne_ni *)p[i].target)->nid;
+
+		lne_nid_format(t, nid, sizeof(nid));
+		rc = sd_bus_message_append(r, "s", nid);
+	}
+	for (i = 0; rc >= 0 && i < 3; i++)
+		rc = sd_bus_message_close_container(r);
+	return rc;
+}
+
+/*
+ * UdspInfo(nid): the priorities the UDSP rules gave a local NI or a peer NI
+ * (and its net), with the rules that decided them, and a peer NI's
+ * preferred local NIDs (NID pair rules) and gateways (router rules).
+ */
+static int udsp_info(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char canon[LNE_NID_STR_MAX];
+	const struct lne_peer_ni *pni;
+	sd_bus_message *reply = NULL;
+	const struct lne_ni *ni;
+	const char *text;
+	struct lne_nid nid;
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &text);
+	if (rc >= 0)
+		rc = nid_arg(text, &nid, canon, e);
+	if (rc < 0)
+		return rc;
+	ni = lne_ni_find(d->mirror, &nid);
+	pni = ni ? NULL : lne_peer_ni_find(d->mirror, &nid);
+	if (!ni && !pni)
+		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND,
+					 "%s is neither a local NI nor a peer NI", canon);
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+	if (rc >= 0 && ni) {
+		rc = sd_bus_message_append(reply, "{sv}", "kind", "s", "local NI");
+		if (rc >= 0)
+			rc = append_prio(reply, "net priority", ni->net->prio.value,
+					 ni->net->prio.rule);
+		if (rc >= 0)
+			rc = append_prio(reply, "nid priority", ni->prio.value, ni->prio.rule);
+	} else if (rc >= 0) {
+		const struct lne_prefs *pf = pni->prefs;
+
+		rc = sd_bus_message_append(reply, "{sv}", "kind", "s", "peer NI");
+		if (rc >= 0)
+			rc = append_prio(reply, "net priority", pni->pnet->rnet->prio.value,
+					 pni->pnet->rnet->prio.rule);
+		if (rc >= 0)
+			rc = append_prio(reply, "nid priority", pni->prio, pni->prio_rule);
+		if (rc >= 0)
+			rc = append_prefs(reply, "preferred local NIDs", pf ? pf->src : NULL,
+					  pf ? pf->nsrc : 0, false);
+		if (rc >= 0)
+			rc = append_prefs(reply, "preferred gateway NIDs", pf ? pf->gw : NULL,
+					  pf ? pf->ngw : 0, true);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}
+
 /* --- explain ------------------------------------------------------------------ */
 
 #define EXPLAIN_MAX 128
@@ -1715,6 +1816,8 @@ static const sd_bus_vtable manager_vtable[] = {
 				delete_all_rules, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ListRules", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(usssa{sv})", rules),
 				list_rules, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("UdspInfo", SD_BUS_ARGS("s", nid), SD_BUS_RESULT("a{sv}", info),
+				udsp_info, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_ARGS("s", dst, "s", src),
 				SD_BUS_RESULT("s", ni, "s", peer_ni, "s", gateway, "a(sssa{sv})",
 					      candidates),
