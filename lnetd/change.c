@@ -150,6 +150,7 @@ static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	}
 	d->nis = grown;
 	d->nis[d->nnis++] = n;
+	d->nis_dirty = true;
 	/* Judged now if its interface is there; else accepted as pending. */
 	rc = lnetd_ni_reconcile(d, &d->nis[d->nnis - 1], &changed);
 	if (rc)
@@ -195,6 +196,7 @@ static int op_net_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		if (rc)
 			return say_store(m, rc, &serr);
 		ni_remove(d, n);
+		d->nis_dirty = true;
 		gone++;
 	}
 	if (gone || op->ensure)
@@ -746,11 +748,13 @@ static int op_run(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 }
 
 /* Back to what the store says, after a rollback.  Losing that is not survivable. */
-static void rebuild(struct lnetd *d, bool tbf)
+static void rebuild(struct lnetd *d, bool mirror, bool tbf)
 {
 	char *why = NULL;
 
-	if (lnetd_mirror_rebuild(d, tbf, &why)) {
+	if (!mirror && !tbf)
+		return;
+	if (mirror ? lnetd_mirror_rebuild(d, tbf, &why) : lnetd_tbf_restore(d, &why)) {
 		fprintf(stderr, "lnetd: cannot rebuild the configuration from the store: %s\n",
 			why ?: "out of memory");
 		exit(EXIT_FAILURE); /* the store is intact: a restart restores it */
@@ -777,11 +781,12 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 	char text[sizeof(err->msg)];
 	struct msg m = {.s = text, .len = sizeof(text)};
 	struct store_err serr = {""};
-	uint64_t before = d->generation;
+	uint64_t before = d->generation, gen0 = lne_generation(d->mirror);
 	char *change = NULL;
 	size_t i;
 	int rc;
 
+	d->nis_dirty = false;
 	if (summary)
 		*summary = NULL;
 	err->rc = 0;
@@ -819,15 +824,14 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 		}
 	}
 	if (rc || dry) {
-		/* TBF policies hold running state (classes, statistics, queued requests):
-		 * they are rebuilt only when the list touched them. */
+		/* Only what the list touched is rebuilt: most refusals come before any
+		 * change, and TBF policies hold running state (classes, statistics). */
 		bool tbf = false;
 
 		for (i = 0; i < n; i++)
 			tbf |= ops[i].obj == OBJ_TBF;
 		store_rollback(d->store);
-		if (n)
-			rebuild(d, tbf);
+		rebuild(d, lne_generation(d->mirror) != gen0 || d->nis_dirty, tbf);
 		return rc;
 	}
 	announce(d, before);
@@ -863,7 +867,7 @@ int lnetd_rollback(struct lnetd *d, const struct st_who *who, uint64_t gen,
 		snprintf(err->msg, sizeof(err->msg), "%s",
 			 serr.msg[0] ? serr.msg : "the store refused the rollback");
 		store_rollback(d->store);
-		rebuild(d, true);
+		rebuild(d, true, true);
 		return rc;
 	}
 	announce(d, before);

@@ -72,6 +72,7 @@ struct lnetd {
 	const char *state_dir;
 	uint64_t generation; /* the store's: one per committed change */
 	bool numa_warned;
+	bool nis_dirty; /* a change in progress touched d->nis */
 };
 
 /* Load the store's desired state into a fresh engine instance. */
