@@ -238,15 +238,46 @@ static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
 	return finish(rc, bus, reply);
 }
 
+int ctl_rule_next(sd_bus_message *r, struct ctl_rule *rule)
+{
+	const char *key;
+	int rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}");
+
+	if (rc <= 0)
+		return rc;
+	*rule = (struct ctl_rule){.kind = ""};
+	rc = sd_bus_message_read(r, "usss", &rule->idx, &rule->src, &rule->dst, &rule->rte);
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+		rc = sd_bus_message_read(r, "s", &key);
+		if (rc >= 0 && !strcmp(key, "priority")) {
+			rc = sd_bus_message_read(r, "v", "u", &rule->prio);
+			rule->has_prio = true;
+		} else if (rc >= 0 && !strcmp(key, "kind")) {
+			rc = sd_bus_message_read(r, "v", "s", &rule->kind);
+		} else if (rc >= 0) {
+			rc = sd_bus_message_skip(r, "v");
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc < 0 ? rc : 1;
+}
+
 static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *idx = ctl_opt(opt, "idx");
 	sd_bus_message *r = NULL;
-	const char *src, *dst, *rte, *key, *kind = NULL;
-	uint32_t i, want = 0, prio;
+	struct ctl_rule rule;
+	uint32_t want = 0;
 	struct yout *y;
 	sd_bus *bus = NULL;
-	int rc = 0, yrc, has_prio;
+	int rc = 0, yrc;
 
 	if (idx->given)
 		rc = ctl_u32(idx, UINT32_MAX, &want);
@@ -261,48 +292,27 @@ static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
 	yout_key(y, "udsp");
 	yout_seq_begin(y);
 	rc = sd_bus_message_enter_container(r, 'a', "(usssa{sv})");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}")) > 0) {
-		rc = sd_bus_message_read(r, "usss", &i, &src, &dst, &rte);
-		has_prio = 0;
-		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-			rc = sd_bus_message_read(r, "s", &key);
-			if (rc >= 0 && !strcmp(key, "priority")) {
-				rc = sd_bus_message_read(r, "v", "u", &prio);
-				has_prio = 1;
-			} else if (rc >= 0 && !strcmp(key, "kind")) {
-				rc = sd_bus_message_read(r, "v", "s", &kind);
-			} else if (rc >= 0) {
-				rc = sd_bus_message_skip(r, "v");
-			}
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		if (rc < 0 || (idx->given && i != want))
+	while (rc >= 0 && (rc = ctl_rule_next(r, &rule)) > 0) {
+		if (idx->given && rule.idx != want)
 			continue;
 		yout_map_begin(y);
 		yout_key(y, "idx");
-		yout_u32(y, i);
+		yout_u32(y, rule.idx);
 		yout_key(y, "src");
-		yout_str(y, *src ? src : "NA");
+		yout_str(y, *rule.src ? rule.src : "NA");
 		yout_key(y, "dst");
-		yout_str(y, *dst ? dst : "NA");
+		yout_str(y, *rule.dst ? rule.dst : "NA");
 		yout_key(y, "rte");
-		yout_str(y, *rte ? rte : "NA");
-		if (ctl_opt(opt, "verbose")->given && kind) {
+		yout_str(y, *rule.rte ? rule.rte : "NA");
+		if (ctl_opt(opt, "verbose")->given && *rule.kind) {
 			yout_key(y, "kind");
-			yout_str(y, kind);
+			yout_str(y, rule.kind);
 		}
-		if (has_prio) {
+		if (rule.has_prio) {
 			yout_key(y, "action");
 			yout_map_begin(y);
 			yout_key(y, "priority");
-			yout_u32(y, prio);
+			yout_u32(y, rule.prio);
 			yout_map_end(y);
 		}
 		yout_map_end(y);

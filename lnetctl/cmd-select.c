@@ -97,9 +97,8 @@ static int sel_add(struct ctl_opt *opt, enum sel_type t)
 /* The kind of rule @idx, from ListRules, into @kind (static storage of the reply). */
 static int rule_kind(sd_bus *bus, uint32_t idx, char *kind, size_t len)
 {
-	const char *s, *key;
 	sd_bus_message *r = NULL;
-	uint32_t i;
+	struct ctl_rule rule;
 	int rc;
 
 	*kind = '\0';
@@ -107,26 +106,9 @@ static int rule_kind(sd_bus *bus, uint32_t idx, char *kind, size_t len)
 	if (rc)
 		return rc;
 	rc = sd_bus_message_enter_container(r, 'a', "(usssa{sv})");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}")) > 0) {
-		rc = sd_bus_message_read(r, "usss", &i, &s, &s, &s);
-		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-			rc = sd_bus_message_read(r, "s", &key);
-			if (rc >= 0 && !strcmp(key, "kind") && i == idx) {
-				rc = sd_bus_message_read(r, "v", "s", &s);
-				snprintf(kind, len, "%s", s);
-			} else if (rc >= 0) {
-				rc = sd_bus_message_skip(r, "v");
-			}
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-	}
+	while (rc >= 0 && (rc = ctl_rule_next(r, &rule)) > 0)
+		if (rule.idx == idx)
+			snprintf(kind, len, "%s", rule.kind);
 	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's rules make no sense: %s", strerror(-rc))
 		      : 0;
@@ -176,12 +158,12 @@ static int sel_del(struct ctl_opt *opt, enum sel_type t)
 /* The rules of this kind, in the design's YAML (the form selection: imports). */
 static int sel_show(struct ctl_opt *opt, enum sel_type t)
 {
-	const char *src, *dst, *rte, *key, *kind, *fsrc, *fdst;
+	const char *fsrc, *fdst;
 	sd_bus_message *r = NULL;
-	uint32_t idx, prio;
+	struct ctl_rule rule;
 	struct yout *y;
 	sd_bus *bus = NULL;
-	int rc, yrc, has_prio;
+	int rc, yrc;
 
 	rc = patterns(opt, t, &fsrc, &fdst, false, false);
 	if (!rc)
@@ -195,51 +177,29 @@ static int sel_show(struct ctl_opt *opt, enum sel_type t)
 	yout_key(y, "selection");
 	yout_seq_begin(y);
 	rc = sd_bus_message_enter_container(r, 'a', "(usssa{sv})");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}")) > 0) {
-		kind = "";
-		has_prio = 0;
-		rc = sd_bus_message_read(r, "usss", &idx, &src, &dst, &rte);
-		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-			rc = sd_bus_message_read(r, "s", &key);
-			if (rc >= 0 && !strcmp(key, "kind")) {
-				rc = sd_bus_message_read(r, "v", "s", &kind);
-			} else if (rc >= 0 && !strcmp(key, "priority")) {
-				rc = sd_bus_message_read(r, "v", "u", &prio);
-				has_prio = 1;
-			} else if (rc >= 0) {
-				rc = sd_bus_message_skip(r, "v");
-			}
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
+	while (rc >= 0 && (rc = ctl_rule_next(r, &rule)) > 0) {
 		/* Filters compare lnetd's canonical text: give patterns as show prints them. */
-		if (rc < 0 || strcmp(kind, sel_kind[t]) || (fsrc && strcmp(fsrc, src)) ||
-		    (fdst && strcmp(fdst, dst)))
+		if (strcmp(rule.kind, sel_kind[t]) || (fsrc && strcmp(fsrc, rule.src)) ||
+		    (fdst && strcmp(fdst, rule.dst)))
 			continue;
 		yout_map_begin(y);
 		yout_key(y, "type");
 		yout_str(y, sel_name[t]);
 		if (t == SEL_PEER) {
 			yout_key(y, "local");
-			yout_str(y, src);
+			yout_str(y, rule.src);
 			yout_key(y, "remote");
-			yout_str(y, dst);
+			yout_str(y, rule.dst);
 		} else {
 			yout_key(y, sel_name[t]);
-			yout_str(y, src);
+			yout_str(y, rule.src);
 		}
-		if (has_prio) {
+		if (rule.has_prio) {
 			yout_key(y, "priority");
-			yout_u32(y, prio);
+			yout_u32(y, rule.prio);
 		}
 		yout_key(y, "id");
-		yout_u32(y, idx);
+		yout_u32(y, rule.idx);
 		yout_map_end(y);
 	}
 	yout_seq_end(y);

@@ -96,6 +96,20 @@ int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, u
 /* The desired state as operations. */
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
 
+/* One UDSP rule of ListRules' reply; strings live as long as the reply. */
+struct ctl_rule {
+	uint32_t idx, prio;
+	bool has_prio;
+	const char *src, *dst, *rte, *kind; /* "" when absent */
+};
+
+/*
+ * The next rule of ListRules' reply @r (entered with
+ * sd_bus_message_enter_container(r, 'a', "(usssa{sv})")): 1, 0 at the end,
+ * or a negative errno.
+ */
+int ctl_rule_next(sd_bus_message *r, struct ctl_rule *rule);
+
 struct yout;
 /* "udsp info:" for a local or peer NI, as show -v prints it (lnetd's UdspInfo). */
 int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
