@@ -18,21 +18,34 @@
 #ifndef LNETK_INSTANCE_H
 #define LNETK_INSTANCE_H
 
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 
 struct net;
 struct lne_inst;
+struct lne_tbf;
+
+/* One NRS TBF policy of an instance (engine/tbf.h), in its list. */
+struct lnetk_tbf {
+	struct list_head link; /* in lnetk_net.tbf, by service name */
+	struct lne_tbf *tbf;
+	bool loading; /* a TBF_LOAD runs on it */
+};
 
 struct lnetk_net {
 	struct mutex lock;     /* serialises every change and every engine call */
 	u64 generation;	       /* under lock */
 	struct lne_inst *inst; /* under lock */
+	struct list_head tbf;  /* under lock: struct lnetk_tbf, sorted by service */
+	u32 ntbf;	       /* under lock: how many */
 };
 
 struct lnetk_net *lnetk_net(const struct net *net);
 /* A fresh engine instance with the host's NUMA distances. */
 struct lne_inst *lnetk_inst_new(void);
+/* Free a TBF policy of the list (unlinks it; the count is the caller's). */
+void lnetk_tbf_free(struct lnetk_tbf *t);
 /* Give @inst the host's distances: node_distance() between NUMA nodes. */
 int lnetk_numa_default(struct lne_inst *inst);
 

@@ -20,6 +20,7 @@
 #include <net/netns/generic.h>
 
 #include "engine/model.h"
+#include "engine/tbf.h"
 #include "instance.h"
 #include "netlink.h"
 #include "uapi/lnetk.h"
@@ -79,6 +80,13 @@ struct lne_inst *lnetk_inst_new(void)
 	return inst;
 }
 
+void lnetk_tbf_free(struct lnetk_tbf *t)
+{
+	list_del(&t->link);
+	lne_tbf_free(t->tbf);
+	kfree(t);
+}
+
 static int __net_init lnetk_net_init(struct net *net)
 {
 	struct lnetk_net *ln = lnetk_net(net);
@@ -88,6 +96,8 @@ static int __net_init lnetk_net_init(struct net *net)
 		return -ENOMEM;
 	mutex_init(&ln->lock);
 	ln->generation = 0;
+	INIT_LIST_HEAD(&ln->tbf);
+	ln->ntbf = 0;
 	atomic_inc(&lnetk_instances);
 	return 0;
 }
@@ -95,7 +105,11 @@ static int __net_init lnetk_net_init(struct net *net)
 static void __net_exit lnetk_net_exit(struct net *net)
 {
 	struct lnetk_net *ln = lnetk_net(net);
+	struct lnetk_tbf *t, *tmp;
 
+	list_for_each_entry_safe(t, tmp, &ln->tbf, link)
+		lnetk_tbf_free(t);
+	ln->ntbf = 0;
 	lne_inst_free(ln->inst);
 	ln->inst = NULL;
 	mutex_destroy(&ln->lock);

@@ -26,7 +26,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
@@ -35,6 +39,7 @@
 
 #include "engine/model.h"
 #include "engine/select.h"
+#include "engine/tbf.h"
 #include "engine/udsp.h"
 #include "instance.h"
 #include "netlink.h"
@@ -44,6 +49,7 @@
 /* --- policies ------------------------------------------------------------ */
 
 static struct netlink_range_validation prio_range = {.max = LNE_PRIO_MAX};
+static struct netlink_range_validation tbf_depth_range = {.min = 1, .max = LNETK_TBF_DEPTH_MAX};
 
 #define STR(n)                                       \
 	{                                            \
@@ -109,6 +115,22 @@ static const struct nla_policy sel_policy[LNETK_SEL_A_MAX + 1] = {
 	[LNETK_SEL_A_MD_CPT] = NLA_POLICY_RANGE(NLA_S32, -1, LNETK_MAX_CPTS - 1),
 };
 
+static const struct nla_policy tbfl_policy[LNETK_TBFL_A_MAX + 1] = {
+	[LNETK_TBFL_A_NID] = STR(LNETK_NID_MAX),
+	[LNETK_TBFL_A_QUEUE] = NLA_POLICY_MAX(NLA_U8, LNETK_TBF_HP),
+};
+
+static const struct nla_policy tbf_policy[LNETK_TBF_A_MAX + 1] = {
+	[LNETK_TBF_A_SERVICE] = STR(LNETK_TBF_SERVICE_MAX),
+	[LNETK_TBF_A_QUEUE] = NLA_POLICY_MAX(NLA_U8, LNETK_TBF_HP),
+	[LNETK_TBF_A_TYPE] = STR(LNETK_TBF_TYPE_MAX),
+	[LNETK_TBF_A_DEPTH] = NLA_POLICY_FULL_RANGE(NLA_U32, &tbf_depth_range),
+	[LNETK_TBF_A_CMD] = STR(LNETK_TBF_CMD_MAX),
+	[LNETK_TBF_A_LOAD_MS] =
+		NLA_POLICY_RANGE(NLA_U32, LNETK_TBF_LOAD_MS_MIN, LNETK_TBF_LOAD_MS_MAX),
+	[LNETK_TBF_A_LOAD_CLASS] = NLA_POLICY_NESTED(tbfl_policy),
+};
+
 /* One policy for every command; each handler refuses what it does not take. */
 static const struct nla_policy lnetk_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_COUNT] = NLA_POLICY_RANGE(NLA_U32, 1, LNETK_BUMP_MAX),
@@ -121,6 +143,7 @@ static const struct nla_policy lnetk_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_GLOBAL] = NLA_POLICY_NESTED(global_policy),
 	[LNETK_A_NUMA] = NLA_POLICY_NESTED(numa_policy),
 	[LNETK_A_SELECT] = NLA_POLICY_NESTED(sel_policy),
+	[LNETK_A_TBF] = NLA_POLICY_NESTED(tbf_policy),
 };
 
 enum lnetk_group {
@@ -1535,6 +1558,542 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(reply, info);
 }
 
+/* --- NRS TBF policies ------------------------------------------------------------ */
+
+/*
+ * A policy holds the rule text of up to 2 * LNE_TBF_RULES_MAX rules: GET
+ * replies are as big as a dump message can be, and a policy that does not
+ * fit is refused rather than cut.
+ */
+#define TBF_MSG_SIZE (32 * 1024 - 512)
+
+static void tbf_contract_checks(void)
+{
+	BUILD_BUG_ON(LNETK_TBF_SERVICE_MAX != LNE_TBF_SERVICE_MAX + 1);
+	BUILD_BUG_ON(LNETK_TBF_CMD_MAX != LNE_TBF_CMD_MAX + 1);
+	BUILD_BUG_ON(LNETK_TBF_DEPTH_MAX != LNE_TBF_DEPTH_MAX);
+	BUILD_BUG_ON((int)LNETK_TBF_REG != (int)LNE_TBF_REG);
+	BUILD_BUG_ON((int)LNETK_TBF_HP != (int)LNE_TBF_HP);
+}
+
+/*
+ * The LNETK_A_TBF nest of a command, parsed into @tb, after refusing every
+ * other top-level attribute and every nested one not in @allowed (bits by
+ * LNETK_TBF_A_* type); LNETK_TBF_A_SERVICE is always required.
+ */
+static struct nlattr *tbf_nest(struct genl_info *info, struct nlattr **tb, u32 allowed)
+{
+	struct nlattr *nest = OBJECT(info, LNETK_A_TBF);
+	int t;
+
+	if (!nest || parse_nest(tb, LNETK_TBF_A_MAX, nest, tbf_policy, info->extack))
+		return NULL;
+	for (t = 1; t <= LNETK_TBF_A_MAX; t++)
+		if (tb[t] && !(allowed & BIT(t))) {
+			refuse(info->extack, tb[t], -EINVAL,
+			       "this command does not take this LNETK_TBF_A_* attribute");
+			return NULL;
+		}
+	if (!need(tb, LNETK_TBF_A_SERVICE, "LNETK_TBF_A_SERVICE", nest, info->extack))
+		return NULL;
+	return nest;
+}
+
+static struct lnetk_tbf *tbf_find(struct lnetk_net *ln, const char *service)
+{
+	struct lnetk_tbf *t;
+
+	list_for_each_entry(t, &ln->tbf, link)
+		if (!strcmp(lne_tbf_service(t->tbf), service))
+			return t;
+	return NULL;
+}
+
+/* The policy LNETK_TBF_A_SERVICE names, or a refusal. */
+static struct lnetk_tbf *tbf_lookup(struct lnetk_net *ln, struct nlattr **tb,
+				    struct netlink_ext_ack *extack)
+{
+	struct lnetk_tbf *t = tbf_find(ln, nla_data(tb[LNETK_TBF_A_SERVICE]));
+
+	if (!t)
+		refuse(extack, tb[LNETK_TBF_A_SERVICE], -ENOENT,
+		       "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
+	return t;
+}
+
+/* Put the types of queues @q0..@q1 back to @old after a refusal. */
+static void tbf_types_undo(struct lne_tbf *tbf, const struct lne_tbf_queue_info *old, int q0,
+			   int q1)
+{
+	char type[LNETK_TBF_TYPE_MAX];
+	int q;
+
+	for (q = q0; q <= q1; q++) {
+		lne_tbf_type_format(old[q].fields, type, sizeof(type));
+		lne_tbf_set_type(tbf, q, type, NULL);
+	}
+}
+
+static int do_tbf_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
+	struct lne_tbf_queue_info old[LNE_TBF_NQUEUES];
+	int q, q0 = LNE_TBF_REG, q1 = LNE_TBF_HP, rc = 0;
+	struct lnetk_tbf *t, *pos, *fresh = NULL;
+	struct lne_tbf *tbf;
+	struct lne_err err;
+	u64 now = ktime_get_ns();
+	const char *service;
+	u8 fields;
+
+	nest = tbf_nest(info, tb,
+			BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_QUEUE) | BIT(LNETK_TBF_A_TYPE) |
+				BIT(LNETK_TBF_A_DEPTH));
+	if (!nest)
+		return -EINVAL;
+	service = nla_data(tb[LNETK_TBF_A_SERVICE]);
+	if (tb[LNETK_TBF_A_QUEUE])
+		q0 = q1 = nla_get_u8(tb[LNETK_TBF_A_QUEUE]);
+	if (tb[LNETK_TBF_A_TYPE]) {
+		rc = lne_tbf_type_parse(nla_data(tb[LNETK_TBF_A_TYPE]), &fields, &err);
+		if (rc)
+			return engine_refusal(info->extack, tb[LNETK_TBF_A_TYPE], rc, &err);
+	}
+	t = tbf_find(ln, service);
+	if (t) {
+		if (!tb[LNETK_TBF_A_TYPE] && !tb[LNETK_TBF_A_DEPTH])
+			return refuse(
+				info->extack, tb[LNETK_TBF_A_SERVICE], -EEXIST,
+				"this service has a TBF policy already; give LNETK_TBF_A_TYPE or LNETK_TBF_A_DEPTH to change it");
+		tbf = t->tbf;
+	} else {
+		if (ln->ntbf >= LNETK_TBF_POLICIES_MAX)
+			return refuse(
+				info->extack, tb[LNETK_TBF_A_SERVICE], -E2BIG,
+				"the instance has LNETK_TBF_POLICIES_MAX TBF policies already");
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+		if (!fresh)
+			return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+		rc = lne_tbf_new(service, &fresh->tbf, &err);
+		if (rc) {
+			kfree(fresh);
+			return engine_refusal(info->extack, tb[LNETK_TBF_A_SERVICE], rc, &err);
+		}
+		tbf = fresh->tbf;
+	}
+	for (q = q0; q <= q1; q++)
+		lne_tbf_queue_info(tbf, q, &old[q]);
+	/* The type may be refused on a queue: put back those already changed. */
+	for (q = q0; tb[LNETK_TBF_A_TYPE] && q <= q1; q++) {
+		rc = lne_tbf_set_type(tbf, q, nla_data(tb[LNETK_TBF_A_TYPE]), &err);
+		if (rc) {
+			tbf_types_undo(tbf, old, q0, q - 1);
+			goto refused;
+		}
+	}
+	/* The policy checked the depth: the engine cannot refuse it. */
+	for (q = q0; tb[LNETK_TBF_A_DEPTH] && q <= q1; q++)
+		lne_tbf_set_depth(tbf, q, nla_get_u32(tb[LNETK_TBF_A_DEPTH]), now, NULL);
+	if (fresh) {
+		list_for_each_entry(pos, &ln->tbf, link)
+			if (strcmp(lne_tbf_service(pos->tbf), service) > 0)
+				break;
+		list_add_tail(&fresh->link, &pos->link);
+		ln->ntbf++;
+	}
+	return 0;
+
+refused:
+	if (fresh) {
+		lne_tbf_free(fresh->tbf);
+		kfree(fresh);
+	}
+	return engine_refusal(info->extack, tb[LNETK_TBF_A_TYPE], rc, &err);
+}
+
+static int lnetk_tbf_set(struct sk_buff *skb, struct genl_info *info)
+{
+	return change(info, do_tbf_set, 0);
+}
+
+static int do_tbf_cmd(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
+	struct lnetk_tbf *t;
+	struct lne_err err;
+	int rc;
+
+	nest = tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_CMD));
+	if (!nest || !need(tb, LNETK_TBF_A_CMD, "LNETK_TBF_A_CMD", nest, info->extack))
+		return -EINVAL;
+	t = tbf_lookup(ln, tb, info->extack);
+	if (!t)
+		return -ENOENT;
+	err.msg[0] = '\0';
+	rc = lne_tbf_command(t->tbf, nla_data(tb[LNETK_TBF_A_CMD]), ktime_get_ns(), &err);
+	return rc ? engine_refusal(info->extack, tb[LNETK_TBF_A_CMD], rc, &err) : 0;
+}
+
+static int lnetk_tbf_cmd(struct sk_buff *skb, struct genl_info *info)
+{
+	return change(info, do_tbf_cmd, 0);
+}
+
+static int do_tbf_del(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
+	struct lnetk_tbf *t;
+
+	if (!tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE)))
+		return -EINVAL;
+	t = tbf_lookup(ln, tb, info->extack);
+	if (!t)
+		return -ENOENT;
+	if (t->loading)
+		return refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -EBUSY,
+			      "a TBF_LOAD runs on this policy; delete it when the load ends");
+	lnetk_tbf_free(t);
+	ln->ntbf--;
+	return 0;
+}
+
+static int lnetk_tbf_del(struct sk_buff *skb, struct genl_info *info)
+{
+	return change(info, do_tbf_del, 0);
+}
+
+static int put_tbf_rule(struct sk_buff *skb, const struct lne_tbf_rule *r)
+{
+	struct nlattr *nest = nla_nest_start(skb, LNETK_TBFQ_A_RULE), *a;
+	int n = lne_tbf_rule_format(r, NULL, 0);
+
+	if (!nest)
+		return -EMSGSIZE;
+	a = nla_reserve(skb, LNETK_TBFR_A_TEXT, n + 1);
+	if (!a)
+		return -EMSGSIZE;
+	lne_tbf_rule_format(r, nla_data(a), n + 1);
+	if (nla_put_string(skb, LNETK_TBFR_A_NAME, r->name) ||
+	    nla_put_u32(skb, LNETK_TBFR_A_RATE, r->rate) ||
+	    nla_put_u8(skb, LNETK_TBFR_A_REALTIME, r->realtime) ||
+	    nla_put_u32(skb, LNETK_TBFR_A_NCLASSES, r->nclasses) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_QUEUED, r->stats.queued, LNETK_TBFR_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_ENQUEUED, r->stats.enqueued, LNETK_TBFR_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_DISPATCHED, r->stats.dispatched,
+			      LNETK_TBFR_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_WAIT_NS, r->stats.wait_ns, LNETK_TBFR_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_THROTTLED, r->stats.throttled, LNETK_TBFR_A_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* One LNETK_A_TBF: the policy, its queues, their rules.  The caller cancels on failure. */
+static int put_tbf(struct sk_buff *skb, const struct lne_tbf *tbf)
+{
+	struct nlattr *nest = nla_nest_start(skb, LNETK_A_TBF), *qn;
+	struct lne_tbf_queue_info qi;
+	const struct lne_tbf_rule *r;
+	char type[LNETK_TBF_TYPE_MAX];
+	int q;
+
+	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, lne_tbf_service(tbf)))
+		return -EMSGSIZE;
+	for (q = LNE_TBF_REG; q < LNE_TBF_NQUEUES; q++) {
+		lne_tbf_queue_info(tbf, q, &qi);
+		lne_tbf_type_format(qi.fields, type, sizeof(type));
+		qn = nla_nest_start(skb, LNETK_TBF_A_QUEUE_INFO);
+		if (!qn || nla_put_u8(skb, LNETK_TBFQ_A_QUEUE, q) ||
+		    nla_put_string(skb, LNETK_TBFQ_A_TYPE, type) ||
+		    nla_put_u32(skb, LNETK_TBFQ_A_DEPTH, qi.depth) ||
+		    nla_put_u32(skb, LNETK_TBFQ_A_NCLASSES, qi.nclasses) ||
+		    nla_put_u32(skb, LNETK_TBFQ_A_NACTIVE, qi.nactive) ||
+		    nla_put_u64_64bit(skb, LNETK_TBFQ_A_QUEUED, qi.queued, LNETK_TBFQ_A_PAD))
+			return -EMSGSIZE;
+		for (r = lne_tbf_rule_next(tbf, q, NULL); r; r = lne_tbf_rule_next(tbf, q, r))
+			if (put_tbf_rule(skb, r))
+				return -EMSGSIZE;
+		nla_nest_end(skb, qn);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int lnetk_tbf_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
+	struct sk_buff *reply;
+	struct lnetk_tbf *t;
+	void *hdr;
+	int rc;
+
+	if (!tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE)))
+		return -EINVAL;
+	reply = msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_TBF_GET, TBF_MSG_SIZE, &hdr);
+	if (!reply)
+		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	mutex_lock(&ln->lock);
+	t = tbf_lookup(ln, tb, info->extack);
+	rc = !t ? -ENOENT
+		: nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD) ?:
+			put_tbf(reply, t->tbf);
+	mutex_unlock(&ln->lock);
+	if (rc) {
+		nlmsg_free(reply);
+		return rc == -ENOENT ? rc
+				     : refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -EMSGSIZE,
+					      "the policy's rules do not fit one message");
+	}
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+}
+
+/* Dump: cb->ctx holds the last service sent ("" at first); resumes after it by name. */
+static int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lnetk_net *ln = lnetk_net(sock_net(skb->sk));
+	char *last = (char *)cb->ctx;
+	struct lnetk_tbf *t;
+	const char *service;
+	void *hdr;
+	int rc = 0;
+
+	BUILD_BUG_ON(LNETK_TBF_SERVICE_MAX > sizeof(cb->ctx));
+	mutex_lock(&ln->lock);
+	cb->seq = (unsigned int)(ln->generation % 0xffffffffULL) + 1;
+	list_for_each_entry(t, &ln->tbf, link) {
+		service = lne_tbf_service(t->tbf);
+		if (last[0] && strcmp(service, last) <= 0)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &lnetk_genl_family, NLM_F_MULTI, LNETK_CMD_TBF_GET);
+		if (!hdr) {
+			rc = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		rc = nla_put_u64_64bit(skb, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
+			     ?: put_tbf(skb, t->tbf);
+		if (rc) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		strscpy(last, service, LNETK_TBF_SERVICE_MAX);
+	}
+	mutex_unlock(&ln->lock);
+	/* A full skb ends this step; a policy alone in one that does not fit is an error. */
+	return rc == -EMSGSIZE && skb->len ? (int)skb->len : rc;
+}
+
+/* --- TBF_LOAD: a synthetic load, for tests of the scheduler in the kernel -------------- */
+
+struct load_req {
+	struct lne_tbf_req r;
+	u32 cls; /* index of its class in the load */
+};
+
+struct load_class {
+	struct lne_nid nid;
+	u8 queue;
+	u64 enqueued, dispatched;
+	u32 nfree;
+	struct load_req *free[LNETK_TBF_LOAD_BACKLOG];
+	struct load_req req[LNETK_TBF_LOAD_BACKLOG];
+};
+
+/* The classes of a TBF_LOAD request, each with its requests, all free. */
+static int load_classes(struct nlattr *nest, struct load_class **out, u32 *nout,
+			struct netlink_ext_ack *extack)
+{
+	struct nlattr *ctb[LNETK_TBFL_A_MAX + 1], *a;
+	struct load_class *lc;
+	int rem, rc = 0;
+	u32 n = 0, i = 0, j;
+
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) == LNETK_TBF_A_LOAD_CLASS)
+			n++;
+	}
+	if (!n || n > LNETK_TBF_LOAD_CLASSES_MAX)
+		return refuse(extack, nest, -EINVAL,
+			      "give 1 to LNETK_TBF_LOAD_CLASSES_MAX LNETK_TBF_A_LOAD_CLASS");
+	lc = kvcalloc(n, sizeof(*lc), GFP_KERNEL);
+	if (!lc)
+		return refuse(extack, NULL, -ENOMEM, "out of memory");
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != LNETK_TBF_A_LOAD_CLASS)
+			continue;
+		rc = parse_nest(ctb, LNETK_TBFL_A_MAX, a, tbfl_policy, extack);
+		if (!rc && !need(ctb, LNETK_TBFL_A_NID, "LNETK_TBFL_A_NID", a, extack))
+			rc = -EINVAL;
+		if (!rc)
+			rc = get_nid(ctb[LNETK_TBFL_A_NID], &lc[i].nid, extack);
+		if (rc) {
+			kvfree(lc);
+			return rc;
+		}
+		lc[i].queue = ctb[LNETK_TBFL_A_QUEUE] ? nla_get_u8(ctb[LNETK_TBFL_A_QUEUE])
+						      : LNE_TBF_REG;
+		for (j = 0; j < LNETK_TBF_LOAD_BACKLOG; j++) {
+			struct load_req *r = &lc[i].req[j];
+
+			r->cls = i;
+			r->r.nid = lc[i].nid;
+			r->r.opcode = 4; /* ost_write */
+			strscpy(r->r.jobid, "tbf_load", sizeof(r->r.jobid));
+			lc[i].free[j] = r;
+		}
+		lc[i].nfree = LNETK_TBF_LOAD_BACKLOG;
+		i++;
+	}
+	*out = lc;
+	*nout = n;
+	return 0;
+}
+
+/*
+ * One round at @now, under the lock: refill every class to its backlog,
+ * then serve every request that is ready.  Returns the enqueue's error.
+ */
+static int load_round(struct lne_tbf *tbf, struct load_class *lc, u32 n, u64 now, u64 *next)
+{
+	struct lne_tbf_req *req;
+	struct load_req *lr;
+	u32 i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		while (lc[i].nfree) {
+			lr = lc[i].free[lc[i].nfree - 1];
+			rc = lne_tbf_enqueue(tbf, &lr->r, lc[i].queue, now);
+			if (rc)
+				return rc;
+			lc[i].nfree--;
+			lc[i].enqueued++;
+		}
+	while ((req = lne_tbf_dequeue(tbf, now, next))) {
+		lr = container_of(req, struct load_req, r);
+		lc[lr->cls].dispatched++;
+		lc[lr->cls].free[lc[lr->cls].nfree++] = lr;
+	}
+	return 0;
+}
+
+static int put_load(struct sk_buff *skb, const char *service, const struct load_class *lc, u32 n,
+		    u64 elapsed)
+{
+	struct nlattr *nest = nla_nest_start(skb, LNETK_A_TBF), *cn;
+	u32 i;
+
+	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, service) ||
+	    nla_put_u64_64bit(skb, LNETK_TBF_A_ELAPSED_NS, elapsed, LNETK_TBF_A_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		cn = nla_nest_start(skb, LNETK_TBF_A_LOAD_CLASS);
+		if (!cn || put_nid(skb, LNETK_TBFL_A_NID, &lc[i].nid) ||
+		    nla_put_u8(skb, LNETK_TBFL_A_QUEUE, lc[i].queue) ||
+		    nla_put_u64_64bit(skb, LNETK_TBFL_A_ENQUEUED, lc[i].enqueued,
+				      LNETK_TBFL_A_PAD) ||
+		    nla_put_u64_64bit(skb, LNETK_TBFL_A_DISPATCHED, lc[i].dispatched,
+				      LNETK_TBFL_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, cn);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * The load runs in the requesting thread (process context: enqueue
+ * allocates), taking the instance lock for each round only, and sleeps on
+ * an hrtimer until the policy's next deadline.  The policy cannot go while
+ * t->loading is set (TBF_DEL refuses), and the instance cannot either: the
+ * requesting socket holds its namespace.
+ */
+static int lnetk_tbf_load(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
+	u64 start, end, now, next, ms;
+	struct load_class *lc;
+	struct sk_buff *reply;
+	struct lnetk_tbf *t;
+	u32 n, i, j;
+	ktime_t wake;
+	void *hdr;
+	int rc;
+
+	nest = tbf_nest(info, tb,
+			BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_LOAD_MS) |
+				BIT(LNETK_TBF_A_LOAD_CLASS));
+	if (!nest || !need(tb, LNETK_TBF_A_LOAD_MS, "LNETK_TBF_A_LOAD_MS", nest, info->extack))
+		return -EINVAL;
+	ms = nla_get_u32(tb[LNETK_TBF_A_LOAD_MS]);
+	rc = load_classes(nest, &lc, &n, info->extack);
+	if (rc)
+		return rc;
+	reply = msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_TBF_LOAD,
+			256 + n * (LNETK_NID_MAX + 64), &hdr);
+	if (!reply) {
+		kvfree(lc);
+		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	}
+	mutex_lock(&ln->lock);
+	t = tbf_lookup(ln, tb, info->extack);
+	rc = t ? 0 : -ENOENT;
+	if (t && t->loading)
+		rc = refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -EBUSY,
+			    "a TBF_LOAD runs on this policy already");
+	if (!rc)
+		t->loading = true;
+	mutex_unlock(&ln->lock);
+	if (rc)
+		goto out;
+
+	start = ktime_get_ns();
+	end = start + ms * NSEC_PER_MSEC;
+	for (;;) {
+		mutex_lock(&ln->lock);
+		now = ktime_get_ns();
+		rc = load_round(t->tbf, lc, n, now, &next);
+		mutex_unlock(&ln->lock);
+		if (rc || now >= end || signal_pending(current))
+			break;
+		wake = ns_to_ktime(min(next, end));
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule_hrtimeout_range(&wake, 20 * NSEC_PER_USEC, HRTIMER_MODE_ABS);
+	}
+
+	mutex_lock(&ln->lock);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < LNETK_TBF_LOAD_BACKLOG; j++)
+			if (lc[i].req[j].r.cls)
+				lne_tbf_cancel(t->tbf, &lc[i].req[j].r, now);
+	t->loading = false;
+	if (rc) {
+		mutex_unlock(&ln->lock);
+		rc = refuse(info->extack, NULL, rc,
+			    rc == -ENOSPC ? "the load's classes exceed the queue's class limit"
+					  : "out of memory");
+		goto out;
+	}
+	rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
+		     ?: put_load(reply, lne_tbf_service(t->tbf), lc, n, now - start);
+	mutex_unlock(&ln->lock);
+	if (rc)
+		goto out;
+	kvfree(lc);
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+
+out:
+	kvfree(lc);
+	nlmsg_free(reply);
+	return rc;
+}
+
 /* --- the family ------------------------------------------------------------------- */
 
 #define OP(c, fn, fl)                                   \
@@ -1565,6 +2124,11 @@ static const struct genl_ops lnetk_genl_ops[] = {
 	OP(LNETK_CMD_NUMA_SET, lnetk_numa_set, ADMIN),
 	OP(LNETK_CMD_SELECT, lnetk_select, ADMIN),
 	OP(LNETK_CMD_BATCH, lnetk_batch, ADMIN),
+	OP(LNETK_CMD_TBF_SET, lnetk_tbf_set, ADMIN),
+	OP(LNETK_CMD_TBF_CMD, lnetk_tbf_cmd, ADMIN),
+	OP(LNETK_CMD_TBF_DEL, lnetk_tbf_del, ADMIN),
+	{.cmd = LNETK_CMD_TBF_GET, .doit = lnetk_tbf_get, .dumpit = lnetk_tbf_dump},
+	OP(LNETK_CMD_TBF_LOAD, lnetk_tbf_load, ADMIN),
 };
 
 static const struct genl_multicast_group lnetk_genl_mcgrps[] = {
@@ -1593,6 +2157,7 @@ static struct genl_family lnetk_genl_family __ro_after_init = {
 
 int __init lnetk_genetlink_init(void)
 {
+	tbf_contract_checks();
 	return genl_register_family(&lnetk_genl_family);
 }
 

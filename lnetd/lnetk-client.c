@@ -231,6 +231,7 @@ static const struct nla_policy top_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_GLOBAL] = {.type = NLA_NESTED}, /* but globals: all in one */
 	[LNETK_A_NUMA] = {.type = NLA_NESTED},
 	[LNETK_A_SELECT] = {.type = NLA_NESTED},
+	[LNETK_A_TBF] = {.type = NLA_NESTED},
 };
 
 /* A reply: note its generation, then hand it to the request's parser. */
@@ -661,6 +662,7 @@ struct dump {
 		lnetk_route_cb route;
 		lnetk_rule_cb rule;
 		lnetk_global_cb global;
+		lnetk_tbf_cb tbf;
 	} cb;
 	void *arg;
 };
@@ -1294,6 +1296,262 @@ int lnetk_numa_set(struct lnetk *lk, uint32_t ncpt, const uint32_t *dist, struct
 	}
 	return run(lk, LNETK_CMD_NUMA_SET, 0, 64 + ncpt * ncpt * sizeof(uint32_t), put_numa, &in,
 		   &rq);
+}
+
+/* --- NRS TBF policies ------------------------------------------------------------------ */
+
+struct tbf_in {
+	const char *service, *type, *cmd;
+	int queue;
+	uint32_t depth;
+};
+
+static int put_tbf(struct nl_msg *msg, const void *in)
+{
+	const struct tbf_in *t = in;
+	struct nlattr *nest = nla_nest_start(msg, LNETK_A_TBF);
+
+	if (!nest || nla_put_string(msg, LNETK_TBF_A_SERVICE, t->service) < 0 ||
+	    (t->queue >= 0 && nla_put_u8(msg, LNETK_TBF_A_QUEUE, (uint8_t)t->queue) < 0) ||
+	    (t->type && nla_put_string(msg, LNETK_TBF_A_TYPE, t->type) < 0) ||
+	    (t->depth && nla_put_u32(msg, LNETK_TBF_A_DEPTH, t->depth) < 0) ||
+	    (t->cmd && nla_put_string(msg, LNETK_TBF_A_CMD, t->cmd) < 0))
+		return -NLE_NOMEM;
+	return nla_nest_end(msg, nest);
+}
+
+static size_t tbf_size(const struct tbf_in *t)
+{
+	return 128 + strlen(t->service) + (t->type ? strlen(t->type) : 0) +
+	       (t->cmd ? strlen(t->cmd) : 0);
+}
+
+int lnetk_tbf_set(struct lnetk *lk, const char *service, int queue, const char *type,
+		  uint32_t depth, struct lnetk_err *err)
+{
+	struct tbf_in in = {.service = service, .type = type, .queue = queue, .depth = depth};
+	struct req rq = {.err = err};
+
+	return run(lk, LNETK_CMD_TBF_SET, 0, tbf_size(&in), put_tbf, &in, &rq);
+}
+
+int lnetk_tbf_cmd(struct lnetk *lk, const char *service, const char *cmd, struct lnetk_err *err)
+{
+	struct tbf_in in = {.service = service, .cmd = cmd, .queue = -1};
+	struct req rq = {.err = err};
+
+	return run(lk, LNETK_CMD_TBF_CMD, 0, tbf_size(&in), put_tbf, &in, &rq);
+}
+
+int lnetk_tbf_del(struct lnetk *lk, const char *service, struct lnetk_err *err)
+{
+	struct tbf_in in = {.service = service, .queue = -1};
+	struct req rq = {.err = err};
+
+	return run(lk, LNETK_CMD_TBF_DEL, 0, tbf_size(&in), put_tbf, &in, &rq);
+}
+
+static const struct nla_policy tbf_policy[LNETK_TBF_A_MAX + 1] = {
+	[LNETK_TBF_A_SERVICE] = {.type = NLA_STRING},
+	[LNETK_TBF_A_QUEUE_INFO] = {.type = NLA_NESTED},
+	[LNETK_TBF_A_LOAD_CLASS] = {.type = NLA_NESTED},
+	[LNETK_TBF_A_ELAPSED_NS] = {.type = NLA_U64},
+};
+
+static const struct nla_policy tbfq_policy[LNETK_TBFQ_A_MAX + 1] = {
+	[LNETK_TBFQ_A_QUEUE] = {.type = NLA_U8},    [LNETK_TBFQ_A_TYPE] = {.type = NLA_STRING},
+	[LNETK_TBFQ_A_DEPTH] = {.type = NLA_U32},   [LNETK_TBFQ_A_NCLASSES] = {.type = NLA_U32},
+	[LNETK_TBFQ_A_NACTIVE] = {.type = NLA_U32}, [LNETK_TBFQ_A_QUEUED] = {.type = NLA_U64},
+	[LNETK_TBFQ_A_RULE] = {.type = NLA_NESTED},
+};
+
+static const struct nla_policy tbfr_policy[LNETK_TBFR_A_MAX + 1] = {
+	[LNETK_TBFR_A_NAME] = {.type = NLA_STRING},  [LNETK_TBFR_A_TEXT] = {.type = NLA_STRING},
+	[LNETK_TBFR_A_RATE] = {.type = NLA_U32},     [LNETK_TBFR_A_REALTIME] = {.type = NLA_U8},
+	[LNETK_TBFR_A_NCLASSES] = {.type = NLA_U32}, [LNETK_TBFR_A_QUEUED] = {.type = NLA_U64},
+	[LNETK_TBFR_A_ENQUEUED] = {.type = NLA_U64}, [LNETK_TBFR_A_DISPATCHED] = {.type = NLA_U64},
+	[LNETK_TBFR_A_WAIT_NS] = {.type = NLA_U64},  [LNETK_TBFR_A_THROTTLED] = {.type = NLA_U64},
+};
+
+static uint64_t get_u64_or(const struct nlattr *a, uint64_t def)
+{
+	return a ? nla_get_u64(a) : def;
+}
+
+static int parse_tbf_rule(struct nlattr *nest, struct lnetk_tbf_rule *r)
+{
+	struct nlattr *tb[LNETK_TBFR_A_MAX + 1];
+
+	if (nla_parse_nested(tb, LNETK_TBFR_A_MAX, nest, tbfr_policy) < 0 ||
+	    !tb[LNETK_TBFR_A_NAME] || !tb[LNETK_TBFR_A_TEXT])
+		return -EPROTO;
+	memset(r, 0, sizeof(*r));
+	r->text = nla_data(tb[LNETK_TBFR_A_TEXT]);
+	r->rate = get_u32_or(tb[LNETK_TBFR_A_RATE], 0);
+	r->realtime = tb[LNETK_TBFR_A_REALTIME] && nla_get_u8(tb[LNETK_TBFR_A_REALTIME]);
+	r->nclasses = get_u32_or(tb[LNETK_TBFR_A_NCLASSES], 0);
+	r->queued = get_u64_or(tb[LNETK_TBFR_A_QUEUED], 0);
+	r->enqueued = get_u64_or(tb[LNETK_TBFR_A_ENQUEUED], 0);
+	r->dispatched = get_u64_or(tb[LNETK_TBFR_A_DISPATCHED], 0);
+	r->wait_ns = get_u64_or(tb[LNETK_TBFR_A_WAIT_NS], 0);
+	r->throttled = get_u64_or(tb[LNETK_TBFR_A_THROTTLED], 0);
+	return get_str(r->name, sizeof(r->name), tb[LNETK_TBFR_A_NAME]);
+}
+
+static int parse_tbf_queue(struct nlattr *nest, struct lnetk_tbf_qinfo *q)
+{
+	struct nlattr *tb[LNETK_TBFQ_A_MAX + 1], *a;
+	size_t n = 0;
+	int rem, rc;
+
+	if (nla_parse_nested(tb, LNETK_TBFQ_A_MAX, nest, tbfq_policy) < 0 ||
+	    !tb[LNETK_TBFQ_A_QUEUE])
+		return -EPROTO;
+	q->queue = nla_get_u8(tb[LNETK_TBFQ_A_QUEUE]);
+	q->depth = get_u32_or(tb[LNETK_TBFQ_A_DEPTH], 0);
+	q->nclasses = get_u32_or(tb[LNETK_TBFQ_A_NCLASSES], 0);
+	q->nactive = get_u32_or(tb[LNETK_TBFQ_A_NACTIVE], 0);
+	q->queued = get_u64_or(tb[LNETK_TBFQ_A_QUEUED], 0);
+	rc = get_str(q->type, sizeof(q->type), tb[LNETK_TBFQ_A_TYPE]);
+	if (rc)
+		return rc;
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) == LNETK_TBFQ_A_RULE)
+			n++;
+	}
+	q->rules = calloc(n ? n : 1, sizeof(*q->rules));
+	if (!q->rules)
+		return -ENOMEM;
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != LNETK_TBFQ_A_RULE)
+			continue;
+		rc = parse_tbf_rule(a, &q->rules[q->nrules]);
+		if (rc)
+			return rc;
+		q->nrules++;
+	}
+	return 0;
+}
+
+static int parse_tbf(struct req *rq, struct nlattr **top, struct nlmsghdr *nlh __maybe_unused)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *a;
+	struct dump *d = rq->arg;
+	struct lnetk_tbf t;
+	int rem, rc = 0;
+	size_t i;
+
+	if (!top[LNETK_A_TBF] ||
+	    nla_parse_nested(tb, LNETK_TBF_A_MAX, top[LNETK_A_TBF], tbf_policy) < 0 ||
+	    !tb[LNETK_TBF_A_SERVICE])
+		return -EPROTO;
+	memset(&t, 0, sizeof(t));
+	rc = get_str(t.service, sizeof(t.service), tb[LNETK_TBF_A_SERVICE]);
+	nla_for_each_nested(a, top[LNETK_A_TBF], rem) {
+		if (rc || nla_type(a) != LNETK_TBF_A_QUEUE_INFO)
+			continue;
+		if (t.nqueues >= sizeof(t.queues) / sizeof(t.queues[0])) {
+			rc = -EPROTO;
+			break;
+		}
+		rc = parse_tbf_queue(a, &t.queues[t.nqueues++]);
+	}
+	if (!rc)
+		rc = cb_rc(d->cb.tbf(&t, d->arg));
+	for (i = 0; i < t.nqueues; i++)
+		free(t.queues[i].rules);
+	return rc;
+}
+
+int lnetk_tbf_get(struct lnetk *lk, const char *service, lnetk_tbf_cb cb, void *arg,
+		  struct lnetk_err *err)
+{
+	struct tbf_in in = {.service = service, .queue = -1};
+	struct dump d = {.cb.tbf = cb, .arg = arg};
+	struct req rq = {.err = err, .parse = parse_tbf, .arg = &d};
+
+	return run(lk, LNETK_CMD_TBF_GET, 0, tbf_size(&in), put_tbf, &in, &rq);
+}
+
+int lnetk_tbf_dump(struct lnetk *lk, lnetk_tbf_cb cb, void *arg, struct lnetk_err *err)
+{
+	struct dump d = {.cb.tbf = cb, .arg = arg};
+	struct req rq = {.err = err, .parse = parse_tbf, .arg = &d};
+
+	return run(lk, LNETK_CMD_TBF_GET, NLM_F_DUMP, 0, NULL, NULL, &rq);
+}
+
+struct load_in {
+	const char *service;
+	uint32_t ms;
+	struct lnetk_tbf_load_class *cls;
+	size_t n;
+	uint64_t elapsed;
+};
+
+static int put_load(struct nl_msg *msg, const void *in)
+{
+	const struct load_in *l = in;
+	struct nlattr *nest = nla_nest_start(msg, LNETK_A_TBF), *cn;
+	size_t i;
+
+	if (!nest || nla_put_string(msg, LNETK_TBF_A_SERVICE, l->service) < 0 ||
+	    nla_put_u32(msg, LNETK_TBF_A_LOAD_MS, l->ms) < 0)
+		return -NLE_NOMEM;
+	for (i = 0; i < l->n; i++) {
+		cn = nla_nest_start(msg, LNETK_TBF_A_LOAD_CLASS);
+		if (!cn || nla_put_string(msg, LNETK_TBFL_A_NID, l->cls[i].nid) < 0 ||
+		    (l->cls[i].queue >= 0 &&
+		     nla_put_u8(msg, LNETK_TBFL_A_QUEUE, (uint8_t)l->cls[i].queue) < 0) ||
+		    nla_nest_end(msg, cn) < 0)
+			return -NLE_NOMEM;
+	}
+	return nla_nest_end(msg, nest);
+}
+
+static const struct nla_policy tbfl_policy[LNETK_TBFL_A_MAX + 1] = {
+	[LNETK_TBFL_A_NID] = {.type = NLA_STRING},
+	[LNETK_TBFL_A_QUEUE] = {.type = NLA_U8},
+	[LNETK_TBFL_A_ENQUEUED] = {.type = NLA_U64},
+	[LNETK_TBFL_A_DISPATCHED] = {.type = NLA_U64},
+};
+
+static int parse_load(struct req *rq, struct nlattr **top, struct nlmsghdr *nlh __maybe_unused)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *ctb[LNETK_TBFL_A_MAX + 1], *a;
+	struct load_in *l = rq->arg;
+	size_t i = 0;
+	int rem;
+
+	if (!top[LNETK_A_TBF] ||
+	    nla_parse_nested(tb, LNETK_TBF_A_MAX, top[LNETK_A_TBF], tbf_policy) < 0 ||
+	    !tb[LNETK_TBF_A_ELAPSED_NS])
+		return -EPROTO;
+	l->elapsed = nla_get_u64(tb[LNETK_TBF_A_ELAPSED_NS]);
+	nla_for_each_nested(a, top[LNETK_A_TBF], rem) {
+		if (nla_type(a) != LNETK_TBF_A_LOAD_CLASS)
+			continue;
+		if (i >= l->n || nla_parse_nested(ctb, LNETK_TBFL_A_MAX, a, tbfl_policy) < 0)
+			return -EPROTO;
+		l->cls[i].enqueued = get_u64_or(ctb[LNETK_TBFL_A_ENQUEUED], 0);
+		l->cls[i].dispatched = get_u64_or(ctb[LNETK_TBFL_A_DISPATCHED], 0);
+		i++;
+	}
+	return i == l->n ? 0 : -EPROTO;
+}
+
+int lnetk_tbf_load(struct lnetk *lk, const char *service, uint32_t ms,
+		   struct lnetk_tbf_load_class *classes, size_t nclasses, uint64_t *elapsed_ns,
+		   struct lnetk_err *err)
+{
+	struct load_in in = {service, ms, classes, nclasses, 0};
+	struct req rq = {.err = err, .parse = parse_load, .arg = &in};
+	int rc = run(lk, LNETK_CMD_TBF_LOAD, 0, 128 + strlen(service) + nclasses * 96, put_load,
+		     &in, &rq);
+
+	if (!rc && elapsed_ns)
+		*elapsed_ns = in.elapsed;
+	return rc;
 }
 
 /* --- selection ------------------------------------------------------------------------ */

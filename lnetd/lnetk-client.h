@@ -264,6 +264,65 @@ struct lnetk_explain {
 int lnetk_select(struct lnetk *lk, const struct lnetk_select_req *req, struct lnetk_selection *sel,
 		 struct lnetk_explain *ex, struct lnetk_err *err);
 
+/* --- NRS TBF policies ------------------------------------------------------------ */
+
+/* One rule of a queue, in match order (default last), with its statistics. */
+struct lnetk_tbf_rule {
+	char name[16];
+	const char *text; /* the command that recreates it; valid during the callback */
+	uint32_t rate;
+	bool realtime;
+	uint32_t nclasses;
+	uint64_t queued, enqueued, dispatched, wait_ns, throttled;
+};
+
+struct lnetk_tbf_qinfo {
+	uint8_t queue; /* enum lnetk_tbf_queue */
+	char type[LNETK_TBF_TYPE_MAX];
+	uint32_t depth, nclasses, nactive;
+	uint64_t queued;
+	size_t nrules;
+	struct lnetk_tbf_rule *rules;
+};
+
+struct lnetk_tbf {
+	char service[LNETK_TBF_SERVICE_MAX];
+	size_t nqueues;
+	struct lnetk_tbf_qinfo queues[2]; /* reg, hp */
+};
+
+typedef int (*lnetk_tbf_cb)(const struct lnetk_tbf *tbf, void *arg);
+
+/*
+ * Create @service's policy if it has none, and set @type (NULL: keep) and
+ * @depth (0: keep) of @queue (LNETK_TBF_REG, LNETK_TBF_HP, or -1 for both).
+ */
+int lnetk_tbf_set(struct lnetk *lk, const char *service, int queue, const char *type,
+		  uint32_t depth, struct lnetk_err *err);
+/* One rule command (tbf.h's grammar); the engine's sentence comes back in @err. */
+int lnetk_tbf_cmd(struct lnetk *lk, const char *service, const char *cmd, struct lnetk_err *err);
+int lnetk_tbf_del(struct lnetk *lk, const char *service, struct lnetk_err *err);
+/* @service's policy, through @cb once. */
+int lnetk_tbf_get(struct lnetk *lk, const char *service, lnetk_tbf_cb cb, void *arg,
+		  struct lnetk_err *err);
+int lnetk_tbf_dump(struct lnetk *lk, lnetk_tbf_cb cb, void *arg, struct lnetk_err *err);
+
+/* One class of a test load: requests from @nid on @queue (-1: reg). */
+struct lnetk_tbf_load_class {
+	const char *nid;
+	int queue;
+	uint64_t enqueued, dispatched; /* replies */
+};
+
+/*
+ * Run a synthetic load on @service's policy for @ms milliseconds, in the
+ * kernel (LNETK_CMD_TBF_LOAD); blocks that long.  Fills each class's
+ * counts and *@elapsed_ns (may be NULL).
+ */
+int lnetk_tbf_load(struct lnetk *lk, const char *service, uint32_t ms,
+		   struct lnetk_tbf_load_class *classes, size_t nclasses, uint64_t *elapsed_ns,
+		   struct lnetk_err *err);
+
 /* --- batches ------------------------------------------------------------------ */
 
 /* @flags: LNETK_F_REPLACE to make the batch the whole state. */

@@ -165,6 +165,60 @@
  *   on failure the extack names the failing item (its offset) and nothing
  *   changes.  Replies LNETK_A_GENERATION and LNETK_A_COUNT (items applied).
  *
+ * NRS TBF policies
+ * ----------------
+ * An instance also holds Token Bucket Filter policies, one per service (a
+ * named request queue such as "ost_io"), each with a reg and an hp queue;
+ * the engine's tbf.h describes types, depths, rules and their grammar.
+ * They are not part of BATCH (LNETK_F_REPLACE leaves them as they are),
+ * and live as long as the instance.  At most LNETK_TBF_POLICIES_MAX.
+ *
+ * LNETK_CMD_TBF_SET (admin): LNETK_A_TBF with LNETK_TBF_A_SERVICE
+ *   (required), LNETK_TBF_A_QUEUE (LNETK_TBF_REG or LNETK_TBF_HP; absent:
+ *   both), LNETK_TBF_A_TYPE ("nid", "jobid+uid", ...) and
+ *   LNETK_TBF_A_DEPTH (1..LNETK_TBF_DEPTH_MAX tokens).  Creates the policy
+ *   (both queues typed "nid", depth 3, a default rule) if the service has
+ *   none, then sets the type and depth given, all or nothing.  A policy
+ *   that exists and gets neither: -EEXIST.  A type that a rule of the
+ *   queue does not fit: -EINVAL; a queue holding requests: -EBUSY.
+ * LNETK_CMD_TBF_CMD (admin): LNETK_A_TBF with LNETK_TBF_A_SERVICE and
+ *   LNETK_TBF_A_CMD (both required): one rule command of tbf.h ("start io
+ *   nid={10.0.0.[1-4]@tcp} rate=500", "hp change default rate=20",
+ *   "stop io").  The engine's sentence is the extack message.  -ENOENT for
+ *   a service without a policy or a rule that does not exist, -EEXIST for
+ *   a rule that does, -ENOSPC past LNE_TBF_RULES_MAX rules.
+ * LNETK_CMD_TBF_DEL (admin): LNETK_A_TBF with LNETK_TBF_A_SERVICE: the
+ *   policy goes, with its rules and classes.
+ * LNETK_CMD_TBF_GET: with LNETK_A_TBF/LNETK_TBF_A_SERVICE, that policy;
+ *   as a dump, every policy in service name order, one per message.  A
+ *   message carries one LNETK_A_TBF with LNETK_TBF_A_SERVICE and one
+ *   LNETK_TBF_A_QUEUE_INFO per queue (reg first): LNETK_TBFQ_A_QUEUE,
+ *   _TYPE, _DEPTH, _NCLASSES, _NACTIVE, _QUEUED and one LNETK_TBFQ_A_RULE
+ *   per rule in match order, default last: LNETK_TBFR_A_NAME, _TEXT (the
+ *   command that recreates it), _RATE, _REALTIME, _NCLASSES and its
+ *   statistics _QUEUED, _ENQUEUED, _DISPATCHED, _WAIT_NS, _THROTTLED.  A
+ *   policy must fit one message (about 32 KiB of rule text): one that
+ *   does not is refused with -EMSGSIZE.
+ * LNETK_CMD_TBF_LOAD (admin): a test load, in the kernel.  LNETK_A_TBF
+ *   with LNETK_TBF_A_SERVICE, LNETK_TBF_A_LOAD_MS (required,
+ *   LNETK_TBF_LOAD_MS_MIN..LNETK_TBF_LOAD_MS_MAX) and one to
+ *   LNETK_TBF_LOAD_CLASSES_MAX LNETK_TBF_A_LOAD_CLASS, each with
+ *   LNETK_TBFL_A_NID (required: the synthetic requests' client, hence
+ *   their class under a nid type) and LNETK_TBFL_A_QUEUE (default reg).
+ *   For LOAD_MS the requesting thread keeps LNETK_TBF_LOAD_BACKLOG
+ *   requests of every class queued (refilled as they leave) and dequeues
+ *   them with a timer armed at the policy's next deadline.  Replies
+ *   LNETK_A_GENERATION and LNETK_A_TBF with LNETK_TBF_A_SERVICE,
+ *   LNETK_TBF_A_ELAPSED_NS and one LNETK_TBF_A_LOAD_CLASS per class given
+ *   (in order) with its NID, LNETK_TBFL_A_ENQUEUED and
+ *   LNETK_TBFL_A_DISPATCHED: the achieved rate is DISPATCHED / ELAPSED,
+ *   which the class's rule bounds by rate * elapsed + depth.  Requests
+ *   still queued at the end are cancelled.  The rules and statistics
+ *   apply as for real traffic; the load is not a change of the
+ *   configuration: it neither bumps the generation nor is announced.  A
+ *   signal ends it early.  While it runs, TBF_DEL of the policy and a
+ *   second load on it are refused with -EBUSY.
+ *
  * Dumps
  * -----
  * Dumps resume where the last message stopped.  Each message is checked
@@ -176,7 +230,7 @@
  * ---------------------------------------------
  * Every change to an instance is announced to the group's members in that
  * network namespace, in generation order: a message whose command is the
- * command that made the change (LNETK_CMD_NI_ADD, ..., LNETK_CMD_BATCH)
+ * command that made the change (LNETK_CMD_NI_ADD, ..., LNETK_CMD_TBF_DEL)
  * carrying LNETK_A_GENERATION, the generation after it.  A listener that
  * sees a generation it did not cause knows someone else changed the state;
  * one that sees a gap, or gets ENOBUFS, has missed changes and must read
@@ -194,11 +248,24 @@
 #define LNETK_BUMP_MAX 1000
 
 /* Longest texts, terminating NUL included. */
-#define LNETK_NID_MAX	 64
-#define LNETK_NET_MAX	 16
-#define LNETK_IFNAME_MAX 16
-#define LNETK_EXPR_MAX	 4097
-#define LNETK_NAME_MAX	 64
+#define LNETK_NID_MAX	      64
+#define LNETK_NET_MAX	      16
+#define LNETK_IFNAME_MAX      16
+#define LNETK_EXPR_MAX	      4097
+#define LNETK_NAME_MAX	      64
+#define LNETK_TBF_SERVICE_MAX 32   /* engine: 1..31 of [A-Za-z0-9_] */
+#define LNETK_TBF_TYPE_MAX    64   /* "nid+jobid+opcode+uid+gid" and some */
+#define LNETK_TBF_CMD_MAX     4097 /* engine: LNE_TBF_CMD_MAX bytes */
+
+/* TBF policies per instance, and bucket depths. */
+#define LNETK_TBF_POLICIES_MAX 64
+#define LNETK_TBF_DEPTH_MAX    1000000
+
+/* TBF_LOAD: duration (ms), classes, requests kept queued per class. */
+#define LNETK_TBF_LOAD_MS_MIN	   10
+#define LNETK_TBF_LOAD_MS_MAX	   10000
+#define LNETK_TBF_LOAD_CLASSES_MAX 16
+#define LNETK_TBF_LOAD_BACKLOG	   64
 
 enum lnetk_cmd {
 	LNETK_CMD_UNSPEC,
@@ -223,6 +290,11 @@ enum lnetk_cmd {
 	LNETK_CMD_NUMA_SET,
 	LNETK_CMD_SELECT,
 	LNETK_CMD_BATCH,
+	LNETK_CMD_TBF_SET,
+	LNETK_CMD_TBF_CMD,
+	LNETK_CMD_TBF_DEL,
+	LNETK_CMD_TBF_GET,
+	LNETK_CMD_TBF_LOAD,
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
@@ -248,6 +320,7 @@ enum lnetk_attr {
 	LNETK_A_GLOBAL,	    /* nest, LNETK_GLOBAL_A_* */
 	LNETK_A_NUMA,	    /* nest, LNETK_NUMA_A_* */
 	LNETK_A_SELECT,	    /* nest, LNETK_SEL_A_* */
+	LNETK_A_TBF,	    /* nest, LNETK_TBF_A_* */
 	__LNETK_A_LAST
 };
 #define LNETK_A_MAX (__LNETK_A_LAST - 1)
@@ -433,5 +506,68 @@ enum lnetk_key_attr {
 	__LNETK_KEY_A_LAST
 };
 #define LNETK_KEY_A_MAX (__LNETK_KEY_A_LAST - 1)
+
+enum lnetk_tbf_queue {
+	LNETK_TBF_REG,
+	LNETK_TBF_HP,
+};
+
+enum lnetk_tbf_attr {
+	LNETK_TBF_A_UNSPEC,
+	LNETK_TBF_A_SERVICE,	/* string */
+	LNETK_TBF_A_QUEUE,	/* u8, enum lnetk_tbf_queue */
+	LNETK_TBF_A_TYPE,	/* string: "nid", "jobid+uid", ... */
+	LNETK_TBF_A_DEPTH,	/* u32, 1..LNETK_TBF_DEPTH_MAX */
+	LNETK_TBF_A_CMD,	/* string: a rule command */
+	LNETK_TBF_A_QUEUE_INFO, /* nest, LNETK_TBFQ_A_*, repeated, reply */
+	LNETK_TBF_A_PAD,
+	LNETK_TBF_A_LOAD_MS,	/* u32: TBF_LOAD's duration */
+	LNETK_TBF_A_LOAD_CLASS, /* nest, LNETK_TBFL_A_*, repeated */
+	LNETK_TBF_A_ELAPSED_NS, /* u64, reply: how long the load ran */
+	__LNETK_TBF_A_LAST
+};
+#define LNETK_TBF_A_MAX (__LNETK_TBF_A_LAST - 1)
+
+enum lnetk_tbfq_attr {
+	LNETK_TBFQ_A_UNSPEC,
+	LNETK_TBFQ_A_PAD,
+	LNETK_TBFQ_A_QUEUE,    /* u8, enum lnetk_tbf_queue */
+	LNETK_TBFQ_A_TYPE,     /* string */
+	LNETK_TBFQ_A_DEPTH,    /* u32 */
+	LNETK_TBFQ_A_NCLASSES, /* u32 */
+	LNETK_TBFQ_A_NACTIVE,  /* u32: classes with queued requests */
+	LNETK_TBFQ_A_QUEUED,   /* u64: requests */
+	LNETK_TBFQ_A_RULE,     /* nest, LNETK_TBFR_A_*, repeated */
+	__LNETK_TBFQ_A_LAST
+};
+#define LNETK_TBFQ_A_MAX (__LNETK_TBFQ_A_LAST - 1)
+
+enum lnetk_tbfr_attr {
+	LNETK_TBFR_A_UNSPEC,
+	LNETK_TBFR_A_PAD,
+	LNETK_TBFR_A_NAME,	 /* string */
+	LNETK_TBFR_A_TEXT,	 /* string: the command that recreates the rule */
+	LNETK_TBFR_A_RATE,	 /* u32, requests per second */
+	LNETK_TBFR_A_REALTIME,	 /* u8 */
+	LNETK_TBFR_A_NCLASSES,	 /* u32: classes following it */
+	LNETK_TBFR_A_QUEUED,	 /* u64 */
+	LNETK_TBFR_A_ENQUEUED,	 /* u64 */
+	LNETK_TBFR_A_DISPATCHED, /* u64 */
+	LNETK_TBFR_A_WAIT_NS,	 /* u64 */
+	LNETK_TBFR_A_THROTTLED,	 /* u64 */
+	__LNETK_TBFR_A_LAST
+};
+#define LNETK_TBFR_A_MAX (__LNETK_TBFR_A_LAST - 1)
+
+enum lnetk_tbfl_attr {
+	LNETK_TBFL_A_UNSPEC,
+	LNETK_TBFL_A_PAD,
+	LNETK_TBFL_A_NID,	 /* string */
+	LNETK_TBFL_A_QUEUE,	 /* u8, enum lnetk_tbf_queue */
+	LNETK_TBFL_A_ENQUEUED,	 /* u64, reply */
+	LNETK_TBFL_A_DISPATCHED, /* u64, reply */
+	__LNETK_TBFL_A_LAST
+};
+#define LNETK_TBFL_A_MAX (__LNETK_TBFL_A_LAST - 1)
 
 #endif /* _UAPI_LNETK_H */

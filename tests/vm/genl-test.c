@@ -12,6 +12,7 @@
  *   genl-test refuse        malformed input (cases-refuse.c)
  *   genl-test perm          an unprivileged caller (cases-perm.c)
  *   genl-test netns         independent instances, their lifetime (cases-perm.c)
+ *   genl-test tbf           NRS TBF policies: set, cmd, del, get; refusals (cases-tbf.c)
  *   genl-test scale         100,000 peer NIDs: dumps and batches (cases-scale.c)
  *   genl-test conformance FILE   replay a scenario file (scn-kernel.c)
  *   genl-test explain FILE  the same, explain compared with the engine's (cases-explain.c)
@@ -532,6 +533,8 @@ int main(int argc, char **argv)
 		cases_perm();
 	else if (!strcmp(what, "netns"))
 		cases_netns();
+	else if (!strcmp(what, "tbf"))
+		cases_tbf();
 	else if (!strcmp(what, "scale"))
 		cases_scale();
 	else if (!strcmp(what, "conformance") && argc > 2)
@@ -549,8 +552,9 @@ int main(int argc, char **argv)
 		    errname(rc));
 		lnetk_close(lk);
 	} else {
-		fprintf(stderr, "usage: genl-test [basic|api|refuse|perm|netns|scale|hold|populate|"
-				"resolve|conformance FILE|explain FILE]\n");
+		fprintf(stderr,
+			"usage: genl-test [basic|api|refuse|perm|netns|tbf|scale|hold|populate|"
+			"resolve|conformance FILE|explain FILE]\n");
 		return 2;
 	}
 	return vm_failures ? 1 : 0;

@@ -105,7 +105,8 @@ work=$(cd "$work" && pwd)
 # compare the module's explanations with the engine's.
 prog=$work/genl-test
 srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-refuse.c
-	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/scn-kernel.c
+	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/cases-tbf.c
+	$here/scn-kernel.c
 	$top/lnetd/lnetk-client.c $top/tests/lib/scenario.c $top/tests/unit/scn-engine.c
 	$(ls "$top"/kernel/engine/*.c)"
 deps="$srcs $here/vm.h $here/scn-kernel.h $top/lnetd/lnetk-client.h

@@ -101,6 +101,7 @@ void cases_refuse(void);
 void cases_perm(void);
 void cases_netns(void);
 void cases_scale(void);
+void cases_tbf(void);
 void cases_conformance(const char *path);
 void cases_explain(const char *path);
 int populate(struct lnetk *lk);

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cases-tbf.c - NRS TBF policies in the module (LNETK_CMD_TBF_*), through
+ * lnetk-client and raw requests.
+ *
+ * tbf: the happy paths (a policy made, typed, given rules, changed, dumped
+ * in service order and deleted; each change bumps the generation by one and
+ * is announced), malformed and impossible requests (refused with the
+ * promised errno and an extack sentence, the policies and the generation
+ * unchanged: a type refused on the second queue leaves the first as it
+ * was), and an unprivileged caller (reads allowed, changes EPERM without
+ * extack, nothing changed), and a load in the kernel (TBF_LOAD: three
+ * classes at 500, 1000 and 2000 requests/s for 2 s of guest time, each
+ * within 3% of its rate).
+ *
+ * Runs in a network namespace of its own.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vm.h"
+
+/* --- the policies as text, and the generation ----------------------------------- */
+
+static int tbf_text_cb(const struct lnetk_tbf *t, void *arg)
+{
+	struct strbuf *sb = arg;
+	size_t q, i;
+
+	sb_printf(sb, "%s\n", t->service);
+	for (q = 0; q < t->nqueues; q++) {
+		const struct lnetk_tbf_qinfo *qi = &t->queues[q];
+
+		sb_printf(sb, " q%u type=%s depth=%u\n", qi->queue, qi->type, qi->depth);
+		for (i = 0; i < qi->nrules; i++)
+			sb_printf(sb, "  %s rate=%u: %s\n", qi->rules[i].name, qi->rules[i].rate,
+				  qi->rules[i].text);
+	}
+	return 0;
+}
+
+struct tbf_snap {
+	struct strbuf text;
+	uint64_t generation;
+	int rc;
+};
+
+static void tbf_snap(struct lnetk *lk, struct tbf_snap *s)
+{
+	struct lnetk_info info = {0};
+
+	memset(s, 0, sizeof(*s));
+	s->rc = lnetk_tbf_dump(lk, tbf_text_cb, &s->text, NULL);
+	if (!s->rc)
+		s->rc = lnetk_get_info(lk, &info, NULL);
+	s->generation = info.generation;
+	if (!s->text.s)
+		sb_printf(&s->text, "%s", "");
+}
+
+static bool tbf_same(const struct tbf_snap *a, const struct tbf_snap *b)
+{
+	return !a->rc && !b->rc && a->generation == b->generation && !strcmp(a->text.s, b->text.s);
+}
+
+/* One policy, copied out of the callback. */
+struct got {
+	int n;
+	char service[LNETK_TBF_SERVICE_MAX];
+	struct strbuf text;
+	struct lnetk_tbf_qinfo q[2];
+	struct lnetk_tbf_rule first[2]; /* each queue's first rule */
+	char first_text[2][256];
+};
+
+static int got_cb(const struct lnetk_tbf *t, void *arg)
+{
+	struct got *g = arg;
+	size_t q;
+
+	g->n++;
+	strcpy(g->service, t->service);
+	tbf_text_cb(t, &g->text);
+	for (q = 0; q < t->nqueues && q < 2; q++) {
+		g->q[q] = t->queues[q];
+		g->q[q].rules = NULL;
+		if (t->queues[q].nrules) {
+			g->first[q] = t->queues[q].rules[0];
+			snprintf(g->first_text[q], sizeof(g->first_text[q]), "%s",
+				 t->queues[q].rules[0].text);
+			g->first[q].text = g->first_text[q];
+		}
+	}
+	return 0;
+}
+
+static int get_one(struct lnetk *lk, const char *service, struct got *g)
+{
+	sb_free(&g->text);
+	memset(g, 0, sizeof(*g));
+	return lnetk_tbf_get(lk, service, got_cb, g, NULL);
+}
+
+/* --- happy paths ------------------------------------------------------------------ */
+
+static int events;
+static uint8_t last_event_cmd;
+static uint64_t last_event_gen;
+
+static void on_event(uint8_t cmd, uint64_t gen, void *arg)
+{
+	events++;
+	last_event_cmd = cmd;
+	last_event_gen = gen;
+}
+
+/* A change: its generation one above the last, announced with its command. */
+static void changed(struct lnetk *lk, struct lnetk_events *ev, uint64_t *gen, uint8_t cmd, int rc,
+		    const struct lnetk_err *err, const char *what)
+{
+	uint64_t g = lnetk_last_generation(lk);
+
+	events = 0;
+	lnetk_events_dispatch(ev);
+	if (rc)
+		diag("%s: %s (%s)", what, errname(rc), err->msg);
+	tap(!rc && g == *gen + 1 && events == 1 && last_event_cmd == cmd && last_event_gen == g,
+	    "%s: generation %llu -> %llu, announced (%d events)", what, (unsigned long long)*gen,
+	    (unsigned long long)g, events);
+	*gen = g;
+}
+
+static int names_cb(const struct lnetk_tbf *t, void *arg)
+{
+	sb_printf(arg, "%s,", t->service);
+	return 0;
+}
+
+static void happy(struct lnetk *lk)
+{
+	struct lnetk_events *ev = NULL;
+	struct strbuf names = {0};
+	struct lnetk_info info;
+	struct lnetk_err err;
+	struct got g = {0};
+	uint64_t gen;
+	int rc;
+
+	if (lnetk_events_open(on_event, NULL, &ev) || lnetk_get_info(lk, &info, &err)) {
+		tap(false, "tbf: join the events group and read the generation");
+		return;
+	}
+	gen = info.generation;
+
+	rc = lnetk_tbf_set(lk, "ost_io", -1, NULL, 0, &err);
+	changed(lk, ev, &gen, LNETK_CMD_TBF_SET, rc, &err, "TBF_SET makes the ost_io policy");
+	rc = get_one(lk, "ost_io", &g);
+	tap(!rc && g.n == 1 && !strcmp(g.service, "ost_io") && !strcmp(g.q[0].type, "nid") &&
+		    !strcmp(g.q[1].type, "nid") && g.q[0].depth == 3 && g.q[1].depth == 3 &&
+		    g.q[0].nrules == 1 && !strcmp(g.first[0].name, "default") &&
+		    g.first[0].rate == 10000 && g.q[1].queue == LNETK_TBF_HP &&
+		    lnetk_last_generation(lk) == gen,
+	    "TBF_GET: a new policy has two nid queues, depth 3, a default rule at 10000/s (%s)",
+	    errname(rc));
+
+	rc = lnetk_tbf_set(lk, "ost_io", LNETK_TBF_HP, "nid+opcode", 5, &err);
+	changed(lk, ev, &gen, LNETK_CMD_TBF_SET, rc, &err, "TBF_SET types the hp queue");
+	rc = get_one(lk, "ost_io", &g);
+	tap(!rc && !strcmp(g.q[0].type, "nid") && g.q[0].depth == 3 &&
+		    !strcmp(g.q[1].type, "nid+opcode") && g.q[1].depth == 5,
+	    "TBF_GET: hp is nid+opcode with depth 5, reg is as it was (reg %s/%u, hp %s/%u)",
+	    g.q[0].type, g.q[0].depth, g.q[1].type, g.q[1].depth);
+
+	rc = lnetk_tbf_cmd(lk, "ost_io", "start io nid={10.0.0.[1-4]@tcp} rate=500", &err);
+	changed(lk, ev, &gen, LNETK_CMD_TBF_CMD, rc, &err, "TBF_CMD starts a rule on both queues");
+	rc = get_one(lk, "ost_io", &g);
+	tap(!rc && g.q[0].nrules == 2 && g.q[1].nrules == 2 && !strcmp(g.first[0].name, "io") &&
+		    g.first[0].rate == 500 && g.first[1].rate == 500 &&
+		    strstr(g.first[0].text, "10.0.0.[1-4]@tcp"),
+	    "TBF_GET: rule io comes first in both queues at 500/s (\"%s\")", g.first[0].text);
+
+	rc = lnetk_tbf_cmd(lk, "ost_io", "reg change io rate=700", &err);
+	changed(lk, ev, &gen, LNETK_CMD_TBF_CMD, rc, &err, "TBF_CMD changes a rule of reg");
+	rc = get_one(lk, "ost_io", &g);
+	tap(!rc && g.first[0].rate == 700 && g.first[1].rate == 500 && g.first[0].enqueued == 0 &&
+		    g.first[0].dispatched == 0,
+	    "TBF_GET: reg's io is at 700/s, hp's at 500/s, no traffic counted");
+
+	rc = lnetk_tbf_set(lk, "mdt", -1, "jobid", 0, &err);
+	changed(lk, ev, &gen, LNETK_CMD_TBF_SET, rc, &err, "TBF_SET makes a jobid policy for mdt");
+	rc = lnetk_tbf_dump(lk, names_cb, &names, &err);
+	tap(!rc && names.s && !strcmp(names.s, "mdt,ost_io,") && lnetk_last_generation(lk) == gen,
+	    "TBF_GET dump: every policy, in service order (%s)", names.s ? names.s : "");
+
+	rc = lnetk_tbf_cmd(lk, "ost_io", "stop io", &err);
+	changed(lk, ev, &gen, LNETK_CMD_TBF_CMD, rc, &err, "TBF_CMD stops the rule");
+	rc = get_one(lk, "ost_io", &g);
+	tap(!rc && g.q[0].nrules == 1 && g.q[1].nrules == 1,
+	    "TBF_GET: only the default rules left");
+
+	rc = lnetk_tbf_del(lk, "mdt", &err);
+	changed(lk, ev, &gen, LNETK_CMD_TBF_DEL, rc, &err, "TBF_DEL deletes the mdt policy");
+	sb_free(&names);
+	rc = lnetk_tbf_dump(lk, names_cb, &names, &err);
+	tap(!rc && names.s && !strcmp(names.s, "ost_io,"), "TBF_GET dump: ost_io alone left (%s)",
+	    names.s ? names.s : "");
+	sb_free(&names);
+	sb_free(&g.text);
+	lnetk_events_close(ev);
+}
+
+/* --- refusals ------------------------------------------------------------------------ */
+
+struct tbf_refusal {
+	const char *what;
+	uint8_t cmd;
+	int want;
+	const char *service; /* LNETK_TBF_A_SERVICE, or NULL */
+	int queue;	     /* LNETK_TBF_A_QUEUE, or -1 */
+	const char *type, *text;
+	int64_t depth; /* LNETK_TBF_A_DEPTH, or -1 */
+	int extra;     /* an attribute type to add to the nest, 0 none */
+	const char *ext_has;
+	uint32_t load_ms; /* LNETK_TBF_A_LOAD_MS, 0 none */
+};
+
+static const struct tbf_refusal refusals[] = {
+	{"TBF_SET without a service", LNETK_CMD_TBF_SET, -EINVAL, NULL, 0, NULL, NULL, -1, 0,
+	 "LNETK_TBF_A_SERVICE is required"},
+	{"TBF_SET of a service name with a space", LNETK_CMD_TBF_SET, -EINVAL, "ost io", -1, NULL,
+	 NULL, -1, 0, "ost io"},
+	{"TBF_SET of an unknown type", LNETK_CMD_TBF_SET, -EINVAL, "ost_io", -1, "nid+colour", NULL,
+	 -1, 0, "colour"},
+	{"TBF_SET of an existing policy with nothing to change", LNETK_CMD_TBF_SET, -EEXIST,
+	 "ost_io", -1, NULL, NULL, -1, 0, "LNETK_TBF_A_TYPE"},
+	{"TBF_SET of queue 2", LNETK_CMD_TBF_SET, -ERANGE, "ost_io", 2, NULL, NULL, 4, 0, NULL},
+	{"TBF_SET of depth 0", LNETK_CMD_TBF_SET, -ERANGE, "ost_io", -1, NULL, NULL, 0, 0, NULL},
+	{"TBF_SET of depth 1000001", LNETK_CMD_TBF_SET, -ERANGE, "ost_io", -1, NULL, NULL, 1000001,
+	 0, NULL},
+	{"TBF_SET of a type a rule of hp does not fit (reg would take it)", LNETK_CMD_TBF_SET,
+	 -EINVAL, "ost_io", -1, "nid", NULL, -1, 0, "opcode"},
+	{"TBF_SET with LNETK_TBF_A_CMD", LNETK_CMD_TBF_SET, -EINVAL, "ost_io", -1, NULL, "stop op",
+	 4, 0, "does not take"},
+	{"TBF_CMD without a command", LNETK_CMD_TBF_CMD, -EINVAL, "ost_io", -1, NULL, NULL, -1, 0,
+	 "LNETK_TBF_A_CMD is required"},
+	{"TBF_CMD with a reversed NID range", LNETK_CMD_TBF_CMD, -EINVAL, "ost_io", -1, NULL,
+	 "hp start a nid={10.0.0.[5-2]@tcp}", -1, 0, "range start 5 is above its end 2"},
+	{"TBF_CMD of a rule that exists", LNETK_CMD_TBF_CMD, -EEXIST, "ost_io", -1, NULL,
+	 "hp start op opcode={ost_read}", -1, 0, NULL},
+	{"TBF_CMD stopping a rule that does not exist", LNETK_CMD_TBF_CMD, -ENOENT, "ost_io", -1,
+	 NULL, "stop nosuch", -1, 0, NULL},
+	{"TBF_CMD for a service without a policy", LNETK_CMD_TBF_CMD, -ENOENT, "mdt", -1, NULL,
+	 "stop x", -1, 0, "no TBF policy"},
+	{"TBF_CMD with a queue", LNETK_CMD_TBF_CMD, -EINVAL, "ost_io", 0, NULL, "stop op", -1, 0,
+	 "does not take"},
+	{"TBF_DEL for a service without a policy", LNETK_CMD_TBF_DEL, -ENOENT, "mdt", -1, NULL,
+	 NULL, -1, 0, "no TBF policy"},
+	{"TBF_DEL with an unknown nested attribute", LNETK_CMD_TBF_DEL, -EINVAL, "ost_io", -1, NULL,
+	 NULL, -1, LNETK_TBF_A_MAX + 1, NULL},
+	{"TBF_DEL with a reply attribute as input", LNETK_CMD_TBF_DEL, -EINVAL, "ost_io", -1, NULL,
+	 NULL, -1, LNETK_TBF_A_QUEUE_INFO, NULL},
+	{"TBF_GET of a service without a policy", LNETK_CMD_TBF_GET, -ENOENT, "mdt", -1, NULL, NULL,
+	 -1, 0, "no TBF policy"},
+	{"TBF_LOAD without a duration", LNETK_CMD_TBF_LOAD, -EINVAL, "ost_io", -1, NULL, NULL, -1,
+	 0, "LNETK_TBF_A_LOAD_MS is required"},
+	{"TBF_LOAD without classes", LNETK_CMD_TBF_LOAD, -EINVAL, "ost_io", -1, NULL, NULL, -1, 0,
+	 "LNETK_TBF_A_LOAD_CLASS", 100},
+	{"TBF_LOAD of 5 ms", LNETK_CMD_TBF_LOAD, -ERANGE, "ost_io", -1, NULL, NULL, -1, 0, NULL, 5},
+	{"TBF_LOAD with a type", LNETK_CMD_TBF_LOAD, -EINVAL, "ost_io", -1, "nid", NULL, -1, 0,
+	 "does not take", 100},
+};
+
+static void refuse_one(struct lnetk *lk, const struct tbf_refusal *f)
+{
+	struct tbf_snap before, after;
+	struct raw *r;
+	char ext[256];
+	bool same, text_ok;
+	int rc;
+
+	tbf_snap(lk, &before);
+	r = raw_new(f->cmd);
+	raw_nest(r, LNETK_A_TBF);
+	if (f->service)
+		raw_str(r, LNETK_TBF_A_SERVICE, f->service);
+	if (f->queue >= 0)
+		raw_u8(r, LNETK_TBF_A_QUEUE, (uint8_t)f->queue);
+	if (f->type)
+		raw_str(r, LNETK_TBF_A_TYPE, f->type);
+	if (f->depth >= 0)
+		raw_u32(r, LNETK_TBF_A_DEPTH, (uint32_t)f->depth);
+	if (f->text)
+		raw_str(r, LNETK_TBF_A_CMD, f->text);
+	if (f->extra)
+		raw_u32(r, f->extra, 1);
+	if (f->load_ms)
+		raw_u32(r, LNETK_TBF_A_LOAD_MS, f->load_ms);
+	raw_end(r);
+	rc = raw_send(r, ext, sizeof(ext));
+	tbf_snap(lk, &after);
+	same = tbf_same(&before, &after);
+	text_ok = ext[0] && (!f->ext_has || strstr(ext, f->ext_has));
+	if (rc != f->want || !text_ok || !same)
+		diag("%s: want %s, got %s; extack \"%s\"%s", f->what, errname(f->want), errname(rc),
+		     ext, same ? "" : "; the policies changed");
+	tap(rc == f->want && text_ok && same, "%s: refused with %s and a reason, nothing changed",
+	    f->what, errname(rc));
+	sb_free(&before.text);
+	sb_free(&after.text);
+}
+
+static void refusals_all(struct lnetk *lk)
+{
+	struct lnetk_err err;
+	struct raw *r;
+	char ext[256];
+	size_t i;
+	int rc;
+
+	/* hp holds a rule on opcode: a type without opcode fits reg but not hp. */
+	rc = lnetk_tbf_set(lk, "ost_io", LNETK_TBF_HP, "nid+opcode", 0, &err) ?:
+		     lnetk_tbf_cmd(lk, "ost_io", "hp start op opcode={ost_read} rate=10", &err) ?:
+		     lnetk_tbf_set(lk, "ost_io", LNETK_TBF_REG, "jobid", 0, &err);
+	tap(!rc, "tbf refusals: a policy with a typed hp queue and a rule on opcode (%s %s)",
+	    errname(rc), err.msg);
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+		refuse_one(lk, &refusals[i]);
+
+	/* No nest at all. */
+	r = raw_new(LNETK_CMD_TBF_SET);
+	rc = raw_send(r, ext, sizeof(ext));
+	tap(rc == -EINVAL && strstr(ext, "LNETK_A_TBF"),
+	    "TBF_SET without LNETK_A_TBF: refused with %s, \"%s\"", errname(rc), ext);
+}
+
+/* --- a load in the kernel --------------------------------------------------------------- */
+
+static int sum_cb(const struct lnetk_tbf *t, void *arg)
+{
+	uint64_t *sum = arg;
+	size_t i;
+
+	for (i = 0; i < t->queues[0].nrules; i++) {
+		sum[0] += t->queues[0].rules[i].dispatched;
+		sum[1] += t->queues[0].rules[i].queued;
+	}
+	return 0;
+}
+
+static void load(struct lnetk *lk)
+{
+	static const uint32_t rate[] = {500, 1000, 2000};
+	struct lnetk_tbf_load_class c[3] = {
+		{.nid = "10.1.0.1@tcp", .queue = -1},
+		{.nid = "10.1.0.2@tcp", .queue = LNETK_TBF_REG},
+		{.nid = "10.1.0.3@tcp", .queue = -1},
+	};
+	uint64_t elapsed = 0, sum[2] = {0, 0}, total = 0, gen;
+	struct lnetk_err err;
+	char cmd[128];
+	int rc, i;
+
+	/* Depth 16: a wake-up late by up to 15 tokens' time loses nothing. */
+	rc = lnetk_tbf_set(lk, "load", -1, NULL, 16, &err);
+	for (i = 2; !rc && i >= 0; i--) {
+		snprintf(cmd, sizeof(cmd), "reg start c%d nid={%s} rate=%u", i, c[i].nid, rate[i]);
+		rc = lnetk_tbf_cmd(lk, "load", cmd, &err);
+	}
+	tap(!rc, "TBF_LOAD: a policy with a rule per class (%s %s)", errname(rc), err.msg);
+	gen = lnetk_last_generation(lk);
+	rc = lnetk_tbf_load(lk, "load", 2000, c, 3, &elapsed, &err);
+	tap(!rc && elapsed >= 2000000000ull && elapsed < 2500000000ull &&
+		    lnetk_last_generation(lk) == gen,
+	    "TBF_LOAD ran for 2 s of guest time (%s, %.3f s, generation unchanged)", errname(rc),
+	    elapsed / 1e9);
+	for (i = 0; i < 3; i++) {
+		double want = rate[i] * (elapsed / 1e9), got = (double)c[i].dispatched;
+		double off = want > 0 ? (got - want) / want : 1;
+
+		total += c[i].dispatched;
+		tap(!rc && off > -0.03 && off < 0.03,
+		    "TBF_LOAD: %s at %u/s dispatched %llu of %llu enqueued, %.1f/s (%+.2f%%)",
+		    c[i].nid, rate[i], (unsigned long long)c[i].dispatched,
+		    (unsigned long long)c[i].enqueued, got / (elapsed / 1e9), off * 100);
+	}
+	rc = lnetk_tbf_get(lk, "load", sum_cb, sum, &err);
+	tap(!rc && sum[0] == total && sum[1] == 0,
+	    "TBF_GET after the load: the rules counted every dispatch (%llu of %llu), none queued",
+	    (unsigned long long)sum[0], (unsigned long long)total);
+	rc = lnetk_tbf_del(lk, "load", &err);
+	tap(!rc, "TBF_DEL of the loaded policy (%s)", errname(rc));
+}
+
+/* --- an unprivileged caller -------------------------------------------------------------- */
+
+static int count_cb(const struct lnetk_tbf *t, void *arg)
+{
+	++*(int *)arg;
+	return 0;
+}
+
+static void admin_refused(const char *what, int rc, const struct lnetk_err *err)
+{
+	tap(rc == -EPERM && !err->msg[0],
+	    "unprivileged %s is refused with EPERM, before parsing (%s%s%s)", what, errname(rc),
+	    err->msg[0] ? ", extack: " : "", err->msg);
+}
+
+static int unprivileged(void *arg)
+{
+	struct lnetk_err err;
+	struct lnetk *lk;
+	int rc, n = 0;
+
+	if (drop_to_nobody() || lnetk_open(&lk)) {
+		tap(false, "tbf unprivileged: become uid %d and open a client", NOBODY);
+		return 1;
+	}
+	rc = lnetk_tbf_dump(lk, count_cb, &n, &err);
+	tap(!rc && n == 1, "unprivileged TBF_GET dump is allowed (%s, %d policies)", errname(rc),
+	    n);
+	n = 0;
+	rc = lnetk_tbf_get(lk, "ost_io", count_cb, &n, &err);
+	tap(!rc && n == 1, "unprivileged TBF_GET of one policy is allowed (%s)", errname(rc));
+	admin_refused("TBF_SET", lnetk_tbf_set(lk, "mdt", -1, NULL, 0, &err), &err);
+	admin_refused("TBF_SET of an existing policy",
+		      lnetk_tbf_set(lk, "ost_io", -1, NULL, 7, &err), &err);
+	admin_refused("TBF_CMD", lnetk_tbf_cmd(lk, "ost_io", "change default rate=5", &err), &err);
+	admin_refused("TBF_DEL", lnetk_tbf_del(lk, "ost_io", &err), &err);
+	{
+		struct lnetk_tbf_load_class c = {.nid = "10.1.0.1@tcp", .queue = -1};
+
+		admin_refused("TBF_LOAD", lnetk_tbf_load(lk, "ost_io", 100, &c, 1, NULL, &err),
+			      &err);
+	}
+	lnetk_close(lk);
+	return vm_failures;
+}
+
+void cases_tbf(void)
+{
+	struct tbf_snap before, after;
+	struct lnetk *lk;
+	int v;
+
+	if (new_netns()) {
+		tap(false, "tbf: a network namespace of its own");
+		return;
+	}
+	lk = open_or_fail("tbf");
+	if (!lk)
+		return;
+	happy(lk);
+	refusals_all(lk);
+	load(lk);
+
+	tbf_snap(lk, &before);
+	v = in_child(unprivileged, NULL);
+	tbf_snap(lk, &after);
+	if (v)
+		vm_failures++;
+	tap(tbf_same(&before, &after), "nothing an unprivileged caller sent changed the policies");
+	sb_free(&before.text);
+	sb_free(&after.text);
+	lnetk_close(lk);
+}
