@@ -73,6 +73,13 @@ int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char
 	return 0;
 }
 
+int ctl_finish(int rc, sd_bus *bus, sd_bus_message *reply)
+{
+	sd_bus_message_unref(reply);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
 int ctl_send(sd_bus *bus, sd_bus_message *m, int rc)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;

@@ -424,9 +424,7 @@ static int net_show(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = show_nis(bus, reply, net->given ? net->val : NULL,
 			      ctl_opt(opt, "verbose")->given);
-	sd_bus_message_unref(reply);
-	sd_bus_flush_close_unref(bus);
-	return rc;
+	return ctl_finish(rc, bus, reply);
 }
 
 static int net_set(struct ctl_opt *opt, int argc, char **argv)
@@ -451,9 +449,7 @@ static int net_set(struct ctl_opt *opt, int argc, char **argv)
 			      : net->given ? net->val
 					   : "",
 			      v);
-	sd_bus_message_unref(reply);
-	sd_bus_flush_close_unref(bus);
-	return rc;
+	return ctl_finish(rc, bus, reply);
 }
 
 #define TUN_OPTS                                                                         \

@@ -11,13 +11,6 @@
 #include "lnetctl.h"
 #include "yout.h"
 
-static int finish(int rc, sd_bus *bus, sd_bus_message *reply)
-{
-	sd_bus_message_unref(reply);
-	sd_bus_flush_close_unref(bus);
-	return rc;
-}
-
 /* --- routes --------------------------------------------------------------------- */
 
 static int route_add(struct ctl_opt *opt, int argc, char **argv)
@@ -41,7 +34,7 @@ static int route_add(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_bus(&bus);
 	if (rc)
-		return finish(rc, bus, NULL);
+		return ctl_finish(rc, bus, NULL);
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
 					    LNETD_BUS_MANAGER, "AddRoute");
 	if (rc >= 0)
@@ -53,7 +46,7 @@ static int route_add(struct ctl_opt *opt, int argc, char **argv)
 			rc = sd_bus_message_append(m, "{sv}", fields[k], "u", v[k]);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(m);
-	return finish(ctl_send(bus, m, rc), bus, NULL);
+	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
 }
 
 static int route_del(struct ctl_opt *opt, int argc, char **argv)
@@ -68,7 +61,7 @@ static int route_del(struct ctl_opt *opt, int argc, char **argv)
 	rc = ctl_bus(&bus);
 	if (!rc)
 		rc = ctl_call(bus, "DeleteRoute", &reply, "ss", net->val, gw->val);
-	return finish(rc, bus, reply);
+	return ctl_finish(rc, bus, reply);
 }
 
 static int route_show(struct ctl_opt *opt, int argc, char **argv)
@@ -86,7 +79,7 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "ListRoutes", &r, NULL);
 	if (rc)
-		return finish(rc, bus, r);
+		return ctl_finish(rc, bus, r);
 	y = yout_begin(stdout);
 	yout_map_begin(y);
 	yout_key(y, "route");
@@ -119,7 +112,7 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 			      strerror(-(rc < 0 ? rc : yrc)));
 	else
 		rc = 0;
-	return finish(rc, bus, r);
+	return ctl_finish(rc, bus, r);
 }
 
 /* --- UDSP info ---------------------------------------------------------------------- */
@@ -201,7 +194,7 @@ static int udsp_add(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_bus(&bus);
 	if (rc)
-		return finish(rc, bus, NULL);
+		return ctl_finish(rc, bus, NULL);
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
 					    LNETD_BUS_MANAGER, "AddRule");
 	if (rc >= 0)
@@ -215,7 +208,7 @@ static int udsp_add(struct ctl_opt *opt, int argc, char **argv)
 		rc = sd_bus_message_append(m, "{sv}", "idx", "u", i);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(m);
-	return finish(ctl_send(bus, m, rc), bus, NULL);
+	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
 }
 
 static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
@@ -235,7 +228,7 @@ static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = all->given ? ctl_call(bus, "DeleteAllRules", &reply, NULL)
 				: ctl_call(bus, "DeleteRule", &reply, "u", i);
-	return finish(rc, bus, reply);
+	return ctl_finish(rc, bus, reply);
 }
 
 int ctl_rule_next(sd_bus_message *r, struct ctl_rule *rule)
@@ -286,7 +279,7 @@ static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "ListRules", &r, NULL);
 	if (rc)
-		return finish(rc, bus, r);
+		return ctl_finish(rc, bus, r);
 	y = yout_begin(stdout);
 	yout_map_begin(y);
 	yout_key(y, "udsp");
@@ -325,7 +318,7 @@ static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
 			      strerror(-(rc < 0 ? rc : yrc)));
 	else
 		rc = 0;
-	return finish(rc, bus, r);
+	return ctl_finish(rc, bus, r);
 }
 
 /* --- globals ------------------------------------------------------------------------ */
@@ -364,7 +357,7 @@ static int set_global(struct ctl_opt *opt, int argc, char **argv)
 		rc = ctl_bus(&bus);
 	if (!rc)
 		rc = ctl_call(bus, "SetGlobal", &reply, "su", name, v);
-	return finish(rc, bus, reply);
+	return ctl_finish(rc, bus, reply);
 }
 
 static int global_show(struct ctl_opt *opt, int argc, char **argv)
@@ -380,7 +373,7 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "ListGlobals", &r, NULL);
 	if (rc)
-		return finish(rc, bus, r);
+		return ctl_finish(rc, bus, r);
 	y = yout_begin(stdout);
 	yout_map_begin(y);
 	yout_key(y, "global");
@@ -399,7 +392,7 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 			      strerror(-(rc < 0 ? rc : yrc)));
 	else
 		rc = 0;
-	return finish(rc, bus, r);
+	return ctl_finish(rc, bus, r);
 }
 
 const struct ctl_cmd ctl_route_cmds[] = {

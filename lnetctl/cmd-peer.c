@@ -359,9 +359,7 @@ static int peer_set(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "SetHealth", &reply, "ssu", "peer_ni",
 			      nid->given ? nid->val : "", v);
-	sd_bus_message_unref(reply);
-	sd_bus_flush_close_unref(bus);
-	return rc;
+	return ctl_finish(rc, bus, reply);
 }
 
 const struct ctl_cmd ctl_peer_cmds[] = {

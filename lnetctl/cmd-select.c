@@ -34,13 +34,6 @@ enum sel_type {
 static const char *const sel_kind[] = {"local net priority", "local NID priority", "NID pair"};
 static const char *const sel_name[] = {"net", "nid", "peer"};
 
-static int finish(int rc, sd_bus *bus, sd_bus_message *reply)
-{
-	sd_bus_message_unref(reply);
-	sd_bus_flush_close_unref(bus);
-	return rc;
-}
-
 /* The rule's expressions from the options: src (and dst for peer). */
 static int patterns(struct ctl_opt *opt, enum sel_type t, const char **src, const char **dst,
 		    bool required, bool together)
@@ -85,13 +78,13 @@ static int sel_add(struct ctl_opt *opt, enum sel_type t)
 	if (!rc)
 		rc = ctl_bus(&bus);
 	if (rc)
-		return finish(rc, bus, NULL);
+		return ctl_finish(rc, bus, NULL);
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
 					    LNETD_BUS_MANAGER, "AddRule");
 	if (rc >= 0)
 		rc = sd_bus_message_append(m, "sssa{sv}", src, dst ?: "", "", 2, "priority", "u", p,
 					   "kind", "s", sel_kind[t]);
-	return finish(ctl_send(bus, m, rc), bus, NULL);
+	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
 }
 
 /* The kind of rule @idx, from ListRules, into @kind (static storage of the reply). */
@@ -141,10 +134,10 @@ static int sel_del(struct ctl_opt *opt, enum sel_type t)
 				      idx, kind, sel_name[t]);
 		if (!rc)
 			rc = ctl_call(bus, "DeleteRule", &reply, "u", idx);
-		return finish(rc, bus, reply);
+		return ctl_finish(rc, bus, reply);
 	}
 	if (rc)
-		return finish(rc, bus, NULL);
+		return ctl_finish(rc, bus, NULL);
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
 					    LNETD_BUS_MANAGER, "DeleteRuleMatching");
 	if (rc >= 0)
@@ -152,7 +145,7 @@ static int sel_del(struct ctl_opt *opt, enum sel_type t)
 	if (rc >= 0)
 		rc = id->given ? sd_bus_message_append(m, "a{sv}", 1, "idx", "u", idx)
 			       : sd_bus_message_append(m, "a{sv}", 0);
-	return finish(ctl_send(bus, m, rc), bus, NULL);
+	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
 }
 
 /* The rules of this kind, in the design's YAML (the form selection: imports). */
@@ -171,7 +164,7 @@ static int sel_show(struct ctl_opt *opt, enum sel_type t)
 	if (!rc)
 		rc = ctl_call(bus, "ListRules", &r, NULL);
 	if (rc)
-		return finish(rc, bus, r);
+		return ctl_finish(rc, bus, r);
 	y = yout_begin(stdout);
 	yout_map_begin(y);
 	yout_key(y, "selection");
@@ -210,7 +203,7 @@ static int sel_show(struct ctl_opt *opt, enum sel_type t)
 			      strerror(-(rc < 0 ? rc : yrc)));
 	else
 		rc = 0;
-	return finish(rc, bus, r);
+	return ctl_finish(rc, bus, r);
 }
 
 #define SEL_FNS(T, t)                                                   \

@@ -21,13 +21,6 @@
 #include "lnetctl.h"
 #include "yout.h"
 
-static int finish(int rc, sd_bus *bus, sd_bus_message *reply)
-{
-	sd_bus_message_unref(reply);
-	sd_bus_flush_close_unref(bus);
-	return rc;
-}
-
 static int check_queue(const struct ctl_opt *q)
 {
 	if (q->given && strcmp(q->val, "reg") && strcmp(q->val, "hp"))
@@ -77,7 +70,7 @@ static int policy_set(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_bus(&bus);
 	if (rc)
-		return finish(rc, bus, NULL);
+		return ctl_finish(rc, bus, NULL);
 	if (!q) {
 		/* Both queues, in one change. */
 		struct cf_doc doc = {0};
@@ -102,7 +95,7 @@ static int policy_set(struct ctl_opt *opt, int argc, char **argv)
 			rc = ctl_apply(bus, &doc, false, false, &gen, &changes, NULL);
 		ctl_strv_free(changes);
 		cf_doc_free(&doc);
-		return finish(rc, bus, NULL);
+		return ctl_finish(rc, bus, NULL);
 	}
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
 					    LNETD_BUS_MANAGER, "TbfSetPolicy");
@@ -116,7 +109,7 @@ static int policy_set(struct ctl_opt *opt, int argc, char **argv)
 		rc = sd_bus_message_append(m, "{sv}", "depth", "u", dv);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(m);
-	return finish(ctl_send(bus, m, rc), bus, NULL);
+	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
 }
 
 /*
@@ -177,7 +170,7 @@ static int rule(struct ctl_opt *opt, int argc, char **argv, const char *verb)
 	if (!rc)
 		rc = ctl_call(bus, "TbfCommand", &reply, "ss", svc->val, cmd);
 	free(cmd);
-	return finish(rc, bus, reply);
+	return ctl_finish(rc, bus, reply);
 }
 
 static int rule_any(struct ctl_opt *opt, int argc, char **argv)
@@ -212,7 +205,7 @@ static int tbf_del(struct ctl_opt *opt, int argc, char **argv)
 	rc = ctl_bus(&bus);
 	if (!rc)
 		rc = ctl_call(bus, "TbfDelete", &reply, "s", svc->val);
-	return finish(rc, bus, reply);
+	return ctl_finish(rc, bus, reply);
 }
 
 static void stats(struct yout *y, uint64_t s[5])
@@ -249,7 +242,7 @@ static int tbf_show(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "ListTbf", &r, NULL);
 	if (rc)
-		return finish(rc, bus, r);
+		return ctl_finish(rc, bus, r);
 	/* Printed only when complete: an unknown service is an error, not an empty list. */
 	f = open_memstream(&out, &outlen);
 	y = yout_begin(f);
@@ -342,7 +335,7 @@ static int tbf_show(struct ctl_opt *opt, int argc, char **argv)
 	else
 		rc = fwrite(out, 1, outlen, stdout) == outlen ? 0 : EXIT_REFUSED;
 	free(out);
-	return finish(rc, bus, r);
+	return ctl_finish(rc, bus, r);
 }
 
 #define SVC_OPT                                                           \

@@ -82,6 +82,8 @@ int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char
  * drop it and the reply: 0, or the exit code after saying why not.
  */
 int ctl_send(sd_bus *bus, sd_bus_message *m, int rc);
+/* A command's end: drop @reply and the connection, return @rc. */
+int ctl_finish(int rc, sd_bus *bus, sd_bus_message *reply);
 /* Report a failed call (its D-Bus error) as lnetctl does; returns the exit code. */
 int ctl_bus_error(const sd_bus_error *e, int rc);
 
