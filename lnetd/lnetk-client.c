@@ -1896,16 +1896,19 @@ int lnetk_events_set_buffer(struct lnetk_events *ev, size_t bytes)
 }
 
 /*
- * Read by hand rather than through nl_recvmsgs(): the one error that
- * matters here, ENOBUFS (notifications were lost), must reach the caller
- * as itself.
+ * Every datagram waiting on @sk, read by hand rather than through
+ * nl_recvmsgs(): the one error that matters here, ENOBUFS (notifications
+ * were lost), must reach the caller as itself.  @each gets every message
+ * and says whether it was one for the caller (1) or not (0); returns how
+ * many were, or a negative errno.
  */
-int lnetk_events_dispatch(struct lnetk_events *ev)
+static int read_datagrams(struct nl_sock *sk, char *buf, int (*each)(struct nlmsghdr *, void *),
+			  void *arg)
 {
-	int fd = nl_socket_get_fd(ev->sk), n = 0;
+	int fd = nl_socket_get_fd(sk), n = 0;
 
 	for (;;) {
-		ssize_t len = recv(fd, ev->buf, EVENTS_BUF, MSG_DONTWAIT);
+		ssize_t len = recv(fd, buf, EVENTS_BUF, MSG_DONTWAIT);
 		struct nlmsghdr *nlh;
 		int rem;
 
@@ -1917,19 +1920,27 @@ int lnetk_events_dispatch(struct lnetk_events *ev)
 			return -errno;
 		}
 		rem = (int)len;
-		for (nlh = (struct nlmsghdr *)ev->buf; nlmsg_ok(nlh, rem);
-		     nlh = nlmsg_next(nlh, &rem)) {
-			struct nlattr *tb[LNETK_A_MAX + 1];
-			struct genlmsghdr *gh = nlmsg_data(nlh);
-
-			if (nlh->nlmsg_type != ev->family ||
-			    genlmsg_parse(nlh, 0, tb, LNETK_A_MAX, top_policy) < 0 ||
-			    !tb[LNETK_A_GENERATION])
-				continue;
-			ev->cb(gh->cmd, nla_get_u64(tb[LNETK_A_GENERATION]), ev->arg);
-			n++;
-		}
+		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem))
+			n += each(nlh, arg);
 	}
+}
+
+static int one_event(struct nlmsghdr *nlh, void *arg)
+{
+	struct lnetk_events *ev = arg;
+	struct nlattr *tb[LNETK_A_MAX + 1];
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+
+	if (nlh->nlmsg_type != ev->family ||
+	    genlmsg_parse(nlh, 0, tb, LNETK_A_MAX, top_policy) < 0 || !tb[LNETK_A_GENERATION])
+		return 0;
+	ev->cb(gh->cmd, nla_get_u64(tb[LNETK_A_GENERATION]), ev->arg);
+	return 1;
+}
+
+int lnetk_events_dispatch(struct lnetk_events *ev)
+{
+	return read_datagrams(ev->sk, ev->buf, one_event, ev);
 }
 
 void lnetk_events_close(struct lnetk_events *ev)
@@ -1993,41 +2004,27 @@ static const struct nla_policy ctrl_policy[CTRL_ATTR_MAX + 1] = {
 	[CTRL_ATTR_FAMILY_NAME] = {.type = NLA_STRING},
 };
 
+static int one_family_change(struct nlmsghdr *nlh, void *arg)
+{
+	struct lnetk_watch *w = arg;
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL ||
+	    (gh->cmd != CTRL_CMD_NEWFAMILY && gh->cmd != CTRL_CMD_DELFAMILY) ||
+	    genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, ctrl_policy) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME] ||
+	    strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), LNETK_GENL_NAME))
+		return 0;
+	w->cb(gh->cmd == CTRL_CMD_NEWFAMILY,
+	      tb[CTRL_ATTR_FAMILY_ID] ? nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]) : -1, w->arg);
+	return 1;
+}
+
 /* Read by hand, as events are: ENOBUFS must reach the caller as itself. */
 int lnetk_watch_dispatch(struct lnetk_watch *w)
 {
-	int fd = nl_socket_get_fd(w->sk), n = 0;
-
-	for (;;) {
-		ssize_t len = recv(fd, w->buf, EVENTS_BUF, MSG_DONTWAIT);
-		struct nlmsghdr *nlh;
-		int rem;
-
-		if (len < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return n;
-			return -errno;
-		}
-		rem = (int)len;
-		for (nlh = (struct nlmsghdr *)w->buf; nlmsg_ok(nlh, rem);
-		     nlh = nlmsg_next(nlh, &rem)) {
-			struct nlattr *tb[CTRL_ATTR_MAX + 1];
-			struct genlmsghdr *gh = nlmsg_data(nlh);
-
-			if (nlh->nlmsg_type != GENL_ID_CTRL ||
-			    (gh->cmd != CTRL_CMD_NEWFAMILY && gh->cmd != CTRL_CMD_DELFAMILY) ||
-			    genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, ctrl_policy) < 0 ||
-			    !tb[CTRL_ATTR_FAMILY_NAME] ||
-			    strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), LNETK_GENL_NAME))
-				continue;
-			w->cb(gh->cmd == CTRL_CMD_NEWFAMILY,
-			      tb[CTRL_ATTR_FAMILY_ID] ? nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]) : -1,
-			      w->arg);
-			n++;
-		}
-	}
+	return read_datagrams(w->sk, w->buf, one_family_change, w);
 }
 
 void lnetk_watch_close(struct lnetk_watch *w)
