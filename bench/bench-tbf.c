@@ -72,13 +72,11 @@ static struct breq *make_reqs(void)
 	return b;
 }
 
-/* One round of TBF: returns seconds per dispatch; counts into @per_class. */
-static double tbf_round(struct breq *b, u64 *per_class, u64 *decisions_out)
+/* A policy with one rule and every request of @b queued at @now. */
+static struct lne_tbf *loaded_policy(struct breq *b, u64 now)
 {
-	u64 now = 1000000000ull, next, dispatched = 0, decisions = 0;
 	struct lne_tbf *tbf;
 	struct lne_err err;
-	double t0, t1;
 	int i, rc;
 
 	rc = lne_tbf_new("ost_io", &tbf, &err);
@@ -92,6 +90,18 @@ static double tbf_round(struct breq *b, u64 *per_class, u64 *decisions_out)
 		if (rc)
 			die("enqueue", rc);
 	}
+	return tbf;
+}
+
+/* One round of TBF: returns seconds per dispatch; counts into @per_class. */
+static double tbf_round(struct breq *b, u64 *per_class, u64 *decisions_out)
+{
+	u64 now = 1000000000ull, next, dispatched = 0, decisions = 0;
+	struct lne_tbf *tbf;
+	double t0, t1;
+	int rc;
+
+	tbf = loaded_policy(b, now);
 	t0 = now_s();
 	while (decisions < DECISIONS) {
 		struct lne_tbf_req *r = lne_tbf_dequeue(tbf, now, &next);
@@ -119,21 +129,9 @@ static double drain_round(struct breq *b)
 {
 	u64 now = 1000000000ull, next, decisions = 0, dispatched = 0;
 	struct lne_tbf *tbf;
-	struct lne_err err;
 	double t0, t1;
-	int i, rc;
 
-	rc = lne_tbf_new("ost_io", &tbf, &err);
-	if (rc)
-		die("lne_tbf_new", rc);
-	rc = lne_tbf_command(tbf, "start io nid={10.1.*.*@tcp} rate=1000", 0, &err);
-	if (rc)
-		die(err.msg, rc);
-	for (i = 0; i < REQS; i++) {
-		rc = lne_tbf_enqueue(tbf, &b[i].r, LNE_TBF_REG, now);
-		if (rc)
-			die("enqueue", rc);
-	}
+	tbf = loaded_policy(b, now);
 	t0 = now_s();
 	while (dispatched < REQS) {
 		decisions++;
