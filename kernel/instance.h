@@ -26,11 +26,17 @@ struct net;
 struct lne_inst;
 struct lne_tbf;
 
-/* One NRS TBF policy of an instance (engine/tbf.h), in its list. */
+/*
+ * One NRS TBF policy of an instance (engine/tbf.h), in its list.  The list
+ * and @open change under the instance lock; the engine policy is called
+ * under @qlock only, which a request source (lnetk_nrs.h) takes without
+ * the instance lock.  Order: lnetk_net.lock, then qlock.
+ */
 struct lnetk_tbf {
 	struct list_head link; /* in lnetk_net.tbf, by service name */
+	struct mutex qlock;    /* every engine call on @tbf */
 	struct lne_tbf *tbf;
-	bool loading; /* a TBF_LOAD runs on it */
+	bool open; /* a request source or a TBF_LOAD holds it (lnetk_nrs_open) */
 };
 
 struct lnetk_net {

@@ -84,6 +84,7 @@ void lnetk_tbf_free(struct lnetk_tbf *t)
 {
 	list_del(&t->link);
 	lne_tbf_free(t->tbf);
+	mutex_destroy(&t->qlock);
 	kfree(t);
 }
 

@@ -26,11 +26,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
@@ -115,12 +113,12 @@ static const struct nla_policy sel_policy[LNETK_SEL_A_MAX + 1] = {
 	[LNETK_SEL_A_MD_CPT] = NLA_POLICY_RANGE(NLA_S32, -1, LNETK_MAX_CPTS - 1),
 };
 
-static const struct nla_policy tbfl_policy[LNETK_TBFL_A_MAX + 1] = {
+const struct nla_policy lnetk_tbfl_policy[LNETK_TBFL_A_MAX + 1] = {
 	[LNETK_TBFL_A_NID] = STR(LNETK_NID_MAX),
 	[LNETK_TBFL_A_QUEUE] = NLA_POLICY_MAX(NLA_U8, LNETK_TBF_HP),
 };
 
-static const struct nla_policy tbf_policy[LNETK_TBF_A_MAX + 1] = {
+const struct nla_policy lnetk_tbf_policy[LNETK_TBF_A_MAX + 1] = {
 	[LNETK_TBF_A_SERVICE] = STR(LNETK_TBF_SERVICE_MAX),
 	[LNETK_TBF_A_QUEUE] = NLA_POLICY_MAX(NLA_U8, LNETK_TBF_HP),
 	[LNETK_TBF_A_TYPE] = STR(LNETK_TBF_TYPE_MAX),
@@ -128,7 +126,7 @@ static const struct nla_policy tbf_policy[LNETK_TBF_A_MAX + 1] = {
 	[LNETK_TBF_A_CMD] = STR(LNETK_TBF_CMD_MAX),
 	[LNETK_TBF_A_LOAD_MS] =
 		NLA_POLICY_RANGE(NLA_U32, LNETK_TBF_LOAD_MS_MIN, LNETK_TBF_LOAD_MS_MAX),
-	[LNETK_TBF_A_LOAD_CLASS] = NLA_POLICY_NESTED(tbfl_policy),
+	[LNETK_TBF_A_LOAD_CLASS] = NLA_POLICY_NESTED(lnetk_tbfl_policy),
 };
 
 /* One policy for every command; each handler refuses what it does not take. */
@@ -143,14 +141,12 @@ static const struct nla_policy lnetk_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_GLOBAL] = NLA_POLICY_NESTED(global_policy),
 	[LNETK_A_NUMA] = NLA_POLICY_NESTED(numa_policy),
 	[LNETK_A_SELECT] = NLA_POLICY_NESTED(sel_policy),
-	[LNETK_A_TBF] = NLA_POLICY_NESTED(tbf_policy),
+	[LNETK_A_TBF] = NLA_POLICY_NESTED(lnetk_tbf_policy),
 };
 
 enum lnetk_group {
 	LNETK_GROUP_EVENTS,
 };
-
-static struct genl_family lnetk_genl_family;
 
 /* --- refusals ---------------------------------------------------------------- */
 
@@ -161,8 +157,7 @@ static atomic_t lnetk_msg_next = ATOMIC_INIT(0);
 #endif
 
 /* Refuse with @rc, saying @msg and pointing at @attr (may be NULL). */
-static int refuse(struct netlink_ext_ack *extack, const struct nlattr *attr, int rc,
-		  const char *msg)
+int lnetk_refuse(struct netlink_ext_ack *extack, const struct nlattr *attr, int rc, const char *msg)
 {
 	if (!extack)
 		return rc;
@@ -183,24 +178,24 @@ static int refuse(struct netlink_ext_ack *extack, const struct nlattr *attr, int
 }
 
 /* An engine refusal: its sentence, or a fallback for one without. */
-static int engine_refusal(struct netlink_ext_ack *extack, const struct nlattr *attr, int rc,
-			  const struct lne_err *err)
+int lnetk_engine_refusal(struct netlink_ext_ack *extack, const struct nlattr *attr, int rc,
+			 const struct lne_err *err)
 {
 	if (rc == -ENOMEM)
-		return refuse(extack, NULL, rc, "out of memory");
-	return refuse(extack, attr, rc, err->msg[0] ? err->msg : "refused by the engine");
+		return lnetk_refuse(extack, NULL, rc, "out of memory");
+	return lnetk_refuse(extack, attr, rc, err->msg[0] ? err->msg : "refused by the engine");
 }
 
 /* Required attribute @type of nest @tb, or a refusal naming it. */
-static struct nlattr *need(struct nlattr **tb, int type, const char *name,
-			   const struct nlattr *nest, struct netlink_ext_ack *extack)
+struct nlattr *lnetk_need(struct nlattr **tb, int type, const char *name, const struct nlattr *nest,
+			  struct netlink_ext_ack *extack)
 {
 	char msg[96];
 
 	if (tb[type])
 		return tb[type];
 	snprintf(msg, sizeof(msg), "%s is required", name);
-	refuse(extack, nest, -EINVAL, msg);
+	lnetk_refuse(extack, nest, -EINVAL, msg);
 	return NULL;
 }
 
@@ -211,8 +206,8 @@ static int only(struct genl_info *info, u32 allowed)
 
 	for (type = 1; type <= LNETK_A_MAX; type++)
 		if (info->attrs[type] && !(allowed & BIT(type)))
-			return refuse(info->extack, info->attrs[type], -EINVAL,
-				      "this command does not take this attribute");
+			return lnetk_refuse(info->extack, info->attrs[type], -EINVAL,
+					    "this command does not take this attribute");
 	return 0;
 }
 
@@ -225,8 +220,8 @@ static u32 flags_of(struct genl_info *info)
 static int flags_only(struct genl_info *info, u32 allowed)
 {
 	if (flags_of(info) & ~allowed)
-		return refuse(info->extack, info->attrs[LNETK_A_FLAGS], -EOPNOTSUPP,
-			      "this command does not support these LNETK_A_FLAGS bits");
+		return lnetk_refuse(info->extack, info->attrs[LNETK_A_FLAGS], -EOPNOTSUPP,
+				    "this command does not support these LNETK_A_FLAGS bits");
 	return 0;
 }
 
@@ -235,19 +230,19 @@ static int flags_only(struct genl_info *info, u32 allowed)
  * strictly, before the handler ran: parsing need not validate again (a
  * batch of 100k NIDs would pay for it twice).  @policy documents the nest.
  */
-static int parse_nest(struct nlattr **tb, int max, const struct nlattr *nest,
-		      const struct nla_policy *policy, struct netlink_ext_ack *extack)
+int lnetk_parse_nest(struct nlattr **tb, int max, const struct nlattr *nest,
+		     const struct nla_policy *policy, struct netlink_ext_ack *extack)
 {
 	(void)policy;
 	return nla_parse_nested(tb, max, nest, NULL, extack);
 }
 
-static int get_nid(const struct nlattr *attr, struct lne_nid *nid, struct netlink_ext_ack *extack)
+int lnetk_get_nid(const struct nlattr *attr, struct lne_nid *nid, struct netlink_ext_ack *extack)
 {
 	struct lne_err err;
 	int rc = lne_nid_parse(nla_data(attr), nid, &err);
 
-	return rc ? engine_refusal(extack, attr, rc, &err) : 0;
+	return rc ? lnetk_engine_refusal(extack, attr, rc, &err) : 0;
 }
 
 /* --- objects from attributes (shared by the commands and BATCH) ------------------ */
@@ -260,13 +255,13 @@ static int ni_add(struct lne_inst *inst, const struct nlattr *nest, struct netli
 	struct lne_err err;
 	int rc;
 
-	rc = parse_nest(tb, LNETK_NI_A_MAX, nest, ni_policy, extack);
+	rc = lnetk_parse_nest(tb, LNETK_NI_A_MAX, nest, ni_policy, extack);
 	if (rc)
 		return rc;
-	a = need(tb, LNETK_NI_A_NID, "LNETK_NI_A_NID", nest, extack);
+	a = lnetk_need(tb, LNETK_NI_A_NID, "LNETK_NI_A_NID", nest, extack);
 	if (!a)
 		return -EINVAL;
-	rc = get_nid(a, &c.nid, extack);
+	rc = lnetk_get_nid(a, &c.nid, extack);
 	if (rc)
 		return rc;
 	lne_tunables_default(c.nid.lnd, &tun);
@@ -287,10 +282,10 @@ static int ni_add(struct lne_inst *inst, const struct nlattr *nest, struct netli
 		c.dev_cpt = (s16)nla_get_s32(tb[LNETK_NI_A_DEV_CPT]);
 	for (rc = LNETK_NI_A_UP; rc <= LNETK_NI_A_TX_CREDITS; rc++)
 		if (tb[rc])
-			return refuse(extack, tb[rc], -EINVAL,
-				      "state is set with LNETK_CMD_NI_SET, not when adding");
+			return lnetk_refuse(extack, tb[rc], -EINVAL,
+					    "state is set with LNETK_CMD_NI_SET, not when adding");
 	rc = lne_ni_add(inst, &c, &err);
-	return rc ? engine_refusal(extack, a, rc, &err) : 0;
+	return rc ? lnetk_engine_refusal(extack, a, rc, &err) : 0;
 }
 
 /* Undo what peer_add did to a peer it found or made, after a refusal. */
@@ -322,28 +317,29 @@ static int peer_add(struct lne_inst *inst, const struct nlattr *nest,
 	struct lne_err err;
 	int rc, rem, n = 0;
 
-	rc = parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, extack);
+	rc = lnetk_parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, extack);
 	if (rc)
 		return rc;
-	a = need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, extack);
+	a = lnetk_need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, extack);
 	if (!a)
 		return -EINVAL;
-	rc = get_nid(a, &primary, extack);
+	rc = lnetk_get_nid(a, &primary, extack);
 	if (rc)
 		return rc;
 	if (tb[LNETK_PEER_A_MR])
 		mr = nla_get_u8(tb[LNETK_PEER_A_MR]);
 	peer = lne_peer_find(inst, &primary);
 	if (peer && !peer->implicit && tb[LNETK_PEER_A_MR] && peer->mr != mr)
-		return refuse(extack, tb[LNETK_PEER_A_MR], -EEXIST,
-			      mr ? "the peer exists as non-Multi-Rail; delete it to change that"
-				 : "the peer exists as Multi-Rail; delete it to change that");
+		return lnetk_refuse(
+			extack, tb[LNETK_PEER_A_MR], -EEXIST,
+			mr ? "the peer exists as non-Multi-Rail; delete it to change that"
+			   : "the peer exists as Multi-Rail; delete it to change that");
 	created = !peer;
 	was_implicit = peer && peer->implicit;
 	if (!peer || peer->implicit) {
 		rc = lne_peer_add(inst, &primary, mr, &err);
 		if (rc)
-			return engine_refusal(extack, a, rc, &err);
+			return lnetk_engine_refusal(extack, a, rc, &err);
 	}
 	nla_for_each_nested(p, nest, rem) {
 		if (nla_type(p) == LNETK_PEER_A_PEER_NI)
@@ -354,25 +350,25 @@ static int peer_add(struct lne_inst *inst, const struct nlattr *nest,
 		added = n <= ARRAY_SIZE(few) ? few : kcalloc(n, sizeof(*added), GFP_KERNEL);
 		if (!added) {
 			peer_add_undo(inst, &primary, created, was_implicit, NULL, 0);
-			return refuse(extack, NULL, -ENOMEM, "out of memory");
+			return lnetk_refuse(extack, NULL, -ENOMEM, "out of memory");
 		}
 	}
 	n = 0;
 	nla_for_each_nested(p, nest, rem) {
 		if (nla_type(p) != LNETK_PEER_A_PEER_NI)
 			continue;
-		rc = parse_nest(ptb, LNETK_PNI_A_MAX, p, pni_policy, extack);
-		if (!rc && !need(ptb, LNETK_PNI_A_NID, "LNETK_PNI_A_NID", p, extack))
+		rc = lnetk_parse_nest(ptb, LNETK_PNI_A_MAX, p, pni_policy, extack);
+		if (!rc && !lnetk_need(ptb, LNETK_PNI_A_NID, "LNETK_PNI_A_NID", p, extack))
 			rc = -EINVAL;
 		if (!rc)
-			rc = get_nid(ptb[LNETK_PNI_A_NID], &added[n], extack);
+			rc = lnetk_get_nid(ptb[LNETK_PNI_A_NID], &added[n], extack);
 		/* The primary NID is the peer's already. */
 		if (!rc && lne_nid_equal(&added[n], &primary))
 			continue;
 		if (!rc) {
 			rc = lne_peer_add_nid(inst, &primary, &added[n], &err);
 			if (rc)
-				engine_refusal(extack, ptb[LNETK_PNI_A_NID], rc, &err);
+				lnetk_engine_refusal(extack, ptb[LNETK_PNI_A_NID], rc, &err);
 		}
 		if (rc) {
 			peer_add_undo(inst, &primary, created, was_implicit, added, n);
@@ -389,7 +385,7 @@ static int peer_add(struct lne_inst *inst, const struct nlattr *nest,
 		char msg[LNE_ERR_MSG_MAX];
 
 		snprintf(msg, sizeof(msg), "peer %s exists already", (const char *)nla_data(a));
-		return refuse(extack, a, -EEXIST, msg);
+		return lnetk_refuse(extack, a, -EEXIST, msg);
 	}
 	return 0;
 }
@@ -404,17 +400,18 @@ static int route_add(struct lne_inst *inst, const struct nlattr *nest, bool del,
 	lne_net_t net;
 	int rc;
 
-	rc = parse_nest(tb, LNETK_ROUTE_A_MAX, nest, route_policy, extack);
+	rc = lnetk_parse_nest(tb, LNETK_ROUTE_A_MAX, nest, route_policy, extack);
 	if (rc)
 		return rc;
-	na = need(tb, LNETK_ROUTE_A_NET, "LNETK_ROUTE_A_NET", nest, extack);
-	ga = na ? need(tb, LNETK_ROUTE_A_GATEWAY, "LNETK_ROUTE_A_GATEWAY", nest, extack) : NULL;
+	na = lnetk_need(tb, LNETK_ROUTE_A_NET, "LNETK_ROUTE_A_NET", nest, extack);
+	ga = na ? lnetk_need(tb, LNETK_ROUTE_A_GATEWAY, "LNETK_ROUTE_A_GATEWAY", nest, extack)
+		: NULL;
 	if (!ga)
 		return -EINVAL;
 	rc = lne_net_parse(nla_data(na), &net, &err);
 	if (rc)
-		return engine_refusal(extack, na, rc, &err);
-	rc = get_nid(ga, &gw, extack);
+		return lnetk_engine_refusal(extack, na, rc, &err);
+	rc = lnetk_get_nid(ga, &gw, extack);
 	if (rc)
 		return rc;
 	if (del)
@@ -428,7 +425,7 @@ static int route_add(struct lne_inst *inst, const struct nlattr *nest, bool del,
 			sens = nla_get_u32(tb[LNETK_ROUTE_A_SENSITIVITY]);
 		rc = lne_route_add(inst, net, &gw, hops, prio, sens, &err);
 	}
-	return rc ? engine_refusal(extack, nest, rc, &err) : 0;
+	return rc ? lnetk_engine_refusal(extack, nest, rc, &err) : 0;
 }
 
 static const char *str_or_null(const struct nlattr *a)
@@ -446,7 +443,7 @@ static int rule_add(struct lne_inst *inst, const struct nlattr *nest, struct sk_
 	u32 prio = LNE_PRIO_NONE, at;
 	int rc;
 
-	rc = parse_nest(tb, LNETK_RULE_A_MAX, nest, rule_policy, extack);
+	rc = lnetk_parse_nest(tb, LNETK_RULE_A_MAX, nest, rule_policy, extack);
 	if (rc)
 		return rc;
 	if (tb[LNETK_RULE_A_PRIORITY])
@@ -457,7 +454,7 @@ static int rule_add(struct lne_inst *inst, const struct nlattr *nest, struct sk_
 			  str_or_null(tb[LNETK_RULE_A_DST]), str_or_null(tb[LNETK_RULE_A_RTE]),
 			  prio, idx, &outcome, &at, &err);
 	if (rc)
-		return engine_refusal(extack, nest, rc, &err);
+		return lnetk_engine_refusal(extack, nest, rc, &err);
 	if (!reply)
 		return 0;
 	r = nla_nest_start(reply, LNETK_A_RULE);
@@ -476,24 +473,24 @@ static int global_set(struct lne_inst *inst, const struct nlattr *nest,
 	struct lne_err err;
 	int rc, g;
 
-	rc = parse_nest(tb, LNETK_GLOBAL_A_MAX, nest, global_policy, extack);
+	rc = lnetk_parse_nest(tb, LNETK_GLOBAL_A_MAX, nest, global_policy, extack);
 	if (rc)
 		return rc;
-	na = need(tb, LNETK_GLOBAL_A_NAME, "LNETK_GLOBAL_A_NAME", nest, extack);
-	va = na ? need(tb, LNETK_GLOBAL_A_VALUE, "LNETK_GLOBAL_A_VALUE", nest, extack) : NULL;
+	na = lnetk_need(tb, LNETK_GLOBAL_A_NAME, "LNETK_GLOBAL_A_NAME", nest, extack);
+	va = na ? lnetk_need(tb, LNETK_GLOBAL_A_VALUE, "LNETK_GLOBAL_A_VALUE", nest, extack) : NULL;
 	if (!va)
 		return -EINVAL;
 	g = lne_global_lookup(nla_data(na));
 	if (g < 0)
-		return refuse(extack, na, -ENOENT, "no global setting has this name");
+		return lnetk_refuse(extack, na, -ENOENT, "no global setting has this name");
 	rc = lne_global_set(inst, g, nla_get_u32(va), &err);
-	return rc ? engine_refusal(extack, va, rc, &err) : 0;
+	return rc ? lnetk_engine_refusal(extack, va, rc, &err) : 0;
 }
 
 /* --- the change path ------------------------------------------------------------- */
 
 /* A message that carries a generation: replies and notifications. */
-static struct sk_buff *msg_new(u32 portid, u32 seq, u8 cmd, size_t extra, void **hdr)
+struct sk_buff *lnetk_msg_new(u32 portid, u32 seq, u8 cmd, size_t extra, void **hdr)
 {
 	struct sk_buff *skb = genlmsg_new(nla_total_size_64bit(sizeof(u64)) + extra, GFP_KERNEL);
 
@@ -515,7 +512,7 @@ static void notify(struct net *net, u8 cmd, u64 generation)
 
 	if (!genl_has_listeners(&lnetk_genl_family, net, LNETK_GROUP_EVENTS))
 		return;
-	skb = msg_new(0, 0, cmd, 0, &hdr);
+	skb = lnetk_msg_new(0, 0, cmd, 0, &hdr);
 	if (!skb || nla_put_u64_64bit(skb, LNETK_A_GENERATION, generation, LNETK_A_PAD)) {
 		nlmsg_free(skb);
 		genl_set_err(&lnetk_genl_family, net, 0, LNETK_GROUP_EVENTS, -ENOBUFS);
@@ -525,13 +522,11 @@ static void notify(struct net *net, u8 cmd, u64 generation)
 	genlmsg_multicast_netns(&lnetk_genl_family, net, skb, 0, LNETK_GROUP_EVENTS, GFP_KERNEL);
 }
 
-typedef int (*change_fn)(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply);
-
 /*
  * Run one change: reply prepared first, the change under the lock, the
  * generation bumped and announced only when it succeeded.
  */
-static int change(struct genl_info *info, change_fn fn, size_t reply_extra)
+int lnetk_change(struct genl_info *info, lnetk_change_fn fn, size_t reply_extra)
 {
 	struct net *net = genl_info_net(info);
 	struct lnetk_net *ln = lnetk_net(net);
@@ -539,9 +534,10 @@ static int change(struct genl_info *info, change_fn fn, size_t reply_extra)
 	void *hdr;
 	int rc;
 
-	reply = msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, reply_extra, &hdr);
+	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, reply_extra,
+			      &hdr);
 	if (!reply)
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	mutex_lock(&ln->lock);
 	rc = fn(ln, info, reply);
 	if (!rc) {
@@ -560,7 +556,7 @@ static int change(struct genl_info *info, change_fn fn, size_t reply_extra)
 
 static int do_bump(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
 {
-	/* change() adds one more. */
+	/* lnetk_change() adds one more. */
 	ln->generation += nla_get_u32(info->attrs[LNETK_A_COUNT]) - 1;
 	return 0;
 }
@@ -572,12 +568,12 @@ static int lnetk_bump(struct sk_buff *skb, struct genl_info *info)
 	if (rc)
 		return rc;
 	if (!info->attrs[LNETK_A_COUNT])
-		return refuse(info->extack, NULL, -EINVAL, "LNETK_A_COUNT is required");
-	return change(info, do_bump, 0);
+		return lnetk_refuse(info->extack, NULL, -EINVAL, "LNETK_A_COUNT is required");
+	return lnetk_change(info, do_bump, 0);
 }
 
 /* The object nest a command needs, after refusing everything else. */
-static struct nlattr *object(struct genl_info *info, int type, const char *name, u32 also)
+struct nlattr *lnetk_object(struct genl_info *info, int type, const char *name, u32 also)
 {
 	char msg[64];
 
@@ -586,11 +582,9 @@ static struct nlattr *object(struct genl_info *info, int type, const char *name,
 	if (info->attrs[type])
 		return info->attrs[type];
 	snprintf(msg, sizeof(msg), "%s is required", name);
-	refuse(info->extack, NULL, -EINVAL, msg);
+	lnetk_refuse(info->extack, NULL, -EINVAL, msg);
 	return NULL;
 }
-
-#define OBJECT(info, type) object(info, type, #type, 0)
 
 static int do_ni_add(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
 {
@@ -599,19 +593,21 @@ static int do_ni_add(struct lnetk_net *ln, struct genl_info *info, struct sk_buf
 
 static int lnetk_ni_add(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_NI) ? change(info, do_ni_add, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_NI) ? lnetk_change(info, do_ni_add, 0) : -EINVAL;
 }
 
 /* The NID of the NI named by a command's LNETK_A_NI nest. */
 static int ni_nid(struct genl_info *info, struct nlattr **tb, struct lne_nid *nid)
 {
-	int rc = parse_nest(tb, LNETK_NI_A_MAX, info->attrs[LNETK_A_NI], ni_policy, info->extack);
+	int rc = lnetk_parse_nest(tb, LNETK_NI_A_MAX, info->attrs[LNETK_A_NI], ni_policy,
+				  info->extack);
 
 	if (rc)
 		return rc;
-	if (!need(tb, LNETK_NI_A_NID, "LNETK_NI_A_NID", info->attrs[LNETK_A_NI], info->extack))
+	if (!lnetk_need(tb, LNETK_NI_A_NID, "LNETK_NI_A_NID", info->attrs[LNETK_A_NI],
+			info->extack))
 		return -EINVAL;
-	return get_nid(tb[LNETK_NI_A_NID], nid, info->extack);
+	return lnetk_get_nid(tb[LNETK_NI_A_NID], nid, info->extack);
 }
 
 static int do_ni_del(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -624,12 +620,12 @@ static int do_ni_del(struct lnetk_net *ln, struct genl_info *info, struct sk_buf
 	if (rc)
 		return rc;
 	rc = lne_ni_del(ln->inst, &nid, &err);
-	return rc ? engine_refusal(info->extack, tb[LNETK_NI_A_NID], rc, &err) : 0;
+	return rc ? lnetk_engine_refusal(info->extack, tb[LNETK_NI_A_NID], rc, &err) : 0;
 }
 
 static int lnetk_ni_del(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_NI) ? change(info, do_ni_del, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_NI) ? lnetk_change(info, do_ni_del, 0) : -EINVAL;
 }
 
 static int do_ni_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -644,16 +640,17 @@ static int do_ni_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buf
 		return rc;
 	for (t = LNETK_NI_A_IFNAME; t <= LNETK_NI_A_CREDITS; t++)
 		if (tb[t])
-			return refuse(
+			return lnetk_refuse(
 				info->extack, tb[t], -EINVAL,
 				"set only health, link state or tx credits; delete and add the NI to change the rest");
 	if (!tb[LNETK_NI_A_HEALTH] && !tb[LNETK_NI_A_UP] && !tb[LNETK_NI_A_TX_CREDITS])
-		return refuse(info->extack, info->attrs[LNETK_A_NI], -EINVAL,
-			      "give LNETK_NI_A_HEALTH, LNETK_NI_A_UP or LNETK_NI_A_TX_CREDITS");
+		return lnetk_refuse(
+			info->extack, info->attrs[LNETK_A_NI], -EINVAL,
+			"give LNETK_NI_A_HEALTH, LNETK_NI_A_UP or LNETK_NI_A_TX_CREDITS");
 	ni = lne_ni_find(ln->inst, &nid);
 	if (!ni) {
 		lne_err_set(&err, -ENOENT, nla_data(tb[LNETK_NI_A_NID]), -1, "no such local NI");
-		return engine_refusal(info->extack, tb[LNETK_NI_A_NID], -ENOENT, &err);
+		return lnetk_engine_refusal(info->extack, tb[LNETK_NI_A_NID], -ENOENT, &err);
 	}
 	/* Policies checked every value: none of these can fail now. */
 	if (tb[LNETK_NI_A_HEALTH])
@@ -667,7 +664,7 @@ static int do_ni_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buf
 
 static int lnetk_ni_set(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_NI) ? change(info, do_ni_set, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_NI) ? lnetk_change(info, do_ni_set, 0) : -EINVAL;
 }
 
 static int do_peer_add(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -677,7 +674,7 @@ static int do_peer_add(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 
 static int lnetk_peer_add(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_PEER) ? change(info, do_peer_add, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_PEER) ? lnetk_change(info, do_peer_add, 0) : -EINVAL;
 }
 
 static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -691,21 +688,21 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 	int rc, rem, pass;
 	u32 listed = 0;
 
-	rc = parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, info->extack);
+	rc = lnetk_parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, info->extack);
 	if (rc)
 		return rc;
-	a = need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, info->extack);
+	a = lnetk_need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, info->extack);
 	if (!a)
 		return -EINVAL;
-	rc = get_nid(a, &primary, info->extack);
+	rc = lnetk_get_nid(a, &primary, info->extack);
 	if (rc)
 		return rc;
 	peer = lne_peer_find(ln->inst, &primary);
 	if (!peer)
-		return refuse(info->extack, a, -ENOENT, "no peer has this primary NID");
+		return lnetk_refuse(info->extack, a, -ENOENT, "no peer has this primary NID");
 	if (!tb[LNETK_PEER_A_PEER_NI]) {
 		rc = lne_peer_del(ln->inst, &primary, &err);
-		return rc ? engine_refusal(info->extack, a, rc, &err) : 0;
+		return rc ? lnetk_engine_refusal(info->extack, a, rc, &err) : 0;
 	}
 	/* Check every NID first, delete after: all or nothing. */
 	for (pass = 0; pass < 2; pass++) {
@@ -714,11 +711,12 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 
 			if (nla_type(p) != LNETK_PEER_A_PEER_NI)
 				continue;
-			rc = parse_nest(ptb, LNETK_PNI_A_MAX, p, pni_policy, info->extack);
-			if (!rc && !need(ptb, LNETK_PNI_A_NID, "LNETK_PNI_A_NID", p, info->extack))
+			rc = lnetk_parse_nest(ptb, LNETK_PNI_A_MAX, p, pni_policy, info->extack);
+			if (!rc &&
+			    !lnetk_need(ptb, LNETK_PNI_A_NID, "LNETK_PNI_A_NID", p, info->extack))
 				rc = -EINVAL;
 			if (!rc)
-				rc = get_nid(ptb[LNETK_PNI_A_NID], &nid, info->extack);
+				rc = lnetk_get_nid(ptb[LNETK_PNI_A_NID], &nid, info->extack);
 			if (rc)
 				return rc;
 			if (lne_nid_equal(&nid, &primary)) {
@@ -731,9 +729,10 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 			if (!pass)
 				listed++;
 			if (!pass && (!pni || lne_peer_of(pni) != peer))
-				return refuse(info->extack, p, -ENOENT, "not a NID of this peer");
+				return lnetk_refuse(info->extack, p, -ENOENT,
+						    "not a NID of this peer");
 			if (!pass && pni->gw_refs)
-				return refuse(
+				return lnetk_refuse(
 					info->extack, p, -EBUSY,
 					"this NID is a route's gateway; delete the routes first");
 			if (pass)
@@ -741,11 +740,11 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 		}
 		/* The primary goes only with every other NID: check before deleting. */
 		if (!pass && primary_too && listed != peer->npni)
-			return refuse(
+			return lnetk_refuse(
 				info->extack, a, -EBUSY,
 				"the primary NID goes only with all the peer's other NIDs; delete the peer instead");
 		if (!pass && primary_too && lne_peer_ni_find(ln->inst, &primary)->gw_refs)
-			return refuse(
+			return lnetk_refuse(
 				info->extack, a, -EBUSY,
 				"the primary NID is a route's gateway; delete the routes first");
 	}
@@ -753,14 +752,14 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 	if (primary_too) {
 		rc = lne_peer_del_nid(ln->inst, &primary, &primary, &err);
 		if (rc)
-			return engine_refusal(info->extack, a, rc, &err);
+			return lnetk_engine_refusal(info->extack, a, rc, &err);
 	}
 	return 0;
 }
 
 static int lnetk_peer_del(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_PEER) ? change(info, do_peer_del, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_PEER) ? lnetk_change(info, do_peer_del, 0) : -EINVAL;
 }
 
 static int do_peer_ni_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -770,21 +769,21 @@ static int do_peer_ni_set(struct lnetk_net *ln, struct genl_info *info, struct s
 	struct lne_nid nid;
 	int rc;
 
-	rc = parse_nest(tb, LNETK_PNI_A_MAX, nest, pni_policy, info->extack);
+	rc = lnetk_parse_nest(tb, LNETK_PNI_A_MAX, nest, pni_policy, info->extack);
 	if (rc)
 		return rc;
-	if (!need(tb, LNETK_PNI_A_NID, "LNETK_PNI_A_NID", nest, info->extack))
+	if (!lnetk_need(tb, LNETK_PNI_A_NID, "LNETK_PNI_A_NID", nest, info->extack))
 		return -EINVAL;
-	rc = get_nid(tb[LNETK_PNI_A_NID], &nid, info->extack);
+	rc = lnetk_get_nid(tb[LNETK_PNI_A_NID], &nid, info->extack);
 	if (rc)
 		return rc;
 	if (!tb[LNETK_PNI_A_HEALTH] && !tb[LNETK_PNI_A_CREDITS])
-		return refuse(info->extack, nest, -EINVAL,
-			      "give LNETK_PNI_A_HEALTH or LNETK_PNI_A_CREDITS");
+		return lnetk_refuse(info->extack, nest, -EINVAL,
+				    "give LNETK_PNI_A_HEALTH or LNETK_PNI_A_CREDITS");
 	if (!lne_peer_ni_find(ln->inst, &nid)) {
 		lne_err_set(&err, -ENOENT, nla_data(tb[LNETK_PNI_A_NID]), -1,
 			    "no peer has this NID");
-		return engine_refusal(info->extack, tb[LNETK_PNI_A_NID], -ENOENT, &err);
+		return lnetk_engine_refusal(info->extack, tb[LNETK_PNI_A_NID], -ENOENT, &err);
 	}
 	if (tb[LNETK_PNI_A_HEALTH])
 		lne_peer_ni_set_health(ln->inst, &nid, nla_get_u32(tb[LNETK_PNI_A_HEALTH]), NULL);
@@ -795,7 +794,7 @@ static int do_peer_ni_set(struct lnetk_net *ln, struct genl_info *info, struct s
 
 static int lnetk_peer_ni_set(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_PEER_NI) ? change(info, do_peer_ni_set, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_PEER_NI) ? lnetk_change(info, do_peer_ni_set, 0) : -EINVAL;
 }
 
 static int do_route_add(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -810,12 +809,12 @@ static int do_route_del(struct lnetk_net *ln, struct genl_info *info, struct sk_
 
 static int lnetk_route_add(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_ROUTE) ? change(info, do_route_add, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_ROUTE) ? lnetk_change(info, do_route_add, 0) : -EINVAL;
 }
 
 static int lnetk_route_del(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_ROUTE) ? change(info, do_route_del, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_ROUTE) ? lnetk_change(info, do_route_del, 0) : -EINVAL;
 }
 
 static int do_rule_add(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -825,7 +824,7 @@ static int do_rule_add(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 
 static int lnetk_rule_add(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_RULE) ? change(info, do_rule_add, 64) : -EINVAL;
+	return OBJECT(info, LNETK_A_RULE) ? lnetk_change(info, do_rule_add, 64) : -EINVAL;
 }
 
 static int do_rule_del(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -838,13 +837,13 @@ static int do_rule_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 		lne_rule_del_all(ln->inst);
 		return 0;
 	}
-	rc = parse_nest(tb, LNETK_RULE_A_MAX, nest, rule_policy, info->extack);
+	rc = lnetk_parse_nest(tb, LNETK_RULE_A_MAX, nest, rule_policy, info->extack);
 	if (rc)
 		return rc;
-	if (!need(tb, LNETK_RULE_A_IDX, "LNETK_RULE_A_IDX", nest, info->extack))
+	if (!lnetk_need(tb, LNETK_RULE_A_IDX, "LNETK_RULE_A_IDX", nest, info->extack))
 		return -EINVAL;
 	rc = lne_rule_del(ln->inst, nla_get_u32(tb[LNETK_RULE_A_IDX]), &err);
-	return rc ? engine_refusal(info->extack, tb[LNETK_RULE_A_IDX], rc, &err) : 0;
+	return rc ? lnetk_engine_refusal(info->extack, tb[LNETK_RULE_A_IDX], rc, &err) : 0;
 }
 
 static int lnetk_rule_del(struct sk_buff *skb, struct genl_info *info)
@@ -858,9 +857,9 @@ static int lnetk_rule_del(struct sk_buff *skb, struct genl_info *info)
 	if (rc)
 		return rc;
 	if (!(flags & LNETK_F_ALL) == !info->attrs[LNETK_A_RULE])
-		return refuse(info->extack, NULL, -EINVAL,
-			      "give either LNETK_A_RULE with an idx, or LNETK_F_ALL");
-	return change(info, do_rule_del, 0);
+		return lnetk_refuse(info->extack, NULL, -EINVAL,
+				    "give either LNETK_A_RULE with an idx, or LNETK_F_ALL");
+	return lnetk_change(info, do_rule_del, 0);
 }
 
 static int do_global_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -870,7 +869,7 @@ static int do_global_set(struct lnetk_net *ln, struct genl_info *info, struct sk
 
 static int lnetk_global_set(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_GLOBAL) ? change(info, do_global_set, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_GLOBAL) ? lnetk_change(info, do_global_set, 0) : -EINVAL;
 }
 
 static int do_numa_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -880,26 +879,26 @@ static int do_numa_set(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 	u32 ncpt;
 	int rc;
 
-	rc = parse_nest(tb, LNETK_NUMA_A_MAX, nest, numa_policy, info->extack);
+	rc = lnetk_parse_nest(tb, LNETK_NUMA_A_MAX, nest, numa_policy, info->extack);
 	if (rc)
 		return rc;
-	if (!need(tb, LNETK_NUMA_A_NCPT, "LNETK_NUMA_A_NCPT", nest, info->extack))
+	if (!lnetk_need(tb, LNETK_NUMA_A_NCPT, "LNETK_NUMA_A_NCPT", nest, info->extack))
 		return -EINVAL;
 	ncpt = nla_get_u32(tb[LNETK_NUMA_A_NCPT]);
 	if (ncpt && (!tb[LNETK_NUMA_A_DIST] || nla_len(tb[LNETK_NUMA_A_DIST]) != ncpt * ncpt * 4))
-		return refuse(info->extack, tb[LNETK_NUMA_A_DIST] ?: nest, -EINVAL,
-			      "LNETK_NUMA_A_DIST must hold NCPT * NCPT u32 distances");
+		return lnetk_refuse(info->extack, tb[LNETK_NUMA_A_DIST] ?: nest, -EINVAL,
+				    "LNETK_NUMA_A_DIST must hold NCPT * NCPT u32 distances");
 	if (!ncpt)
 		return lnetk_numa_default(ln->inst)
-			       ? refuse(info->extack, NULL, -ENOMEM, "out of memory")
+			       ? lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory")
 			       : 0;
 	rc = lne_numa_set(ln->inst, (u16)ncpt, nla_data(tb[LNETK_NUMA_A_DIST]), &err);
-	return rc ? engine_refusal(info->extack, nest, rc, &err) : 0;
+	return rc ? lnetk_engine_refusal(info->extack, nest, rc, &err) : 0;
 }
 
 static int lnetk_numa_set(struct sk_buff *skb, struct genl_info *info)
 {
-	return OBJECT(info, LNETK_A_NUMA) ? change(info, do_numa_set, 0) : -EINVAL;
+	return OBJECT(info, LNETK_A_NUMA) ? lnetk_change(info, do_numa_set, 0) : -EINVAL;
 }
 
 /* One batch item: what its *_ADD command (or GLOBAL_SET) would do. */
@@ -918,8 +917,8 @@ static int batch_item(struct lne_inst *next, const struct nlattr *attr,
 	case LNETK_A_GLOBAL:
 		return global_set(next, attr, extack);
 	default:
-		return refuse(extack, attr, -EINVAL,
-			      "a batch holds NIs, peers, routes, rules and globals only");
+		return lnetk_refuse(extack, attr, -EINVAL,
+				    "a batch holds NIs, peers, routes, rules and globals only");
 	}
 }
 
@@ -941,7 +940,7 @@ static int do_batch(struct lnetk_net *ln, struct genl_info *info, struct sk_buff
 
 	next = flags_of(info) & LNETK_F_REPLACE ? lnetk_inst_new() : lne_inst_copy(ln->inst);
 	if (!next)
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	for (pass = 0; pass < 2 && !rc; pass++) {
 		item = 0;
 		nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem)
@@ -961,7 +960,7 @@ static int do_batch(struct lnetk_net *ln, struct genl_info *info, struct sk_buff
 		/* Say which item (counting from 1, flags aside), keeping the sentence. */
 		if (info->extack && info->extack->_msg) {
 			snprintf(msg, sizeof(msg), "batch item %u: %s", item, info->extack->_msg);
-			refuse(info->extack, info->extack->bad_attr, rc, msg);
+			lnetk_refuse(info->extack, info->extack->bad_attr, rc, msg);
 		}
 		lne_inst_free(next);
 		return rc;
@@ -978,7 +977,7 @@ static int lnetk_batch(struct sk_buff *skb, struct genl_info *info)
 {
 	int rc = flags_only(info, LNETK_F_REPLACE);
 
-	return rc ? rc : change(info, do_batch, nla_total_size(sizeof(u32)));
+	return rc ? rc : lnetk_change(info, do_batch, nla_total_size(sizeof(u32)));
 }
 
 /* --- reads -------------------------------------------------------------------- */
@@ -992,10 +991,11 @@ static int lnetk_get_info(struct sk_buff *skb, struct genl_info *info)
 
 	if (rc)
 		return rc;
-	reply = msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_GET_INFO,
-			nla_total_size(sizeof(LNETK_VERSION)) + nla_total_size(sizeof(u32)), &hdr);
+	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_GET_INFO,
+			      nla_total_size(sizeof(LNETK_VERSION)) + nla_total_size(sizeof(u32)),
+			      &hdr);
 	if (!reply)
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	mutex_lock(&ln->lock);
 	rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD) ||
 	     nla_put_string(reply, LNETK_A_VERSION, LNETK_VERSION) ||
@@ -1010,7 +1010,7 @@ static int lnetk_get_info(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(reply, info);
 }
 
-static int put_nid(struct sk_buff *skb, int type, const struct lne_nid *nid)
+int lnetk_put_nid(struct sk_buff *skb, int type, const struct lne_nid *nid)
 {
 	char buf[LNE_NID_STR_MAX];
 
@@ -1024,7 +1024,7 @@ static int put_ni(struct sk_buff *skb, const struct lne_ni *ni)
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (put_nid(skb, LNETK_NI_A_NID, &ni->nid) ||
+	if (lnetk_put_nid(skb, LNETK_NI_A_NID, &ni->nid) ||
 	    (ni->ifname[0] && nla_put_string(skb, LNETK_NI_A_IFNAME, ni->ifname)) ||
 	    nla_put_u64_64bit(skb, LNETK_NI_A_CPTS, ni->cpts, LNETK_NI_A_PAD) ||
 	    nla_put_s32(skb, LNETK_NI_A_DEV_CPT, ni->dev_cpt) ||
@@ -1055,7 +1055,7 @@ static int put_prefs(struct sk_buff *skb, int type, const struct lne_pref *p, u1
 					       : &((const struct lne_ni *)p[i].target)->nid;
 		struct nlattr *nest = nla_nest_start(skb, type);
 
-		if (!nest || put_nid(skb, LNETK_PREF_A_NID, nid) ||
+		if (!nest || lnetk_put_nid(skb, LNETK_PREF_A_NID, nid) ||
 		    nla_put_u32(skb, LNETK_PREF_A_PRIO, p[i].rule->prio) ||
 		    nla_put_u32(skb, LNETK_PREF_A_RULE, p[i].rule->idx))
 			return -EMSGSIZE;
@@ -1071,7 +1071,7 @@ static int put_pni(struct sk_buff *skb, const struct lne_peer_ni *pni)
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (put_nid(skb, LNETK_PNI_A_NID, &pni->nid) ||
+	if (lnetk_put_nid(skb, LNETK_PNI_A_NID, &pni->nid) ||
 	    nla_put_u32(skb, LNETK_PNI_A_HEALTH, pni->health) ||
 	    nla_put_s32(skb, LNETK_PNI_A_CREDITS, pni->credits) ||
 	    nla_put_u32(skb, LNETK_PNI_A_PRIO, pni->prio) ||
@@ -1111,7 +1111,7 @@ static int put_peer(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd,
 	if (generation && nla_put_u64_64bit(skb, LNETK_A_GENERATION, *generation, LNETK_A_PAD))
 		goto full;
 	nest = nla_nest_start(skb, LNETK_A_PEER);
-	if (!nest || put_nid(skb, LNETK_PEER_A_PRIMARY, &peer->primary) ||
+	if (!nest || lnetk_put_nid(skb, LNETK_PEER_A_PRIMARY, &peer->primary) ||
 	    nla_put_u8(skb, LNETK_PEER_A_MR, peer->mr) ||
 	    nla_put_u8(skb, LNETK_PEER_A_IMPLICIT, peer->implicit))
 		goto full;
@@ -1149,9 +1149,10 @@ static int lnetk_ni_get(struct sk_buff *skb, struct genl_info *info)
 	rc = ni_nid(info, tb, &nid);
 	if (rc)
 		return rc;
-	reply = msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_NI_GET, NLMSG_GOODSIZE, &hdr);
+	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_NI_GET, NLMSG_GOODSIZE,
+			      &hdr);
 	if (!reply)
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	mutex_lock(&ln->lock);
 	ni = lne_ni_find(ln->inst, &nid);
 	rc = ni ? put_ni(reply, ni) : -ENOENT;
@@ -1160,9 +1161,9 @@ static int lnetk_ni_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_unlock(&ln->lock);
 	if (rc) {
 		nlmsg_free(reply);
-		return rc == -ENOENT
-			       ? refuse(info->extack, tb[LNETK_NI_A_NID], rc, "no such local NI")
-			       : rc;
+		return rc == -ENOENT ? lnetk_refuse(info->extack, tb[LNETK_NI_A_NID], rc,
+						    "no such local NI")
+				     : rc;
 	}
 	genlmsg_end(reply, hdr);
 	return genlmsg_reply(reply, info);
@@ -1179,18 +1180,18 @@ static int lnetk_peer_get(struct sk_buff *skb, struct genl_info *info)
 
 	if (!nest)
 		return -EINVAL;
-	rc = parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, info->extack);
+	rc = lnetk_parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, info->extack);
 	if (rc)
 		return rc;
-	if (!need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, info->extack))
+	if (!lnetk_need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, info->extack))
 		return -EINVAL;
-	rc = get_nid(tb[LNETK_PEER_A_PRIMARY], &nid, info->extack);
+	rc = lnetk_get_nid(tb[LNETK_PEER_A_PRIMARY], &nid, info->extack);
 	if (rc)
 		return rc;
 	/* A peer may be big: a generous reply, all of it in one message. */
 	reply = genlmsg_new(GENLMSG_DEFAULT_SIZE * 16, GFP_KERNEL);
 	if (!reply)
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	mutex_lock(&ln->lock);
 	pni = lne_peer_ni_find(ln->inst, &nid);
 	rc = pni ? put_peer(reply, info->snd_portid, info->snd_seq, 0, LNETK_CMD_PEER_GET, NULL,
@@ -1201,9 +1202,9 @@ static int lnetk_peer_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_unlock(&ln->lock);
 	if (rc < 0) {
 		nlmsg_free(reply);
-		return refuse(info->extack, tb[LNETK_PEER_A_PRIMARY], rc,
-			      rc == -ENOENT ? "no peer has this NID"
-					    : "the peer is too big for one message; dump it");
+		return lnetk_refuse(info->extack, tb[LNETK_PEER_A_PRIMARY], rc,
+				    rc == -ENOENT ? "no peer has this NID"
+						  : "the peer is too big for one message; dump it");
 	}
 	return genlmsg_reply(reply, info);
 }
@@ -1327,7 +1328,7 @@ static int put_route(struct sk_buff *skb, const struct lne_route *rt)
 		return -EMSGSIZE;
 	lne_net_format(rt->rnet->id, net, sizeof(net));
 	if (nla_put_string(skb, LNETK_ROUTE_A_NET, net) ||
-	    put_nid(skb, LNETK_ROUTE_A_GATEWAY, &rt->gw->nid) ||
+	    lnetk_put_nid(skb, LNETK_ROUTE_A_GATEWAY, &rt->gw->nid) ||
 	    nla_put_u32(skb, LNETK_ROUTE_A_HOPS, rt->hops) ||
 	    nla_put_u32(skb, LNETK_ROUTE_A_PRIORITY, rt->priority) ||
 	    nla_put_u32(skb, LNETK_ROUTE_A_SENSITIVITY, rt->sensitivity)) {
@@ -1428,10 +1429,10 @@ static int lnetk_global_get(struct sk_buff *skb, struct genl_info *info)
 
 	if (rc)
 		return rc;
-	reply = msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_GLOBAL_GET, NLMSG_GOODSIZE,
-			&hdr);
+	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_GLOBAL_GET, NLMSG_GOODSIZE,
+			      &hdr);
 	if (!reply)
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	mutex_lock(&ln->lock);
 	rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD);
 	for (g = 0; !rc && g < LNE_G__COUNT; g++) {
@@ -1462,7 +1463,7 @@ static int put_entry(struct sk_buff *skb, const struct lne_exp_entry *e)
 	u8 i;
 
 	if (!nest || nla_put_u8(skb, LNETK_ENTRY_A_STEP, e->step) ||
-	    put_nid(skb, LNETK_ENTRY_A_NID, &e->nid) ||
+	    lnetk_put_nid(skb, LNETK_ENTRY_A_NID, &e->nid) ||
 	    nla_put_u8(skb, LNETK_ENTRY_A_CRIT, e->crit) ||
 	    nla_put_u8(skb, LNETK_ENTRY_A_LOST_AT, e->lost_at))
 		return -EMSGSIZE;
@@ -1481,7 +1482,8 @@ static int put_entry(struct sk_buff *skb, const struct lne_exp_entry *e)
 static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
-	struct nlattr *nest = object(info, LNETK_A_SELECT, "LNETK_A_SELECT", BIT(LNETK_A_FLAGS));
+	struct nlattr *nest =
+		lnetk_object(info, LNETK_A_SELECT, "LNETK_A_SELECT", BIT(LNETK_A_FLAGS));
 	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY, .kind = LNE_MSG_PUT};
 	struct nlattr *tb[LNETK_SEL_A_MAX + 1], *out;
 	struct lne_explain ex = {.cap = EXPLAIN_MAX};
@@ -1498,18 +1500,18 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	if (flags_only(info, LNETK_F_EXPLAIN))
 		return -EOPNOTSUPP;
-	rc = parse_nest(tb, LNETK_SEL_A_MAX, nest, sel_policy, info->extack);
+	rc = lnetk_parse_nest(tb, LNETK_SEL_A_MAX, nest, sel_policy, info->extack);
 	if (rc)
 		return rc;
 	for (rc = LNETK_SEL_A_NI; rc <= LNETK_SEL_A_ENTRY; rc++)
 		if (tb[rc])
-			return refuse(info->extack, tb[rc], -EINVAL,
-				      "reply attributes are not input");
-	if (!need(tb, LNETK_SEL_A_DST, "LNETK_SEL_A_DST", nest, info->extack))
+			return lnetk_refuse(info->extack, tb[rc], -EINVAL,
+					    "reply attributes are not input");
+	if (!lnetk_need(tb, LNETK_SEL_A_DST, "LNETK_SEL_A_DST", nest, info->extack))
 		return -EINVAL;
-	rc = get_nid(tb[LNETK_SEL_A_DST], &req.dst, info->extack);
+	rc = lnetk_get_nid(tb[LNETK_SEL_A_DST], &req.dst, info->extack);
 	if (!rc && tb[LNETK_SEL_A_SRC]) {
-		rc = get_nid(tb[LNETK_SEL_A_SRC], &src, info->extack);
+		rc = lnetk_get_nid(tb[LNETK_SEL_A_SRC], &src, info->extack);
 		req.src = &src;
 	}
 	if (rc)
@@ -1521,13 +1523,13 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 	if (explain) {
 		ex.ent = kcalloc(EXPLAIN_MAX, sizeof(*ex.ent), GFP_KERNEL);
 		if (!ex.ent)
-			return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+			return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	}
-	reply = msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_SELECT,
-			explain ? EXPLAIN_MAX * 320 : NLMSG_GOODSIZE, &hdr);
+	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_SELECT,
+			      explain ? EXPLAIN_MAX * 320 : NLMSG_GOODSIZE, &hdr);
 	if (!reply) {
 		kfree(ex.ent);
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	}
 	mutex_lock(&ln->lock);
 	rc = lne_select(ln->inst, &req, &sel, explain ? &ex : NULL, &err);
@@ -1535,12 +1537,12 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 		mutex_unlock(&ln->lock);
 		nlmsg_free(reply);
 		kfree(ex.ent);
-		return engine_refusal(info->extack, tb[LNETK_SEL_A_DST], rc, &err);
+		return lnetk_engine_refusal(info->extack, tb[LNETK_SEL_A_DST], rc, &err);
 	}
 	out = nla_nest_start(reply, LNETK_A_SELECT);
-	rc = !out || put_nid(reply, LNETK_SEL_A_NI, &sel.ni->nid) ||
-	     put_nid(reply, LNETK_SEL_A_PEER_NI, &sel.pni->nid) ||
-	     (sel.route && put_nid(reply, LNETK_SEL_A_GATEWAY, &sel.route->gw->nid));
+	rc = !out || lnetk_put_nid(reply, LNETK_SEL_A_NI, &sel.ni->nid) ||
+	     lnetk_put_nid(reply, LNETK_SEL_A_PEER_NI, &sel.pni->nid) ||
+	     (sel.route && lnetk_put_nid(reply, LNETK_SEL_A_GATEWAY, &sel.route->gw->nid));
 	for (i = 0; !rc && i < ex.n; i++)
 		rc = put_entry(reply, &ex.ent[i]);
 	if (!rc) {
@@ -1551,547 +1553,11 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 	kfree(ex.ent);
 	if (rc) {
 		nlmsg_free(reply);
-		return refuse(info->extack, NULL, -EMSGSIZE,
-			      "the explanation did not fit the reply");
+		return lnetk_refuse(info->extack, NULL, -EMSGSIZE,
+				    "the explanation did not fit the reply");
 	}
 	genlmsg_end(reply, hdr);
 	return genlmsg_reply(reply, info);
-}
-
-/* --- NRS TBF policies ------------------------------------------------------------ */
-
-/*
- * A policy holds the rule text of up to 2 * LNE_TBF_RULES_MAX rules: GET
- * replies are as big as a dump message can be, and a policy that does not
- * fit is refused rather than cut.
- */
-#define TBF_MSG_SIZE (32 * 1024 - 512)
-
-static void tbf_contract_checks(void)
-{
-	BUILD_BUG_ON(LNETK_TBF_SERVICE_MAX != LNE_TBF_SERVICE_MAX + 1);
-	BUILD_BUG_ON(LNETK_TBF_CMD_MAX != LNE_TBF_CMD_MAX + 1);
-	BUILD_BUG_ON(LNETK_TBF_DEPTH_MAX != LNE_TBF_DEPTH_MAX);
-	BUILD_BUG_ON((int)LNETK_TBF_REG != (int)LNE_TBF_REG);
-	BUILD_BUG_ON((int)LNETK_TBF_HP != (int)LNE_TBF_HP);
-}
-
-/*
- * The LNETK_A_TBF nest of a command, parsed into @tb, after refusing every
- * other top-level attribute and every nested one not in @allowed (bits by
- * LNETK_TBF_A_* type); LNETK_TBF_A_SERVICE is always required.
- */
-static struct nlattr *tbf_nest(struct genl_info *info, struct nlattr **tb, u32 allowed)
-{
-	struct nlattr *nest = OBJECT(info, LNETK_A_TBF);
-	int t;
-
-	if (!nest || parse_nest(tb, LNETK_TBF_A_MAX, nest, tbf_policy, info->extack))
-		return NULL;
-	for (t = 1; t <= LNETK_TBF_A_MAX; t++)
-		if (tb[t] && !(allowed & BIT(t))) {
-			refuse(info->extack, tb[t], -EINVAL,
-			       "this command does not take this LNETK_TBF_A_* attribute");
-			return NULL;
-		}
-	if (!need(tb, LNETK_TBF_A_SERVICE, "LNETK_TBF_A_SERVICE", nest, info->extack))
-		return NULL;
-	return nest;
-}
-
-static struct lnetk_tbf *tbf_find(struct lnetk_net *ln, const char *service)
-{
-	struct lnetk_tbf *t;
-
-	list_for_each_entry(t, &ln->tbf, link)
-		if (!strcmp(lne_tbf_service(t->tbf), service))
-			return t;
-	return NULL;
-}
-
-/* The policy LNETK_TBF_A_SERVICE names, or a refusal. */
-static struct lnetk_tbf *tbf_lookup(struct lnetk_net *ln, struct nlattr **tb,
-				    struct netlink_ext_ack *extack)
-{
-	struct lnetk_tbf *t = tbf_find(ln, nla_data(tb[LNETK_TBF_A_SERVICE]));
-
-	if (!t)
-		refuse(extack, tb[LNETK_TBF_A_SERVICE], -ENOENT,
-		       "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
-	return t;
-}
-
-/* Put the types of queues @q0..@q1 back to @old after a refusal. */
-static void tbf_types_undo(struct lne_tbf *tbf, const struct lne_tbf_queue_info *old, int q0,
-			   int q1)
-{
-	char type[LNETK_TBF_TYPE_MAX];
-	int q;
-
-	for (q = q0; q <= q1; q++) {
-		lne_tbf_type_format(old[q].fields, type, sizeof(type));
-		lne_tbf_set_type(tbf, q, type, NULL);
-	}
-}
-
-static int do_tbf_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
-{
-	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
-	struct lne_tbf_queue_info old[LNE_TBF_NQUEUES];
-	int q, q0 = LNE_TBF_REG, q1 = LNE_TBF_HP, rc = 0;
-	struct lnetk_tbf *t, *pos, *fresh = NULL;
-	struct lne_tbf *tbf;
-	struct lne_err err;
-	u64 now = ktime_get_ns();
-	const char *service;
-	u8 fields;
-
-	nest = tbf_nest(info, tb,
-			BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_QUEUE) | BIT(LNETK_TBF_A_TYPE) |
-				BIT(LNETK_TBF_A_DEPTH));
-	if (!nest)
-		return -EINVAL;
-	service = nla_data(tb[LNETK_TBF_A_SERVICE]);
-	if (tb[LNETK_TBF_A_QUEUE])
-		q0 = q1 = nla_get_u8(tb[LNETK_TBF_A_QUEUE]);
-	if (tb[LNETK_TBF_A_TYPE]) {
-		rc = lne_tbf_type_parse(nla_data(tb[LNETK_TBF_A_TYPE]), &fields, &err);
-		if (rc)
-			return engine_refusal(info->extack, tb[LNETK_TBF_A_TYPE], rc, &err);
-	}
-	t = tbf_find(ln, service);
-	if (t) {
-		if (!tb[LNETK_TBF_A_TYPE] && !tb[LNETK_TBF_A_DEPTH])
-			return refuse(
-				info->extack, tb[LNETK_TBF_A_SERVICE], -EEXIST,
-				"this service has a TBF policy already; give LNETK_TBF_A_TYPE or LNETK_TBF_A_DEPTH to change it");
-		tbf = t->tbf;
-	} else {
-		if (ln->ntbf >= LNETK_TBF_POLICIES_MAX)
-			return refuse(
-				info->extack, tb[LNETK_TBF_A_SERVICE], -E2BIG,
-				"the instance has LNETK_TBF_POLICIES_MAX TBF policies already");
-		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
-		if (!fresh)
-			return refuse(info->extack, NULL, -ENOMEM, "out of memory");
-		rc = lne_tbf_new(service, &fresh->tbf, &err);
-		if (rc) {
-			kfree(fresh);
-			return engine_refusal(info->extack, tb[LNETK_TBF_A_SERVICE], rc, &err);
-		}
-		tbf = fresh->tbf;
-	}
-	for (q = q0; q <= q1; q++)
-		lne_tbf_queue_info(tbf, q, &old[q]);
-	/* The type may be refused on a queue: put back those already changed. */
-	for (q = q0; tb[LNETK_TBF_A_TYPE] && q <= q1; q++) {
-		rc = lne_tbf_set_type(tbf, q, nla_data(tb[LNETK_TBF_A_TYPE]), &err);
-		if (rc) {
-			tbf_types_undo(tbf, old, q0, q - 1);
-			goto refused;
-		}
-	}
-	/* The policy checked the depth: the engine cannot refuse it. */
-	for (q = q0; tb[LNETK_TBF_A_DEPTH] && q <= q1; q++)
-		lne_tbf_set_depth(tbf, q, nla_get_u32(tb[LNETK_TBF_A_DEPTH]), now, NULL);
-	if (fresh) {
-		list_for_each_entry(pos, &ln->tbf, link)
-			if (strcmp(lne_tbf_service(pos->tbf), service) > 0)
-				break;
-		list_add_tail(&fresh->link, &pos->link);
-		ln->ntbf++;
-	}
-	return 0;
-
-refused:
-	if (fresh) {
-		lne_tbf_free(fresh->tbf);
-		kfree(fresh);
-	}
-	return engine_refusal(info->extack, tb[LNETK_TBF_A_TYPE], rc, &err);
-}
-
-static int lnetk_tbf_set(struct sk_buff *skb, struct genl_info *info)
-{
-	return change(info, do_tbf_set, 0);
-}
-
-static int do_tbf_cmd(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
-{
-	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
-	struct lnetk_tbf *t;
-	struct lne_err err;
-	int rc;
-
-	nest = tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_CMD));
-	if (!nest || !need(tb, LNETK_TBF_A_CMD, "LNETK_TBF_A_CMD", nest, info->extack))
-		return -EINVAL;
-	t = tbf_lookup(ln, tb, info->extack);
-	if (!t)
-		return -ENOENT;
-	err.msg[0] = '\0';
-	rc = lne_tbf_command(t->tbf, nla_data(tb[LNETK_TBF_A_CMD]), ktime_get_ns(), &err);
-	return rc ? engine_refusal(info->extack, tb[LNETK_TBF_A_CMD], rc, &err) : 0;
-}
-
-static int lnetk_tbf_cmd(struct sk_buff *skb, struct genl_info *info)
-{
-	return change(info, do_tbf_cmd, 0);
-}
-
-static int do_tbf_del(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
-{
-	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
-	struct lnetk_tbf *t;
-
-	if (!tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE)))
-		return -EINVAL;
-	t = tbf_lookup(ln, tb, info->extack);
-	if (!t)
-		return -ENOENT;
-	if (t->loading)
-		return refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -EBUSY,
-			      "a TBF_LOAD runs on this policy; delete it when the load ends");
-	lnetk_tbf_free(t);
-	ln->ntbf--;
-	return 0;
-}
-
-static int lnetk_tbf_del(struct sk_buff *skb, struct genl_info *info)
-{
-	return change(info, do_tbf_del, 0);
-}
-
-static int put_tbf_rule(struct sk_buff *skb, const struct lne_tbf_rule *r)
-{
-	struct nlattr *nest = nla_nest_start(skb, LNETK_TBFQ_A_RULE), *a;
-	int n = lne_tbf_rule_format(r, NULL, 0);
-
-	if (!nest)
-		return -EMSGSIZE;
-	a = nla_reserve(skb, LNETK_TBFR_A_TEXT, n + 1);
-	if (!a)
-		return -EMSGSIZE;
-	lne_tbf_rule_format(r, nla_data(a), n + 1);
-	if (nla_put_string(skb, LNETK_TBFR_A_NAME, r->name) ||
-	    nla_put_u32(skb, LNETK_TBFR_A_RATE, r->rate) ||
-	    nla_put_u8(skb, LNETK_TBFR_A_REALTIME, r->realtime) ||
-	    nla_put_u32(skb, LNETK_TBFR_A_NCLASSES, r->nclasses) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_QUEUED, r->stats.queued, LNETK_TBFR_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_ENQUEUED, r->stats.enqueued, LNETK_TBFR_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_DISPATCHED, r->stats.dispatched,
-			      LNETK_TBFR_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_WAIT_NS, r->stats.wait_ns, LNETK_TBFR_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_THROTTLED, r->stats.throttled, LNETK_TBFR_A_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* One LNETK_A_TBF: the policy, its queues, their rules.  The caller cancels on failure. */
-static int put_tbf(struct sk_buff *skb, const struct lne_tbf *tbf)
-{
-	struct nlattr *nest = nla_nest_start(skb, LNETK_A_TBF), *qn;
-	struct lne_tbf_queue_info qi;
-	const struct lne_tbf_rule *r;
-	char type[LNETK_TBF_TYPE_MAX];
-	int q;
-
-	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, lne_tbf_service(tbf)))
-		return -EMSGSIZE;
-	for (q = LNE_TBF_REG; q < LNE_TBF_NQUEUES; q++) {
-		lne_tbf_queue_info(tbf, q, &qi);
-		lne_tbf_type_format(qi.fields, type, sizeof(type));
-		qn = nla_nest_start(skb, LNETK_TBF_A_QUEUE_INFO);
-		if (!qn || nla_put_u8(skb, LNETK_TBFQ_A_QUEUE, q) ||
-		    nla_put_string(skb, LNETK_TBFQ_A_TYPE, type) ||
-		    nla_put_u32(skb, LNETK_TBFQ_A_DEPTH, qi.depth) ||
-		    nla_put_u32(skb, LNETK_TBFQ_A_NCLASSES, qi.nclasses) ||
-		    nla_put_u32(skb, LNETK_TBFQ_A_NACTIVE, qi.nactive) ||
-		    nla_put_u64_64bit(skb, LNETK_TBFQ_A_QUEUED, qi.queued, LNETK_TBFQ_A_PAD))
-			return -EMSGSIZE;
-		for (r = lne_tbf_rule_next(tbf, q, NULL); r; r = lne_tbf_rule_next(tbf, q, r))
-			if (put_tbf_rule(skb, r))
-				return -EMSGSIZE;
-		nla_nest_end(skb, qn);
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int lnetk_tbf_get(struct sk_buff *skb, struct genl_info *info)
-{
-	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
-	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
-	struct sk_buff *reply;
-	struct lnetk_tbf *t;
-	void *hdr;
-	int rc;
-
-	if (!tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE)))
-		return -EINVAL;
-	reply = msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_TBF_GET, TBF_MSG_SIZE, &hdr);
-	if (!reply)
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
-	mutex_lock(&ln->lock);
-	t = tbf_lookup(ln, tb, info->extack);
-	rc = !t ? -ENOENT
-		: nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD) ?:
-			put_tbf(reply, t->tbf);
-	mutex_unlock(&ln->lock);
-	if (rc) {
-		nlmsg_free(reply);
-		return rc == -ENOENT ? rc
-				     : refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -EMSGSIZE,
-					      "the policy's rules do not fit one message");
-	}
-	genlmsg_end(reply, hdr);
-	return genlmsg_reply(reply, info);
-}
-
-/* Dump: cb->ctx holds the last service sent ("" at first); resumes after it by name. */
-static int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct lnetk_net *ln = lnetk_net(sock_net(skb->sk));
-	char *last = (char *)cb->ctx;
-	struct lnetk_tbf *t;
-	const char *service;
-	void *hdr;
-	int rc = 0;
-
-	BUILD_BUG_ON(LNETK_TBF_SERVICE_MAX > sizeof(cb->ctx));
-	mutex_lock(&ln->lock);
-	cb->seq = (unsigned int)(ln->generation % 0xffffffffULL) + 1;
-	list_for_each_entry(t, &ln->tbf, link) {
-		service = lne_tbf_service(t->tbf);
-		if (last[0] && strcmp(service, last) <= 0)
-			continue;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				  &lnetk_genl_family, NLM_F_MULTI, LNETK_CMD_TBF_GET);
-		if (!hdr) {
-			rc = -EMSGSIZE;
-			break;
-		}
-		genl_dump_check_consistent(cb, hdr);
-		rc = nla_put_u64_64bit(skb, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
-			     ?: put_tbf(skb, t->tbf);
-		if (rc) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		strscpy(last, service, LNETK_TBF_SERVICE_MAX);
-	}
-	mutex_unlock(&ln->lock);
-	/* A full skb ends this step; a policy alone in one that does not fit is an error. */
-	return rc == -EMSGSIZE && skb->len ? (int)skb->len : rc;
-}
-
-/* --- TBF_LOAD: a synthetic load, for tests of the scheduler in the kernel -------------- */
-
-struct load_req {
-	struct lne_tbf_req r;
-	u32 cls; /* index of its class in the load */
-};
-
-struct load_class {
-	struct lne_nid nid;
-	u8 queue;
-	u64 enqueued, dispatched;
-	u32 nfree;
-	struct load_req *free[LNETK_TBF_LOAD_BACKLOG];
-	struct load_req req[LNETK_TBF_LOAD_BACKLOG];
-};
-
-/* The classes of a TBF_LOAD request, each with its requests, all free. */
-static int load_classes(struct nlattr *nest, struct load_class **out, u32 *nout,
-			struct netlink_ext_ack *extack)
-{
-	struct nlattr *ctb[LNETK_TBFL_A_MAX + 1], *a;
-	struct load_class *lc;
-	int rem, rc = 0;
-	u32 n = 0, i = 0, j;
-
-	nla_for_each_nested(a, nest, rem) {
-		if (nla_type(a) == LNETK_TBF_A_LOAD_CLASS)
-			n++;
-	}
-	if (!n || n > LNETK_TBF_LOAD_CLASSES_MAX)
-		return refuse(extack, nest, -EINVAL,
-			      "give 1 to LNETK_TBF_LOAD_CLASSES_MAX LNETK_TBF_A_LOAD_CLASS");
-	lc = kvcalloc(n, sizeof(*lc), GFP_KERNEL);
-	if (!lc)
-		return refuse(extack, NULL, -ENOMEM, "out of memory");
-	nla_for_each_nested(a, nest, rem) {
-		if (nla_type(a) != LNETK_TBF_A_LOAD_CLASS)
-			continue;
-		rc = parse_nest(ctb, LNETK_TBFL_A_MAX, a, tbfl_policy, extack);
-		if (!rc && !need(ctb, LNETK_TBFL_A_NID, "LNETK_TBFL_A_NID", a, extack))
-			rc = -EINVAL;
-		if (!rc)
-			rc = get_nid(ctb[LNETK_TBFL_A_NID], &lc[i].nid, extack);
-		if (rc) {
-			kvfree(lc);
-			return rc;
-		}
-		lc[i].queue = ctb[LNETK_TBFL_A_QUEUE] ? nla_get_u8(ctb[LNETK_TBFL_A_QUEUE])
-						      : LNE_TBF_REG;
-		for (j = 0; j < LNETK_TBF_LOAD_BACKLOG; j++) {
-			struct load_req *r = &lc[i].req[j];
-
-			r->cls = i;
-			r->r.nid = lc[i].nid;
-			r->r.opcode = 4; /* ost_write */
-			strscpy(r->r.jobid, "tbf_load", sizeof(r->r.jobid));
-			lc[i].free[j] = r;
-		}
-		lc[i].nfree = LNETK_TBF_LOAD_BACKLOG;
-		i++;
-	}
-	*out = lc;
-	*nout = n;
-	return 0;
-}
-
-/*
- * One round at @now, under the lock: refill every class to its backlog,
- * then serve every request that is ready.  Returns the enqueue's error.
- */
-static int load_round(struct lne_tbf *tbf, struct load_class *lc, u32 n, u64 now, u64 *next)
-{
-	struct lne_tbf_req *req;
-	struct load_req *lr;
-	u32 i;
-	int rc;
-
-	for (i = 0; i < n; i++)
-		while (lc[i].nfree) {
-			lr = lc[i].free[lc[i].nfree - 1];
-			rc = lne_tbf_enqueue(tbf, &lr->r, lc[i].queue, now);
-			if (rc)
-				return rc;
-			lc[i].nfree--;
-			lc[i].enqueued++;
-		}
-	while ((req = lne_tbf_dequeue(tbf, now, next))) {
-		lr = container_of(req, struct load_req, r);
-		lc[lr->cls].dispatched++;
-		lc[lr->cls].free[lc[lr->cls].nfree++] = lr;
-	}
-	return 0;
-}
-
-static int put_load(struct sk_buff *skb, const char *service, const struct load_class *lc, u32 n,
-		    u64 elapsed)
-{
-	struct nlattr *nest = nla_nest_start(skb, LNETK_A_TBF), *cn;
-	u32 i;
-
-	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, service) ||
-	    nla_put_u64_64bit(skb, LNETK_TBF_A_ELAPSED_NS, elapsed, LNETK_TBF_A_PAD))
-		return -EMSGSIZE;
-	for (i = 0; i < n; i++) {
-		cn = nla_nest_start(skb, LNETK_TBF_A_LOAD_CLASS);
-		if (!cn || put_nid(skb, LNETK_TBFL_A_NID, &lc[i].nid) ||
-		    nla_put_u8(skb, LNETK_TBFL_A_QUEUE, lc[i].queue) ||
-		    nla_put_u64_64bit(skb, LNETK_TBFL_A_ENQUEUED, lc[i].enqueued,
-				      LNETK_TBFL_A_PAD) ||
-		    nla_put_u64_64bit(skb, LNETK_TBFL_A_DISPATCHED, lc[i].dispatched,
-				      LNETK_TBFL_A_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(skb, cn);
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/*
- * The load runs in the requesting thread (process context: enqueue
- * allocates), taking the instance lock for each round only, and sleeps on
- * an hrtimer until the policy's next deadline.  The policy cannot go while
- * t->loading is set (TBF_DEL refuses), and the instance cannot either: the
- * requesting socket holds its namespace.
- */
-static int lnetk_tbf_load(struct sk_buff *skb, struct genl_info *info)
-{
-	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
-	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
-	u64 start, end, now, next, ms;
-	struct load_class *lc;
-	struct sk_buff *reply;
-	struct lnetk_tbf *t;
-	u32 n, i, j;
-	ktime_t wake;
-	void *hdr;
-	int rc;
-
-	nest = tbf_nest(info, tb,
-			BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_LOAD_MS) |
-				BIT(LNETK_TBF_A_LOAD_CLASS));
-	if (!nest || !need(tb, LNETK_TBF_A_LOAD_MS, "LNETK_TBF_A_LOAD_MS", nest, info->extack))
-		return -EINVAL;
-	ms = nla_get_u32(tb[LNETK_TBF_A_LOAD_MS]);
-	rc = load_classes(nest, &lc, &n, info->extack);
-	if (rc)
-		return rc;
-	reply = msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_TBF_LOAD,
-			256 + n * (LNETK_NID_MAX + 64), &hdr);
-	if (!reply) {
-		kvfree(lc);
-		return refuse(info->extack, NULL, -ENOMEM, "out of memory");
-	}
-	mutex_lock(&ln->lock);
-	t = tbf_lookup(ln, tb, info->extack);
-	rc = t ? 0 : -ENOENT;
-	if (t && t->loading)
-		rc = refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -EBUSY,
-			    "a TBF_LOAD runs on this policy already");
-	if (!rc)
-		t->loading = true;
-	mutex_unlock(&ln->lock);
-	if (rc)
-		goto out;
-
-	start = ktime_get_ns();
-	end = start + ms * NSEC_PER_MSEC;
-	for (;;) {
-		mutex_lock(&ln->lock);
-		now = ktime_get_ns();
-		rc = load_round(t->tbf, lc, n, now, &next);
-		mutex_unlock(&ln->lock);
-		if (rc || now >= end || signal_pending(current))
-			break;
-		wake = ns_to_ktime(min(next, end));
-		set_current_state(TASK_INTERRUPTIBLE);
-		schedule_hrtimeout_range(&wake, 20 * NSEC_PER_USEC, HRTIMER_MODE_ABS);
-	}
-
-	mutex_lock(&ln->lock);
-	for (i = 0; i < n; i++)
-		for (j = 0; j < LNETK_TBF_LOAD_BACKLOG; j++)
-			if (lc[i].req[j].r.cls)
-				lne_tbf_cancel(t->tbf, &lc[i].req[j].r, now);
-	t->loading = false;
-	if (rc) {
-		mutex_unlock(&ln->lock);
-		rc = refuse(info->extack, NULL, rc,
-			    rc == -ENOSPC ? "the load's classes exceed the queue's class limit"
-					  : "out of memory");
-		goto out;
-	}
-	rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
-		     ?: put_load(reply, lne_tbf_service(t->tbf), lc, n, now - start);
-	mutex_unlock(&ln->lock);
-	if (rc)
-		goto out;
-	kvfree(lc);
-	genlmsg_end(reply, hdr);
-	return genlmsg_reply(reply, info);
-
-out:
-	kvfree(lc);
-	nlmsg_free(reply);
-	return rc;
 }
 
 /* --- the family ------------------------------------------------------------------- */
@@ -2124,11 +1590,11 @@ static const struct genl_ops lnetk_genl_ops[] = {
 	OP(LNETK_CMD_NUMA_SET, lnetk_numa_set, ADMIN),
 	OP(LNETK_CMD_SELECT, lnetk_select, ADMIN),
 	OP(LNETK_CMD_BATCH, lnetk_batch, ADMIN),
-	OP(LNETK_CMD_TBF_SET, lnetk_tbf_set, ADMIN),
-	OP(LNETK_CMD_TBF_CMD, lnetk_tbf_cmd, ADMIN),
-	OP(LNETK_CMD_TBF_DEL, lnetk_tbf_del, ADMIN),
-	{.cmd = LNETK_CMD_TBF_GET, .doit = lnetk_tbf_get, .dumpit = lnetk_tbf_dump},
-	OP(LNETK_CMD_TBF_LOAD, lnetk_tbf_load, ADMIN),
+	OP(LNETK_CMD_TBF_SET, lnetk_tbf_set_doit, ADMIN),
+	OP(LNETK_CMD_TBF_CMD, lnetk_tbf_cmd_doit, ADMIN),
+	OP(LNETK_CMD_TBF_DEL, lnetk_tbf_del_doit, ADMIN),
+	{.cmd = LNETK_CMD_TBF_GET, .doit = lnetk_tbf_get_doit, .dumpit = lnetk_tbf_dump},
+	OP(LNETK_CMD_TBF_LOAD, lnetk_tbf_load_doit, ADMIN),
 };
 
 static const struct genl_multicast_group lnetk_genl_mcgrps[] = {
@@ -2141,7 +1607,7 @@ static const struct genl_multicast_group lnetk_genl_mcgrps[] = {
  * refused).  One policy serves the family; handlers refuse attributes
  * their command does not take.
  */
-static struct genl_family lnetk_genl_family __ro_after_init = {
+struct genl_family lnetk_genl_family __ro_after_init = {
 	.name = LNETK_GENL_NAME,
 	.version = LNETK_GENL_VERSION,
 	.maxattr = LNETK_A_MAX,
@@ -2157,7 +1623,7 @@ static struct genl_family lnetk_genl_family __ro_after_init = {
 
 int __init lnetk_genetlink_init(void)
 {
-	tbf_contract_checks();
+	lnetk_tbf_contract_checks();
 	return genl_register_family(&lnetk_genl_family);
 }
 

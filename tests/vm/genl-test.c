@@ -13,6 +13,7 @@
  *   genl-test perm          an unprivileged caller (cases-perm.c)
  *   genl-test netns         independent instances, their lifetime (cases-perm.c)
  *   genl-test tbf           NRS TBF policies: set, cmd, del, get; refusals (cases-tbf.c)
+ *   genl-test source KO     a request source module (KO) on the TBF API (cases-source.c)
  *   genl-test scale         100,000 peer NIDs: dumps and batches (cases-scale.c)
  *   genl-test conformance FILE   replay a scenario file (scn-kernel.c)
  *   genl-test explain FILE  the same, explain compared with the engine's (cases-explain.c)
@@ -535,6 +536,8 @@ int main(int argc, char **argv)
 		cases_netns();
 	else if (!strcmp(what, "tbf"))
 		cases_tbf();
+	else if (!strcmp(what, "source") && argc > 2)
+		cases_source(argv[2]);
 	else if (!strcmp(what, "scale"))
 		cases_scale();
 	else if (!strcmp(what, "conformance") && argc > 2)
@@ -553,7 +556,7 @@ int main(int argc, char **argv)
 		lnetk_close(lk);
 	} else {
 		fprintf(stderr,
-			"usage: genl-test [basic|api|refuse|perm|netns|tbf|scale|hold|populate|"
+			"usage: genl-test [basic|api|refuse|perm|netns|tbf|source KO|scale|hold|populate|"
 			"resolve|conformance FILE|explain FILE]\n");
 		return 2;
 	}

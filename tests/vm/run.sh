@@ -96,6 +96,14 @@ work=$(cd "$work" && pwd)
 	make -s -C "$kdir" M="$work/kmod" -j"$(nproc)" modules >"$work/kmod.log" 2>&1 ||
 	fail "build lnetk.ko against $kdir" "$work/kmod.log"
 
+# A request source in a module of its own, on lnetk's exported symbols.
+mkdir -p "$work/nrs-src" &&
+	ln -sfn "$here/nrs-src/Kbuild" "$work/nrs-src/Kbuild" &&
+	ln -sfn "$here/nrs-src/lnetk_nrs_src.c" "$work/nrs-src/lnetk_nrs_src.c" &&
+	make -s -C "$kdir" M="$work/nrs-src" LNETK_SRC="$top/kernel" \
+		KBUILD_EXTRA_SYMBOLS="$work/kmod/Module.symvers" modules >"$work/nrs-src.log" 2>&1 ||
+	fail "build lnetk_nrs_src.ko against $kdir" "$work/nrs-src.log"
+
 # --- the guest programs -----------------------------------------------------
 # Built here, not by automake: they run only in the guest, so they must not
 # carry the sanitizers of a --enable-sanitizers build, and the tier has to
@@ -106,6 +114,7 @@ work=$(cd "$work" && pwd)
 prog=$work/genl-test
 srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-refuse.c
 	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/cases-tbf.c
+	$here/cases-source.c
 	$here/scn-kernel.c
 	$top/lnetd/lnetk-client.c $top/tests/lib/scenario.c $top/tests/unit/scn-engine.c
 	$(ls "$top"/kernel/engine/*.c)"
@@ -264,6 +273,8 @@ root=$work/root
 rm -rf "$root"
 cp -a "$base" "$root" &&
 	install -D -m 644 "$work/kmod/lnetk.ko" "$root/lib/modules/$kver/extra/lnetk.ko" &&
+	install -D -m 644 "$work/nrs-src/lnetk_nrs_src.ko" \
+		"$root/lib/modules/$kver/extra/lnetk_nrs_src.ko" &&
 	{ [ -n "$lnetd_skip" ] || lnetd_tree "$root"; } &&
 	"$busybox" depmod -b "$root" "$kver" &&
 	copy_with_libs "$prog" "$root" &&

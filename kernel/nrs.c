@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nrs.c - NRS TBF in the module: each instance's policies (one per
+ * service), the genl commands that configure and report them
+ * (LNETK_CMD_TBF_*, see uapi/lnetk.h), and the API through which request
+ * sources in other modules queue and serve requests (lnetk_nrs.h).
+ *
+ * Two locks.  The instance mutex (lnetk_net.lock) guards the policy list
+ * and each policy's `open` flag, like every other configuration.  Each
+ * policy has its own mutex (qlock) around every engine call on it, so
+ * that a request source, which takes only qlock, never waits for an
+ * unrelated configuration change or a dump of peers.  Configuration takes
+ * both, instance lock first.  The engine clock is read under qlock, so
+ * the times a policy sees never go backwards.
+ *
+ * One configured rate is the node's rate: the policy is one engine object
+ * for the whole instance, not one per CPU partition (upstream multiplies a
+ * rule's rate by the number of CPTs).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "engine/tbf.h"
+#include "instance.h"
+#include "lnetk_nrs.h"
+#include "netlink.h"
+#include "uapi/lnetk.h"
+
+/*
+ * A policy holds the rule text of up to 2 * LNE_TBF_RULES_MAX rules: GET
+ * replies are as big as a dump message can be, and a policy that does not
+ * fit is refused rather than cut.
+ */
+#define TBF_MSG_SIZE (32 * 1024 - 512)
+
+void lnetk_tbf_contract_checks(void)
+{
+	BUILD_BUG_ON(LNETK_TBF_SERVICE_MAX != LNE_TBF_SERVICE_MAX + 1);
+	BUILD_BUG_ON(LNETK_TBF_CMD_MAX != LNE_TBF_CMD_MAX + 1);
+	BUILD_BUG_ON(LNETK_TBF_DEPTH_MAX != LNE_TBF_DEPTH_MAX);
+	BUILD_BUG_ON((int)LNETK_TBF_REG != (int)LNE_TBF_REG);
+	BUILD_BUG_ON((int)LNETK_TBF_HP != (int)LNE_TBF_HP);
+}
+
+static struct lnetk_tbf *tbf_find(struct lnetk_net *ln, const char *service)
+{
+	struct lnetk_tbf *t;
+
+	list_for_each_entry(t, &ln->tbf, link)
+		if (!strcmp(lne_tbf_service(t->tbf), service))
+			return t;
+	return NULL;
+}
+
+/* --- the API for request sources (lnetk_nrs.h) ------------------------------------- */
+
+struct lnetk_nrs {
+	struct net *net; /* held */
+	struct lnetk_tbf *t;
+};
+
+int lnetk_nrs_open(struct net *net, const char *service, struct lnetk_nrs **out)
+{
+	struct lnetk_net *ln = lnetk_net(net);
+	struct lnetk_nrs *nrs;
+	struct lnetk_tbf *t;
+	int rc = 0;
+
+	*out = NULL;
+	nrs = kzalloc(sizeof(*nrs), GFP_KERNEL);
+	if (!nrs)
+		return -ENOMEM;
+	mutex_lock(&ln->lock);
+	t = tbf_find(ln, service);
+	if (!t)
+		rc = -ENOENT;
+	else if (t->open)
+		rc = -EBUSY;
+	else
+		t->open = true;
+	mutex_unlock(&ln->lock);
+	if (rc) {
+		kfree(nrs);
+		return rc;
+	}
+	nrs->net = get_net(net);
+	nrs->t = t;
+	*out = nrs;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lnetk_nrs_open);
+
+/* Cancel every request still queued on @tbf.  Under qlock. */
+static void cancel_all(struct lne_tbf *tbf, u64 now)
+{
+	const struct lne_tbf_class *c;
+	struct lne_tbf_req *req;
+	int q;
+
+	for (q = LNE_TBF_REG; q < LNE_TBF_NQUEUES; q++)
+		for (c = lne_tbf_class_next(tbf, q, NULL); c; c = lne_tbf_class_next(tbf, q, c))
+			while (!lne_list_empty(&c->fifo)) {
+				req = lne_list_entry(c->fifo.next, struct lne_tbf_req, link);
+				lne_tbf_cancel(tbf, req, now);
+			}
+}
+
+void lnetk_nrs_close(struct lnetk_nrs *nrs)
+{
+	struct lnetk_net *ln;
+
+	if (!nrs)
+		return;
+	ln = lnetk_net(nrs->net);
+	mutex_lock(&ln->lock);
+	mutex_lock(&nrs->t->qlock);
+	cancel_all(nrs->t->tbf, ktime_get_ns());
+	mutex_unlock(&nrs->t->qlock);
+	nrs->t->open = false;
+	mutex_unlock(&ln->lock);
+	put_net(nrs->net);
+	kfree(nrs);
+}
+EXPORT_SYMBOL_GPL(lnetk_nrs_close);
+
+int lnetk_nrs_nid(const char *text, struct lne_nid *nid)
+{
+	return lne_nid_parse(text, nid, NULL);
+}
+EXPORT_SYMBOL_GPL(lnetk_nrs_nid);
+
+int lnetk_nrs_enqueue(struct lnetk_nrs *nrs, struct lne_tbf_req *req, bool hp)
+{
+	int rc;
+
+	mutex_lock(&nrs->t->qlock);
+	rc = lne_tbf_enqueue(nrs->t->tbf, req, hp ? LNE_TBF_HP : LNE_TBF_REG, ktime_get_ns());
+	mutex_unlock(&nrs->t->qlock);
+	return rc;
+}
+EXPORT_SYMBOL_GPL(lnetk_nrs_enqueue);
+
+struct lne_tbf_req *lnetk_nrs_dequeue(struct lnetk_nrs *nrs, u64 *next)
+{
+	struct lne_tbf_req *req;
+
+	mutex_lock(&nrs->t->qlock);
+	req = lne_tbf_dequeue(nrs->t->tbf, ktime_get_ns(), next);
+	mutex_unlock(&nrs->t->qlock);
+	return req;
+}
+EXPORT_SYMBOL_GPL(lnetk_nrs_dequeue);
+
+void lnetk_nrs_cancel(struct lnetk_nrs *nrs, struct lne_tbf_req *req)
+{
+	mutex_lock(&nrs->t->qlock);
+	lne_tbf_cancel(nrs->t->tbf, req, ktime_get_ns());
+	mutex_unlock(&nrs->t->qlock);
+}
+EXPORT_SYMBOL_GPL(lnetk_nrs_cancel);
+
+/* --- configuration commands ---------------------------------------------------- */
+
+/*
+ * The LNETK_A_TBF nest of a command, parsed into @tb, after refusing every
+ * other top-level attribute and every nested one not in @allowed (bits by
+ * LNETK_TBF_A_* type); LNETK_TBF_A_SERVICE is always required.
+ */
+static struct nlattr *tbf_nest(struct genl_info *info, struct nlattr **tb, u32 allowed)
+{
+	struct nlattr *nest = OBJECT(info, LNETK_A_TBF);
+	int t;
+
+	if (!nest || lnetk_parse_nest(tb, LNETK_TBF_A_MAX, nest, lnetk_tbf_policy, info->extack))
+		return NULL;
+	for (t = 1; t <= LNETK_TBF_A_MAX; t++)
+		if (tb[t] && !(allowed & BIT(t))) {
+			lnetk_refuse(info->extack, tb[t], -EINVAL,
+				     "this command does not take this LNETK_TBF_A_* attribute");
+			return NULL;
+		}
+	if (!lnetk_need(tb, LNETK_TBF_A_SERVICE, "LNETK_TBF_A_SERVICE", nest, info->extack))
+		return NULL;
+	return nest;
+}
+
+/* The policy LNETK_TBF_A_SERVICE names, or a refusal. */
+static struct lnetk_tbf *tbf_lookup(struct lnetk_net *ln, struct nlattr **tb,
+				    struct netlink_ext_ack *extack)
+{
+	struct lnetk_tbf *t = tbf_find(ln, nla_data(tb[LNETK_TBF_A_SERVICE]));
+
+	if (!t)
+		lnetk_refuse(extack, tb[LNETK_TBF_A_SERVICE], -ENOENT,
+			     "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
+	return t;
+}
+
+/* Put the types of queues @q0..@q1 back to @old after a refusal. */
+static void tbf_types_undo(struct lne_tbf *tbf, const struct lne_tbf_queue_info *old, int q0,
+			   int q1)
+{
+	char type[LNETK_TBF_TYPE_MAX];
+	int q;
+
+	for (q = q0; q <= q1; q++) {
+		lne_tbf_type_format(old[q].fields, type, sizeof(type));
+		lne_tbf_set_type(tbf, q, type, NULL);
+	}
+}
+
+/* Type and depth of queues @q0..@q1, all or nothing.  Under qlock (or unpublished). */
+static int tbf_settings(struct lne_tbf *tbf, struct nlattr **tb, int q0, int q1,
+			struct lne_err *err)
+{
+	struct lne_tbf_queue_info old[LNE_TBF_NQUEUES];
+	u64 now = ktime_get_ns();
+	int q, rc;
+
+	for (q = q0; q <= q1; q++)
+		lne_tbf_queue_info(tbf, q, &old[q]);
+	/* The type may be refused on a queue: put back those already changed. */
+	for (q = q0; tb[LNETK_TBF_A_TYPE] && q <= q1; q++) {
+		rc = lne_tbf_set_type(tbf, q, nla_data(tb[LNETK_TBF_A_TYPE]), err);
+		if (rc) {
+			tbf_types_undo(tbf, old, q0, q - 1);
+			return rc;
+		}
+	}
+	/* The policy checked the depth: the engine cannot refuse it. */
+	for (q = q0; tb[LNETK_TBF_A_DEPTH] && q <= q1; q++)
+		lne_tbf_set_depth(tbf, q, nla_get_u32(tb[LNETK_TBF_A_DEPTH]), now, NULL);
+	return 0;
+}
+
+static int do_tbf_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
+	int q0 = LNE_TBF_REG, q1 = LNE_TBF_HP, rc = 0;
+	struct lnetk_tbf *t, *pos;
+	const char *service;
+	struct lne_err err;
+	u8 fields;
+
+	nest = tbf_nest(info, tb,
+			BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_QUEUE) | BIT(LNETK_TBF_A_TYPE) |
+				BIT(LNETK_TBF_A_DEPTH));
+	if (!nest)
+		return -EINVAL;
+	service = nla_data(tb[LNETK_TBF_A_SERVICE]);
+	if (tb[LNETK_TBF_A_QUEUE])
+		q0 = q1 = nla_get_u8(tb[LNETK_TBF_A_QUEUE]);
+	if (tb[LNETK_TBF_A_TYPE]) {
+		rc = lne_tbf_type_parse(nla_data(tb[LNETK_TBF_A_TYPE]), &fields, &err);
+		if (rc)
+			return lnetk_engine_refusal(info->extack, tb[LNETK_TBF_A_TYPE], rc, &err);
+	}
+	t = tbf_find(ln, service);
+	if (t) {
+		if (!tb[LNETK_TBF_A_TYPE] && !tb[LNETK_TBF_A_DEPTH])
+			return lnetk_refuse(
+				info->extack, tb[LNETK_TBF_A_SERVICE], -EEXIST,
+				"this service has a TBF policy already; give LNETK_TBF_A_TYPE or LNETK_TBF_A_DEPTH to change it");
+		mutex_lock(&t->qlock);
+		rc = tbf_settings(t->tbf, tb, q0, q1, &err);
+		mutex_unlock(&t->qlock);
+		goto out;
+	}
+
+	if (ln->ntbf >= LNETK_TBF_POLICIES_MAX)
+		return lnetk_refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -E2BIG,
+				    "the instance has LNETK_TBF_POLICIES_MAX TBF policies already");
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	rc = lne_tbf_new(service, &t->tbf, &err);
+	if (rc) {
+		kfree(t);
+		return lnetk_engine_refusal(info->extack, tb[LNETK_TBF_A_SERVICE], rc, &err);
+	}
+	rc = tbf_settings(t->tbf, tb, q0, q1, &err);
+	if (rc) {
+		lne_tbf_free(t->tbf);
+		kfree(t);
+		goto out;
+	}
+	mutex_init(&t->qlock);
+	list_for_each_entry(pos, &ln->tbf, link)
+		if (strcmp(lne_tbf_service(pos->tbf), service) > 0)
+			break;
+	list_add_tail(&t->link, &pos->link);
+	ln->ntbf++;
+out:
+	return rc ? lnetk_engine_refusal(info->extack, tb[LNETK_TBF_A_TYPE], rc, &err) : 0;
+}
+
+int lnetk_tbf_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return lnetk_change(info, do_tbf_set, 0);
+}
+
+static int do_tbf_cmd(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
+	struct lnetk_tbf *t;
+	struct lne_err err;
+	int rc;
+
+	nest = tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_CMD));
+	if (!nest || !lnetk_need(tb, LNETK_TBF_A_CMD, "LNETK_TBF_A_CMD", nest, info->extack))
+		return -EINVAL;
+	t = tbf_lookup(ln, tb, info->extack);
+	if (!t)
+		return -ENOENT;
+	err.msg[0] = '\0';
+	mutex_lock(&t->qlock);
+	rc = lne_tbf_command(t->tbf, nla_data(tb[LNETK_TBF_A_CMD]), ktime_get_ns(), &err);
+	mutex_unlock(&t->qlock);
+	return rc ? lnetk_engine_refusal(info->extack, tb[LNETK_TBF_A_CMD], rc, &err) : 0;
+}
+
+int lnetk_tbf_cmd_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return lnetk_change(info, do_tbf_cmd, 0);
+}
+
+static int do_tbf_del(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
+	struct lnetk_tbf *t;
+
+	if (!tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE)))
+		return -EINVAL;
+	t = tbf_lookup(ln, tb, info->extack);
+	if (!t)
+		return -ENOENT;
+	if (t->open)
+		return lnetk_refuse(
+			info->extack, tb[LNETK_TBF_A_SERVICE], -EBUSY,
+			"a request source or a TBF_LOAD holds this policy; delete it when it lets go");
+	lnetk_tbf_free(t);
+	ln->ntbf--;
+	return 0;
+}
+
+int lnetk_tbf_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return lnetk_change(info, do_tbf_del, 0);
+}
+
+/* --- reports ------------------------------------------------------------------- */
+
+static int put_tbf_rule(struct sk_buff *skb, const struct lne_tbf_rule *r)
+{
+	struct nlattr *nest = nla_nest_start(skb, LNETK_TBFQ_A_RULE), *a;
+	int n = lne_tbf_rule_format(r, NULL, 0);
+
+	if (!nest)
+		return -EMSGSIZE;
+	a = nla_reserve(skb, LNETK_TBFR_A_TEXT, n + 1);
+	if (!a)
+		return -EMSGSIZE;
+	lne_tbf_rule_format(r, nla_data(a), n + 1);
+	if (nla_put_string(skb, LNETK_TBFR_A_NAME, r->name) ||
+	    nla_put_u32(skb, LNETK_TBFR_A_RATE, r->rate) ||
+	    nla_put_u8(skb, LNETK_TBFR_A_REALTIME, r->realtime) ||
+	    nla_put_u32(skb, LNETK_TBFR_A_NCLASSES, r->nclasses) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_QUEUED, r->stats.queued, LNETK_TBFR_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_ENQUEUED, r->stats.enqueued, LNETK_TBFR_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_DISPATCHED, r->stats.dispatched,
+			      LNETK_TBFR_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_WAIT_NS, r->stats.wait_ns, LNETK_TBFR_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFR_A_THROTTLED, r->stats.throttled, LNETK_TBFR_A_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* One LNETK_A_TBF: the policy, its queues, their rules.  The caller cancels on failure. */
+static int put_tbf_locked(struct sk_buff *skb, const struct lne_tbf *tbf)
+{
+	struct nlattr *nest = nla_nest_start(skb, LNETK_A_TBF), *qn;
+	struct lne_tbf_queue_info qi;
+	const struct lne_tbf_rule *r;
+	char type[LNETK_TBF_TYPE_MAX];
+	int q;
+
+	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, lne_tbf_service(tbf)))
+		return -EMSGSIZE;
+	for (q = LNE_TBF_REG; q < LNE_TBF_NQUEUES; q++) {
+		lne_tbf_queue_info(tbf, q, &qi);
+		lne_tbf_type_format(qi.fields, type, sizeof(type));
+		qn = nla_nest_start(skb, LNETK_TBF_A_QUEUE_INFO);
+		if (!qn || nla_put_u8(skb, LNETK_TBFQ_A_QUEUE, q) ||
+		    nla_put_string(skb, LNETK_TBFQ_A_TYPE, type) ||
+		    nla_put_u32(skb, LNETK_TBFQ_A_DEPTH, qi.depth) ||
+		    nla_put_u32(skb, LNETK_TBFQ_A_NCLASSES, qi.nclasses) ||
+		    nla_put_u32(skb, LNETK_TBFQ_A_NACTIVE, qi.nactive) ||
+		    nla_put_u64_64bit(skb, LNETK_TBFQ_A_QUEUED, qi.queued, LNETK_TBFQ_A_PAD))
+			return -EMSGSIZE;
+		for (r = lne_tbf_rule_next(tbf, q, NULL); r; r = lne_tbf_rule_next(tbf, q, r))
+			if (put_tbf_rule(skb, r))
+				return -EMSGSIZE;
+		nla_nest_end(skb, qn);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int put_tbf(struct sk_buff *skb, struct lnetk_tbf *t)
+{
+	int rc;
+
+	mutex_lock(&t->qlock);
+	rc = put_tbf_locked(skb, t->tbf);
+	mutex_unlock(&t->qlock);
+	return rc;
+}
+
+int lnetk_tbf_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
+	struct sk_buff *reply;
+	struct lnetk_tbf *t;
+	void *hdr;
+	int rc;
+
+	if (!tbf_nest(info, tb, BIT(LNETK_TBF_A_SERVICE)))
+		return -EINVAL;
+	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_TBF_GET, TBF_MSG_SIZE,
+			      &hdr);
+	if (!reply)
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	mutex_lock(&ln->lock);
+	t = tbf_lookup(ln, tb, info->extack);
+	rc = !t ? -ENOENT
+		: nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD) ?:
+			put_tbf(reply, t);
+	mutex_unlock(&ln->lock);
+	if (rc) {
+		nlmsg_free(reply);
+		return rc == -ENOENT
+			       ? rc
+			       : lnetk_refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -EMSGSIZE,
+					      "the policy's rules do not fit one message");
+	}
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+}
+
+/* Dump: cb->ctx holds the last service sent ("" at first); resumes after it by name. */
+int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lnetk_net *ln = lnetk_net(sock_net(skb->sk));
+	char *last = (char *)cb->ctx;
+	struct lnetk_tbf *t;
+	const char *service;
+	void *hdr;
+	int rc = 0;
+
+	BUILD_BUG_ON(LNETK_TBF_SERVICE_MAX > sizeof(cb->ctx));
+	mutex_lock(&ln->lock);
+	cb->seq = (unsigned int)(ln->generation % 0xffffffffULL) + 1;
+	list_for_each_entry(t, &ln->tbf, link) {
+		service = lne_tbf_service(t->tbf);
+		if (last[0] && strcmp(service, last) <= 0)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &lnetk_genl_family, NLM_F_MULTI, LNETK_CMD_TBF_GET);
+		if (!hdr) {
+			rc = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		rc = nla_put_u64_64bit(skb, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
+			     ?: put_tbf(skb, t);
+		if (rc) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		strscpy(last, service, LNETK_TBF_SERVICE_MAX);
+	}
+	mutex_unlock(&ln->lock);
+	/* A full skb ends this step; a policy alone in one that does not fit is an error. */
+	return rc == -EMSGSIZE && skb->len ? (int)skb->len : rc;
+}
+
+/* --- TBF_LOAD: a synthetic load through the request source API ---------------------- */
+
+struct load_req {
+	struct lne_tbf_req r;
+	u32 cls; /* index of its class in the load */
+};
+
+struct load_class {
+	struct lne_nid nid;
+	u8 queue;
+	u64 enqueued, dispatched;
+	u32 nfree;
+	struct load_req *free[LNETK_TBF_LOAD_BACKLOG];
+	struct load_req req[LNETK_TBF_LOAD_BACKLOG];
+};
+
+/* The classes of a TBF_LOAD request, each with its requests, all free. */
+static int load_classes(struct nlattr *nest, struct load_class **out, u32 *nout,
+			struct netlink_ext_ack *extack)
+{
+	struct nlattr *ctb[LNETK_TBFL_A_MAX + 1], *a;
+	struct load_class *lc;
+	int rem, rc = 0;
+	u32 n = 0, i = 0, j;
+
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) == LNETK_TBF_A_LOAD_CLASS)
+			n++;
+	}
+	if (!n || n > LNETK_TBF_LOAD_CLASSES_MAX)
+		return lnetk_refuse(extack, nest, -EINVAL,
+				    "give 1 to LNETK_TBF_LOAD_CLASSES_MAX LNETK_TBF_A_LOAD_CLASS");
+	lc = kvcalloc(n, sizeof(*lc), GFP_KERNEL);
+	if (!lc)
+		return lnetk_refuse(extack, NULL, -ENOMEM, "out of memory");
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != LNETK_TBF_A_LOAD_CLASS)
+			continue;
+		rc = lnetk_parse_nest(ctb, LNETK_TBFL_A_MAX, a, lnetk_tbfl_policy, extack);
+		if (!rc && !lnetk_need(ctb, LNETK_TBFL_A_NID, "LNETK_TBFL_A_NID", a, extack))
+			rc = -EINVAL;
+		if (!rc)
+			rc = lnetk_get_nid(ctb[LNETK_TBFL_A_NID], &lc[i].nid, extack);
+		if (rc) {
+			kvfree(lc);
+			return rc;
+		}
+		lc[i].queue = ctb[LNETK_TBFL_A_QUEUE] ? nla_get_u8(ctb[LNETK_TBFL_A_QUEUE])
+						      : LNE_TBF_REG;
+		for (j = 0; j < LNETK_TBF_LOAD_BACKLOG; j++) {
+			struct load_req *r = &lc[i].req[j];
+
+			r->cls = i;
+			r->r.nid = lc[i].nid;
+			r->r.opcode = 4; /* ost_write */
+			strscpy(r->r.jobid, "tbf_load", sizeof(r->r.jobid));
+			lc[i].free[j] = r;
+		}
+		lc[i].nfree = LNETK_TBF_LOAD_BACKLOG;
+		i++;
+	}
+	*out = lc;
+	*nout = n;
+	return 0;
+}
+
+/* One round: refill every class to its backlog, then serve every request that is ready. */
+static int load_round(struct lnetk_nrs *nrs, struct load_class *lc, u32 n, u64 *next)
+{
+	struct lne_tbf_req *req;
+	struct load_req *lr;
+	u32 i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		while (lc[i].nfree) {
+			lr = lc[i].free[lc[i].nfree - 1];
+			rc = lnetk_nrs_enqueue(nrs, &lr->r, lc[i].queue == LNE_TBF_HP);
+			if (rc)
+				return rc;
+			lc[i].nfree--;
+			lc[i].enqueued++;
+		}
+	while ((req = lnetk_nrs_dequeue(nrs, next))) {
+		lr = container_of(req, struct load_req, r);
+		lc[lr->cls].dispatched++;
+		lc[lr->cls].free[lc[lr->cls].nfree++] = lr;
+	}
+	return 0;
+}
+
+static int put_load(struct sk_buff *skb, const char *service, const struct load_class *lc, u32 n,
+		    u64 elapsed)
+{
+	struct nlattr *nest = nla_nest_start(skb, LNETK_A_TBF), *cn;
+	u32 i;
+
+	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, service) ||
+	    nla_put_u64_64bit(skb, LNETK_TBF_A_ELAPSED_NS, elapsed, LNETK_TBF_A_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		cn = nla_nest_start(skb, LNETK_TBF_A_LOAD_CLASS);
+		if (!cn || lnetk_put_nid(skb, LNETK_TBFL_A_NID, &lc[i].nid) ||
+		    nla_put_u8(skb, LNETK_TBFL_A_QUEUE, lc[i].queue) ||
+		    nla_put_u64_64bit(skb, LNETK_TBFL_A_ENQUEUED, lc[i].enqueued,
+				      LNETK_TBFL_A_PAD) ||
+		    nla_put_u64_64bit(skb, LNETK_TBFL_A_DISPATCHED, lc[i].dispatched,
+				      LNETK_TBFL_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, cn);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * The load is a request source like any other (lnetk_nrs.h): it opens the
+ * policy, so TBF_DEL refuses while it runs, and runs in the requesting
+ * thread, sleeping on an hrtimer until the policy's next deadline.  The
+ * requesting socket holds the namespace, and the handle holds it too.
+ */
+int lnetk_tbf_load_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *nest;
+	u64 start, end, now, next, ms;
+	struct load_class *lc;
+	struct lnetk_nrs *nrs;
+	struct sk_buff *reply;
+	ktime_t wake;
+	void *hdr;
+	u32 n;
+	int rc;
+
+	nest = tbf_nest(info, tb,
+			BIT(LNETK_TBF_A_SERVICE) | BIT(LNETK_TBF_A_LOAD_MS) |
+				BIT(LNETK_TBF_A_LOAD_CLASS));
+	if (!nest ||
+	    !lnetk_need(tb, LNETK_TBF_A_LOAD_MS, "LNETK_TBF_A_LOAD_MS", nest, info->extack))
+		return -EINVAL;
+	ms = nla_get_u32(tb[LNETK_TBF_A_LOAD_MS]);
+	rc = load_classes(nest, &lc, &n, info->extack);
+	if (rc)
+		return rc;
+	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_TBF_LOAD,
+			      256 + n * (LNETK_NID_MAX + 64), &hdr);
+	if (!reply) {
+		kvfree(lc);
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	}
+	rc = lnetk_nrs_open(genl_info_net(info), nla_data(tb[LNETK_TBF_A_SERVICE]), &nrs);
+	if (rc == -ENOENT)
+		rc = lnetk_refuse(info->extack, tb[LNETK_TBF_A_SERVICE], rc,
+				  "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
+	else if (rc == -EBUSY)
+		rc = lnetk_refuse(info->extack, tb[LNETK_TBF_A_SERVICE], rc,
+				  "a request source or a TBF_LOAD holds this policy already");
+	else if (rc)
+		rc = lnetk_refuse(info->extack, NULL, rc, "out of memory");
+	if (rc)
+		goto out;
+
+	start = ktime_get_ns();
+	end = start + ms * NSEC_PER_MSEC;
+	for (;;) {
+		rc = load_round(nrs, lc, n, &next);
+		now = ktime_get_ns();
+		if (rc || now >= end || signal_pending(current))
+			break;
+		wake = ns_to_ktime(min(next, end));
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule_hrtimeout_range(&wake, 20 * NSEC_PER_USEC, HRTIMER_MODE_ABS);
+	}
+	/* Closing cancels what the load left queued. */
+	lnetk_nrs_close(nrs);
+	if (rc) {
+		rc = lnetk_refuse(info->extack, NULL, rc,
+				  rc == -ENOSPC
+					  ? "the load's classes exceed the queue's class limit"
+					  : "out of memory");
+		goto out;
+	}
+	mutex_lock(&ln->lock);
+	rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
+		     ?: put_load(reply, nla_data(tb[LNETK_TBF_A_SERVICE]), lc, n, now - start);
+	mutex_unlock(&ln->lock);
+	if (rc)
+		goto out;
+	kvfree(lc);
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+
+out:
+	kvfree(lc);
+	nlmsg_free(reply);
+	return rc;
+}
