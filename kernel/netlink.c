@@ -1595,6 +1595,7 @@ static const struct genl_ops lnetk_genl_ops[] = {
 	OP(LNETK_CMD_TBF_DEL, lnetk_tbf_del_doit, ADMIN),
 	{.cmd = LNETK_CMD_TBF_GET, .doit = lnetk_tbf_get_doit, .dumpit = lnetk_tbf_dump},
 	OP(LNETK_CMD_TBF_LOAD, lnetk_tbf_load_doit, ADMIN),
+	{.cmd = LNETK_CMD_TBF_CLASS_GET, .dumpit = lnetk_tbf_class_dump},
 };
 
 static const struct genl_multicast_group lnetk_genl_mcgrps[] = {

@@ -57,5 +57,6 @@ int lnetk_tbf_del_doit(struct sk_buff *skb, struct genl_info *info);
 int lnetk_tbf_get_doit(struct sk_buff *skb, struct genl_info *info);
 int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int lnetk_tbf_load_doit(struct sk_buff *skb, struct genl_info *info);
+int lnetk_tbf_class_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 #endif /* LNETK_NETLINK_H */

@@ -43,6 +43,8 @@
  * fit is refused rather than cut.
  */
 #define TBF_MSG_SIZE (32 * 1024 - 512)
+/* What a nest may hold: its length is a u16, however big the skb. */
+#define NEST_MAX     U16_MAX
 
 void lnetk_tbf_contract_checks(void)
 {
@@ -410,7 +412,8 @@ static int put_tbf_locked(struct sk_buff *skb, const struct lne_tbf *tbf)
 		    nla_put_u64_64bit(skb, LNETK_TBFQ_A_QUEUED, qi.queued, LNETK_TBFQ_A_PAD))
 			return -EMSGSIZE;
 		for (r = lne_tbf_rule_next(tbf, q, NULL); r; r = lne_tbf_rule_next(tbf, q, r))
-			if (put_tbf_rule(skb, r))
+			if (skb_tail_pointer(skb) - (unsigned char *)nest > TBF_MSG_SIZE ||
+			    put_tbf_rule(skb, r))
 				return -EMSGSIZE;
 		nla_nest_end(skb, qn);
 	}
@@ -694,4 +697,171 @@ out:
 	kvfree(lc);
 	nlmsg_free(reply);
 	return rc;
+}
+
+/* --- TBF_CLASS_GET: classes, as many to a message as fit ---------------------------- */
+
+/* Where a class dump stands (in cb->ctx): the policy, queue and classes sent of it. */
+struct class_cursor {
+	char service[LNETK_TBF_SERVICE_MAX]; /* "" before the first policy */
+	u8 queue;
+	u32 sent;
+};
+
+/* The instance generation and every class made or freed, folded: a dump's sequence. */
+static unsigned int class_seq(struct lnetk_net *ln)
+{
+	struct lne_tbf_queue_info qi;
+	struct lnetk_tbf *t;
+	u64 seq = ln->generation;
+	int q;
+
+	list_for_each_entry(t, &ln->tbf, link) {
+		mutex_lock(&t->qlock);
+		for (q = LNE_TBF_REG; q < LNE_TBF_NQUEUES; q++) {
+			lne_tbf_queue_info(t->tbf, q, &qi);
+			seq = seq * 1000003 + qi.cgen;
+		}
+		mutex_unlock(&t->qlock);
+	}
+	return (unsigned int)(seq % 0xffffffffULL) + 1;
+}
+
+/* Whether nest @nest, open in @skb, may take another class or rule. */
+static bool nest_room(const struct sk_buff *skb, const struct nlattr *nest)
+{
+	return skb_tail_pointer(skb) - (const unsigned char *)nest < NEST_MAX - LNE_TBF_CMD_MAX;
+}
+
+static int put_class(struct sk_buff *skb, const struct lne_tbf *tbf, const struct lne_tbf_class *c)
+{
+	struct nlattr *nest = nla_nest_start(skb, LNETK_TBF_A_CLASS), *a;
+	const struct lne_tbf_rule *r = lne_tbf_class_rule(tbf, c);
+	int n = lne_tbf_class_format(c, NULL, 0);
+
+	if (!nest)
+		return -EMSGSIZE;
+	a = nla_put_u8(skb, LNETK_TBFC_A_QUEUE, c->queue)
+		    ? NULL
+		    : nla_reserve(skb, LNETK_TBFC_A_KEY, n + 1);
+	if (!a)
+		goto full;
+	lne_tbf_class_format(c, nla_data(a), n + 1);
+	if (nla_put_string(skb, LNETK_TBFC_A_RULE, r ? r->name : "") ||
+	    nla_put_u64_64bit(skb, LNETK_TBFC_A_QUEUED, c->stats.queued, LNETK_TBFC_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFC_A_ENQUEUED, c->stats.enqueued, LNETK_TBFC_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFC_A_DISPATCHED, c->stats.dispatched,
+			      LNETK_TBFC_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFC_A_WAIT_NS, c->stats.wait_ns, LNETK_TBFC_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_TBFC_A_THROTTLED, c->stats.throttled, LNETK_TBFC_A_PAD))
+		goto full;
+	nla_nest_end(skb, nest);
+	return 0;
+
+full:
+	/* The classes before it stay in the message: this one must not, even in part. */
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/*
+ * The classes of @t from the cursor on, in one message; advances the
+ * cursor.  Returns 0 when the policy is done, -EMSGSIZE when the skb is full
+ * (the classes that fit stay in it).  Under ln->lock.
+ */
+static int put_classes(struct sk_buff *skb, struct netlink_callback *cb, struct lnetk_net *ln,
+		       struct lnetk_tbf *t, struct class_cursor *cur)
+{
+	const struct lne_tbf_class *c;
+	struct nlattr *nest;
+	u32 i, put = 0;
+	void *hdr;
+	int rc = 0;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, &lnetk_genl_family,
+			  NLM_F_MULTI, LNETK_CMD_TBF_CLASS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	nest = nla_put_u64_64bit(skb, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
+		       ? NULL
+		       : nla_nest_start(skb, LNETK_A_TBF);
+	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, lne_tbf_service(t->tbf))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	mutex_lock(&t->qlock);
+	for (; cur->queue < LNE_TBF_NQUEUES; cur->queue++, cur->sent = 0) {
+		/* The walk's order holds while no class comes or goes (class_seq). */
+		c = lne_tbf_class_next(t->tbf, cur->queue, NULL);
+		for (i = 0; c && i < cur->sent; i++)
+			c = lne_tbf_class_next(t->tbf, cur->queue, c);
+		for (; c; c = lne_tbf_class_next(t->tbf, cur->queue, c)) {
+			/* A nest's length is 16 bits: a reader's big buffer must not overflow it. */
+			rc = nest_room(skb, nest) ? put_class(skb, t->tbf, c) : -EMSGSIZE;
+			if (rc)
+				break;
+			cur->sent++;
+			put++;
+		}
+		if (rc)
+			break;
+	}
+	mutex_unlock(&t->qlock);
+	if (rc && !put) {
+		/* Not one class fit: end this step; an empty skb means one never will. */
+		genlmsg_cancel(skb, hdr);
+		return rc;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return rc;
+}
+
+int lnetk_tbf_class_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lnetk_net *ln = lnetk_net(sock_net(skb->sk));
+	struct nlattr **attrs = genl_dumpit_info(cb)->attrs;
+	struct class_cursor *cur = (struct class_cursor *)cb->ctx;
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
+	const char *only = NULL;
+	struct lnetk_tbf *t;
+	int rc = 0;
+
+	BUILD_BUG_ON(sizeof(*cur) > sizeof(cb->ctx));
+	if (attrs[LNETK_A_TBF]) {
+		rc = lnetk_parse_nest(tb, LNETK_TBF_A_MAX, attrs[LNETK_A_TBF], lnetk_tbf_policy,
+				      cb->extack);
+		if (rc)
+			return rc;
+		only = tb[LNETK_TBF_A_SERVICE] ? nla_data(tb[LNETK_TBF_A_SERVICE]) : NULL;
+	}
+	mutex_lock(&ln->lock);
+	if (only && !tbf_find(ln, only)) {
+		mutex_unlock(&ln->lock);
+		return lnetk_refuse(cb->extack, tb[LNETK_TBF_A_SERVICE], -ENOENT,
+				    "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
+	}
+	cb->seq = class_seq(ln);
+	list_for_each_entry(t, &ln->tbf, link) {
+		const char *service = lne_tbf_service(t->tbf);
+		int cmp = cur->service[0] ? strcmp(service, cur->service) : 1;
+
+		if (cmp < 0 || (only && strcmp(service, only)))
+			continue;
+		if (cmp > 0) {
+			/* A policy not started yet (the one in the cursor may have gone). */
+			strscpy(cur->service, service, sizeof(cur->service));
+			cur->queue = LNE_TBF_REG;
+			cur->sent = 0;
+		}
+		if (cur->queue >= LNE_TBF_NQUEUES)
+			continue;
+		rc = put_classes(skb, cb, ln, t, cur);
+		if (rc)
+			break;
+		cur->queue = LNE_TBF_NQUEUES; /* done with it */
+	}
+	mutex_unlock(&ln->lock);
+	return rc == -EMSGSIZE && skb->len ? (int)skb->len : rc;
 }

@@ -663,6 +663,7 @@ struct dump {
 		lnetk_rule_cb rule;
 		lnetk_global_cb global;
 		lnetk_tbf_cb tbf;
+		lnetk_tbf_class_cb tbf_class;
 	} cb;
 	void *arg;
 };
@@ -1356,6 +1357,7 @@ static const struct nla_policy tbf_policy[LNETK_TBF_A_MAX + 1] = {
 	[LNETK_TBF_A_QUEUE_INFO] = {.type = NLA_NESTED},
 	[LNETK_TBF_A_LOAD_CLASS] = {.type = NLA_NESTED},
 	[LNETK_TBF_A_ELAPSED_NS] = {.type = NLA_U64},
+	[LNETK_TBF_A_CLASS] = {.type = NLA_NESTED},
 };
 
 static const struct nla_policy tbfq_policy[LNETK_TBFQ_A_MAX + 1] = {
@@ -1479,6 +1481,62 @@ int lnetk_tbf_dump(struct lnetk *lk, lnetk_tbf_cb cb, void *arg, struct lnetk_er
 	struct req rq = {.err = err, .parse = parse_tbf, .arg = &d};
 
 	return run(lk, LNETK_CMD_TBF_GET, NLM_F_DUMP, 0, NULL, NULL, &rq);
+}
+
+static const struct nla_policy tbfc_policy[LNETK_TBFC_A_MAX + 1] = {
+	[LNETK_TBFC_A_QUEUE] = {.type = NLA_U8},     [LNETK_TBFC_A_KEY] = {.type = NLA_STRING},
+	[LNETK_TBFC_A_RULE] = {.type = NLA_STRING},  [LNETK_TBFC_A_QUEUED] = {.type = NLA_U64},
+	[LNETK_TBFC_A_ENQUEUED] = {.type = NLA_U64}, [LNETK_TBFC_A_DISPATCHED] = {.type = NLA_U64},
+	[LNETK_TBFC_A_WAIT_NS] = {.type = NLA_U64},  [LNETK_TBFC_A_THROTTLED] = {.type = NLA_U64},
+};
+
+/* One message of a class dump: a policy's service and some of its classes. */
+static int parse_tbf_classes(struct req *rq, struct nlattr **top,
+			     struct nlmsghdr *nlh __maybe_unused)
+{
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *ctb[LNETK_TBFC_A_MAX + 1], *a;
+	struct dump *d = rq->arg;
+	struct lnetk_tbf_class c;
+	char service[LNETK_TBF_SERVICE_MAX];
+	int rem, rc;
+
+	if (!top[LNETK_A_TBF] ||
+	    nla_parse_nested(tb, LNETK_TBF_A_MAX, top[LNETK_A_TBF], tbf_policy) < 0 ||
+	    !tb[LNETK_TBF_A_SERVICE])
+		return -EPROTO;
+	rc = get_str(service, sizeof(service), tb[LNETK_TBF_A_SERVICE]);
+	nla_for_each_nested(a, top[LNETK_A_TBF], rem) {
+		if (rc || nla_type(a) != LNETK_TBF_A_CLASS)
+			continue;
+		if (nla_parse_nested(ctb, LNETK_TBFC_A_MAX, a, tbfc_policy) < 0 ||
+		    !ctb[LNETK_TBFC_A_QUEUE] || !ctb[LNETK_TBFC_A_KEY] || !ctb[LNETK_TBFC_A_RULE]) {
+			rc = -EPROTO;
+			break;
+		}
+		memset(&c, 0, sizeof(c));
+		c.service = service;
+		c.queue = nla_get_u8(ctb[LNETK_TBFC_A_QUEUE]);
+		c.key = nla_data(ctb[LNETK_TBFC_A_KEY]);
+		c.rule = nla_data(ctb[LNETK_TBFC_A_RULE]);
+		c.queued = get_u64_or(ctb[LNETK_TBFC_A_QUEUED], 0);
+		c.enqueued = get_u64_or(ctb[LNETK_TBFC_A_ENQUEUED], 0);
+		c.dispatched = get_u64_or(ctb[LNETK_TBFC_A_DISPATCHED], 0);
+		c.wait_ns = get_u64_or(ctb[LNETK_TBFC_A_WAIT_NS], 0);
+		c.throttled = get_u64_or(ctb[LNETK_TBFC_A_THROTTLED], 0);
+		rc = cb_rc(d->cb.tbf_class(&c, d->arg));
+	}
+	return rc;
+}
+
+int lnetk_tbf_classes(struct lnetk *lk, const char *service, lnetk_tbf_class_cb cb, void *arg,
+		      struct lnetk_err *err)
+{
+	struct tbf_in in = {.service = service, .queue = -1};
+	struct dump d = {.cb.tbf_class = cb, .arg = arg};
+	struct req rq = {.err = err, .parse = parse_tbf_classes, .arg = &d};
+
+	return run(lk, LNETK_CMD_TBF_CLASS_GET, NLM_F_DUMP, service ? tbf_size(&in) : 0,
+		   service ? put_tbf : NULL, &in, &rq);
 }
 
 struct load_in {

@@ -307,6 +307,21 @@ int lnetk_tbf_get(struct lnetk *lk, const char *service, lnetk_tbf_cb cb, void *
 		  struct lnetk_err *err);
 int lnetk_tbf_dump(struct lnetk *lk, lnetk_tbf_cb cb, void *arg, struct lnetk_err *err);
 
+/* One class of a policy's queue, with its statistics (strings valid during the callback). */
+struct lnetk_tbf_class {
+	const char *service;
+	uint8_t queue;	  /* enum lnetk_tbf_queue */
+	const char *key;  /* "nid=10.0.0.1@tcp" */
+	const char *rule; /* the rule it follows, "" for none yet */
+	uint64_t queued, enqueued, dispatched, wait_ns, throttled;
+};
+
+typedef int (*lnetk_tbf_class_cb)(const struct lnetk_tbf_class *c, void *arg);
+
+/* The classes of @service's policy (NULL: of every policy), by dump. */
+int lnetk_tbf_classes(struct lnetk *lk, const char *service, lnetk_tbf_class_cb cb, void *arg,
+		      struct lnetk_err *err);
+
 /* One class of a test load: requests from @nid on @queue (-1: reg). */
 struct lnetk_tbf_load_class {
 	const char *nid;

@@ -78,6 +78,7 @@ struct head {
 	struct lne_tbf_class **bucket;
 	u32 nbuckets; /* a power of two */
 	u32 nclasses, nactive, cap;
+	u64 cgen;		      /* bumped by every class made or freed */
 	struct lne_list active, idle; /* idle: longest idle first */
 	struct heap heap[NHEAPS];
 	u64 queued;
@@ -1308,6 +1309,7 @@ static void class_free(struct head *h, struct lne_tbf_class *c)
 	if (c->rule)
 		c->rule->nclasses--;
 	h->nclasses--;
+	h->cgen++;
 	lne_free(c);
 }
 
@@ -1355,6 +1357,7 @@ static int class_new(struct lne_tbf *tbf, struct head *h, enum lne_tbf_queue qi,
 	c->hnext = h->bucket[hash & (h->nbuckets - 1)];
 	h->bucket[hash & (h->nbuckets - 1)] = c;
 	h->nclasses++;
+	h->cgen++;
 	hash_grow(h);
 	*out = c;
 	return 0;
@@ -1954,6 +1957,7 @@ void lne_tbf_queue_info(const struct lne_tbf *tbf, enum lne_tbf_queue qi,
 	info->nactive = h->nactive;
 	info->queued = h->queued;
 	info->gen = h->gen;
+	info->cgen = h->cgen;
 }
 
 const struct lne_tbf_rule *lne_tbf_rule_next(const struct lne_tbf *tbf, enum lne_tbf_queue qi,

@@ -266,6 +266,7 @@ struct lne_tbf_queue_info {
 	u32 nactive; /* classes with queued requests */
 	u64 queued;  /* requests */
 	u64 gen;     /* bumped by every change of rules, type or depth */
+	u64 cgen; /* bumped by every class made or freed: lne_tbf_class_next's order holds while it stays */
 };
 
 struct lne_tbf;

@@ -216,8 +216,25 @@
  *   still queued at the end are cancelled.  The rules and statistics
  *   apply as for real traffic; the load is not a change of the
  *   configuration: it neither bumps the generation nor is announced.  A
- *   signal ends it early.  While it runs, TBF_DEL of the policy and a
- *   second load on it are refused with -EBUSY.
+ *   signal ends it early.  The load is a request source like those of
+ *   other modules (below): while it runs, TBF_DEL of the policy and a
+ *   second source on it are refused with -EBUSY.
+ * LNETK_CMD_TBF_CLASS_GET (dump only): the classes of every policy, or of
+ *   the one LNETK_A_TBF/LNETK_TBF_A_SERVICE names (-ENOENT if none), in
+ *   service order, reg queue before hp.  Each message carries
+ *   LNETK_A_GENERATION and one LNETK_A_TBF with LNETK_TBF_A_SERVICE and
+ *   one LNETK_TBF_A_CLASS per class, as many as fit: LNETK_TBFC_A_QUEUE,
+ *   _KEY (the class key as text), _RULE (the rule it follows) and its
+ *   statistics _QUEUED, _ENQUEUED, _DISPATCHED, _WAIT_NS, _THROTTLED.
+ *   Classes come and go with traffic, not with the configuration: the
+ *   consistency check (see Dumps) covers them too, so a class made or
+ *   reclaimed during the dump flags NLM_F_DUMP_INTR.
+ *
+ * Request sources in other modules (lnetk_nrs.h, EXPORT_SYMBOL_GPL) open
+ * a service's policy, enqueue each request as it arrives and dequeue the
+ * next one the policy lets out; their traffic shows in the statistics
+ * above.  One source at a time holds a policy.  Rule, type and depth
+ * changes apply to it at once.
  *
  * Dumps
  * -----
@@ -295,6 +312,7 @@ enum lnetk_cmd {
 	LNETK_CMD_TBF_DEL,
 	LNETK_CMD_TBF_GET,
 	LNETK_CMD_TBF_LOAD,
+	LNETK_CMD_TBF_CLASS_GET,
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
@@ -524,6 +542,7 @@ enum lnetk_tbf_attr {
 	LNETK_TBF_A_LOAD_MS,	/* u32: TBF_LOAD's duration */
 	LNETK_TBF_A_LOAD_CLASS, /* nest, LNETK_TBFL_A_*, repeated */
 	LNETK_TBF_A_ELAPSED_NS, /* u64, reply: how long the load ran */
+	LNETK_TBF_A_CLASS,	/* nest, LNETK_TBFC_A_*, repeated, reply */
 	__LNETK_TBF_A_LAST
 };
 #define LNETK_TBF_A_MAX (__LNETK_TBF_A_LAST - 1)
@@ -569,5 +588,20 @@ enum lnetk_tbfl_attr {
 	__LNETK_TBFL_A_LAST
 };
 #define LNETK_TBFL_A_MAX (__LNETK_TBFL_A_LAST - 1)
+
+enum lnetk_tbfc_attr {
+	LNETK_TBFC_A_UNSPEC,
+	LNETK_TBFC_A_PAD,
+	LNETK_TBFC_A_QUEUE,	 /* u8, enum lnetk_tbf_queue */
+	LNETK_TBFC_A_KEY,	 /* string: "nid=10.0.0.1@tcp opcode=ost_write" */
+	LNETK_TBFC_A_RULE,	 /* string: the rule it follows ("" while it has none) */
+	LNETK_TBFC_A_QUEUED,	 /* u64 */
+	LNETK_TBFC_A_ENQUEUED,	 /* u64 */
+	LNETK_TBFC_A_DISPATCHED, /* u64 */
+	LNETK_TBFC_A_WAIT_NS,	 /* u64 */
+	LNETK_TBFC_A_THROTTLED,	 /* u64 */
+	__LNETK_TBFC_A_LAST
+};
+#define LNETK_TBFC_A_MAX (__LNETK_TBFC_A_LAST - 1)
 
 #endif /* _UAPI_LNETK_H */

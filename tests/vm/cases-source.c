@@ -12,7 +12,9 @@
  * TBF_DEL and TBF_LOAD of it are refused with EBUSY and a sentence, and a
  * rate change still goes through; once it is removed, the policy can go.
  * Loading the module for a service without a policy fails with ENOENT,
- * with a malformed NID with EINVAL.
+ * with a malformed NID with EINVAL.  The module also leaves SPREAD more
+ * classes with a request queued each, and the class dump (TBF_CLASS_GET)
+ * must list every class once, with its rule and counts.
  *
  * Runs in the initial network namespace: the module opens init_net's
  * policy.
@@ -29,6 +31,7 @@
 
 #define SRC_NAME "lnetk_nrs_src"
 #define SERVICE	 "nrs_src"
+#define SPREAD	 1000 /* clients with one request queued each */
 
 static const char *const nid[] = {"10.2.0.1@tcp", "10.2.0.2@tcp", "10.2.0.3@tcp"};
 static const unsigned int rate[] = {500, 1000, 2000};
@@ -90,6 +93,68 @@ static int stats_cb(const struct lnetk_tbf *t, void *arg)
 	return 0;
 }
 
+struct class_tally {
+	int n, reg, hp, spread, dup;
+	unsigned long long disp[3], queued_spread;
+	char (*seen)[48];
+};
+
+static int class_cb(const struct lnetk_tbf_class *c, void *arg)
+{
+	struct class_tally *t = arg;
+	int i;
+
+	for (i = 0; i < t->n && i < SPREAD + 3; i++)
+		if (!strcmp(t->seen[i], c->key))
+			t->dup++;
+	if (t->n < SPREAD + 3)
+		snprintf(t->seen[t->n], sizeof(t->seen[0]), "%s", c->key);
+	t->n++;
+	if (c->queue == LNETK_TBF_HP)
+		t->hp++;
+	else
+		t->reg++;
+	for (i = 0; i < 3; i++)
+		if (!strncmp(c->key, "nid=", 4) && !strcmp(c->key + 4, nid[i]) &&
+		    c->rule[0] == 'c' && c->rule[1] - '0' == i)
+			t->disp[i] = c->dispatched;
+	if (!strncmp(c->key, "nid=10.3.", 9) && !strcmp(c->rule, "default")) {
+		t->spread++;
+		t->queued_spread += c->queued;
+	}
+	return 0;
+}
+
+/*
+ * TBF_CLASS_GET: SPREAD + 3 classes of about 100 bytes each take more than
+ * one dump message (32 KiB at most): every class exactly once, with the
+ * rule it follows and the source's counts.
+ */
+static void classes(struct lnetk *lk, const unsigned long long *disp)
+{
+	struct class_tally t = {0};
+	struct lnetk_err err;
+	int rc, i, same = 0;
+
+	t.seen = calloc(SPREAD + 3, sizeof(*t.seen));
+	rc = t.seen ? lnetk_tbf_classes(lk, SERVICE, class_cb, &t, &err) : -ENOMEM;
+	for (i = 0; i < 3; i++)
+		same += t.disp[i] == disp[i];
+	tap(!rc && t.n == SPREAD + 3 && !t.dup && t.reg == SPREAD + 2 && t.hp == 1,
+	    "source: TBF_CLASS_GET lists %d classes (%d reg, %d hp) over several messages, each "
+	    "once (%s, %d repeated)",
+	    t.n, t.reg, t.hp, errname(rc), t.dup);
+	tap(!rc && same == 3 && t.spread == SPREAD && t.queued_spread == SPREAD,
+	    "source: each client's class follows its rule with the source's count (%d of 3), the %d "
+	    "spread ones the default with one request queued each (%llu)",
+	    same, t.spread, t.queued_spread);
+	free(t.seen);
+	rc = lnetk_tbf_classes(lk, "nrs_none", class_cb, &t, &err);
+	tap(rc == -ENOENT && strstr(err.msg, "no TBF policy"),
+	    "source: TBF_CLASS_GET of a service without a policy: %s, \"%s\"", errname(rc),
+	    err.msg);
+}
+
 void cases_source(const char *ko)
 {
 	unsigned long long sum[2] = {0, 0}, total = 0;
@@ -113,8 +178,8 @@ void cases_source(const char *ko)
 	tap(!rc, "source: a policy with a rule per client, the third on hp (%s %s)", errname(rc),
 	    err.msg);
 
-	snprintf(params, sizeof(params), "service=%s ms=2000 nids=%s,%s,%s hp=%s hold=1", SERVICE,
-		 nid[0], nid[1], nid[2], nid[2]);
+	snprintf(params, sizeof(params), "service=%s ms=2000 nids=%s,%s,%s hp=%s hold=1 spread=%d",
+		 SERVICE, nid[0], nid[1], nid[2], nid[2], SPREAD);
 	rc = src_load(ko, params);
 	tap(!rc, "source: %s loads and serves the policy through lnetk_nrs_* (%s)", SRC_NAME,
 	    errname(rc));
@@ -132,10 +197,12 @@ void cases_source(const char *ko)
 		    g.elapsed ? got / (g.elapsed / 1e9) : 0, off * 100);
 	}
 	rc = lnetk_tbf_get(lk, SERVICE, stats_cb, sum, &err);
-	tap(!rc && sum[0] == total && sum[1] == 0,
-	    "source: the rules counted every dispatch (%llu of %llu) and, after close, none queued "
-	    "(%llu)",
-	    sum[0], total, sum[1]);
+	tap(!rc && sum[0] == total && sum[1] == SPREAD,
+	    "source: the rules counted every dispatch (%llu of %llu) and, the load's requests "
+	    "cancelled at close, only the %d spread ones queued (%llu)",
+	    sum[0], total, SPREAD, sum[1]);
+
+	classes(lk, g.disp);
 
 	/* The module holds the policy now. */
 	rc = lnetk_tbf_del(lk, SERVICE, &err);

@@ -8,21 +8,25 @@
  * Loading it runs one load in init_net and leaves the outcome in the
  * read-only parameter `result`:
  *
- *	insmod lnetk_nrs_src.ko service=S ms=N nids=A,B,... [hp=B,...] [hold=1]
+ *	insmod lnetk_nrs_src.ko service=S ms=N nids=A,B,... [hp=B,...] [hold=1 [spread=N]]
  *
  * Each NID in `nids` is a client with LOAD_BACKLOG requests kept queued on
  * the reg queue (`hp` names clients whose requests go to the hp queue);
  * for `ms` milliseconds the module serves every request the policy lets
  * out, sleeping until the deadline it returns.  `result` then reads
  * "elapsed <ns>\n" and one "<nid> <enqueued> <dispatched>\n" per client, in
- * order.  With hold=1 the module keeps
- * the policy open until it is removed (so tests can see TBF_DEL refused);
- * otherwise it closes it before init returns.  A failure to open or to
+ * order.  With hold=1 the module keeps the policy open until it is removed
+ * (so tests can see TBF_DEL refused); otherwise it closes it before init
+ * returns.  With hold=1 and spread=N it then queues one more request from
+ * each of N clients 10.3.<i / 256>.<i % 256>@tcp on the reg queue and
+ * leaves them there (N more classes, for tests of the class dump); closing
+ * the policy at removal cancels them.  A failure to open or to
  * enqueue fails the load with that errno (ENOENT: no policy; EBUSY:
  * another source holds it).
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
@@ -45,6 +49,8 @@ static char *hp = "";
 module_param(hp, charp, 0444);
 static bool hold;
 module_param(hold, bool, 0444);
+static unsigned int spread;
+module_param(spread, uint, 0444);
 static char result[1024];
 module_param_string(result, result, sizeof(result), 0444);
 
@@ -62,6 +68,7 @@ struct client {
 };
 
 static struct lnetk_nrs *held;
+static struct lne_tbf_req *spread_req;
 
 static bool listed(const char *list, const char *nid)
 {
@@ -159,6 +166,28 @@ static int run(struct lnetk_nrs *nrs, struct client *c, unsigned int nc)
 	return 0;
 }
 
+static int spread_out(void)
+{
+	char nid[32];
+	unsigned int i;
+	int rc = 0;
+
+	spread_req = kvcalloc(spread, sizeof(*spread_req), GFP_KERNEL);
+	if (!spread_req)
+		return -ENOMEM;
+	for (i = 0; !rc && i < spread; i++) {
+		snprintf(nid, sizeof(nid), "10.3.%u.%u@tcp", i / 256, i % 256);
+		rc = lnetk_nrs_nid(nid, &spread_req[i].nid)
+			     ?: lnetk_nrs_enqueue(held, &spread_req[i], false);
+	}
+	if (rc) {
+		lnetk_nrs_close(held);
+		held = NULL;
+		kvfree(spread_req);
+	}
+	return rc;
+}
+
 static int __init src_init(void)
 {
 	struct lnetk_nrs *nrs;
@@ -182,6 +211,8 @@ static int __init src_init(void)
 					rc = -EUCLEAN;
 		if (!rc && hold)
 			rc = lnetk_nrs_open(&init_net, service, &held);
+		if (!rc && hold && spread)
+			rc = spread_out();
 	}
 	kfree(c);
 	return rc;
@@ -190,6 +221,7 @@ static int __init src_init(void)
 static void __exit src_exit(void)
 {
 	lnetk_nrs_close(held);
+	kvfree(spread_req);
 }
 
 module_init(src_init);
