@@ -13,25 +13,26 @@
 
 struct lnd_info {
 	const char *name;
+	u8 len; /* strlen(name): every NID parsed looks its LND up */
 	u8 type;
 	u8 addr_class;
 };
 
 static const struct lnd_info lnds[] = {
-	{"tcp", LNE_LND_TCP, LNE_AC_IP},
-	{"o2ib", LNE_LND_O2IB, LNE_AC_IP},
-	{"lo", LNE_LND_LO, LNE_AC_LO},
-	{"gni", LNE_LND_GNI, LNE_AC_NUM},
-	{"gip", LNE_LND_GIP, LNE_AC_IP4},
-	{"ptlf", LNE_LND_PTLF, LNE_AC_NUM},
-	{"kfi", LNE_LND_KFI, LNE_AC_NUM},
+	{"tcp", 3, LNE_LND_TCP, LNE_AC_IP},
+	{"o2ib", 4, LNE_LND_O2IB, LNE_AC_IP},
+	{"lo", 2, LNE_LND_LO, LNE_AC_LO},
+	{"gni", 3, LNE_LND_GNI, LNE_AC_NUM},
+	{"gip", 3, LNE_LND_GIP, LNE_AC_IP4},
+	{"ptlf", 4, LNE_LND_PTLF, LNE_AC_NUM},
+	{"kfi", 3, LNE_LND_KFI, LNE_AC_NUM},
 	/*
 	 * "ib": the Multi-Rail design writes its examples with ib0, ib1...
 	 * (10.2.2.3@ib0).  Lustre has no such LND; InfiniBand's is o2ib, so
 	 * that is how they are read, and printed: 10.2.2.3@o2ib (the number
 	 * stays).  Only a lookup alias: o2ib comes first for printing.
 	 */
-	{"ib", LNE_LND_O2IB, LNE_AC_IP},
+	{"ib", 2, LNE_LND_O2IB, LNE_AC_IP},
 };
 
 static const struct lnd_info *lnd_find(unsigned int type)
@@ -64,14 +65,14 @@ int lne_lnd_lookup(const char *s, size_t n, size_t *name_len)
 	size_t i, len;
 
 	for (i = 0; i < LNE_ARRAY_SIZE(lnds); i++) {
-		len = strlen(lnds[i].name);
-		if (len <= n && !memcmp(s, lnds[i].name, len) &&
-		    (!best || len > strlen(best->name)))
+		len = lnds[i].len;
+		if (len <= n && s[0] == lnds[i].name[0] && !memcmp(s, lnds[i].name, len) &&
+		    (!best || len > best->len))
 			best = &lnds[i];
 	}
 	if (!best)
 		return -ENOENT;
-	*name_len = strlen(best->name);
+	*name_len = best->len;
 	return best->type;
 }
 
@@ -185,12 +186,12 @@ int lne_nid_parse(const char *s, struct lne_nid *nid, struct lne_err *err)
 		out.alen = 4;
 		break;
 	case LNE_AC_IP:
-		if (memchr(s, ':', alen)) {
+		/* IPv4 first, without looking for a ':' (a dotted quad has none). */
+		rc = lne_parse_ip4(addr, out.addr);
+		out.alen = 4;
+		if (rc && memchr(s, ':', alen)) {
 			rc = lne_parse_ip6(addr, out.addr);
 			out.alen = 16;
-		} else {
-			rc = lne_parse_ip4(addr, out.addr);
-			out.alen = 4;
 		}
 		if (rc)
 			return lne_err_set(err, -EINVAL, s, 0, "'%.*s' is not an IP address",
@@ -237,11 +238,6 @@ int lne_nid_format(const struct lne_nid *nid, char *buf, size_t size)
 	lne_sb_putc(&sb, '@');
 	print_net(&sb, nid->lnd, nid->num);
 	return lne_sb_result(&sb);
-}
-
-bool lne_nid_equal(const struct lne_nid *a, const struct lne_nid *b)
-{
-	return lne_nid_cmp(a, b) == 0;
 }
 
 int lne_nid_cmp(const struct lne_nid *a, const struct lne_nid *b)

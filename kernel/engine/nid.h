@@ -91,7 +91,15 @@ static inline u32 lne_nid_ip4(const struct lne_nid *nid)
 	       nid->addr[3];
 }
 
-bool lne_nid_equal(const struct lne_nid *a, const struct lne_nid *b);
+/* Inline: adding a peer NID compares NIDs several times (hash chains). */
+static inline bool lne_nid_equal(const struct lne_nid *a, const struct lne_nid *b)
+{
+	if (a->lnd != b->lnd || a->num != b->num || a->alen != b->alen)
+		return false;
+	/* A constant size lets the compiler compare IPv4 as one word. */
+	return a->alen == 4 ? !memcmp(a->addr, b->addr, 4) : !memcmp(a->addr, b->addr, a->alen);
+}
+
 int lne_nid_cmp(const struct lne_nid *a, const struct lne_nid *b);
 u32 lne_nid_hash(const struct lne_nid *nid);
 
