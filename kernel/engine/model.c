@@ -13,6 +13,30 @@
 
 #define HASH_MIN 256u
 
+/*
+ * The NID tables' hash.  lne_nid_hash() (FNV-1a, a byte at a time) stays
+ * as it is for its other users; these tables take a word at a time, since
+ * a restore of 100,000 NIDs hashes each of them several times.  Only what
+ * lne_nid_equal() compares goes in, so equal NIDs hash equal; the last
+ * steps fold the high bits into the low ones the tables index with.
+ */
+static u32 nid_hash(const struct lne_nid *nid)
+{
+	u32 h = ((u32)nid->lnd << 24 | (u32)nid->alen << 16 | nid->num) * 0x9e3779b1u, w;
+	unsigned int i;
+
+	for (i = 0; i + 4 <= nid->alen; i += 4) {
+		memcpy(&w, nid->addr + i, 4);
+		h = (h ^ w) * 0x85ebca6bu;
+		h ^= h >> 15;
+	}
+	for (; i < nid->alen; i++)
+		h = (h ^ nid->addr[i]) * 0x85ebca6bu;
+	h ^= h >> 16;
+	h *= 0xc2b2ae35u;
+	return h ^ (h >> 13);
+}
+
 static const char *nid_str(const struct lne_nid *nid, char *buf)
 {
 	lne_nid_format(nid, buf, LNE_NID_STR_MAX);
@@ -248,7 +272,7 @@ struct lne_net *lne_net_find(const struct lne_inst *ln, lne_net_t id)
 
 static struct lne_ni **ni_slot(struct lne_inst *ln, const struct lne_nid *nid)
 {
-	return &ln->ni_htab[lne_nid_hash(nid) % LNE_NI_HASH];
+	return &ln->ni_htab[nid_hash(nid) % LNE_NI_HASH];
 }
 
 struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
@@ -256,7 +280,7 @@ struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
 	struct lne_ni *ni;
 
 	/* Every peer NID added is checked against the local NIs: a hash. */
-	for (ni = ln->ni_htab[lne_nid_hash(nid) % LNE_NI_HASH]; ni; ni = ni->hnext)
+	for (ni = ln->ni_htab[nid_hash(nid) % LNE_NI_HASH]; ni; ni = ni->hnext)
 		if (lne_nid_equal(&ni->nid, nid))
 			return ni;
 	return NULL;
@@ -478,7 +502,7 @@ int lne_ni_set_credits(struct lne_inst *ln, const struct lne_nid *nid, s32 credi
 
 static struct lne_peer_ni **hash_slot(const struct lne_inst *ln, const struct lne_nid *nid)
 {
-	return &ln->htab[lne_nid_hash(nid) & ln->hmask];
+	return &ln->htab[nid_hash(nid) & ln->hmask];
 }
 
 struct lne_peer_ni *lne_peer_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
@@ -503,9 +527,11 @@ static void hash_grow(struct lne_inst *ln)
 	ln->htab = tab;
 	for (i = 0; i <= ln->hmask; i++)
 		for (pni = old[i]; pni; pni = next) {
+			u32 slot = nid_hash(&pni->nid) & (size - 1);
+
 			next = pni->hnext;
-			pni->hnext = tab[lne_nid_hash(&pni->nid) & (size - 1)];
-			tab[lne_nid_hash(&pni->nid) & (size - 1)] = pni;
+			pni->hnext = tab[slot];
+			tab[slot] = pni;
 		}
 	ln->hmask = size - 1;
 	lne_free(old);
@@ -531,11 +557,11 @@ struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *
 	return lne_peer_of(pni);
 }
 
-/* Refuse a NID that is local or already some peer's, naming the owner. */
-static int check_nid_free(const struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err)
+/* Refuse a NID that is local or already some peer's (@pni, found), naming the owner. */
+static int nid_free(const struct lne_inst *ln, const struct lne_nid *nid,
+		    const struct lne_peer_ni *pni, struct lne_err *err)
 {
 	char buf[LNE_NID_STR_MAX], owner[LNE_NID_STR_MAX];
-	struct lne_peer_ni *pni = lne_peer_ni_find(ln, nid);
 
 	if (pni)
 		return lne_err_set(err, -EEXIST, nid_str(nid, buf), -1, "already a NID of peer %s",
@@ -544,6 +570,11 @@ static int check_nid_free(const struct lne_inst *ln, const struct lne_nid *nid, 
 		return lne_err_set(err, -EINVAL, nid_str(nid, buf), -1,
 				   "is a local NI, not a peer NID");
 	return 0;
+}
+
+static int check_nid_free(const struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err)
+{
+	return nid_free(ln, nid, lne_peer_ni_find(ln, nid), err);
 }
 
 static struct lne_peer_net *pnet_find(const struct lne_peer *peer, lne_net_t id)
@@ -565,32 +596,40 @@ static void pni_unlink(struct lne_inst *ln, struct lne_peer_ni *pni)
 	hash_del(ln, pni);
 	lne_list_del(&pni->pnet_link);
 	lne_list_del(&pni->rnet_link);
+	pnet->rnet->npni--;
 	ln->npni--;
 	peer->npni--;
 	if (!--pnet->npni) {
 		lne_list_del(&pnet->link);
 		rnet_put(pnet->rnet);
-		lne_free(pnet);
+		if (pnet != &peer->first_pnet)
+			lne_free(pnet);
 	}
-	lne_free(pni);
+	/* The peer's own go with it (peer_free). */
+	if (pni != &peer->first_pni)
+		lne_free(pni);
 }
 
+/* Add @nid to @peer; its first (the primary) takes the peer's own peer NI and net. */
 static int pni_add(struct lne_inst *ln, struct lne_peer *peer, const struct lne_nid *nid)
 {
-	struct lne_peer_net *pnet = pnet_find(peer, lne_nid_net(nid));
-	struct lne_peer_ni *pni = lne_zalloc(sizeof(*pni));
+	bool first = !peer->npni;
+	struct lne_peer_net *pnet = first ? NULL : pnet_find(peer, lne_nid_net(nid));
+	struct lne_peer_ni *pni = first ? &peer->first_pni : lne_zalloc(sizeof(*pni));
 	struct lne_peer_ni **slot;
 	int rc;
 
 	if (!pni)
 		return -ENOMEM;
 	if (!pnet) {
-		pnet = lne_zalloc(sizeof(*pnet));
+		pnet = first ? &peer->first_pnet : lne_zalloc(sizeof(*pnet));
 		if (pnet)
 			pnet->rnet = rnet_get(ln, lne_nid_net(nid));
 		if (!pnet || !pnet->rnet) {
-			lne_free(pnet);
-			lne_free(pni);
+			if (!first) {
+				lne_free(pnet);
+				lne_free(pni);
+			}
 			return -ENOMEM;
 		}
 		pnet->peer = peer;
@@ -604,6 +643,7 @@ static int pni_add(struct lne_inst *ln, struct lne_peer *peer, const struct lne_
 	pni->credits = 8;
 	lne_list_add_tail(&pni->pnet_link, &pnet->pnis);
 	lne_list_add_tail(&pni->rnet_link, &pnet->rnet->pnis);
+	pnet->rnet->npni++;
 	pnet->npni++;
 	peer->npni++;
 	ln->npni++;
@@ -646,17 +686,19 @@ static struct lne_peer *peer_new(struct lne_inst *ln, const struct lne_nid *prim
 
 int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_err *err)
 {
-	struct lne_peer *peer = lne_peer_find(ln, primary);
+	/* One lookup tells both whether it is a peer's primary and whether it is taken. */
+	struct lne_peer_ni *pni = lne_peer_ni_find(ln, primary);
+	struct lne_peer *peer = pni ? lne_peer_of(pni) : NULL;
 	int rc;
 
 	/* A route's gateway becomes an explicit peer: no longer implicit. */
-	if (peer && peer->implicit) {
+	if (peer && peer->implicit && lne_nid_equal(&peer->primary, primary)) {
 		peer->implicit = false;
 		peer->mr = mr;
 		lne_changed(ln);
 		return 0;
 	}
-	rc = check_nid_free(ln, primary, err);
+	rc = nid_free(ln, primary, pni, err);
 	if (rc)
 		return rc;
 	if (!peer_new(ln, primary, mr, false))

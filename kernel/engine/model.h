@@ -89,21 +89,13 @@ struct lne_rnet {
 	lne_net_t id;
 	struct lne_prio prio;	/* UDSP: peer net priority (--dst <net>) */
 	struct lne_list pnis;	/* every peer NI on this net: rules walk this */
+	u32 npni;		/* how many: a rule naming fewer NIDs looks them up */
 	struct lne_list routes; /* routes to this net */
 	struct lne_net *local;	/* the local net, while it has NIs */
 	u32 refs;		/* peer nets + routes + a local net */
 };
 
-struct lne_peer {
-	struct lne_list link; /* in inst->peers, creation order */
-	struct lne_nid primary;
-	bool mr;       /* Multi-Rail; false keeps one source NI */
-	bool implicit; /* created for a route's gateway */
-	struct lne_list pnets;
-	u32 npni;
-	struct lne_ni *nmr_src; /* non-Multi-Rail: the source NI it keeps */
-	u64 id;			/* creation number: the dump cursor */
-};
+struct lne_peer;
 
 struct lne_peer_net {
 	struct lne_list link; /* in peer->pnets */
@@ -137,6 +129,25 @@ struct lne_peer_ni {
 	s32 credits;
 	u32 seq;
 	u32 gw_refs; /* routes using this NID as their gateway */
+};
+
+struct lne_peer {
+	struct lne_list link; /* in inst->peers, creation order */
+	struct lne_nid primary;
+	bool mr;       /* Multi-Rail; false keeps one source NI */
+	bool implicit; /* created for a route's gateway */
+	struct lne_list pnets;
+	u32 npni;
+	struct lne_ni *nmr_src; /* non-Multi-Rail: the source NI it keeps */
+	u64 id;			/* creation number: the dump cursor */
+	/*
+	 * The primary NID's peer NI and peer net, which live exactly as long
+	 * as the peer (the primary NID is never removed on its own): a peer is
+	 * one allocation instead of three.  A restore makes 50,000 peers, and
+	 * in the module each new object can cost as much as adding the NID.
+	 */
+	struct lne_peer_net first_pnet;
+	struct lne_peer_ni first_pni;
 };
 
 struct lne_route {
