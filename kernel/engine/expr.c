@@ -546,25 +546,32 @@ static void copy_list(struct lne_range *dst, u16 *n, const struct lne_range *src
 static int canonicalize(struct lne_expr *e)
 {
 	u16 *order = NULL, i, j, npat = 0, nrange = 0;
-	size_t total = 0, cap, *off = NULL;
+	size_t total = 0, cap = 0, *off = NULL;
 	struct lne_range *ranges = NULL;
 	struct lne_pat *pats = NULL;
 	char *text = NULL;
 	int rc = -ENOMEM;
 
-	for (i = 0; i < e->npat; i++)
-		total += (size_t)pat_format(e, &e->pat[i], NULL, 0) + 1;
-	cap = total;
-	text = lne_zalloc(cap);
-	off = lne_zalloc(e->npat * sizeof(*off));
+	/* One item (most expressions) has nothing to sort: no text needed. */
+	if (e->npat > 1) {
+		for (i = 0; i < e->npat; i++)
+			total += (size_t)pat_format(e, &e->pat[i], NULL, 0) + 1;
+		cap = total;
+		text = lne_zalloc(cap);
+		off = lne_zalloc(e->npat * sizeof(*off));
+		if (!text || !off)
+			goto out;
+	}
 	order = lne_zalloc(e->npat * sizeof(*order));
 	pats = lne_zalloc(e->npat * sizeof(*pats));
 	ranges = lne_zalloc((e->nrange ? e->nrange : 1) * sizeof(*ranges));
-	if (!text || !off || !order || !pats || !ranges)
+	if (!order || !pats || !ranges)
 		goto out;
 	for (i = 0, total = 0; i < e->npat; i++) {
-		off[i] = total;
-		total += (size_t)pat_format(e, &e->pat[i], text + total, cap - total) + 1;
+		if (text) {
+			off[i] = total;
+			total += (size_t)pat_format(e, &e->pat[i], text + total, cap - total) + 1;
+		}
 		order[i] = i;
 	}
 	/* Insertion sort: items are few, and this needs no sort context. */
@@ -750,6 +757,57 @@ static bool list_equal(const struct lne_expr *a, struct lne_rlist la, const stru
 	return la.count == lb.count &&
 	       (!la.count || !memcmp(a->range + la.first, b->range + lb.first,
 				     la.count * sizeof(struct lne_range)));
+}
+
+/* --- equality and its hash ------------------------------------------------------ */
+
+static u32 hash_mix(u32 h, u32 v)
+{
+	h = (h ^ v) * 0x9e3779b1u;
+	return h ^ (h >> 16);
+}
+
+static u32 hash_list(u32 h, const struct lne_expr *e, struct lne_rlist l)
+{
+	const struct lne_range *r;
+	u16 i;
+
+	h = hash_mix(h, l.count);
+	if (!l.count)
+		return h; /* an expression of '*'s has no range array */
+	r = e->range + l.first;
+	for (i = 0; i < l.count; i++)
+		h = hash_mix(hash_mix(hash_mix(h, r[i].lo), r[i].hi), r[i].step);
+	return h;
+}
+
+u32 lne_expr_hash(const struct lne_expr *e)
+{
+	u32 h = hash_mix(0, e->npat);
+	u16 i;
+	int j;
+
+	/* What lne_expr_equal() compares, and nothing else. */
+	for (i = 0; i < e->npat; i++) {
+		const struct lne_pat *x = &e->pat[i];
+
+		h = hash_list(hash_mix(h, (u32)x->lnd << 8 | x->kind), e, x->net);
+		switch (x->kind) {
+		case LNE_PAT_IP4:
+			for (j = 0; j < 4; j++)
+				h = hash_list(h, e, x->a.oct[j]);
+			break;
+		case LNE_PAT_IP6:
+			h = hash_mix(h, x->prefix);
+			for (j = 0; j < 16; j++)
+				h = hash_mix(h, x->a.ip6[j]);
+			break;
+		case LNE_PAT_NUM:
+			h = hash_list(h, e, x->a.num);
+			break;
+		}
+	}
+	return h;
 }
 
 bool lne_expr_equal(const struct lne_expr *a, const struct lne_expr *b)

@@ -90,5 +90,7 @@ bool lne_expr_match_nid(const struct lne_expr *e, const struct lne_nid *nid);
 bool lne_expr_match_net(const struct lne_expr *e, lne_net_t net);
 
 bool lne_expr_equal(const struct lne_expr *a, const struct lne_expr *b);
+/* Equal expressions hash equal: a quick "certainly different" before the above. */
+u32 lne_expr_hash(const struct lne_expr *e);
 
 #endif /* LNE_EXPR_H */

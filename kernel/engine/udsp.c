@@ -330,14 +330,19 @@ static int apply_rule(struct lne_inst *ln, const struct lne_rule *r, bool recomp
 
 struct lne_rule *lne_rule_at(const struct lne_inst *ln, u32 idx)
 {
-	struct lne_rule *r;
+	const struct lne_list *pos;
+	u32 i;
 
 	if (idx >= ln->udsp.nrules)
 		return NULL;
-	for_each_rule(r, ln)
-		if (r->idx == idx)
-			return r;
-	return NULL;
+	/* From the nearer end: deleting every rule takes them from the tail. */
+	if (idx < ln->udsp.nrules / 2)
+		for (pos = ln->udsp.rules.next, i = 0; i < idx; i++)
+			pos = pos->next;
+	else
+		for (pos = ln->udsp.rules.prev, i = ln->udsp.nrules - 1; i > idx; i--)
+			pos = pos->prev;
+	return lne_list_entry(pos, struct lne_rule, link);
 }
 
 const char *lne_rule_kind_name(enum lne_rule_kind kind)
@@ -354,13 +359,26 @@ const char *lne_rule_kind_name(enum lne_rule_kind kind)
 	return (unsigned int)kind < LNE_ARRAY_SIZE(names) ? names[kind] : "unknown";
 }
 
-static void renumber(struct lne_inst *ln)
+/*
+ * Give positions again from @pos (a rule's link, or the head) to the end,
+ * @idx first: rules before an insertion or a removal keep theirs, so
+ * appending (what a restore does 1,000 times) renumbers nothing else.
+ */
+static void renumber_from(struct lne_inst *ln, struct lne_list *pos, u32 idx)
 {
-	struct lne_rule *r;
-	u32 i = 0;
+	for (; pos != &ln->udsp.rules; pos = pos->next)
+		lne_list_entry(pos, struct lne_rule, link)->idx = idx++;
+}
 
-	for_each_rule(r, ln)
-		r->idx = i++;
+/* Renumber after @r was linked in: from it on. */
+static void renumber_added(struct lne_inst *ln, struct lne_rule *r)
+{
+	struct lne_list *prev = r->link.prev;
+
+	if (prev == &ln->udsp.rules)
+		renumber_from(ln, &r->link, 0);
+	else
+		renumber_from(ln, &r->link, lne_list_entry(prev, struct lne_rule, link)->idx + 1);
 }
 
 static void rule_free(struct lne_rule *r)
@@ -405,6 +423,39 @@ static bool expr_same(const struct lne_expr *a, const struct lne_expr *b)
 	if (!a || !b)
 		return a == b;
 	return lne_expr_equal(a, b);
+}
+
+/*
+ * A rule's key: equal expressions give equal keys, so finding a rule by its
+ * expressions compares expressions only where the keys agree.  Adding 1,000
+ * rules otherwise compares each with every earlier one.
+ */
+static u32 expr_key(const struct lne_expr *e)
+{
+	return e ? lne_expr_hash(e) : 0x5bd1e995u; /* absent: any constant, keys only filter */
+}
+
+static u32 rules_key(const struct lne_expr *src, const struct lne_expr *dst,
+		     const struct lne_expr *rte)
+{
+	u32 h = expr_key(src);
+
+	h = (h ^ expr_key(dst)) * 0x9e3779b1u;
+	h = (h ^ (h >> 16) ^ expr_key(rte)) * 0x85ebca6bu;
+	return h ^ (h >> 13);
+}
+
+/* The rule with these expressions (by meaning), or NULL. */
+static struct lne_rule *rule_same(const struct lne_inst *ln, u32 key, const struct lne_expr *src,
+				  const struct lne_expr *dst, const struct lne_expr *rte)
+{
+	struct lne_rule *r;
+
+	for_each_rule(r, ln)
+		if (r->key == key && expr_same(r->src, src) && expr_same(r->dst, dst) &&
+		    expr_same(r->rte, rte))
+			return r;
+	return NULL;
 }
 
 static void refresh_prio(struct lne_inst *ln, const struct lne_rule *r)
@@ -473,12 +524,11 @@ int lne_rule_add(struct lne_inst *ln, const char *src, const char *dst, const ch
 		goto fail;
 	}
 	r->prio = prio;
+	r->key = rules_key(r->src, r->dst, r->rte);
 
 	/* Same expressions: the same rule, whose priority changes in place. */
-	for_each_rule(old, ln) {
-		if (!expr_same(old->src, r->src) || !expr_same(old->dst, r->dst) ||
-		    !expr_same(old->rte, r->rte))
-			continue;
+	old = rule_same(ln, r->key, r->src, r->dst, r->rte);
+	if (old) {
 		if (old->prio == prio) {
 			rc = lne_err_set(err, -EEXIST, NULL, -1, "rule %u already says this",
 					 old->idx);
@@ -498,13 +548,15 @@ int lne_rule_add(struct lne_inst *ln, const char *src, const char *dst, const ch
 	at = idx >= 0 && idx < (s64)ln->udsp.nrules ? lne_rule_at(ln, (u32)idx) : NULL;
 	lne_list_add_before(&r->link, at ? &at->link : &ln->udsp.rules);
 	ln->udsp.nrules++;
-	renumber(ln);
+	renumber_added(ln, r);
 	rc = apply_rule(ln, r, false);
 	if (rc) {
+		struct lne_list *next = r->link.next;
+
 		/* Give back exactly what it took: the delete path does that. */
 		lne_list_del(&r->link);
 		ln->udsp.nrules--;
-		renumber(ln);
+		renumber_from(ln, next, r->idx);
 		apply_rule(ln, r, true);
 		goto fail;
 	}
@@ -532,16 +584,11 @@ int lne_rule_find(const struct lne_inst *ln, const char *src, const char *dst, c
 	if (!rc)
 		rc = parse_part("rte", rte, &e[2], err);
 	if (!rc) {
-		rc = -ENOENT;
-		for_each_rule(r, ln)
-			if (expr_same(r->src, e[0]) && expr_same(r->dst, e[1]) &&
-			    expr_same(r->rte, e[2])) {
-				*idx = r->idx;
-				rc = 0;
-				break;
-			}
-		if (rc)
-			lne_err_set(err, rc, NULL, -1, "no rule has these expressions");
+		r = rule_same(ln, rules_key(e[0], e[1], e[2]), e[0], e[1], e[2]);
+		if (r)
+			*idx = r->idx;
+		else
+			rc = lne_err_set(err, -ENOENT, NULL, -1, "no rule has these expressions");
 	}
 	lne_expr_free(e[0]);
 	lne_expr_free(e[1]);
@@ -552,13 +599,15 @@ int lne_rule_find(const struct lne_inst *ln, const char *src, const char *dst, c
 int lne_rule_del(struct lne_inst *ln, u32 idx, struct lne_err *err)
 {
 	struct lne_rule *r = lne_rule_at(ln, idx);
+	struct lne_list *next;
 
 	if (!r)
 		return lne_err_set(err, -ENOENT, NULL, -1, "there is no rule %u (%u rules)", idx,
 				   ln->udsp.nrules);
+	next = r->link.next;
 	lne_list_del(&r->link);
 	ln->udsp.nrules--;
-	renumber(ln);
+	renumber_from(ln, next, idx);
 	/* Cannot fail: recomputing replaces or removes, never adds. */
 	apply_rule(ln, r, true);
 	rule_free(r);

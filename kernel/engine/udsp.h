@@ -54,6 +54,7 @@ struct lne_rule {
 	u32 idx;	      /* position, 0 first */
 	u8 kind;	      /* enum lne_rule_kind */
 	u32 prio;	      /* LNE_PRIO_NONE when not given */
+	u32 key;	      /* hash of the three expressions: rules_key() */
 	struct lne_expr *src, *dst, *rte;
 };
 
