@@ -759,6 +759,202 @@ static bool list_equal(const struct lne_expr *a, struct lne_rlist la, const stru
 				     la.count * sizeof(struct lne_range)));
 }
 
+/* --- listing the NIDs an expression names ------------------------------------ */
+
+/* How many values @l lists, duplicates in strided ranges counted twice; "*" is @max + 1. */
+static u64 list_size(const struct lne_expr *e, struct lne_rlist l, u32 max)
+{
+	const struct lne_range *r;
+	u64 n = 0;
+	u16 i;
+
+	if (!l.count)
+		return (u64)max + 1;
+	r = e->range + l.first;
+	for (i = 0; i < l.count; i++)
+		n += (r[i].hi - r[i].lo) / r[i].step + 1;
+	return n;
+}
+
+/* A cursor over the values of a list, each given once. */
+struct vals {
+	const struct lne_range *r; /* NULL: every value 0..max */
+	u16 n, i;		   /* ranges, and the one v is in */
+	u32 v, max;
+};
+
+static void vals_init(struct vals *it, const struct lne_expr *e, struct lne_rlist l, u32 max)
+{
+	it->r = l.count ? e->range + l.first : NULL;
+	it->n = l.count;
+	it->i = 0;
+	it->v = 0;
+	it->max = max;
+}
+
+/* Strided ranges may overlap: a value an earlier range holds was given there. */
+static bool vals_seen(const struct vals *it)
+{
+	u16 j;
+
+	for (j = 0; j < it->i; j++)
+		if (it->v >= it->r[j].lo && it->v <= it->r[j].hi &&
+		    (it->v - it->r[j].lo) % it->r[j].step == 0)
+			return true;
+	return false;
+}
+
+/* The first value (@first) or the next one; false past the last. */
+static bool vals_next(struct vals *it, bool first)
+{
+	for (;;) {
+		if (first) {
+			it->i = 0;
+			it->v = it->r ? it->r[0].lo : 0;
+			first = false;
+		} else if (!it->r) {
+			if (it->v == it->max)
+				return false;
+			it->v++;
+		} else if (it->r[it->i].hi - it->v >= it->r[it->i].step) {
+			it->v += it->r[it->i].step;
+		} else if (++it->i < it->n) {
+			it->v = it->r[it->i].lo;
+		} else {
+			return false;
+		}
+		if (!it->r || !vals_seen(it))
+			return true;
+	}
+}
+
+static bool pat_on_net(const struct lne_expr *e, const struct lne_pat *pat, lne_net_t net)
+{
+	return pat->lnd == LNE_NET_LND(net) && list_has(e, pat->net, LNE_NET_NUM(net));
+}
+
+/* NIDs @pat names on a net it is on; more than 2^32 - 1 for what cannot be listed. */
+static u64 pat_size(const struct lne_expr *e, const struct lne_pat *pat)
+{
+	u64 n = 1;
+	int i;
+
+	switch (pat->kind) {
+	case LNE_PAT_IP4:
+		/* Each factor is at most 2^16 (a list has at most 4096 ranges of
+		 * at most 256 octets): the product of two never overflows, and a
+		 * product already past 2^32 stops there. */
+		for (i = 0; i < 4 && n <= U32_MAX; i++)
+			n *= list_size(e, pat->a.oct[i], OCTET_MAX);
+		return n;
+	case LNE_PAT_NUM:
+		return list_size(e, pat->a.num, U32_MAX);
+	case LNE_PAT_IP6:
+		return pat->prefix > 96 ? (u64)1 << (128 - pat->prefix) : (u64)1 << 32;
+	default: /* a net, or '*': every address */
+		return (u64)1 << 32;
+	}
+}
+
+u32 lne_expr_nids_on(const struct lne_expr *e, lne_net_t net, u32 max)
+{
+	u64 n = 0;
+	u16 i;
+
+	for (i = 0; i < e->npat && n <= max; i++)
+		if (pat_on_net(e, &e->pat[i], net))
+			n += pat_size(e, &e->pat[i]);
+	return n <= max ? (u32)n : U32_MAX;
+}
+
+/* Give @nid, named by item @k, unless an earlier item names it too (it was given then). */
+static int give(const struct lne_expr *e, u16 k, const struct lne_nid *nid,
+		int (*fn)(const struct lne_nid *nid, void *arg), void *arg)
+{
+	u16 j;
+
+	for (j = 0; j < k; j++)
+		if (pat_match(e, &e->pat[j], nid))
+			return 0;
+	return fn(nid, arg);
+}
+
+static void put_be32(u8 *p, u32 v)
+{
+	p[0] = (u8)(v >> 24);
+	p[1] = (u8)(v >> 16);
+	p[2] = (u8)(v >> 8);
+	p[3] = (u8)v;
+}
+
+/* The NIDs of item @k on @net (the caller checked it is listable and on @net). */
+static int pat_each(const struct lne_expr *e, u16 k, lne_net_t net,
+		    int (*fn)(const struct lne_nid *nid, void *arg), void *arg)
+{
+	const struct lne_pat *pat = &e->pat[k];
+	struct lne_nid nid;
+	struct vals it[4];
+	int i, rc = 0;
+	bool more;
+	u32 v, n;
+
+	memset(&nid, 0, sizeof(nid));
+	nid.lnd = LNE_NET_LND(net);
+	nid.num = LNE_NET_NUM(net);
+	nid.alen = 4;
+	switch (pat->kind) {
+	case LNE_PAT_IP4:
+		/* An odometer over the four octets' values. */
+		for (i = 0; i < 4; i++) {
+			vals_init(&it[i], e, pat->a.oct[i], OCTET_MAX);
+			vals_next(&it[i], true);
+		}
+		do {
+			for (i = 0; i < 4; i++)
+				nid.addr[i] = (u8)it[i].v;
+			rc = give(e, k, &nid, fn, arg);
+			for (i = 3; !rc && i >= 0 && !vals_next(&it[i], false); i--)
+				vals_next(&it[i], true);
+		} while (!rc && i >= 0);
+		return rc;
+	case LNE_PAT_NUM:
+		vals_init(&it[0], e, pat->a.num, U32_MAX);
+		for (more = vals_next(&it[0], true); !rc && more; more = vals_next(&it[0], false)) {
+			put_be32(nid.addr, it[0].v);
+			rc = give(e, k, &nid, fn, arg);
+		}
+		return rc;
+	case LNE_PAT_IP6:
+		/* The prefix has no bits past its length (the parser checks). */
+		nid.alen = 16;
+		memcpy(nid.addr, pat->a.ip6, 16);
+		v = (u32)nid.addr[12] << 24 | (u32)nid.addr[13] << 16 | (u32)nid.addr[14] << 8 |
+		    nid.addr[15];
+		for (n = 0; !rc && n < (u32)pat_size(e, pat); n++) {
+			put_be32(nid.addr + 12, v | n);
+			rc = give(e, k, &nid, fn, arg);
+		}
+		return rc;
+	}
+	return -EINVAL; /* not listable: lne_expr_nids_on() said so */
+}
+
+int lne_expr_each_nid(const struct lne_expr *e, lne_net_t net,
+		      int (*fn)(const struct lne_nid *nid, void *arg), void *arg)
+{
+	u16 k;
+	int rc;
+
+	for (k = 0; k < e->npat; k++) {
+		if (!pat_on_net(e, &e->pat[k], net))
+			continue;
+		rc = pat_each(e, k, net, fn, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* --- equality and its hash ------------------------------------------------------ */
 
 static u32 hash_mix(u32 h, u32 v)

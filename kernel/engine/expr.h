@@ -89,6 +89,19 @@ bool lne_expr_match_nid(const struct lne_expr *e, const struct lne_nid *nid);
 /* Could the expression match anything on @net?  (Used to index rules.) */
 bool lne_expr_match_net(const struct lne_expr *e, lne_net_t net);
 
+/*
+ * Listing what an expression names, for rules that touch few NIDs among
+ * many (udsp.c looks them up instead of testing every peer NI of a net).
+ * lne_expr_nids_on(): at most how many NIDs on @net @e matches, if that is
+ * at most @max and they can be listed (IPv4 octet ranges, numbers, IPv6
+ * prefixes longer than /96); else U32_MAX.  lne_expr_each_nid(): each NID
+ * on @net that @e matches, exactly once, to @fn, whose nonzero return stops
+ * the walk and is returned; only for what lne_expr_nids_on() could list.
+ */
+u32 lne_expr_nids_on(const struct lne_expr *e, lne_net_t net, u32 max);
+int lne_expr_each_nid(const struct lne_expr *e, lne_net_t net,
+		      int (*fn)(const struct lne_nid *nid, void *arg), void *arg);
+
 bool lne_expr_equal(const struct lne_expr *a, const struct lne_expr *b);
 /* Equal expressions hash equal: a quick "certainly different" before the above. */
 u32 lne_expr_hash(const struct lne_expr *e);

@@ -40,10 +40,38 @@ static int each_ni(struct lne_inst *ln, const struct lne_expr *e, visit_ni_fn fn
 	return 0;
 }
 
-/* Peer NIs matching @e; gateways only (routes use them) when @gw_only. */
+struct lookup {
+	struct lne_inst *ln;
+	visit_pni_fn fn;
+	void *arg;
+};
+
+static int lookup_nid(const struct lne_nid *nid, void *arg)
+{
+	struct lookup *l = arg;
+	struct lne_peer_ni *pni = lne_peer_ni_find(l->ln, nid);
+
+	if (!pni)
+		return 0;
+	l->ln->udsp.visits++;
+	return l->fn(l->ln, pni, l->arg);
+}
+
+/*
+ * Peer NIs matching @e; gateways only (routes use them) when @gw_only.
+ *
+ * On a net where @e names fewer NIDs than there are peer NIs (a rule for
+ * 10.0.0.[1-200]@o2ib1 on a net of 25,000), the NIDs are listed and looked
+ * up in the NID hash instead of every peer NI being tested.  The order the
+ * peer NIs come in then differs, which the callers allow: what they do to
+ * one peer NI does not depend on the others.  Gateways, the targets of
+ * router rules, keep the net's order (they fill preference lists), and are
+ * few.
+ */
 static int each_pni(struct lne_inst *ln, const struct lne_expr *e, bool gw_only, visit_pni_fn fn,
 		    void *arg)
 {
+	struct lookup l = {ln, fn, arg};
 	struct lne_peer_ni *pni;
 	struct lne_rnet *rnet;
 	int rc;
@@ -51,6 +79,12 @@ static int each_pni(struct lne_inst *ln, const struct lne_expr *e, bool gw_only,
 	lne_list_for_each_entry(rnet, &ln->rnets, link) {
 		if (!lne_expr_match_net(e, rnet->id))
 			continue;
+		if (!gw_only && lne_expr_nids_on(e, rnet->id, rnet->npni) < rnet->npni) {
+			rc = lne_expr_each_nid(e, rnet->id, lookup_nid, &l);
+			if (rc)
+				return rc;
+			continue;
+		}
 		lne_list_for_each_entry(pni, &rnet->pnis, rnet_link) {
 			ln->udsp.visits++;
 			if ((gw_only && !pni->gw_refs) || !lne_expr_match_nid(e, &pni->nid))

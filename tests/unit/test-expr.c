@@ -406,6 +406,199 @@ START_TEST(expr_kinds)
 }
 END_TEST
 
+/*
+ * Listing (lne_expr_each_nid) against matching: random expressions whose
+ * every match lies in a small universe, each net of which is tested whole.
+ * What is listed must be exactly the universe's matching NIDs, each once,
+ * no more than lne_expr_nids_on() announced.
+ */
+static unsigned long long lrng = 0x9e3779b97f4a7c15ull;
+static unsigned int lrnd(unsigned int n)
+{
+	lrng ^= lrng << 13;
+	lrng ^= lrng >> 7;
+	lrng ^= lrng << 17;
+	return (unsigned int)((lrng >> 11) % n);
+}
+
+/* An octet or number list of values below @lim, in one of several shapes. */
+static void rnd_list(char *buf, size_t size, unsigned int lim, bool star)
+{
+	unsigned int a = lrnd(lim), b = a + lrnd(lim - a), c = lrnd(lim), d = c + lrnd(lim - c);
+
+	switch (lrnd(star ? 6 : 5)) {
+	case 0:
+		snprintf(buf, size, "%u", a);
+		break;
+	case 1:
+		snprintf(buf, size, "[%u-%u]", a, b);
+		break;
+	case 2:
+		snprintf(buf, size, "[%u-%u/%u]", a, b, 1 + lrnd(4));
+		break;
+	case 3: /* overlapping strides: listed once each */
+		snprintf(buf, size, "[%u-%u/%u,%u-%u/%u,%u]", a, b, 2 + lrnd(3), c, d, 2 + lrnd(3),
+			 lrnd(lim));
+		break;
+	case 4:
+		snprintf(buf, size, "[%u,%u-%u,%u]", a, c, d, lrnd(lim));
+		break;
+	default:
+		snprintf(buf, size, "*");
+		break;
+	}
+}
+
+struct listed {
+	struct lne_nid nid[70000];
+	unsigned int n;
+};
+
+static int collect(const struct lne_nid *nid, void *arg)
+{
+	struct listed *l = arg;
+
+	ck_assert_uint_lt(l->n, 70000);
+	l->nid[l->n++] = *nid;
+	return 0;
+}
+
+static int cmp_nid(const void *a, const void *b)
+{
+	return lne_nid_cmp(a, b);
+}
+
+/* The universe on @net: 10-11.0-1.0-7.* for IPv4, 2001:db8::0-ff for IPv6, 0-63 for gni. */
+static unsigned int universe(lne_net_t net, unsigned int i, struct lne_nid *nid)
+{
+	memset(nid, 0, sizeof(*nid));
+	nid->lnd = LNE_NET_LND(net);
+	nid->num = LNE_NET_NUM(net);
+	nid->alen = 4;
+	if (nid->lnd == LNE_LND_GNI) {
+		nid->addr[3] = (u8)i;
+		return 64;
+	}
+	if (i < 8192) {
+		nid->addr[0] = (u8)(10 + (i >> 12));
+		nid->addr[1] = (u8)((i >> 11) & 1);
+		nid->addr[2] = (u8)((i >> 8) & 7);
+		nid->addr[3] = (u8)i;
+	} else if (i < 8192 + 256) {
+		static const u8 pfx[16] = {0x20, 0x01, 0x0d, 0xb8};
+
+		nid->alen = 16;
+		memcpy(nid->addr, pfx, 16);
+		nid->addr[15] = (u8)(i - 8192);
+	}
+	return 8192 + 256;
+}
+
+START_TEST(expr_listing_equals_matching)
+{
+	static struct listed l;
+	static const lne_net_t nets[] = {LNE_MKNET(LNE_LND_TCP, 0), LNE_MKNET(LNE_LND_TCP, 1),
+					 LNE_MKNET(LNE_LND_TCP, 2), LNE_MKNET(LNE_LND_GNI, 0),
+					 LNE_MKNET(LNE_LND_GNI, 1)};
+	static const char *const netpat[] = {"tcp", "tcp1", "tcp[1-2]", "tcp*", "tcp[0,2]"};
+	unsigned int round, listable = 0;
+
+	for (round = 0; round < 150; round++) {
+		char text[1024] = "", item[256], o[4][48];
+		unsigned int items = 1 + lrnd(3), k, ni, i, n;
+		struct lne_expr *e;
+
+		for (k = 0; k < items; k++) {
+			switch (lrnd(5)) {
+			case 0:
+				rnd_list(o[0], sizeof(o[0]), 64, false);
+				snprintf(item, sizeof(item), "%s@gni%s", o[0], lrnd(2) ? "1" : "");
+				break;
+			case 1:
+				snprintf(item, sizeof(item), "2001:db8::%s@%s",
+					 lrnd(2)   ? "/120"
+					 : lrnd(2) ? "/125"
+						   : "7",
+					 netpat[lrnd(5)]);
+				break;
+			default:
+				snprintf(o[0], sizeof(o[0]), "%s", lrnd(2) ? "[10-11]" : "10");
+				snprintf(o[1], sizeof(o[1]), "%s", lrnd(2) ? "[0-1]" : "1");
+				rnd_list(o[2], sizeof(o[2]), 8, false);
+				rnd_list(o[3], sizeof(o[3]), 256, true);
+				snprintf(item, sizeof(item), "%s.%s.%s.%s@%s", o[0], o[1], o[2],
+					 o[3], netpat[lrnd(5)]);
+				break;
+			}
+			strcat(text, k ? " " : "");
+			strcat(text, item);
+		}
+		e = parse_ok(text);
+		for (ni = 0; ni < sizeof(nets) / sizeof(nets[0]); ni++) {
+			struct lne_nid nid;
+			unsigned int want = 0;
+
+			n = lne_expr_nids_on(e, nets[ni], 100000);
+			if (n == U32_MAX)
+				continue;
+			listable++;
+			/* The count is a bound: one less is "too many" exactly when it is reached. */
+			ck_assert(!n || lne_expr_nids_on(e, nets[ni], n - 1) == U32_MAX);
+			l.n = 0;
+			ck_assert_int_eq(lne_expr_each_nid(e, nets[ni], collect, &l), 0);
+			ck_assert_msg(l.n <= n, "%s: %u listed, %u announced", text, l.n, n);
+			qsort(l.nid, l.n, sizeof(l.nid[0]), cmp_nid);
+			for (i = 0; i < l.n; i++) {
+				ck_assert_msg(lne_nid_net(&l.nid[i]) == nets[ni] &&
+						      lne_expr_match_nid(e, &l.nid[i]),
+					      "%s: listed a NID it does not match", text);
+				ck_assert_msg(!i || cmp_nid(&l.nid[i - 1], &l.nid[i]),
+					      "%s: listed a NID twice", text);
+			}
+			for (i = 0; i < universe(nets[ni], i, &nid); i++) {
+				if (!lne_expr_match_nid(e, &nid))
+					continue;
+				want++;
+				ck_assert_msg(bsearch(&nid, l.nid, l.n, sizeof(l.nid[0]), cmp_nid),
+					      "%s: a matching NID was not listed", text);
+			}
+			ck_assert_msg(want == l.n, "%s: %u listed, %u match", text, l.n, want);
+		}
+		lne_expr_free(e);
+	}
+	ck_assert_uint_gt(listable, 100);
+}
+END_TEST
+
+/* What cannot be listed says so, and what can is counted. */
+START_TEST(expr_listing_limits)
+{
+	static const struct {
+		const char *text;
+		u32 n; /* on tcp1 */
+	} cases[] = {
+		{"*@tcp1", U32_MAX},
+		{"tcp1", U32_MAX},
+		{"10.0.0.*@tcp1", 256},
+		{"*.*.*.*@tcp1", U32_MAX},
+		{"10.0.0.[1-200]@tcp1 10.0.1.1@tcp1", 201},
+		{"10.0.0.[1-200]@tcp2", 0},
+		{"2001:db8::/120@tcp1", 256},
+		{"2001:db8::/96@tcp1", U32_MAX},
+		{"10.0.0.[1-9/2]@tcp[0-5]", 5},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lne_expr *e = parse_ok(cases[i].text);
+
+		ck_assert_msg(lne_expr_nids_on(e, LNE_MKNET(LNE_LND_TCP, 1), 1000000) == cases[i].n,
+			      "%s", cases[i].text);
+		lne_expr_free(e);
+	}
+}
+END_TEST
+
 Suite *make_expr_suite(void)
 {
 	Suite *s = suite_create("expr");
@@ -422,6 +615,8 @@ Suite *make_expr_suite(void)
 	tcase_add_test(tc, expr_stride_matches_arithmetic);
 	tcase_add_test(tc, expr_normalisation_keeps_the_set);
 	tcase_add_test(tc, expr_kinds);
+	tcase_add_test(tc, expr_listing_equals_matching);
+	tcase_add_test(tc, expr_listing_limits);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -434,6 +434,122 @@ START_TEST(incremental_equals_recompute)
 }
 END_TEST
 
+/*
+ * Rules naming few NIDs on a net with many peer NIs look those NIDs up
+ * (each_pni in udsp.c) instead of walking the net: the same property,
+ * incremental equals recomputed (which walks every peer NI), with rules
+ * made to take that path, and the peer NIs, local NIs and gateways they
+ * meet coming and going under them.
+ */
+START_TEST(listed_nids_equal_brute_force)
+{
+	static const char *const dst[] = {
+		"10.0.0.[1-3]@o2ib",
+		"10.0.[0-1].[5-40/5]@o2ib",
+		"10.1.1.[0-99/7]@o2ib1",
+		"10.1.[0-2].9@o2ib[0-1]",
+		"10.0.2.7@o2ib 10.0.2.[6-8]@o2ib",
+		"10.0.*.*@o2ib",
+		"10.1.0.[2-60]@o2ib",
+		"*@o2ib1",
+	};
+	static const char *const src[] = {"10.9.0.[1-2]@o2ib", "10.9.0.*@o2ib", "10.9.1.1@o2ib1"};
+	static const char *const rte[] = {"10.0.0.[1-2]@o2ib", "10.0.0.3@o2ib", "10.0.0.*@o2ib"};
+	static const char *const local[] = {"10.9.0.1@o2ib", "10.9.0.2@o2ib", "10.9.1.1@o2ib1"};
+	struct lne_inst *ln = lne_inst_new();
+	char a[32], b[32];
+	int step, i;
+
+	for (i = 0; i < 120; i++) {
+		snprintf(a, sizeof(a), "10.0.%d.%d@o2ib", i / 100, i % 100);
+		snprintf(b, sizeof(b), "10.1.%d.%d@o2ib%s", i / 100, i % 100, i % 2 ? "" : "1");
+		peer(ln, a, b);
+	}
+	ni(ln, local[0]);
+	/* A NID rule on 3 of 180 peer NIs visits those 3. */
+	ln->udsp.visits = 0;
+	ck_assert_int_eq(rule(ln, NULL, dst[0], NULL, 1, -1, NULL), 0);
+	ck_assert_uint_eq(ln->udsp.visits, 3);
+	for (step = 0; step < 250; step++) {
+		char *inc, *full;
+
+		switch (rnd(8)) {
+		case 0:
+		case 1:
+		case 2:
+			switch (rnd(4)) {
+			case 0:
+				rule(ln, NULL, dst[rnd(8)], NULL, rnd(5), -1, NULL);
+				break;
+			case 1:
+				rule(ln, src[rnd(3)], dst[rnd(8)], NULL,
+				     rnd(2) ? rnd(5) : LNE_PRIO_NONE,
+				     rnd(3) ? (s64)rnd(ln->udsp.nrules + 1) : -1, NULL);
+				break;
+			default:
+				rule(ln, NULL, dst[rnd(8)], rte[rnd(3)],
+				     rnd(2) ? rnd(5) : LNE_PRIO_NONE,
+				     rnd(3) ? (s64)rnd(ln->udsp.nrules + 1) : -1, NULL);
+				break;
+			}
+			break;
+		case 3:
+			if (ln->udsp.nrules)
+				lne_rule_del(ln, rnd(ln->udsp.nrules), NULL);
+			break;
+		case 4: {
+			/* A peer goes, or comes back with its second NID. */
+			const struct lne_nid *p;
+
+			i = (int)rnd(120);
+			snprintf(a, sizeof(a), "10.0.%d.%d@o2ib", i / 100, i % 100);
+			snprintf(b, sizeof(b), "10.1.%d.%d@o2ib%s", i / 100, i % 100,
+				 i % 2 ? "" : "1");
+			p = NP(a);
+			if (lne_peer_find(ln, p))
+				lne_peer_del(ln, p, NULL);
+			else
+				peer(ln, a, b);
+			break;
+		}
+		case 5: {
+			struct lne_ni_conf c = {.nid = *NP(local[rnd(3)]), .dev_cpt = LNE_CPT_ANY};
+
+			if (lne_ni_find(ln, &c.nid))
+				lne_ni_del(ln, &c.nid, NULL);
+			else
+				lne_ni_add(ln, &c, NULL);
+			break;
+		}
+		case 6: {
+			/* Gateways among the peer NIs come and go with their routes. */
+			lne_net_t net = LNE_MKNET(LNE_LND_O2IB, 2 + rnd(2));
+			const struct lne_nid *g;
+
+			snprintf(a, sizeof(a), "10.0.0.%u@o2ib", 1 + rnd(3));
+			g = NP(a);
+			if (lne_route_find(ln, net, g))
+				lne_route_del(ln, net, g, NULL);
+			else
+				lne_route_add(ln, net, g, 1, 0, 1, NULL);
+			break;
+		}
+		default:
+			break;
+		}
+		inc = state_text(ln);
+		ck_assert_int_eq(lne_udsp_recompute_all(ln), 0);
+		full = state_text(ln);
+		if (strcmp(inc, full))
+			ck_abort_msg("step %d: incremental\n%s\ndiffers from recomputed\n%s", step,
+				     inc, full);
+		free(inc);
+		free(full);
+	}
+	lne_inst_free(ln);
+}
+END_TEST
+
 Suite *make_udsp_suite(void)
 {
 	Suite *s = suite_create("udsp");
@@ -448,6 +564,7 @@ Suite *make_udsp_suite(void)
 	tcase_add_test(tc, pair_priority_orders_preferred);
 	tcase_add_test(tc, rule_find_by_meaning);
 	tcase_add_test(tc, incremental_equals_recompute);
+	tcase_add_test(tc, listed_nids_equal_brute_force);
 	suite_add_tcase(s, tc);
 	return s;
 }
