@@ -18,7 +18,9 @@
 #include "bus-errors.h"
 #include "change.h"
 #include "kernel.h"
+#include "ktbf.h"
 #include "lnetd.h"
+#include "lnetk-client.h"
 #include "nrs.h"
 #include "select.h"
 #include "udsp.h"
@@ -1473,17 +1475,96 @@ static int append_tbf_queue(sd_bus_message *r, const struct lne_tbf *tbf, enum l
 	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
 }
 
+/* One queue of a policy the module runs, in append_tbf_queue's form. */
+static int append_module_queue(sd_bus_message *r, const char *service,
+			       const struct lnetk_tbf_qinfo *qi, const struct ktbf_class *cls,
+			       size_t ncls)
+{
+	int rc = sd_bus_message_open_container(r, 'r', "sssua(ssubuttttt)a(ssttttt)");
+	size_t i;
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "sssu", service,
+					   qi->queue == LNETK_TBF_HP ? "hp" : "reg", qi->type,
+					   qi->depth);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ssubuttttt)");
+	for (i = 0; rc >= 0 && i < qi->nrules; i++) {
+		const struct lnetk_tbf_rule *k = &qi->rules[i];
+		struct lne_tbf_stats st = {k->queued, k->enqueued, k->dispatched, k->wait_ns,
+					   k->throttled};
+
+		rc = sd_bus_message_open_container(r, 'r', "ssubuttttt");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "ssubu", k->name, k->text, k->rate,
+						   (int)k->realtime, k->nclasses);
+		if (rc >= 0)
+			rc = append_stats(r, &st);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ssttttt)");
+	for (i = 0; rc >= 0 && i < ncls; i++) {
+		const struct ktbf_class *c = &cls[i];
+		struct lne_tbf_stats st = {c->queued, c->enqueued, c->dispatched, c->wait_ns,
+					   c->throttled};
+
+		if (c->queue != qi->queue)
+			continue;
+		rc = sd_bus_message_open_container(r, 'r', "ssttttt");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "ss", c->key, c->rule);
+		if (rc >= 0)
+			rc = append_stats(r, &st);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
+static int append_module_policy(const struct lnetk_tbf *t, const struct ktbf_class *cls,
+				size_t ncls, void *arg)
+{
+	size_t q;
+	int rc = 0;
+
+	for (q = 0; rc >= 0 && q < t->nqueues; q++)
+		rc = append_module_queue(arg, t->service, &t->queues[q], cls, ncls);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * The policies and their statistics.  With the kernel engine the traffic
+ * is the module's: so are the rules' counts and the classes, read from it
+ * (while it is loaded; the mirror's otherwise, which carry no traffic).
+ */
 static int list_tbf(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
 	sd_bus_message *reply = NULL;
+	struct lnetk_err err = {.msg = ""};
 	size_t i;
 	int rc, q;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(sssua(ssubuttttt)a(ssttttt))");
-	for (i = 0; rc >= 0 && i < d->ntbf; i++)
+	if (rc >= 0 && lk) {
+		rc = ktbf_read(lk, append_module_policy, reply, &err);
+		if (rc < 0 && err.msg[0]) {
+			sd_bus_message_unref(reply);
+			return sd_bus_error_setf(e, SD_BUS_ERROR_FAILED,
+						 "cannot read the lnetk module's TBF policies: %s",
+						 err.msg);
+		}
+	}
+	for (i = 0; rc >= 0 && !lk && i < d->ntbf; i++)
 		for (q = 0; rc >= 0 && q < LNE_TBF_NQUEUES; q++)
 			rc = append_tbf_queue(reply, d->tbf[i], q);
 	if (rc >= 0)

@@ -14,7 +14,9 @@
  *   2. additions: globals (retry_count and transaction_timeout in whichever
  *      order the engine accepts), NIs, peers and their NIDs, routes, rules
  *      (inserted between the common prefix and suffix);
- *   3. the link state of NIs (NI_SET, which a batch cannot carry).
+ *   3. the link state of NIs (NI_SET, which a batch cannot carry);
+ *   4. the NRS TBF policies (ktbf.c: read from the module and compared each
+ *      time, as they are not objects of the engine instance).
  *
  * Health, credits and round robin are running state, not configuration:
  * they are never compared, so a sync touches only what the configuration
@@ -53,6 +55,7 @@
 #include <time.h>
 
 #include "kernel.h"
+#include "ktbf.h"
 #include "lnetd.h"
 #include "lnetk-client.h"
 #include "udsp.h"
@@ -1120,6 +1123,30 @@ static bool batch(struct sync *s, uint32_t flags)
 	return true;
 }
 
+/* ktbf.c's report of one request: counted like the others. */
+static bool tbf_sent(void *ctx, int rc, const char *what)
+{
+	struct sync *s = ctx;
+
+	sent(s, rc, "%s", what);
+	return live(s);
+}
+
+/* The TBF policies, after the objects (they do not depend on each other). */
+static void tbf_push(struct sync *s)
+{
+	int rc;
+
+	if (!live(s))
+		return;
+	s->mode = M_SEND;
+	rc = ktbf_sync(s->kb->lk, s->kb->d->tbf, s->kb->d->ntbf, tbf_sent, s, &s->err);
+	if (rc && !s->refused++)
+		snprintf(s->first, sizeof(s->first),
+			 "cannot read the lnetk module's TBF policies: %s",
+			 s->err.msg[0] ? s->err.msg : strerror(-rc));
+}
+
 static void push(struct sync *s)
 {
 	struct kbackend *kb = s->kb;
@@ -1151,6 +1178,7 @@ static void push(struct sync *s)
 		additions(s);
 	}
 	ni_states(s);
+	tbf_push(s);
 }
 
 /* --- the backend's state ------------------------------------------------------------------ */
@@ -1454,4 +1482,9 @@ int kbackend_set_health(struct kbackend *kb, bool peer, const struct lne_nid *ni
 			lne_ni_set_health(kb->pushed, nid, (s32)value, NULL);
 	}
 	return 0;
+}
+
+struct lnetk *kbackend_lnetk(const struct kbackend *kb)
+{
+	return kb->lk;
 }

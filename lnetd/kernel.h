@@ -53,4 +53,7 @@ bool kbackend_applied(const struct kbackend *kb, char *why, size_t len);
 int kbackend_set_health(struct kbackend *kb, bool peer, const struct lne_nid *nid, uint32_t value,
 			char *why, size_t len);
 
+/* The connection to the module, or NULL while it is not loaded. */
+struct lnetk *kbackend_lnetk(const struct kbackend *kb);
+
 #endif /* LNETD_KERNEL_H */
