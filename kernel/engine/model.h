@@ -189,6 +189,18 @@ struct lne_udsp {
 	u64 visits; /* constructs visited by rule changes: tests check the index */
 };
 
+/*
+ * Objects of one size carved from chunks the instance owns (model.c): a
+ * restore makes 50,000 peers and as many more peer NIs, and in the module
+ * every object from a fresh slab costs about as much as the work around
+ * it.  Freed objects are kept for reuse; the chunks go with the instance.
+ */
+struct lne_pool {
+	void *free;	  /* freed objects, each holding the next in its first bytes */
+	void *chunks;	  /* every chunk, each holding the next in its first bytes */
+	char *next, *end; /* the newest chunk's unused part */
+};
+
 struct lne_inst {
 	u64 gen;
 	u64 next_id;
@@ -202,6 +214,7 @@ struct lne_inst {
 	u32 clock;	/* counts selections; objects keep when they were last chosen */
 	u32 numa_max;
 	struct lne_udsp udsp;
+	struct lne_pool peer_pool, pni_pool;
 };
 
 struct lne_inst *lne_inst_new(void);
