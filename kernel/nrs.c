@@ -46,6 +46,12 @@
 /* What a nest may hold: its length is a u16, however big the skb. */
 #define NEST_MAX     U16_MAX
 
+/* Whether nest @nest, open in @skb, may take another class or rule. */
+static bool nest_room(const struct sk_buff *skb, const struct nlattr *nest)
+{
+	return skb_tail_pointer(skb) - (const unsigned char *)nest < NEST_MAX - 2 * LNE_TBF_CMD_MAX;
+}
+
 void lnetk_tbf_contract_checks(void)
 {
 	BUILD_BUG_ON(LNETK_TBF_SERVICE_MAX != LNE_TBF_SERVICE_MAX + 1);
@@ -372,7 +378,7 @@ static int put_tbf_rule(struct sk_buff *skb, const struct lne_tbf_rule *r)
 		return -EMSGSIZE;
 	a = nla_reserve(skb, LNETK_TBFR_A_TEXT, n + 1);
 	if (!a)
-		return -EMSGSIZE;
+		goto full;
 	lne_tbf_rule_format(r, nla_data(a), n + 1);
 	if (nla_put_string(skb, LNETK_TBFR_A_NAME, r->name) ||
 	    nla_put_u32(skb, LNETK_TBFR_A_RATE, r->rate) ||
@@ -384,57 +390,85 @@ static int put_tbf_rule(struct sk_buff *skb, const struct lne_tbf_rule *r)
 			      LNETK_TBFR_A_PAD) ||
 	    nla_put_u64_64bit(skb, LNETK_TBFR_A_WAIT_NS, r->stats.wait_ns, LNETK_TBFR_A_PAD) ||
 	    nla_put_u64_64bit(skb, LNETK_TBFR_A_THROTTLED, r->stats.throttled, LNETK_TBFR_A_PAD))
-		return -EMSGSIZE;
+		goto full;
 	nla_nest_end(skb, nest);
 	return 0;
+
+full:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
-/* One LNETK_A_TBF: the policy, its queues, their rules.  The caller cancels on failure. */
-static int put_tbf_locked(struct sk_buff *skb, const struct lne_tbf *tbf)
+/* Where a report of a policy stands: its queue and the next rule of it (match order). */
+struct tbf_cursor {
+	char service[LNETK_TBF_SERVICE_MAX]; /* dumps: the policy; "" before the first */
+	u8 queue;			     /* LNE_TBF_NQUEUES: the policy is done */
+	u32 rule;
+};
+
+/*
+ * One LNETK_A_TBF: the policy's queues and rules from @cur on, as many as
+ * fit; advances @cur.  0 when the rest of the policy went in; -EMSGSIZE
+ * when the skb (or a nest's 16-bit length) is full: what went in stays,
+ * and @cur says where the next message goes on.  A queue that goes on in
+ * the next message is sent again there with LNETK_TBFQ_A_FIRST, the index
+ * of its first rule in that message.  Under the policy's qlock.
+ */
+static int put_tbf_from(struct sk_buff *skb, const struct lne_tbf *tbf, struct tbf_cursor *cur)
 {
 	struct nlattr *nest = nla_nest_start(skb, LNETK_A_TBF), *qn;
 	struct lne_tbf_queue_info qi;
 	const struct lne_tbf_rule *r;
 	char type[LNETK_TBF_TYPE_MAX];
-	int q;
+	u32 i;
 
 	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, lne_tbf_service(tbf)))
-		return -EMSGSIZE;
-	for (q = LNE_TBF_REG; q < LNE_TBF_NQUEUES; q++) {
-		lne_tbf_queue_info(tbf, q, &qi);
+		goto cancel;
+	for (; cur->queue < LNE_TBF_NQUEUES; cur->queue++, cur->rule = 0) {
+		lne_tbf_queue_info(tbf, cur->queue, &qi);
 		lne_tbf_type_format(qi.fields, type, sizeof(type));
-		qn = nla_nest_start(skb, LNETK_TBF_A_QUEUE_INFO);
-		if (!qn || nla_put_u8(skb, LNETK_TBFQ_A_QUEUE, q) ||
+		qn = nest_room(skb, nest) ? nla_nest_start(skb, LNETK_TBF_A_QUEUE_INFO) : NULL;
+		if (!qn)
+			goto end;
+		if (nla_put_u8(skb, LNETK_TBFQ_A_QUEUE, cur->queue) ||
 		    nla_put_string(skb, LNETK_TBFQ_A_TYPE, type) ||
 		    nla_put_u32(skb, LNETK_TBFQ_A_DEPTH, qi.depth) ||
 		    nla_put_u32(skb, LNETK_TBFQ_A_NCLASSES, qi.nclasses) ||
 		    nla_put_u32(skb, LNETK_TBFQ_A_NACTIVE, qi.nactive) ||
-		    nla_put_u64_64bit(skb, LNETK_TBFQ_A_QUEUED, qi.queued, LNETK_TBFQ_A_PAD))
-			return -EMSGSIZE;
-		for (r = lne_tbf_rule_next(tbf, q, NULL); r; r = lne_tbf_rule_next(tbf, q, r))
-			if (skb_tail_pointer(skb) - (unsigned char *)nest > TBF_MSG_SIZE ||
-			    put_tbf_rule(skb, r))
-				return -EMSGSIZE;
+		    nla_put_u64_64bit(skb, LNETK_TBFQ_A_QUEUED, qi.queued, LNETK_TBFQ_A_PAD) ||
+		    nla_put_u32(skb, LNETK_TBFQ_A_FIRST, cur->rule)) {
+			nla_nest_cancel(skb, qn);
+			goto end;
+		}
+		r = lne_tbf_rule_next(tbf, cur->queue, NULL);
+		for (i = 0; r && i < cur->rule; i++)
+			r = lne_tbf_rule_next(tbf, cur->queue, r);
+		for (; r; r = lne_tbf_rule_next(tbf, cur->queue, r)) {
+			if (!nest_room(skb, nest) || put_tbf_rule(skb, r)) {
+				nla_nest_end(skb, qn);
+				goto end;
+			}
+			cur->rule++;
+		}
 		nla_nest_end(skb, qn);
 	}
 	nla_nest_end(skb, nest);
 	return 0;
-}
 
-static int put_tbf(struct sk_buff *skb, struct lnetk_tbf *t)
-{
-	int rc;
-
-	mutex_lock(&t->qlock);
-	rc = put_tbf_locked(skb, t->tbf);
-	mutex_unlock(&t->qlock);
-	return rc;
+end:
+	nla_nest_end(skb, nest);
+	return -EMSGSIZE;
+cancel:
+	if (nest)
+		nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
 int lnetk_tbf_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
 	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
+	struct tbf_cursor cur = {.queue = LNE_TBF_REG};
 	struct sk_buff *reply;
 	struct lnetk_tbf *t;
 	void *hdr;
@@ -449,36 +483,68 @@ int lnetk_tbf_get_doit(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&ln->lock);
 	t = tbf_lookup(ln, tb, info->extack);
 	rc = !t ? -ENOENT
-		: nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD) ?:
-			put_tbf(reply, t);
+		: nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD);
+	if (!rc) {
+		mutex_lock(&t->qlock);
+		rc = put_tbf_from(reply, t->tbf, &cur);
+		mutex_unlock(&t->qlock);
+	}
 	mutex_unlock(&ln->lock);
 	if (rc) {
 		nlmsg_free(reply);
 		return rc == -ENOENT
 			       ? rc
 			       : lnetk_refuse(info->extack, tb[LNETK_TBF_A_SERVICE], -EMSGSIZE,
-					      "the policy's rules do not fit one message");
+					      "the policy does not fit one message: dump it "
+					      "(NLM_F_DUMP with LNETK_TBF_A_SERVICE)");
 	}
 	genlmsg_end(reply, hdr);
 	return genlmsg_reply(reply, info);
 }
 
-/* Dump: cb->ctx holds the last service sent ("" at first); resumes after it by name. */
+/*
+ * Dump: every policy, or the one LNETK_TBF_A_SERVICE names, in service
+ * order; a policy too big for one message goes on in the next (cb->ctx:
+ * struct tbf_cursor).
+ */
 int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct lnetk_net *ln = lnetk_net(sock_net(skb->sk));
-	char *last = (char *)cb->ctx;
+	struct nlattr **attrs = genl_dumpit_info(cb)->attrs;
+	struct tbf_cursor *cur = (struct tbf_cursor *)cb->ctx, was;
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
+	const char *only = NULL;
 	struct lnetk_tbf *t;
-	const char *service;
 	void *hdr;
 	int rc = 0;
 
-	BUILD_BUG_ON(LNETK_TBF_SERVICE_MAX > sizeof(cb->ctx));
+	BUILD_BUG_ON(sizeof(*cur) > sizeof(cb->ctx));
+	if (attrs[LNETK_A_TBF]) {
+		rc = lnetk_parse_nest(tb, LNETK_TBF_A_MAX, attrs[LNETK_A_TBF], lnetk_tbf_policy,
+				      cb->extack);
+		if (rc)
+			return rc;
+		only = tb[LNETK_TBF_A_SERVICE] ? nla_data(tb[LNETK_TBF_A_SERVICE]) : NULL;
+	}
 	mutex_lock(&ln->lock);
+	if (only && !tbf_find(ln, only)) {
+		mutex_unlock(&ln->lock);
+		return lnetk_refuse(cb->extack, tb[LNETK_TBF_A_SERVICE], -ENOENT,
+				    "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
+	}
 	cb->seq = (unsigned int)(ln->generation % 0xffffffffULL) + 1;
 	list_for_each_entry(t, &ln->tbf, link) {
-		service = lne_tbf_service(t->tbf);
-		if (last[0] && strcmp(service, last) <= 0)
+		const char *service = lne_tbf_service(t->tbf);
+		int cmp = cur->service[0] ? strcmp(service, cur->service) : 1;
+
+		if (cmp < 0 || (only && strcmp(service, only)))
+			continue;
+		if (cmp > 0) {
+			strscpy(cur->service, service, sizeof(cur->service));
+			cur->queue = LNE_TBF_REG;
+			cur->rule = 0;
+		}
+		if (cur->queue >= LNE_TBF_NQUEUES)
 			continue;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &lnetk_genl_family, NLM_F_MULTI, LNETK_CMD_TBF_GET);
@@ -487,17 +553,26 @@ int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		}
 		genl_dump_check_consistent(cb, hdr);
-		rc = nla_put_u64_64bit(skb, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD)
-			     ?: put_tbf(skb, t);
-		if (rc) {
+		was = *cur;
+		rc = nla_put_u64_64bit(skb, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD);
+		if (!rc) {
+			mutex_lock(&t->qlock);
+			rc = put_tbf_from(skb, t->tbf, cur);
+			mutex_unlock(&t->qlock);
+		}
+		if (rc && was.queue == cur->queue && was.rule == cur->rule) {
+			/* Not one rule or queue went in: this message waits for the next skb. */
+			*cur = was;
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
 		genlmsg_end(skb, hdr);
-		strscpy(last, service, LNETK_TBF_SERVICE_MAX);
+		if (rc)
+			break;
+		cur->queue = LNE_TBF_NQUEUES;
 	}
 	mutex_unlock(&ln->lock);
-	/* A full skb ends this step; a policy alone in one that does not fit is an error. */
+	/* A full skb ends this step; one too small for a single rule is an error. */
 	return rc == -EMSGSIZE && skb->len ? (int)skb->len : rc;
 }
 
@@ -725,12 +800,6 @@ static unsigned int class_seq(struct lnetk_net *ln)
 		mutex_unlock(&t->qlock);
 	}
 	return (unsigned int)(seq % 0xffffffffULL) + 1;
-}
-
-/* Whether nest @nest, open in @skb, may take another class or rule. */
-static bool nest_room(const struct sk_buff *skb, const struct nlattr *nest)
-{
-	return skb_tail_pointer(skb) - (const unsigned char *)nest < NEST_MAX - LNE_TBF_CMD_MAX;
 }
 
 static int put_class(struct sk_buff *skb, const struct lne_tbf *tbf, const struct lne_tbf_class *c)

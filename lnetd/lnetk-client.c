@@ -662,7 +662,6 @@ struct dump {
 		lnetk_route_cb route;
 		lnetk_rule_cb rule;
 		lnetk_global_cb global;
-		lnetk_tbf_cb tbf;
 		lnetk_tbf_class_cb tbf_class;
 	} cb;
 	void *arg;
@@ -1364,7 +1363,7 @@ static const struct nla_policy tbfq_policy[LNETK_TBFQ_A_MAX + 1] = {
 	[LNETK_TBFQ_A_QUEUE] = {.type = NLA_U8},    [LNETK_TBFQ_A_TYPE] = {.type = NLA_STRING},
 	[LNETK_TBFQ_A_DEPTH] = {.type = NLA_U32},   [LNETK_TBFQ_A_NCLASSES] = {.type = NLA_U32},
 	[LNETK_TBFQ_A_NACTIVE] = {.type = NLA_U32}, [LNETK_TBFQ_A_QUEUED] = {.type = NLA_U64},
-	[LNETK_TBFQ_A_RULE] = {.type = NLA_NESTED},
+	[LNETK_TBFQ_A_RULE] = {.type = NLA_NESTED}, [LNETK_TBFQ_A_FIRST] = {.type = NLA_U32},
 };
 
 static const struct nla_policy tbfr_policy[LNETK_TBFR_A_MAX + 1] = {
@@ -1400,87 +1399,163 @@ static int parse_tbf_rule(struct nlattr *nest, struct lnetk_tbf_rule *r)
 	return get_str(r->name, sizeof(r->name), tb[LNETK_TBFR_A_NAME]);
 }
 
-static int parse_tbf_queue(struct nlattr *nest, struct lnetk_tbf_qinfo *q)
+/*
+ * A dump's policies are put together from its messages: a queue whose
+ * rules do not fit one message goes on in the next with
+ * LNETK_TBFQ_A_FIRST > 0, so a policy is handed to the callback once the
+ * next policy (or the end of the dump) comes.  Its rule texts are copies.
+ */
+struct tbf_acc {
+	struct lnetk_tbf t;
+	bool have;
+	lnetk_tbf_cb cb;
+	void *arg;
+};
+
+static void tbf_acc_clear(struct tbf_acc *a)
 {
-	struct nlattr *tb[LNETK_TBFQ_A_MAX + 1], *a;
+	size_t q, i;
+
+	for (q = 0; q < a->t.nqueues; q++) {
+		for (i = 0; i < a->t.queues[q].nrules; i++)
+			free((char *)a->t.queues[q].rules[i].text);
+		free(a->t.queues[q].rules);
+	}
+	memset(&a->t, 0, sizeof(a->t));
+	a->have = false;
+}
+
+static int tbf_acc_flush(struct tbf_acc *a)
+{
+	int rc = a->have ? cb_rc(a->cb(&a->t, a->arg)) : 0;
+
+	tbf_acc_clear(a);
+	return rc;
+}
+
+/* Append the LNETK_TBFQ_A_RULEs of @nest to @q. */
+static int tbf_rules_add(struct lnetk_tbf_qinfo *q, struct nlattr *nest)
+{
+	struct lnetk_tbf_rule *grown;
+	struct nlattr *a;
 	size_t n = 0;
 	int rem, rc;
 
-	if (nla_parse_nested(tb, LNETK_TBFQ_A_MAX, nest, tbfq_policy) < 0 ||
-	    !tb[LNETK_TBFQ_A_QUEUE])
-		return -EPROTO;
-	q->queue = nla_get_u8(tb[LNETK_TBFQ_A_QUEUE]);
-	q->depth = get_u32_or(tb[LNETK_TBFQ_A_DEPTH], 0);
-	q->nclasses = get_u32_or(tb[LNETK_TBFQ_A_NCLASSES], 0);
-	q->nactive = get_u32_or(tb[LNETK_TBFQ_A_NACTIVE], 0);
-	q->queued = get_u64_or(tb[LNETK_TBFQ_A_QUEUED], 0);
-	rc = get_str(q->type, sizeof(q->type), tb[LNETK_TBFQ_A_TYPE]);
-	if (rc)
-		return rc;
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) == LNETK_TBFQ_A_RULE)
 			n++;
 	}
-	q->rules = calloc(n ? n : 1, sizeof(*q->rules));
-	if (!q->rules)
+	grown = realloc(q->rules, (q->nrules + n + 1) * sizeof(*q->rules));
+	if (!grown)
 		return -ENOMEM;
+	q->rules = grown;
 	nla_for_each_nested(a, nest, rem) {
+		struct lnetk_tbf_rule *r = &q->rules[q->nrules];
+
 		if (nla_type(a) != LNETK_TBFQ_A_RULE)
 			continue;
-		rc = parse_tbf_rule(a, &q->rules[q->nrules]);
+		rc = parse_tbf_rule(a, r);
 		if (rc)
 			return rc;
+		r->text = strdup(r->text);
+		if (!r->text)
+			return -ENOMEM;
 		q->nrules++;
 	}
 	return 0;
 }
 
+/* One LNETK_TBF_A_QUEUE_INFO: a queue, or the rest of the last one. */
+static int parse_tbf_queue(struct nlattr *nest, struct lnetk_tbf *t)
+{
+	struct nlattr *tb[LNETK_TBFQ_A_MAX + 1];
+	struct lnetk_tbf_qinfo *q;
+	uint32_t first;
+	uint8_t queue;
+	int rc;
+
+	if (nla_parse_nested(tb, LNETK_TBFQ_A_MAX, nest, tbfq_policy) < 0 ||
+	    !tb[LNETK_TBFQ_A_QUEUE])
+		return -EPROTO;
+	queue = nla_get_u8(tb[LNETK_TBFQ_A_QUEUE]);
+	first = get_u32_or(tb[LNETK_TBFQ_A_FIRST], 0);
+	if (first) {
+		q = t->nqueues ? &t->queues[t->nqueues - 1] : NULL;
+		if (!q || q->queue != queue || q->nrules != first)
+			return -EPROTO;
+		return tbf_rules_add(q, nest);
+	}
+	if (t->nqueues >= sizeof(t->queues) / sizeof(t->queues[0]))
+		return -EPROTO;
+	q = &t->queues[t->nqueues++];
+	q->queue = queue;
+	q->depth = get_u32_or(tb[LNETK_TBFQ_A_DEPTH], 0);
+	q->nclasses = get_u32_or(tb[LNETK_TBFQ_A_NCLASSES], 0);
+	q->nactive = get_u32_or(tb[LNETK_TBFQ_A_NACTIVE], 0);
+	q->queued = get_u64_or(tb[LNETK_TBFQ_A_QUEUED], 0);
+	rc = get_str(q->type, sizeof(q->type), tb[LNETK_TBFQ_A_TYPE]);
+	return rc ? rc : tbf_rules_add(q, nest);
+}
+
 static int parse_tbf(struct req *rq, struct nlattr **top, struct nlmsghdr *nlh __maybe_unused)
 {
 	struct nlattr *tb[LNETK_TBF_A_MAX + 1], *a;
-	struct dump *d = rq->arg;
-	struct lnetk_tbf t;
-	int rem, rc = 0;
-	size_t i;
+	char service[LNETK_TBF_SERVICE_MAX];
+	struct tbf_acc *acc = rq->arg;
+	int rem, rc;
 
 	if (!top[LNETK_A_TBF] ||
 	    nla_parse_nested(tb, LNETK_TBF_A_MAX, top[LNETK_A_TBF], tbf_policy) < 0 ||
 	    !tb[LNETK_TBF_A_SERVICE])
 		return -EPROTO;
-	memset(&t, 0, sizeof(t));
-	rc = get_str(t.service, sizeof(t.service), tb[LNETK_TBF_A_SERVICE]);
-	nla_for_each_nested(a, top[LNETK_A_TBF], rem) {
-		if (rc || nla_type(a) != LNETK_TBF_A_QUEUE_INFO)
-			continue;
-		if (t.nqueues >= sizeof(t.queues) / sizeof(t.queues[0])) {
-			rc = -EPROTO;
-			break;
-		}
-		rc = parse_tbf_queue(a, &t.queues[t.nqueues++]);
+	rc = get_str(service, sizeof(service), tb[LNETK_TBF_A_SERVICE]);
+	if (rc)
+		return rc;
+	if (acc->have && strcmp(acc->t.service, service)) {
+		rc = tbf_acc_flush(acc);
+		if (rc)
+			return rc;
 	}
+	if (!acc->have) {
+		memcpy(acc->t.service, service, sizeof(service));
+		acc->have = true;
+	}
+	nla_for_each_nested(a, top[LNETK_A_TBF], rem) {
+		if (nla_type(a) != LNETK_TBF_A_QUEUE_INFO)
+			continue;
+		rc = parse_tbf_queue(a, &acc->t);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Both read by dump, so that a policy of any size comes whole. */
+static int tbf_read(struct lnetk *lk, const char *service, lnetk_tbf_cb cb, void *arg,
+		    struct lnetk_err *err)
+{
+	struct tbf_in in = {.service = service, .queue = -1};
+	struct tbf_acc acc = {.cb = cb, .arg = arg};
+	struct req rq = {.err = err, .parse = parse_tbf, .arg = &acc};
+	int rc;
+
+	rc = run(lk, LNETK_CMD_TBF_GET, NLM_F_DUMP, service ? tbf_size(&in) : 0,
+		 service ? put_tbf : NULL, &in, &rq);
 	if (!rc)
-		rc = cb_rc(d->cb.tbf(&t, d->arg));
-	for (i = 0; i < t.nqueues; i++)
-		free(t.queues[i].rules);
+		return tbf_acc_flush(&acc);
+	tbf_acc_clear(&acc);
 	return rc;
 }
 
 int lnetk_tbf_get(struct lnetk *lk, const char *service, lnetk_tbf_cb cb, void *arg,
 		  struct lnetk_err *err)
 {
-	struct tbf_in in = {.service = service, .queue = -1};
-	struct dump d = {.cb.tbf = cb, .arg = arg};
-	struct req rq = {.err = err, .parse = parse_tbf, .arg = &d};
-
-	return run(lk, LNETK_CMD_TBF_GET, 0, tbf_size(&in), put_tbf, &in, &rq);
+	return tbf_read(lk, service, cb, arg, err);
 }
 
 int lnetk_tbf_dump(struct lnetk *lk, lnetk_tbf_cb cb, void *arg, struct lnetk_err *err)
 {
-	struct dump d = {.cb.tbf = cb, .arg = arg};
-	struct req rq = {.err = err, .parse = parse_tbf, .arg = &d};
-
-	return run(lk, LNETK_CMD_TBF_GET, NLM_F_DUMP, 0, NULL, NULL, &rq);
+	return tbf_read(lk, NULL, cb, arg, err);
 }
 
 static const struct nla_policy tbfc_policy[LNETK_TBFC_A_MAX + 1] = {

@@ -302,7 +302,10 @@ int lnetk_tbf_set(struct lnetk *lk, const char *service, int queue, const char *
 /* One rule command (tbf.h's grammar); the engine's sentence comes back in @err. */
 int lnetk_tbf_cmd(struct lnetk *lk, const char *service, const char *cmd, struct lnetk_err *err);
 int lnetk_tbf_del(struct lnetk *lk, const char *service, struct lnetk_err *err);
-/* @service's policy, through @cb once. */
+/*
+ * @service's policy, through @cb once; every policy, in service order.
+ * Both read by dump, so a policy of any size comes whole.
+ */
 int lnetk_tbf_get(struct lnetk *lk, const char *service, lnetk_tbf_cb cb, void *arg,
 		  struct lnetk_err *err);
 int lnetk_tbf_dump(struct lnetk *lk, lnetk_tbf_cb cb, void *arg, struct lnetk_err *err);

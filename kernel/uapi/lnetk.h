@@ -190,15 +190,22 @@
  * LNETK_CMD_TBF_DEL (admin): LNETK_A_TBF with LNETK_TBF_A_SERVICE: the
  *   policy goes, with its rules and classes.
  * LNETK_CMD_TBF_GET: with LNETK_A_TBF/LNETK_TBF_A_SERVICE, that policy;
- *   as a dump, every policy in service name order, one per message.  A
+ *   as a dump, every policy in service name order (or, given
+ *   LNETK_TBF_A_SERVICE, only that one: -ENOENT if it has none).  A
  *   message carries one LNETK_A_TBF with LNETK_TBF_A_SERVICE and one
  *   LNETK_TBF_A_QUEUE_INFO per queue (reg first): LNETK_TBFQ_A_QUEUE,
- *   _TYPE, _DEPTH, _NCLASSES, _NACTIVE, _QUEUED and one LNETK_TBFQ_A_RULE
- *   per rule in match order, default last: LNETK_TBFR_A_NAME, _TEXT (the
- *   command that recreates it), _RATE, _REALTIME, _NCLASSES and its
- *   statistics _QUEUED, _ENQUEUED, _DISPATCHED, _WAIT_NS, _THROTTLED.  A
- *   policy must fit one message (about 32 KiB of rule text): one that
- *   does not is refused with -EMSGSIZE.
+ *   _TYPE, _DEPTH, _NCLASSES, _NACTIVE, _QUEUED, _FIRST and one
+ *   LNETK_TBFQ_A_RULE per rule in match order, default last:
+ *   LNETK_TBFR_A_NAME, _TEXT (the command that recreates it), _RATE,
+ *   _REALTIME, _NCLASSES and its statistics _QUEUED, _ENQUEUED,
+ *   _DISPATCHED, _WAIT_NS, _THROTTLED.  A policy takes as many dump
+ *   messages as it needs (a queue holds up to 256 rules of up to 4 KiB):
+ *   a queue whose rules go on in the next message appears there again,
+ *   with LNETK_TBFQ_A_FIRST the index of its first rule in that message
+ *   (0 in the message that starts it), so a reader appends.  The reply of
+ *   the non-dump GET is one message of about 32 KiB: a policy that does
+ *   not fit it is refused with -EMSGSIZE (dump it instead).  Dump readers
+ *   must read with buffers of 8 KiB or more.
  * LNETK_CMD_TBF_LOAD (admin): a test load, in the kernel.  LNETK_A_TBF
  *   with LNETK_TBF_A_SERVICE, LNETK_TBF_A_LOAD_MS (required,
  *   LNETK_TBF_LOAD_MS_MIN..LNETK_TBF_LOAD_MS_MAX) and one to
@@ -557,6 +564,7 @@ enum lnetk_tbfq_attr {
 	LNETK_TBFQ_A_NACTIVE,  /* u32: classes with queued requests */
 	LNETK_TBFQ_A_QUEUED,   /* u64: requests */
 	LNETK_TBFQ_A_RULE,     /* nest, LNETK_TBFR_A_*, repeated */
+	LNETK_TBFQ_A_FIRST,    /* u32: index of the first LNETK_TBFQ_A_RULE here */
 	__LNETK_TBFQ_A_LAST
 };
 #define LNETK_TBFQ_A_MAX (__LNETK_TBFQ_A_LAST - 1)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tbf.h"
 #include "vm.h"
 
 /* --- the policies as text, and the generation ----------------------------------- */
@@ -334,6 +335,105 @@ static void refusals_all(struct lnetk *lk)
 	    "TBF_SET without LNETK_A_TBF: refused with %s, \"%s\"", errname(rc), ext);
 }
 
+/* --- a policy bigger than a message -------------------------------------------------------- */
+
+#define BIG_RULES 256 /* LNE_TBF_RULES_MAX: a full reg queue */
+
+/* Rule @i: 25 NIDs on 25 networks, which no canonical form can merge: ~450 bytes. */
+static void big_rule(int i, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "reg start r%d nid={", i);
+	int j;
+
+	for (j = 0; j < 25; j++)
+		n += (size_t)snprintf(buf + n, len - n, "%s10.%d.%d.%d@tcp%d", j ? " " : "",
+				      i % 200, j, (j * 7) % 250 + 1, j + 1);
+	snprintf(buf + n, len - n, "} rate=%d", 100 + i);
+}
+
+struct big_seen {
+	int calls, reg, hp, order_ok, texts_ok;
+	struct lne_tbf *engine; /* the same rules in userspace: the texts to expect */
+};
+
+static int big_cb(const struct lnetk_tbf *t, void *arg)
+{
+	struct big_seen *b = arg;
+	const struct lne_tbf_rule *er = NULL;
+	char want[1024], name[16];
+	size_t q, i;
+
+	if (strcmp(t->service, "big"))
+		return 0;
+	b->calls++;
+	for (q = 0; q < t->nqueues; q++) {
+		const struct lnetk_tbf_qinfo *qi = &t->queues[q];
+
+		if (qi->queue == LNETK_TBF_HP) {
+			b->hp = (int)qi->nrules;
+			continue;
+		}
+		b->reg = (int)qi->nrules;
+		/* Newest first: r255 ... r0, then the default. */
+		for (i = 0; i + 1 < qi->nrules; i++) {
+			snprintf(name, sizeof(name), "r%d", BIG_RULES - 1 - (int)i);
+			b->order_ok += !strcmp(qi->rules[i].name, name);
+			er = lne_tbf_rule_next(b->engine, LNE_TBF_REG, er);
+			if (er)
+				lne_tbf_rule_format(er, want, sizeof(want));
+			b->texts_ok += er && !strcmp(qi->rules[i].text, want);
+		}
+	}
+	return 0;
+}
+
+/*
+ * A full reg queue of long rules (about 115 KiB of rule text, more than a
+ * dump message and more than a nest's 64 KiB): GET of it alone is refused
+ * with EMSGSIZE and a sentence, a dump of it (or of every policy) comes
+ * whole over several messages, every rule in order with its text.
+ */
+static void big(struct lnetk *lk)
+{
+	struct lne_tbf *engine = NULL;
+	struct big_seen one = {0}, all = {0};
+	struct lnetk_err err;
+	char cmd[1024], ext[256];
+	struct lne_err le;
+	struct raw *r;
+	int rc, i;
+
+	rc = lnetk_tbf_set(lk, "big", -1, NULL, 0, &err) ?: lne_tbf_new("big", &engine, &le);
+	for (i = 0; !rc && i < BIG_RULES; i++) {
+		big_rule(i, cmd, sizeof(cmd));
+		rc = lnetk_tbf_cmd(lk, "big", cmd, &err) ?: lne_tbf_command(engine, cmd, 0, &le);
+	}
+	one.engine = all.engine = engine;
+	tap(!rc, "tbf big: %d rules of about %zu bytes each on reg (%s %s)", BIG_RULES, strlen(cmd),
+	    errname(rc), err.msg);
+	r = raw_new(LNETK_CMD_TBF_GET);
+	raw_nest(r, LNETK_A_TBF);
+	raw_str(r, LNETK_TBF_A_SERVICE, "big");
+	raw_end(r);
+	rc = raw_send(r, ext, sizeof(ext));
+	tap(rc == -EMSGSIZE && strstr(ext, "dump it"),
+	    "tbf big: GET of it alone does not fit one reply: %s, \"%s\"", errname(rc), ext);
+	rc = lnetk_tbf_get(lk, "big", big_cb, &one, &err);
+	tap(!rc && one.calls == 1 && one.reg == BIG_RULES + 1 && one.hp == 1 &&
+		    one.order_ok == BIG_RULES && one.texts_ok == BIG_RULES,
+	    "tbf big: its dump comes whole over several messages: %d policy, %d reg rules (%d in "
+	    "order, %d texts right), %d hp (%s)",
+	    one.calls, one.reg, one.order_ok, one.texts_ok, one.hp, errname(rc));
+	rc = lnetk_tbf_dump(lk, big_cb, &all, &err);
+	tap(!rc && all.calls == 1 && all.reg == BIG_RULES + 1 && all.order_ok == BIG_RULES &&
+		    all.texts_ok == BIG_RULES,
+	    "tbf big: so does the dump of every policy (%d calls, %d rules, %s)", all.calls,
+	    all.reg, errname(rc));
+	rc = lnetk_tbf_del(lk, "big", &err);
+	tap(!rc, "tbf big: deleted (%s)", errname(rc));
+	lne_tbf_free(engine);
+}
+
 /* --- a load in the kernel --------------------------------------------------------------- */
 
 static int sum_cb(const struct lnetk_tbf *t, void *arg)
@@ -453,6 +553,7 @@ void cases_tbf(void)
 		return;
 	happy(lk);
 	refusals_all(lk);
+	big(lk);
 	load(lk);
 
 	tbf_snap(lk, &before);
