@@ -418,6 +418,9 @@ static int net_show(struct ctl_opt *opt, int argc, char **argv)
 	sd_bus *bus = NULL;
 	int rc;
 
+	rc = ctl_canon(net, false);
+	if (rc)
+		return rc;
 	rc = ctl_bus(&bus);
 	if (!rc)
 		rc = ctl_call(bus, "ListNIs", &reply, NULL);

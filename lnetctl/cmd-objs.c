@@ -75,6 +75,9 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 	sd_bus *bus = NULL;
 	int rc, yrc;
 
+	rc = ctl_canon(net, false) ?: ctl_canon(gw, true);
+	if (rc)
+		return rc;
 	rc = ctl_bus(&bus);
 	if (!rc)
 		rc = ctl_call(bus, "ListRoutes", &r, NULL);

@@ -251,6 +251,9 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	uint32_t health;
 	FILE *out;
 
+	rc = ctl_canon(want, true);
+	if (rc)
+		return rc;
 	rc = ctl_bus(&bus);
 	if (!rc)
 		rc = ctl_call(bus, "ListPeers", &r, NULL);

@@ -58,6 +58,12 @@ int ctl_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A u32 option's value, or ctl_usage() naming it. */
 int ctl_u32(const struct ctl_opt *o, uint32_t max, uint32_t *v);
+/*
+ * Put a --net (@nid false) or --nid filter in lnetd's canonical spelling
+ * (tcp0 is tcp, @ib0 is @o2ib), so that it compares with what lnetd lists
+ * by strcmp; a value that is no net or NID is a usage error naming it.
+ */
+int ctl_canon(struct ctl_opt *o, bool nid);
 /* The command being run ("net add"), for messages. */
 extern const char *ctl_cmd_name;
 

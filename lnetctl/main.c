@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lnetctl.h"
+#include "nid.h"
 
 const char *ctl_cmd_name = "";
 
@@ -62,6 +63,29 @@ int ctl_u32(const struct ctl_opt *o, uint32_t max, uint32_t *v)
 	if (!*o->val || *end || errno || x > max || *o->val == '-')
 		return ctl_usage("--%s: '%s' is not a number from 0 to %u", o->name, o->val, max);
 	*v = (uint32_t)x;
+	return 0;
+}
+
+int ctl_canon(struct ctl_opt *o, bool nid)
+{
+	static char buf[2][LNE_NID_STR_MAX]; /* a command filters by two at most */
+	static int next;
+	struct lne_err err = {.msg = ""};
+	struct lne_nid n;
+	lne_net_t net;
+	char *out = buf[next++ % 2];
+	int rc;
+
+	if (!o->given)
+		return 0;
+	rc = nid ? lne_nid_parse(o->val, &n, &err) : lne_net_parse(o->val, &net, &err);
+	if (rc)
+		return ctl_usage("--%s: %s", o->name, err.msg);
+	if (nid)
+		lne_nid_format(&n, out, sizeof(buf[0]));
+	else
+		lne_net_format(net, out, sizeof(buf[0]));
+	o->val = out;
 	return 0;
 }
 
