@@ -350,15 +350,21 @@ static struct lne_ni **ni_slot(struct lne_inst *ln, const struct lne_nid *nid)
 	return &ln->ni_htab[nid_hash(nid) % LNE_NI_HASH];
 }
 
-struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
+/* The local NI with @nid, whose nid_hash() is @h: a peer NID's check reuses its hash. */
+static struct lne_ni *ni_find(const struct lne_inst *ln, const struct lne_nid *nid, u32 h)
 {
 	struct lne_ni *ni;
 
 	/* Every peer NID added is checked against the local NIs: a hash. */
-	for (ni = ln->ni_htab[nid_hash(nid) % LNE_NI_HASH]; ni; ni = ni->hnext)
+	for (ni = ln->ni_htab[h % LNE_NI_HASH]; ni; ni = ni->hnext)
 		if (lne_nid_equal(&ni->nid, nid))
 			return ni;
 	return NULL;
+}
+
+struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
+{
+	return ni_find(ln, nid, nid_hash(nid));
 }
 
 static int check_tunables(const struct lne_tunables *t, const char *nid, struct lne_err *err)
@@ -580,14 +586,23 @@ static struct lne_peer_ni **hash_slot(const struct lne_inst *ln, const struct ln
 	return &ln->htab[nid_hash(nid) & ln->hmask];
 }
 
-struct lne_peer_ni *lne_peer_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
+/*
+ * The peer NI with @nid, whose nid_hash() is @h.  Adding a NID looks it up,
+ * checks it against the local NIs and links it in: one hash for the three.
+ */
+static struct lne_peer_ni *pni_find(const struct lne_inst *ln, const struct lne_nid *nid, u32 h)
 {
 	struct lne_peer_ni *pni;
 
-	for (pni = *hash_slot(ln, nid); pni; pni = pni->hnext)
+	for (pni = ln->htab[h & ln->hmask]; pni; pni = pni->hnext)
 		if (lne_nid_equal(&pni->nid, nid))
 			return pni;
 	return NULL;
+}
+
+struct lne_peer_ni *lne_peer_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
+{
+	return pni_find(ln, nid, nid_hash(nid));
 }
 
 /* Keep the load at most one per bucket; a failed grow only costs speed. */
@@ -632,8 +647,8 @@ struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *
 	return lne_peer_of(pni);
 }
 
-/* Refuse a NID that is local or already some peer's (@pni, found), naming the owner. */
-static int nid_free(const struct lne_inst *ln, const struct lne_nid *nid,
+/* Refuse a NID (hash @h) that is local or some peer's (@pni, found), naming the owner. */
+static int nid_free(const struct lne_inst *ln, const struct lne_nid *nid, u32 h,
 		    const struct lne_peer_ni *pni, struct lne_err *err)
 {
 	char buf[LNE_NID_STR_MAX], owner[LNE_NID_STR_MAX];
@@ -641,15 +656,16 @@ static int nid_free(const struct lne_inst *ln, const struct lne_nid *nid,
 	if (pni)
 		return lne_err_set(err, -EEXIST, nid_str(nid, buf), -1, "already a NID of peer %s",
 				   nid_str(&lne_peer_of(pni)->primary, owner));
-	if (lne_ni_find(ln, nid) || nid->lnd == LNE_LND_LO)
+	if (ni_find(ln, nid, h) || nid->lnd == LNE_LND_LO)
 		return lne_err_set(err, -EINVAL, nid_str(nid, buf), -1,
 				   "is a local NI, not a peer NID");
 	return 0;
 }
 
-static int check_nid_free(const struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err)
+static int check_nid_free(const struct lne_inst *ln, const struct lne_nid *nid, u32 h,
+			  struct lne_err *err)
 {
-	return nid_free(ln, nid, lne_peer_ni_find(ln, nid), err);
+	return nid_free(ln, nid, h, pni_find(ln, nid, h), err);
 }
 
 static struct lne_peer_net *pnet_find(const struct lne_peer *peer, lne_net_t id)
@@ -685,8 +701,11 @@ static void pni_unlink(struct lne_inst *ln, struct lne_peer_ni *pni)
 		pool_put(&ln->pni_pool, pni);
 }
 
-/* Add @nid to @peer; its first (the primary) takes the peer's own peer NI and net. */
-static int pni_add(struct lne_inst *ln, struct lne_peer *peer, const struct lne_nid *nid)
+/*
+ * Add @nid (hashing to @h) to @peer; its first (the primary) takes the
+ * peer's own peer NI and net.
+ */
+static int pni_add(struct lne_inst *ln, struct lne_peer *peer, const struct lne_nid *nid, u32 h)
 {
 	bool first = !peer->npni;
 	struct lne_peer_net *pnet = first ? NULL : pnet_find(peer, lne_nid_net(nid));
@@ -722,7 +741,7 @@ static int pni_add(struct lne_inst *ln, struct lne_peer *peer, const struct lne_
 	pnet->npni++;
 	peer->npni++;
 	ln->npni++;
-	slot = hash_slot(ln, nid);
+	slot = &ln->htab[h & ln->hmask];
 	pni->hnext = *slot;
 	*slot = pni;
 	if (ln->npni > ln->hmask + 1)
@@ -739,7 +758,7 @@ static void peer_free(struct lne_inst *ln, struct lne_peer *peer)
 	pool_put(&ln->peer_pool, peer);
 }
 
-static struct lne_peer *peer_new(struct lne_inst *ln, const struct lne_nid *primary, bool mr,
+static struct lne_peer *peer_new(struct lne_inst *ln, const struct lne_nid *primary, u32 h, bool mr,
 				 bool implicit)
 {
 	struct lne_peer *peer = pool_get(&ln->peer_pool, sizeof(*peer));
@@ -752,7 +771,7 @@ static struct lne_peer *peer_new(struct lne_inst *ln, const struct lne_nid *prim
 	peer->id = ln->next_id++;
 	lne_list_init(&peer->pnets);
 	lne_list_add_tail(&peer->link, &ln->peers);
-	if (pni_add(ln, peer, primary)) {
+	if (pni_add(ln, peer, primary, h)) {
 		peer_free(ln, peer);
 		return NULL;
 	}
@@ -762,7 +781,8 @@ static struct lne_peer *peer_new(struct lne_inst *ln, const struct lne_nid *prim
 int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_err *err)
 {
 	/* One lookup tells both whether it is a peer's primary and whether it is taken. */
-	struct lne_peer_ni *pni = lne_peer_ni_find(ln, primary);
+	u32 h = nid_hash(primary);
+	struct lne_peer_ni *pni = pni_find(ln, primary, h);
 	struct lne_peer *peer = pni ? lne_peer_of(pni) : NULL;
 	int rc;
 
@@ -773,10 +793,10 @@ int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, st
 		lne_changed(ln);
 		return 0;
 	}
-	rc = nid_free(ln, primary, pni, err);
+	rc = nid_free(ln, primary, h, pni, err);
 	if (rc)
 		return rc;
-	if (!peer_new(ln, primary, mr, false))
+	if (!peer_new(ln, primary, h, mr, false))
 		return -ENOMEM;
 	lne_changed(ln);
 	return 0;
@@ -799,18 +819,20 @@ int lne_peer_add_nid(struct lne_inst *ln, const struct lne_nid *primary, const s
 {
 	struct lne_peer *peer = peer_lookup(ln, primary, err);
 	char buf[LNE_NID_STR_MAX];
+	u32 h;
 	int rc;
 
 	if (!peer)
 		return -ENOENT;
-	rc = check_nid_free(ln, nid, err);
+	h = nid_hash(nid);
+	rc = check_nid_free(ln, nid, h, err);
 	if (rc)
 		return rc;
 	if (peer->npni >= ln->globals[LNE_G_MAX_INTERFACES])
 		return lne_err_set(err, -E2BIG, nid_str(primary, buf), -1,
 				   "the peer already has max_interfaces (%u) NIDs",
 				   ln->globals[LNE_G_MAX_INTERFACES]);
-	rc = pni_add(ln, peer, nid);
+	rc = pni_add(ln, peer, nid, h);
 	if (rc)
 		return rc;
 	lne_changed(ln);
@@ -977,7 +999,7 @@ int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, 
 	}
 	gpni = lne_peer_ni_find(ln, gw);
 	if (!gpni) {
-		implicit = peer_new(ln, gw, false, true);
+		implicit = peer_new(ln, gw, nid_hash(gw), false, true);
 		gpni = implicit ? lne_peer_ni_find(ln, gw) : NULL;
 		if (!gpni) {
 			rnet_put(rt->rnet);
