@@ -10,16 +10,20 @@
  * whole (a batch is built on a copy and swapped in), so it is reached only
  * through @inst, under @lock.
  *
- * Selection also runs under @lock today: its only caller is the SELECT
- * command.  When the data path arrives, selection moves under RCU with
- * @inst published by rcu_assign_pointer(), and swaps wait a grace period
- * before freeing the old state.
+ * Selection takes only @sel for reading, so selections run side by side
+ * and never wait for a change that is still preparing (a batch builds its
+ * copy, a dump walks the instance) but only for the moment a change
+ * touches @inst: every change to @inst, or swap of it, happens under
+ * @lock *and* @sel held for writing.  Inside, selection neither sleeps nor
+ * allocates; the round-robin state it moves is atomic or single words
+ * (engine/port.h).  Order: @lock, then @sel.
  */
 #ifndef LNETK_INSTANCE_H
 #define LNETK_INSTANCE_H
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/types.h>
 
 struct net;
@@ -40,11 +44,12 @@ struct lnetk_tbf {
 };
 
 struct lnetk_net {
-	struct mutex lock;     /* serialises every change and every engine call */
-	u64 generation;	       /* under lock */
-	struct lne_inst *inst; /* under lock */
-	struct list_head tbf;  /* under lock: struct lnetk_tbf, sorted by service */
-	u32 ntbf;	       /* under lock: how many */
+	struct mutex lock;	 /* serialises every change and every engine call */
+	struct rw_semaphore sel; /* selection reads @inst under it; changes write */
+	u64 generation;		 /* under lock */
+	struct lne_inst *inst;	 /* changed under lock and sel (write); read under either */
+	struct list_head tbf;	 /* under lock: struct lnetk_tbf, sorted by service */
+	u32 ntbf;		 /* under lock: how many */
 };
 
 struct lnetk_net *lnetk_net(const struct net *net);

@@ -96,6 +96,7 @@ static int __net_init lnetk_net_init(struct net *net)
 	if (!ln->inst)
 		return -ENOMEM;
 	mutex_init(&ln->lock);
+	init_rwsem(&ln->sel);
 	ln->generation = 0;
 	INIT_LIST_HEAD(&ln->tbf);
 	ln->ntbf = 0;

@@ -524,9 +524,12 @@ static void notify(struct net *net, u8 cmd, u64 generation)
 
 /*
  * Run one change: reply prepared first, the change under the lock, the
- * generation bumped and announced only when it succeeded.
+ * generation bumped and announced only when it succeeded.  @in_place: @fn
+ * changes the instance where selections read it, so they wait (ln->sel
+ * held for writing) while it runs; otherwise @fn takes ln->sel itself for
+ * the moment it swaps the instance.
  */
-int lnetk_change(struct genl_info *info, lnetk_change_fn fn, size_t reply_extra)
+static int run_change(struct genl_info *info, lnetk_change_fn fn, size_t reply_extra, bool in_place)
 {
 	struct net *net = genl_info_net(info);
 	struct lnetk_net *ln = lnetk_net(net);
@@ -539,7 +542,11 @@ int lnetk_change(struct genl_info *info, lnetk_change_fn fn, size_t reply_extra)
 	if (!reply)
 		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	mutex_lock(&ln->lock);
+	if (in_place)
+		down_write(&ln->sel);
 	rc = fn(ln, info, reply);
+	if (in_place)
+		up_write(&ln->sel);
 	if (!rc) {
 		ln->generation++;
 		rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD);
@@ -552,6 +559,11 @@ int lnetk_change(struct genl_info *info, lnetk_change_fn fn, size_t reply_extra)
 	}
 	genlmsg_end(reply, hdr);
 	return genlmsg_reply(reply, info);
+}
+
+int lnetk_change(struct genl_info *info, lnetk_change_fn fn, size_t reply_extra)
+{
+	return run_change(info, fn, reply_extra, true);
 }
 
 static int do_bump(struct lnetk_net *ln, struct genl_info *info, struct sk_buff *reply)
@@ -968,8 +980,11 @@ static int do_batch(struct lnetk_net *ln, struct genl_info *info, struct sk_buff
 	/* Dumps keep pointers while the engine generation holds; the new
 	 * instance must never show a generation the old one had. */
 	next->gen += ln->inst->gen;
-	lne_inst_free(ln->inst);
-	ln->inst = next;
+	/* Built aside, with selections going on: they wait for the swap only. */
+	down_write(&ln->sel);
+	swap(ln->inst, next);
+	up_write(&ln->sel);
+	lne_inst_free(next);
 	return nla_put_u32(reply, LNETK_A_COUNT, n);
 }
 
@@ -977,7 +992,7 @@ static int lnetk_batch(struct sk_buff *skb, struct genl_info *info)
 {
 	int rc = flags_only(info, LNETK_F_REPLACE);
 
-	return rc ? rc : lnetk_change(info, do_batch, nla_total_size(sizeof(u32)));
+	return rc ? rc : run_change(info, do_batch, nla_total_size(sizeof(u32)), false);
 }
 
 /* --- reads -------------------------------------------------------------------- */
@@ -1531,10 +1546,11 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 		kfree(ex.ent);
 		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	}
-	mutex_lock(&ln->lock);
+	/* A reader: selections run side by side, changes wait (instance.h). */
+	down_read(&ln->sel);
 	rc = lne_select(ln->inst, &req, &sel, explain ? &ex : NULL, &err);
 	if (rc) {
-		mutex_unlock(&ln->lock);
+		up_read(&ln->sel);
 		nlmsg_free(reply);
 		kfree(ex.ent);
 		return lnetk_engine_refusal(info->extack, tb[LNETK_SEL_A_DST], rc, &err);
@@ -1547,9 +1563,10 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 		rc = put_entry(reply, &ex.ent[i]);
 	if (!rc) {
 		nla_nest_end(reply, out);
-		rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, ln->generation, LNETK_A_PAD);
+		rc = nla_put_u64_64bit(reply, LNETK_A_GENERATION, READ_ONCE(ln->generation),
+				       LNETK_A_PAD);
 	}
-	mutex_unlock(&ln->lock);
+	up_read(&ln->sel);
 	kfree(ex.ent);
 	if (rc) {
 		nlmsg_free(reply);

@@ -210,8 +210,8 @@ struct lne_inst {
 	u32 hmask, npni, nni, nroute;
 	u32 globals[LNE_G__COUNT];
 	u16 ncpt;
-	u32 *numa_dist; /* ncpt * ncpt; NULL: no table, every distance equal */
-	u32 clock;	/* counts selections; objects keep when they were last chosen */
+	u32 *numa_dist;	   /* ncpt * ncpt; NULL: no table, every distance equal */
+	lne_clock_t clock; /* counts selections; objects keep when they were last chosen */
 	u32 numa_max;
 	struct lne_udsp udsp;
 	struct lne_pool peer_pool, pni_pool;

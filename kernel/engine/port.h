@@ -16,6 +16,8 @@
 
 #ifdef __KERNEL__
 
+#include <linux/atomic.h>
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -44,6 +46,22 @@ static inline void lne_sort(void *base, size_t n, size_t size,
 {
 	sort(base, n, size, cmp, NULL);
 }
+
+/*
+ * Round-robin state: selections that run side by side under a reader lock
+ * all update it.  The clock counts them atomically; an object's "last
+ * chosen" stamp and a peer's kept source NI are single words, read and
+ * written once, so a racing reader sees the old value or the new one.
+ */
+typedef atomic_t lne_clock_t;
+
+static inline u32 lne_clock_tick(lne_clock_t *c)
+{
+	return (u32)atomic_inc_return(c);
+}
+
+#define lne_shared_load(x)     READ_ONCE(x)
+#define lne_shared_store(x, v) WRITE_ONCE(x, v)
 
 #else /* userspace */
 
@@ -91,6 +109,17 @@ static inline void lne_sort(void *base, size_t n, size_t size,
 {
 	qsort(base, n, size, cmp);
 }
+
+/* Round-robin state (see the kernel's): lnetd serialises every call. */
+typedef u32 lne_clock_t;
+
+static inline u32 lne_clock_tick(lne_clock_t *c)
+{
+	return ++*c;
+}
+
+#define lne_shared_load(x)     (x)
+#define lne_shared_store(x, v) ((x) = (v))
 
 #endif /* __KERNEL__ */
 

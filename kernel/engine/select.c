@@ -176,7 +176,7 @@ static void ni_key(const struct lne_inst *ln, const struct lne_ni *ni, const str
 	}
 	push(k, LNE_CRIT_NUMA, numa_eff(ln, ni, c->req->md_cpt), NULL);
 	push(k, LNE_CRIT_CREDITS, ni->credits, NULL);
-	push(k, LNE_CRIT_ROUND_ROBIN, ni->seq, NULL);
+	push(k, LNE_CRIT_ROUND_ROBIN, lne_shared_load(ni->seq), NULL);
 }
 
 static s32 best_pni_health(const struct lne_peer_net *pnet)
@@ -263,7 +263,7 @@ static void pni_key(const struct lne_peer_ni *pni, const struct lne_ni *ni, bool
 		push(k, LNE_CRIT_PREFERRED, pref ? prio : NOT_PREFERRED, rule);
 	}
 	push(k, LNE_CRIT_CREDITS, pni->credits, NULL);
-	push(k, LNE_CRIT_ROUND_ROBIN, pni->seq, NULL);
+	push(k, LNE_CRIT_ROUND_ROBIN, lne_shared_load(pni->seq), NULL);
 }
 
 /* The best peer NI of @pnet for local NI @ni (direct sends). */
@@ -305,7 +305,7 @@ static void gw_key(const struct lne_route *rt, const struct lne_peer_ni *dst, st
 	push(k, LNE_CRIT_ROUTE_PRIO, rt->priority, NULL);
 	push(k, LNE_CRIT_HOPS, rt->hops, NULL);
 	push(k, LNE_CRIT_CREDITS, rt->gw->credits, NULL);
-	push(k, LNE_CRIT_ROUND_ROBIN, rt->seq, NULL);
+	push(k, LNE_CRIT_ROUND_ROBIN, lne_shared_load(rt->seq), NULL);
 }
 
 static struct lne_route *pick_route(const struct lne_peer_ni *dst, const struct lne_net *only,
@@ -492,6 +492,7 @@ int lne_select(struct lne_inst *ln, const struct lne_sel_req *req, struct lne_se
 	struct lne_peer_ni *dst = lne_peer_ni_find(ln, &req->dst);
 	struct lne_ni *fixed = NULL;
 	struct lne_peer *peer;
+	u32 now;
 	int rc;
 
 	out->ni = NULL;
@@ -526,17 +527,18 @@ int lne_select(struct lne_inst *ln, const struct lne_sel_req *req, struct lne_se
 		rc = select_from(ln, peer, fixed, req, out, ex, err);
 	} else {
 		/* A non-Multi-Rail peer keeps its source NI while that still works. */
+		struct lne_ni *kept = lne_shared_load(peer->nmr_src);
 		u32 mark = ex ? ex->n : 0;
 
 		rc = -EHOSTUNREACH;
-		if (!peer->mr && peer->nmr_src && peer->nmr_src->up)
-			rc = select_from(ln, peer, peer->nmr_src, req, out, ex, NULL);
+		if (!peer->mr && kept && kept->up)
+			rc = select_from(ln, peer, kept, req, out, ex, NULL);
 		if (rc) {
 			if (ex)
 				ex->n = mark; /* explain only the attempt that counts */
 			rc = select_any(ln, peer, req, out, ex, err);
 			if (!rc && !peer->mr && !req->peek)
-				peer->nmr_src = out->ni;
+				lne_shared_store(peer->nmr_src, out->ni);
 		}
 	}
 	if (rc || req->peek)
@@ -544,10 +546,10 @@ int lne_select(struct lne_inst *ln, const struct lne_sel_req *req, struct lne_se
 	/* Round robin is "least recently chosen": a candidate back from
 	 * being down takes its turn, not every turn until it catches up.
 	 * Comparisons wrap, so this holds within 2^31 selections. */
-	ln->clock++;
-	out->ni->seq = ln->clock;
-	out->pni->seq = ln->clock;
+	now = lne_clock_tick(&ln->clock);
+	lne_shared_store(out->ni->seq, now);
+	lne_shared_store(out->pni->seq, now);
 	if (out->route)
-		out->route->seq = ln->clock;
+		lne_shared_store(out->route->seq, now);
 	return 0;
 }

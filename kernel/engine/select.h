@@ -34,8 +34,10 @@
  * that NI exists and is up.  A down NI is never chosen.
  *
  * lne_select() does not allocate and takes no lock; it updates round-robin
- * sequence numbers (the caller decides how racy that may be) and, for
- * non-Multi-Rail peers, the kept source NI.
+ * state (port.h's lne_clock_t and shared words) and, for non-Multi-Rail
+ * peers, the kept source NI, so that selections may run side by side under
+ * a reader lock while changes to the instance are kept out (the module's
+ * SELECT does; lnetd serialises everything).
  */
 #ifndef LNE_SELECT_H
 #define LNE_SELECT_H

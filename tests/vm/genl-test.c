@@ -14,6 +14,7 @@
  *   genl-test netns         independent instances, their lifetime (cases-perm.c)
  *   genl-test tbf           NRS TBF policies: set, cmd, del, get; refusals (cases-tbf.c)
  *   genl-test source KO     a request source module (KO) on the TBF API (cases-source.c)
+ *   genl-test lock          selection under the reader lock, beside changes (cases-lock.c)
  *   genl-test scale         100,000 peer NIDs: dumps and batches (cases-scale.c)
  *   genl-test conformance FILE   replay a scenario file (scn-kernel.c)
  *   genl-test explain FILE  the same, explain compared with the engine's (cases-explain.c)
@@ -536,6 +537,8 @@ int main(int argc, char **argv)
 		cases_netns();
 	else if (!strcmp(what, "tbf"))
 		cases_tbf();
+	else if (!strcmp(what, "lock"))
+		cases_lock();
 	else if (!strcmp(what, "source") && argc > 2)
 		cases_source(argv[2]);
 	else if (!strcmp(what, "scale"))
@@ -556,7 +559,7 @@ int main(int argc, char **argv)
 		lnetk_close(lk);
 	} else {
 		fprintf(stderr,
-			"usage: genl-test [basic|api|refuse|perm|netns|tbf|source KO|scale|hold|populate|"
+			"usage: genl-test [basic|api|refuse|perm|netns|tbf|source KO|lock|scale|hold|populate|"
 			"resolve|conformance FILE|explain FILE]\n");
 		return 2;
 	}

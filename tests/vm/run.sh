@@ -114,7 +114,7 @@ mkdir -p "$work/nrs-src" &&
 prog=$work/genl-test
 srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-refuse.c
 	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/cases-tbf.c
-	$here/cases-source.c
+	$here/cases-source.c $here/cases-lock.c
 	$here/scn-kernel.c
 	$top/lnetd/lnetk-client.c $top/tests/lib/scenario.c $top/tests/unit/scn-engine.c
 	$(ls "$top"/kernel/engine/*.c)"

@@ -103,6 +103,7 @@ void cases_netns(void);
 void cases_scale(void);
 void cases_tbf(void);
 void cases_source(const char *ko);
+void cases_lock(void);
 void cases_conformance(const char *path);
 void cases_explain(const char *path);
 int populate(struct lnetk *lk);

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cases-lock.c - selection under the instance's reader lock (instance.h).
+ *
+ * lock: an instance of 4 NIs and 30,000 peers.  Two processes select side
+ * by side, 2,000 times each, towards a peer with two NIDs from two local
+ * NIs: every selection succeeds, and round robin, moved by both at once,
+ * still shares the four (NI, peer NI) pairs within a few per cent.  Then
+ * one process selects in a loop while the other sends a batch that is
+ * built on a copy of the instance (the copy of 60,000 peer NIDs and 500
+ * rules takes a good part of a second): no selection may wait for the
+ * build, only for the swap, so the slowest one must take less than a
+ * quarter of the batch's time.
+ *
+ * Runs in a network namespace of its own.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vm.h"
+
+#define NPEERS 30000
+#define NRULES 500
+#define ROUNDS 2000
+
+static int fill(struct lnetk *lk)
+{
+	char a[LNETK_NID_MAX], b[LNETK_NID_MAX];
+	const char *nids[2] = {a, b};
+	struct lnetk_batch *batch;
+	struct lnetk_err err;
+	struct lnetk_ni ni;
+	int rc, i;
+
+	rc = lnetk_batch_new(lk, LNETK_F_REPLACE, &batch);
+	for (i = 0; !rc && i < 4; i++) {
+		memset(&ni, 0, sizeof(ni));
+		snprintf(ni.nid, sizeof(ni.nid), "192.168.%d.1@tcp", i);
+		rc = lnetk_batch_ni(batch, &ni);
+	}
+	for (i = 0; !rc && i < NPEERS; i++) {
+		snprintf(a, sizeof(a), "10.1.%d.%d@tcp", i / 250, i % 250 + 1);
+		snprintf(b, sizeof(b), "10.2.%d.%d@tcp", i / 250, i % 250 + 1);
+		rc = lnetk_batch_peer(batch, a, true, nids, 2);
+	}
+	rc = rc ?: lnetk_batch_send(batch, NULL, &err);
+	lnetk_batch_free(batch);
+	return rc;
+}
+
+/* One selector: @n selections (0: until SIGTERM), each timed; results down @fd. */
+struct sel_result {
+	int done, failed;
+	int by_ni[4];
+	double slowest;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int selector(int fd, int n)
+{
+	struct lnetk_select_req req = {.dst = "10.1.0.1@tcp", .md_cpt = -1};
+	struct sel_result res = {0};
+	struct lnetk_selection sel;
+	struct lnetk *lk;
+	double t;
+	int k;
+
+	signal(SIGTERM, on_term);
+	if (lnetk_open(&lk))
+		return 1;
+	while (!stop && (!n || res.done + res.failed < n)) {
+		t = now();
+		if (lnetk_select(lk, &req, &sel, NULL, NULL)) {
+			res.failed++;
+		} else {
+			res.done++;
+			k = sel.ni[8] - '0'; /* "192.168.K.1@tcp" */
+			if (k >= 0 && k < 4)
+				res.by_ni[k]++;
+		}
+		t = now() - t;
+		if (t > res.slowest)
+			res.slowest = t;
+		if (res.done + res.failed == 1 && write(fd, "s", 1) != 1)
+			return 1;
+	}
+	lnetk_close(lk);
+	return write(fd, &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1;
+}
+
+/* Start a selector; returns its pid and the read end of its pipe, after its first selection. */
+static pid_t spawn_selector(int n, int *rfd)
+{
+	int fds[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(selector(fds[1], n));
+	}
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &c, 1) != 1) {
+		close(fds[0]);
+		return -1;
+	}
+	*rfd = fds[0];
+	return pid;
+}
+
+static int reap(pid_t pid, int rfd, struct sel_result *res)
+{
+	ssize_t got = read(rfd, res, sizeof(*res));
+	int status = 0;
+
+	close(rfd);
+	waitpid(pid, &status, 0);
+	return got == (ssize_t)sizeof(*res) && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+static int rules_batch(struct lnetk *lk, double *secs)
+{
+	char src[NRULES][64];
+	struct lnetk_batch *batch;
+	struct lnetk_rule r;
+	struct lnetk_err err;
+	double t0 = now();
+	int rc, i;
+
+	rc = lnetk_batch_new(lk, 0, &batch);
+	for (i = 0; !rc && i < NRULES; i++) {
+		memset(&r, 0, sizeof(r));
+		snprintf(src[i], sizeof(src[i]), "10.%d.%d.[1-50]@tcp%d", 3 + i / 200, i % 200,
+			 i % 9 + 1);
+		r.src = src[i];
+		r.prio = (uint32_t)(i % 7);
+		r.idx = -1;
+		rc = lnetk_batch_rule(batch, &r);
+	}
+	rc = rc ?: lnetk_batch_send(batch, NULL, &err);
+	lnetk_batch_free(batch);
+	*secs = now() - t0;
+	return rc;
+}
+
+void cases_lock(void)
+{
+	struct sel_result r[2];
+	double t_batch = 0;
+	struct lnetk *lk;
+	pid_t pid[2];
+	int fd[2], rc, i, sum[4] = {0, 0, 0, 0}, lo = ROUNDS, hi = 0;
+
+	if (new_netns()) {
+		tap(false, "lock: a network namespace of its own");
+		return;
+	}
+	lk = open_or_fail("lock");
+	if (!lk)
+		return;
+	rc = fill(lk);
+	tap(!rc, "lock: 4 NIs and %d peers with 2 NIDs each (%s)", NPEERS, errname(rc));
+
+	/* Two selectors at once: the round robin they share stays fair. */
+	pid[0] = spawn_selector(ROUNDS, &fd[0]);
+	pid[1] = spawn_selector(ROUNDS, &fd[1]);
+	rc = pid[0] < 0 || pid[1] < 0 ? -EIO : 0;
+	rc = rc ?: reap(pid[0], fd[0], &r[0]);
+	rc = rc ?: reap(pid[1], fd[1], &r[1]);
+	for (i = 0; !rc && i < 4; i++) {
+		sum[i] = r[0].by_ni[i] + r[1].by_ni[i];
+		lo = sum[i] < lo ? sum[i] : lo;
+		hi = sum[i] > hi ? sum[i] : hi;
+	}
+	/* Two local NIs toward this peer reach it: 192.168.0-3 are all on tcp. */
+	tap(!rc && !r[0].failed && !r[1].failed && r[0].done + r[1].done == 2 * ROUNDS &&
+		    hi - lo <= 2 * ROUNDS / 4 / 20,
+	    "lock: two processes select side by side, %d times each: all succeed, and the NIs are "
+	    "chosen %d, %d, %d and %d times (within 5%% of even)",
+	    ROUNDS, sum[0], sum[1], sum[2], sum[3]);
+
+	/* A batch built on a copy: selections go on while it is built. */
+	pid[0] = spawn_selector(0, &fd[0]);
+	rc = pid[0] < 0 ? -EIO : rules_batch(lk, &t_batch);
+	if (pid[0] > 0)
+		kill(pid[0], SIGTERM);
+	rc = rc ?: reap(pid[0], fd[0], &r[0]);
+	diag("lock: batch of %d rules on a copy took %.3f s; %d selections meanwhile, the slowest "
+	     "%.4f s",
+	     NRULES, t_batch, r[0].done, r[0].slowest);
+	tap(!rc && !r[0].failed && r[0].done >= 10 && r[0].slowest < t_batch / 4,
+	    "lock: while a batch is built on a copy (%.2f s), selections go on (%d of them, none "
+	    "failed) and wait for the swap only (slowest %.4f s)",
+	    t_batch, r[0].done, r[0].slowest);
+	lnetk_close(lk);
+}
