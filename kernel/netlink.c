@@ -1494,15 +1494,16 @@ static int put_entry(struct sk_buff *skb, const struct lne_exp_entry *e)
 	return 0;
 }
 
-static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
+/* SELECT, and EXPLAIN (@peek: explain, move nothing). */
+static int select_doit(struct genl_info *info, bool peek)
 {
 	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
 	struct nlattr *nest =
-		lnetk_object(info, LNETK_A_SELECT, "LNETK_A_SELECT", BIT(LNETK_A_FLAGS));
-	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY, .kind = LNE_MSG_PUT};
+		lnetk_object(info, LNETK_A_SELECT, "LNETK_A_SELECT", peek ? 0 : BIT(LNETK_A_FLAGS));
+	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY, .kind = LNE_MSG_PUT, .peek = peek};
 	struct nlattr *tb[LNETK_SEL_A_MAX + 1], *out;
 	struct lne_explain ex = {.cap = EXPLAIN_MAX};
-	bool explain = flags_of(info) & LNETK_F_EXPLAIN;
+	bool explain = peek || (flags_of(info) & LNETK_F_EXPLAIN);
 	struct lne_nid src;
 	struct sk_buff *reply;
 	struct lne_sel sel;
@@ -1540,7 +1541,7 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 		if (!ex.ent)
 			return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	}
-	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_SELECT,
+	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd,
 			      explain ? EXPLAIN_MAX * 320 : NLMSG_GOODSIZE, &hdr);
 	if (!reply) {
 		kfree(ex.ent);
@@ -1575,6 +1576,16 @@ static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
 	}
 	genlmsg_end(reply, hdr);
 	return genlmsg_reply(reply, info);
+}
+
+static int lnetk_select(struct sk_buff *skb, struct genl_info *info)
+{
+	return select_doit(info, false);
+}
+
+static int lnetk_explain(struct sk_buff *skb, struct genl_info *info)
+{
+	return select_doit(info, true);
 }
 
 /* --- the family ------------------------------------------------------------------- */
@@ -1613,6 +1624,7 @@ static const struct genl_ops lnetk_genl_ops[] = {
 	{.cmd = LNETK_CMD_TBF_GET, .doit = lnetk_tbf_get_doit, .dumpit = lnetk_tbf_dump},
 	OP(LNETK_CMD_TBF_LOAD, lnetk_tbf_load_doit, ADMIN),
 	{.cmd = LNETK_CMD_TBF_CLASS_GET, .dumpit = lnetk_tbf_class_dump},
+	OP(LNETK_CMD_EXPLAIN, lnetk_explain, 0),
 };
 
 static const struct genl_multicast_group lnetk_genl_mcgrps[] = {

@@ -1744,9 +1744,64 @@ static int append_entry(sd_bus_message *reply, const struct lne_exp_entry *x)
 	return rc;
 }
 
+_Static_assert((int)LNETK_CRIT_ROUND_ROBIN == (int)LNE_CRIT_ROUND_ROBIN &&
+		       (int)LNETK_CRIT_CHOSEN == (int)LNE_CRIT_CHOSEN &&
+		       (int)LNETK_STEP_GATEWAY == (int)LNE_STEP_GATEWAY,
+	       "the module's criteria and steps are the engine's");
+
+/*
+ * Ask the module (the kernel engine, loaded): it decides on its running
+ * state, which lnetd's mirror does not see (health and round robin as
+ * traffic left them).  Fills what the engine's lne_select() would.
+ */
+static int explain_module(struct lnetk *lk, const char *dst, const char *src, char *ni, char *pni,
+			  char *gw, struct lne_explain *ex, char *why, size_t len)
+{
+	struct lnetk_select_req req = {.dst = dst, .src = *src ? src : NULL, .md_cpt = -1};
+	struct lnetk_entry *ent = calloc(EXPLAIN_MAX, sizeof(*ent));
+	struct lnetk_explain kex = {.ent = ent, .cap = EXPLAIN_MAX};
+	struct lnetk_err err = {.msg = ""};
+	struct lnetk_selection sel;
+	size_t i;
+	unsigned int k;
+	int rc;
+
+	if (!ent)
+		return -ENOMEM;
+	rc = lnetk_explain(lk, &req, &sel, &kex, &err);
+	if (rc) {
+		snprintf(why, len, "%.*s", (int)len - 1, err.msg[0] ? err.msg : strerror(-rc));
+		free(ent);
+		return rc;
+	}
+	snprintf(ni, LNE_NID_STR_MAX, "%s", sel.ni);
+	snprintf(pni, LNE_NID_STR_MAX, "%s", sel.peer_ni);
+	snprintf(gw, LNE_NID_STR_MAX, "%s", sel.gateway);
+	for (i = 0; i < kex.n && ex->n < ex->cap; i++) {
+		struct lne_exp_entry *x = &ex->ent[ex->n];
+
+		memset(x, 0, sizeof(*x));
+		if (lne_nid_parse(ent[i].nid, &x->nid, NULL))
+			continue;
+		x->step = ent[i].step;
+		x->crit = ent[i].crit;
+		x->lost_at = ent[i].lost_at;
+		for (k = 0; k < ent[i].nkeys && k < LNE_KEY_MAX; k++) {
+			x->key.crit[k] = ent[i].key[k].crit;
+			x->key.v[k] = ent[i].key[k].value;
+			x->key.rule[k] = ent[i].key[k].rule;
+		}
+		x->key.n = (u8)k;
+		ex->n++;
+	}
+	free(ent);
+	return 0;
+}
+
 static int explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
 	/* A read: decide as the next message would, moving no round robin. */
 	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY, .kind = LNE_MSG_PUT, .peek = true};
 	char ni[LNE_NID_STR_MAX], pni[LNE_NID_STR_MAX], gw[LNE_NID_STR_MAX] = "";
@@ -1770,16 +1825,22 @@ static int explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	if (rc < 0)
 		return rc;
-	rc = lne_select(d->mirror, &req, &sel, &ex, &lerr);
+	if (lk) {
+		rc = explain_module(lk, dst, src, ni, pni, gw, &ex, lerr.msg, sizeof(lerr.msg));
+	} else {
+		rc = lne_select(d->mirror, &req, &sel, &ex, &lerr);
+		if (!rc) {
+			lne_nid_format(&sel.ni->nid, ni, sizeof(ni));
+			lne_nid_format(&sel.pni->nid, pni, sizeof(pni));
+			if (sel.route)
+				lne_nid_format(&sel.route->gw->nid, gw, sizeof(gw));
+		}
+	}
 	if (rc)
 		return fail(e,
 			    rc == -EHOSTUNREACH || rc == -EADDRNOTAVAIL || rc == -ENETDOWN ? -ENOENT
 											   : rc,
 			    lerr.msg);
-	lne_nid_format(&sel.ni->nid, ni, sizeof(ni));
-	lne_nid_format(&sel.pni->nid, pni, sizeof(pni));
-	if (sel.route)
-		lne_nid_format(&sel.route->gw->nid, gw, sizeof(gw));
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_append(reply, "sss", ni, pni, gw);

@@ -1802,17 +1802,30 @@ static int parse_select(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh
 	return 0;
 }
 
-int lnetk_select(struct lnetk *lk, const struct lnetk_select_req *req, struct lnetk_selection *sel,
-		 struct lnetk_explain *ex, struct lnetk_err *err)
+static int select_run(struct lnetk *lk, uint8_t cmd, const struct lnetk_select_req *req,
+		      struct lnetk_selection *sel, struct lnetk_explain *ex, bool flag,
+		      struct lnetk_err *err)
 {
-	struct select_in in = {req, ex != NULL};
+	struct select_in in = {req, flag};
 	struct select_out out = {sel, ex};
 	struct req rq = {.err = err, .parse = parse_select, .arg = &out};
 
 	memset(sel, 0, sizeof(*sel));
 	if (ex)
 		ex->n = ex->dropped = 0;
-	return run(lk, LNETK_CMD_SELECT, 0, 256, put_select, &in, &rq);
+	return run(lk, cmd, 0, 256, put_select, &in, &rq);
+}
+
+int lnetk_select(struct lnetk *lk, const struct lnetk_select_req *req, struct lnetk_selection *sel,
+		 struct lnetk_explain *ex, struct lnetk_err *err)
+{
+	return select_run(lk, LNETK_CMD_SELECT, req, sel, ex, ex != NULL, err);
+}
+
+int lnetk_explain(struct lnetk *lk, const struct lnetk_select_req *req, struct lnetk_selection *sel,
+		  struct lnetk_explain *ex, struct lnetk_err *err)
+{
+	return select_run(lk, LNETK_CMD_EXPLAIN, req, sel, ex, false, err);
 }
 
 /* --- batches ----------------------------------------------------------------------------- */

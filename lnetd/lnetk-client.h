@@ -263,6 +263,9 @@ struct lnetk_explain {
 /* With @ex, ask for the reasons (LNETK_F_EXPLAIN) and fill it. */
 int lnetk_select(struct lnetk *lk, const struct lnetk_select_req *req, struct lnetk_selection *sel,
 		 struct lnetk_explain *ex, struct lnetk_err *err);
+/* What SELECT would answer now, with its reasons (@ex may be NULL), moving nothing. */
+int lnetk_explain(struct lnetk *lk, const struct lnetk_select_req *req, struct lnetk_selection *sel,
+		  struct lnetk_explain *ex, struct lnetk_err *err);
 
 /* --- NRS TBF policies ------------------------------------------------------------ */
 

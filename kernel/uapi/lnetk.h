@@ -151,6 +151,13 @@
  *   _CRIT (LNETK_CRIT_CHOSEN, or the criterion it lost on), _LOST_AT, and
  *   one LNETK_ENTRY_A_KEY per criterion of its step (LNETK_KEY_A_CRIT,
  *   _VALUE, _RULE).  The order of criteria is engine/select.h's.
+ * LNETK_CMD_EXPLAIN (anyone): what SELECT with LNETK_F_EXPLAIN would
+ *   answer now, without moving anything: the same request (LNETK_A_FLAGS
+ *   refused) and the same reply, but the round robin and a non-Multi-Rail
+ *   peer's kept source NI stay as they were, so the next SELECT decides as
+ *   this one said (unless something changes in between).  It runs on the
+ *   module's running state: health, credits and round robin as traffic
+ *   left them.
  *
  * LNETK_CMD_BATCH (admin): apply many objects in one message, all or
  *   nothing, for a fast restore.  The message carries, in order, any number
@@ -320,6 +327,7 @@ enum lnetk_cmd {
 	LNETK_CMD_TBF_GET,
 	LNETK_CMD_TBF_LOAD,
 	LNETK_CMD_TBF_CLASS_GET,
+	LNETK_CMD_EXPLAIN,
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)

@@ -12,6 +12,11 @@
  * build, only for the swap, so the slowest one must take less than a
  * quarter of the batch's time.
  *
+ * EXPLAIN answers what SELECT would, moving nothing: asked twice it says
+ * the same, the SELECT after it takes what it said, and the EXPLAIN after
+ * that has moved on with the round robin.  Anyone may ask it (SELECT
+ * needs CAP_NET_ADMIN), and it takes no flags.
+ *
  * Runs in a network namespace of its own.
  */
 #include <errno.h>
@@ -158,6 +163,62 @@ static int rules_batch(struct lnetk *lk, double *secs)
 	return rc;
 }
 
+static int explain_unprivileged(void *arg)
+{
+	struct lnetk_select_req req = {.dst = "10.1.0.9@tcp", .md_cpt = -1};
+	struct lnetk_selection sel;
+	struct lnetk_err err;
+	struct lnetk *lk;
+	int rc, rs;
+
+	if (drop_to_nobody() || lnetk_open(&lk)) {
+		tap(false, "lock: become uid %d and open a client", NOBODY);
+		return 1;
+	}
+	rc = lnetk_explain(lk, &req, &sel, NULL, &err);
+	rs = lnetk_select(lk, &req, &sel, NULL, &err);
+	tap(!rc && rs == -EPERM,
+	    "lock: an unprivileged caller may EXPLAIN (%s) but not SELECT (%s)", errname(rc),
+	    errname(rs));
+	lnetk_close(lk);
+	return vm_failures;
+}
+
+static bool same_sel(const struct lnetk_selection *a, const struct lnetk_selection *b)
+{
+	return !strcmp(a->ni, b->ni) && !strcmp(a->peer_ni, b->peer_ni);
+}
+
+/* EXPLAIN is SELECT's answer, moving nothing. */
+static void explain_peek(struct lnetk *lk)
+{
+	struct lnetk_select_req req = {.dst = "10.1.0.7@tcp", .md_cpt = -1};
+	struct lnetk_selection e1, e2, s1, e3;
+	struct lnetk_entry ent[16];
+	struct lnetk_explain ex = {.ent = ent, .cap = 16};
+	struct lnetk_err err;
+	char ext[256];
+	struct raw *r;
+	int rc;
+
+	rc = lnetk_explain(lk, &req, &e1, &ex, &err) ?: lnetk_explain(lk, &req, &e2, NULL, &err)
+	     ?: lnetk_select(lk, &req, &s1, NULL, &err) ?: lnetk_explain(lk, &req, &e3, NULL, &err);
+	tap(!rc && ex.n >= 2 && same_sel(&e1, &e2) && same_sel(&e1, &s1) && !same_sel(&s1, &e3),
+	    "lock: EXPLAIN says %s -> %s twice (%zu reasons), SELECT then takes it, and EXPLAIN "
+	    "moves on to %s -> %s (%s)",
+	    e1.ni, e1.peer_ni, ex.n, e3.ni, e3.peer_ni, errname(rc));
+	if (in_child(explain_unprivileged, NULL))
+		vm_failures++;
+	r = raw_new(LNETK_CMD_EXPLAIN);
+	raw_u32(r, LNETK_A_FLAGS, LNETK_F_EXPLAIN);
+	raw_nest(r, LNETK_A_SELECT);
+	raw_str(r, LNETK_SEL_A_DST, "10.1.0.7@tcp");
+	raw_end(r);
+	rc = raw_send(r, ext, sizeof(ext));
+	tap(rc == -EINVAL && strstr(ext, "does not take"),
+	    "lock: EXPLAIN with LNETK_A_FLAGS is refused: %s, \"%s\"", errname(rc), ext);
+}
+
 void cases_lock(void)
 {
 	struct sel_result r[2];
@@ -175,6 +236,7 @@ void cases_lock(void)
 		return;
 	rc = fill(lk);
 	tap(!rc, "lock: 4 NIs and %d peers with 2 NIDs each (%s)", NPEERS, errname(rc));
+	explain_peek(lk);
 
 	/* Two selectors at once: the round robin they share stays fair. */
 	pid[0] = spawn_selector(ROUNDS, &fd[0]);

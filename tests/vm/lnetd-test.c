@@ -965,6 +965,42 @@ static void case_tbf_random(void)
 	    "deleting the policy through lnetctl deletes it in the module");
 }
 
+/*
+ * With the kernel engine, explain asks the module, which decides on its
+ * running state: an NI whose health traffic lowered there (here: set
+ * behind lnetd's back) loses on health, though lnetd's mirror still has
+ * it at full health.
+ */
+static void case_explain_module(void)
+{
+	struct lnetk_ni set = {.has = LNETK_HAS_NI_HEALTH, .nid = "172.16.1.1@o2ib1", .health = 10};
+	struct lnetk *lk = open_or_fail("explain");
+	int rc;
+
+	if (!lk)
+		return;
+	if (!have_lnetctl) {
+		printf("ok - explain from the module # SKIP it needs lnetctl\n");
+		lnetk_close(lk);
+		return;
+	}
+	rc = sh("lnetctl peer add --prim_nid 10.5.0.1@o2ib1 >/tmp/ex.out 2>&1 || "
+		"{ cat /tmp/ex.out; false; }")
+		     ?: lnetk_ni_set(lk, &set, NULL);
+	rc = rc
+		     ?: sh("lnetctl explain --dst 10.5.0.1@o2ib1 >/tmp/ex.out 2>&1 && "
+			   "grep -q 'local ni: 172.16.2.1@o2ib1' /tmp/ex.out && "
+			   "grep -A1 'nid: 172.16.1.1@o2ib1' /tmp/ex.out | grep -q 'lost on health' || "
+			   "{ cat /tmp/ex.out; false; }");
+	tap(!rc,
+	    "lnetctl explain with the kernel engine asks the module: an NI whose health is low "
+	    "there loses on health, whatever lnetd's mirror holds");
+	set.health = 1000;
+	rc = lnetk_ni_set(lk, &set, NULL) ?: sh("lnetctl peer del --prim_nid 10.5.0.1@o2ib1");
+	tap(!rc && converge(5 * slow) >= 0, "and puts things back (%s)", errname(rc));
+	lnetk_close(lk);
+}
+
 /* Both in one change: the backend must find the order the module takes them in. */
 static int apply_globals(uint32_t timeout, uint32_t retries)
 {
@@ -1545,6 +1581,7 @@ int main(int argc, char **argv)
 	case_configure();
 	case_tbf();
 	case_tbf_random();
+	case_explain_module();
 	case_change();
 	case_drift();
 	case_flood();
