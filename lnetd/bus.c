@@ -376,8 +376,10 @@ static int append_tun(sd_bus_message *reply, const struct lnetd_ni *n)
 static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct khealth *kh = d->kb ? kbackend_health(d->kb, false) : NULL;
 	sd_bus_message *reply = NULL;
 	char nid[LNE_NID_STR_MAX];
+	uint32_t health;
 	size_t i, k;
 	int rc;
 
@@ -396,11 +398,13 @@ static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		for (k = 0; rc >= 0 && k < n->nreal; k++) {
 			const struct lne_ni *ni = lne_ni_find(d->mirror, &n->real[k].nid);
 
+			/* Health is running state: the module's, with the kernel engine. */
+			health = khealth_get(kh, &n->real[k].nid, ni ? (uint32_t)ni->health : 0);
 			lne_nid_format(&n->real[k].nid, nid, sizeof(nid));
 			if (!k)
 				rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "nid", "s", nid,
 							   "up", "b", ni && ni->up, "health", "u",
-							   ni ? (uint32_t)ni->health : 0);
+							   health);
 			if (rc >= 0 && !k)
 				rc = sd_bus_message_open_container(reply, 'e', "sv");
 			if (rc >= 0 && !k)
@@ -411,8 +415,7 @@ static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 				rc = sd_bus_message_open_container(reply, 'a', "(ssbu)");
 			if (rc >= 0)
 				rc = sd_bus_message_append(reply, "(ssbu)", nid, n->real[k].ifname,
-							   ni && ni->up,
-							   ni ? (uint32_t)ni->health : 0);
+							   ni && ni->up, health);
 			if (rc >= 0 && k + 1 == n->nreal) {
 				rc = sd_bus_message_close_container(reply);
 				if (rc >= 0)
@@ -439,6 +442,7 @@ static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
+	khealth_free(kh);
 	return rc;
 }
 
@@ -493,6 +497,7 @@ static int cmp_peer(const void *a, const void *b)
 static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct khealth *kh = NULL;
 	const struct lne_peer_net *pnet;
 	const struct lne_peer_ni *pni;
 	struct lne_peer *peer, **all;
@@ -506,6 +511,9 @@ static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	all = calloc(n ? n : 1, sizeof(*all));
 	if (!all)
 		return fail(e, -ENOMEM, "out of memory");
+	/* Health is running state: the module's, with the kernel engine. */
+	if (d->kb && n)
+		kh = kbackend_health(d->kb, true);
 	n = 0;
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		all[n++] = peer;
@@ -525,8 +533,9 @@ static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
 				lne_nid_format(&pni->nid, buf, sizeof(buf));
 				if (rc >= 0)
-					rc = sd_bus_message_append(reply, "(su)", buf,
-								   (uint32_t)pni->health);
+					rc = sd_bus_message_append(
+						reply, "(su)", buf,
+						khealth_get(kh, &pni->nid, (uint32_t)pni->health));
 			}
 		if (rc >= 0)
 			rc = sd_bus_message_close_container(reply);
@@ -534,6 +543,7 @@ static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			rc = sd_bus_message_close_container(reply);
 	}
 	free(all);
+	khealth_free(kh);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)

@@ -1488,3 +1488,98 @@ struct lnetk *kbackend_lnetk(const struct kbackend *kb)
 {
 	return kb->lk;
 }
+
+/* --- health, as the module has it ------------------------------------------------------ */
+
+struct khealth {
+	struct khealth_one {
+		struct lne_nid nid;
+		uint32_t health;
+	} * v;
+	size_t n, cap;
+	int rc;
+};
+
+static void health_add(struct khealth *h, const char *text, uint32_t health)
+{
+	struct khealth_one *grown;
+
+	if (h->rc)
+		return;
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 64;
+		grown = realloc(h->v, h->cap * sizeof(*h->v));
+		if (!grown) {
+			h->rc = -ENOMEM;
+			return;
+		}
+		h->v = grown;
+	}
+	if (!lne_nid_parse(text, &h->v[h->n].nid, NULL))
+		h->v[h->n++].health = health;
+}
+
+static int health_ni(const struct lnetk_ni *k, void *arg)
+{
+	health_add(arg, k->nid, k->health);
+	return 0;
+}
+
+static int health_peer(const struct lnetk_peer *p, void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < p->nnis; i++)
+		health_add(arg, p->nis[i].nid, p->nis[i].health);
+	return 0;
+}
+
+static int health_cmp(const void *a, const void *b)
+{
+	return lne_nid_cmp(&((const struct khealth_one *)a)->nid,
+			   &((const struct khealth_one *)b)->nid);
+}
+
+struct khealth *kbackend_health(struct kbackend *kb, bool peers)
+{
+	struct khealth *h;
+	int rc = -EAGAIN, tries;
+
+	if (!kb->lk)
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	/* A change in the middle of the dumps: read again. */
+	for (tries = 0; h && rc == -EAGAIN && tries < DUMP_TRIES; tries++) {
+		h->n = 0;
+		h->rc = 0;
+		rc = lnetk_ni_dump(kb->lk, health_ni, h, NULL);
+		if (!rc && peers)
+			rc = lnetk_peer_dump(kb->lk, health_peer, h, NULL);
+		rc = rc ?: h->rc;
+	}
+	if (!h || rc) {
+		khealth_free(h);
+		return NULL;
+	}
+	qsort(h->v, h->n, sizeof(*h->v), health_cmp);
+	return h;
+}
+
+uint32_t khealth_get(const struct khealth *h, const struct lne_nid *nid, uint32_t fallback)
+{
+	struct khealth_one key = {.nid = *nid};
+	const struct khealth_one *one;
+
+	if (!h || !h->n)
+		return fallback;
+	one = bsearch(&key, h->v, h->n, sizeof(*h->v), health_cmp);
+	return one ? one->health : fallback;
+}
+
+void khealth_free(struct khealth *h)
+{
+	if (!h)
+		return;
+	free(h->v);
+	free(h);
+}

@@ -969,11 +969,13 @@ static void case_tbf_random(void)
  * With the kernel engine, explain asks the module, which decides on its
  * running state: an NI whose health traffic lowered there (here: set
  * behind lnetd's back) loses on health, though lnetd's mirror still has
- * it at full health.
+ * it at full health; and the shows report the module's health.
  */
 static void case_explain_module(void)
 {
 	struct lnetk_ni set = {.has = LNETK_HAS_NI_HEALTH, .nid = "172.16.1.1@o2ib1", .health = 10};
+	struct lnetk_peer_ni pset = {
+		.has = LNETK_HAS_PNI_HEALTH, .nid = "10.5.0.1@o2ib1", .health = 77};
 	struct lnetk *lk = open_or_fail("explain");
 	int rc;
 
@@ -995,8 +997,16 @@ static void case_explain_module(void)
 	tap(!rc,
 	    "lnetctl explain with the kernel engine asks the module: an NI whose health is low "
 	    "there loses on health, whatever lnetd's mirror holds");
+	rc = lnetk_peer_ni_set(lk, &pset, NULL)
+		     ?: sh("lnetctl net show -v --net o2ib1 >/tmp/ex.out 2>&1 && "
+			   "grep -A12 'nid: 172.16.1.1@o2ib1' /tmp/ex.out | grep -q 'health value: 10$' "
+			   "&& lnetctl peer show -v --nid 10.5.0.1@o2ib1 >/tmp/ex.out 2>&1 && "
+			   "grep -q 'health value: 77$' /tmp/ex.out || { cat /tmp/ex.out; false; }");
+	tap(!rc, "net show -v and peer show -v show the health the module runs with (10 and 77)");
 	set.health = 1000;
-	rc = lnetk_ni_set(lk, &set, NULL) ?: sh("lnetctl peer del --prim_nid 10.5.0.1@o2ib1");
+	pset.health = 1000;
+	rc = lnetk_ni_set(lk, &set, NULL) ?: lnetk_peer_ni_set(lk, &pset, NULL)
+	     ?: sh("lnetctl peer del --prim_nid 10.5.0.1@o2ib1");
 	tap(!rc && converge(5 * slow) >= 0, "and puts things back (%s)", errname(rc));
 	lnetk_close(lk);
 }
