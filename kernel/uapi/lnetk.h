@@ -5,7 +5,10 @@
  * lnetk keeps LNet's runtime state: local nets and NIs, peers and their
  * NIDs, routes, global settings, the NUMA distance table and the ordered
  * list of UDSP (User Defined Selection Policy) rules, which it flattens
- * onto the objects they match and uses to select paths.  There is one
+ * onto the objects they match and uses to select paths; and NRS TBF
+ * (Token Bucket Filter) policies, one per service, which request sources
+ * in other kernel modules use to schedule their requests (lnetk_nrs.h,
+ * the in-kernel API; configured and reported here).  There is one
  * independent instance per network namespace; a request acts on the
  * instance of the requesting socket's namespace.  lnetd is its only writer
  * in production; anyone may read.
