@@ -399,12 +399,74 @@ full:
 	return -EMSGSIZE;
 }
 
-/* Where a report of a policy stands: its queue and the next rule of it (match order). */
+/*
+ * Where a report of a policy stands (a dump keeps it in cb->ctx): the
+ * policy, its queue, and how far into that queue (the next rule in match
+ * order, or the classes already sent).
+ */
 struct tbf_cursor {
 	char service[LNETK_TBF_SERVICE_MAX]; /* dumps: the policy; "" before the first */
 	u8 queue;			     /* LNE_TBF_NQUEUES: the policy is done */
-	u32 rule;
+	u32 at;
 };
+
+/*
+ * A dump step's start: the service LNETK_A_TBF/LNETK_TBF_A_SERVICE asks
+ * for (*@only, NULL for all), refused with -ENOENT if it has no policy.
+ * Returns 0 with ln->lock held.
+ */
+static int dump_begin(struct netlink_callback *cb, struct lnetk_net *ln, const char **only)
+{
+	struct nlattr **attrs = genl_dumpit_info(cb)->attrs;
+	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
+	int rc;
+
+	BUILD_BUG_ON(sizeof(struct tbf_cursor) > sizeof(cb->ctx));
+	*only = NULL;
+	if (attrs[LNETK_A_TBF]) {
+		rc = lnetk_parse_nest(tb, LNETK_TBF_A_MAX, attrs[LNETK_A_TBF], lnetk_tbf_policy,
+				      cb->extack);
+		if (rc)
+			return rc;
+		*only = tb[LNETK_TBF_A_SERVICE] ? nla_data(tb[LNETK_TBF_A_SERVICE]) : NULL;
+	}
+	mutex_lock(&ln->lock);
+	if (*only && !tbf_find(ln, *only)) {
+		mutex_unlock(&ln->lock);
+		return lnetk_refuse(cb->extack, tb[LNETK_TBF_A_SERVICE], -ENOENT,
+				    "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
+	}
+	return 0;
+}
+
+/*
+ * The policy a dump goes on with after @t (NULL: from the first), in
+ * service order, or NULL when it is done.  A policy not started yet resets
+ * the cursor (the one in it may have gone since the last step).
+ */
+static struct lnetk_tbf *dump_next(struct lnetk_net *ln, struct lnetk_tbf *t,
+				   struct tbf_cursor *cur, const char *only)
+{
+	const char *service;
+	int cmp;
+
+	t = list_prepare_entry(t, &ln->tbf, link);
+	list_for_each_entry_continue(t, &ln->tbf, link)
+	{
+		service = lne_tbf_service(t->tbf);
+		cmp = cur->service[0] ? strcmp(service, cur->service) : 1;
+		if (cmp < 0 || (only && strcmp(service, only)))
+			continue;
+		if (cmp > 0) {
+			strscpy(cur->service, service, sizeof(cur->service));
+			cur->queue = LNE_TBF_REG;
+			cur->at = 0;
+		}
+		if (cur->queue < LNE_TBF_NQUEUES)
+			return t;
+	}
+	return NULL;
+}
 
 /*
  * One LNETK_A_TBF: the policy's queues and rules from @cur on, as many as
@@ -424,7 +486,7 @@ static int put_tbf_from(struct sk_buff *skb, const struct lne_tbf *tbf, struct t
 
 	if (!nest || nla_put_string(skb, LNETK_TBF_A_SERVICE, lne_tbf_service(tbf)))
 		goto cancel;
-	for (; cur->queue < LNE_TBF_NQUEUES; cur->queue++, cur->rule = 0) {
+	for (; cur->queue < LNE_TBF_NQUEUES; cur->queue++, cur->at = 0) {
 		lne_tbf_queue_info(tbf, cur->queue, &qi);
 		lne_tbf_type_format(qi.fields, type, sizeof(type));
 		qn = nest_room(skb, nest) ? nla_nest_start(skb, LNETK_TBF_A_QUEUE_INFO) : NULL;
@@ -436,19 +498,19 @@ static int put_tbf_from(struct sk_buff *skb, const struct lne_tbf *tbf, struct t
 		    nla_put_u32(skb, LNETK_TBFQ_A_NCLASSES, qi.nclasses) ||
 		    nla_put_u32(skb, LNETK_TBFQ_A_NACTIVE, qi.nactive) ||
 		    nla_put_u64_64bit(skb, LNETK_TBFQ_A_QUEUED, qi.queued, LNETK_TBFQ_A_PAD) ||
-		    nla_put_u32(skb, LNETK_TBFQ_A_FIRST, cur->rule)) {
+		    nla_put_u32(skb, LNETK_TBFQ_A_FIRST, cur->at)) {
 			nla_nest_cancel(skb, qn);
 			goto end;
 		}
 		r = lne_tbf_rule_next(tbf, cur->queue, NULL);
-		for (i = 0; r && i < cur->rule; i++)
+		for (i = 0; r && i < cur->at; i++)
 			r = lne_tbf_rule_next(tbf, cur->queue, r);
 		for (; r; r = lne_tbf_rule_next(tbf, cur->queue, r)) {
 			if (!nest_room(skb, nest) || put_tbf_rule(skb, r)) {
 				nla_nest_end(skb, qn);
 				goto end;
 			}
-			cur->rule++;
+			cur->at++;
 		}
 		nla_nest_end(skb, qn);
 	}
@@ -510,42 +572,17 @@ int lnetk_tbf_get_doit(struct sk_buff *skb, struct genl_info *info)
 int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct lnetk_net *ln = lnetk_net(sock_net(skb->sk));
-	struct nlattr **attrs = genl_dumpit_info(cb)->attrs;
 	struct tbf_cursor *cur = (struct tbf_cursor *)cb->ctx, was;
-	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
-	const char *only = NULL;
-	struct lnetk_tbf *t;
+	struct lnetk_tbf *t = NULL;
+	const char *only;
 	void *hdr;
-	int rc = 0;
+	int rc;
 
-	BUILD_BUG_ON(sizeof(*cur) > sizeof(cb->ctx));
-	if (attrs[LNETK_A_TBF]) {
-		rc = lnetk_parse_nest(tb, LNETK_TBF_A_MAX, attrs[LNETK_A_TBF], lnetk_tbf_policy,
-				      cb->extack);
-		if (rc)
-			return rc;
-		only = tb[LNETK_TBF_A_SERVICE] ? nla_data(tb[LNETK_TBF_A_SERVICE]) : NULL;
-	}
-	mutex_lock(&ln->lock);
-	if (only && !tbf_find(ln, only)) {
-		mutex_unlock(&ln->lock);
-		return lnetk_refuse(cb->extack, tb[LNETK_TBF_A_SERVICE], -ENOENT,
-				    "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
-	}
+	rc = dump_begin(cb, ln, &only);
+	if (rc)
+		return rc;
 	cb->seq = (unsigned int)(ln->generation % 0xffffffffULL) + 1;
-	list_for_each_entry(t, &ln->tbf, link) {
-		const char *service = lne_tbf_service(t->tbf);
-		int cmp = cur->service[0] ? strcmp(service, cur->service) : 1;
-
-		if (cmp < 0 || (only && strcmp(service, only)))
-			continue;
-		if (cmp > 0) {
-			strscpy(cur->service, service, sizeof(cur->service));
-			cur->queue = LNE_TBF_REG;
-			cur->rule = 0;
-		}
-		if (cur->queue >= LNE_TBF_NQUEUES)
-			continue;
+	while ((t = dump_next(ln, t, cur, only))) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &lnetk_genl_family, NLM_F_MULTI, LNETK_CMD_TBF_GET);
 		if (!hdr) {
@@ -560,7 +597,7 @@ int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			rc = put_tbf_from(skb, t->tbf, cur);
 			mutex_unlock(&t->qlock);
 		}
-		if (rc && was.queue == cur->queue && was.rule == cur->rule) {
+		if (rc && was.queue == cur->queue && was.at == cur->at) {
 			/* Not one rule or queue went in: this message waits for the next skb. */
 			*cur = was;
 			genlmsg_cancel(skb, hdr);
@@ -569,7 +606,6 @@ int lnetk_tbf_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		genlmsg_end(skb, hdr);
 		if (rc)
 			break;
-		cur->queue = LNE_TBF_NQUEUES;
 	}
 	mutex_unlock(&ln->lock);
 	/* A full skb ends this step; one too small for a single rule is an error. */
@@ -776,13 +812,6 @@ out:
 
 /* --- TBF_CLASS_GET: classes, as many to a message as fit ---------------------------- */
 
-/* Where a class dump stands (in cb->ctx): the policy, queue and classes sent of it. */
-struct class_cursor {
-	char service[LNETK_TBF_SERVICE_MAX]; /* "" before the first policy */
-	u8 queue;
-	u32 sent;
-};
-
 /* The instance generation and every class made or freed, folded: a dump's sequence. */
 static unsigned int class_seq(struct lnetk_net *ln)
 {
@@ -839,7 +868,7 @@ full:
  * (the classes that fit stay in it).  Under ln->lock.
  */
 static int put_classes(struct sk_buff *skb, struct netlink_callback *cb, struct lnetk_net *ln,
-		       struct lnetk_tbf *t, struct class_cursor *cur)
+		       struct lnetk_tbf *t, struct tbf_cursor *cur)
 {
 	const struct lne_tbf_class *c;
 	struct nlattr *nest;
@@ -860,17 +889,17 @@ static int put_classes(struct sk_buff *skb, struct netlink_callback *cb, struct 
 		return -EMSGSIZE;
 	}
 	mutex_lock(&t->qlock);
-	for (; cur->queue < LNE_TBF_NQUEUES; cur->queue++, cur->sent = 0) {
+	for (; cur->queue < LNE_TBF_NQUEUES; cur->queue++, cur->at = 0) {
 		/* The walk's order holds while no class comes or goes (class_seq). */
 		c = lne_tbf_class_next(t->tbf, cur->queue, NULL);
-		for (i = 0; c && i < cur->sent; i++)
+		for (i = 0; c && i < cur->at; i++)
 			c = lne_tbf_class_next(t->tbf, cur->queue, c);
 		for (; c; c = lne_tbf_class_next(t->tbf, cur->queue, c)) {
 			/* A nest's length is 16 bits: a reader's big buffer must not overflow it. */
 			rc = nest_room(skb, nest) ? put_class(skb, t->tbf, c) : -EMSGSIZE;
 			if (rc)
 				break;
-			cur->sent++;
+			cur->at++;
 			put++;
 		}
 		if (rc)
@@ -890,46 +919,19 @@ static int put_classes(struct sk_buff *skb, struct netlink_callback *cb, struct 
 int lnetk_tbf_class_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct lnetk_net *ln = lnetk_net(sock_net(skb->sk));
-	struct nlattr **attrs = genl_dumpit_info(cb)->attrs;
-	struct class_cursor *cur = (struct class_cursor *)cb->ctx;
-	struct nlattr *tb[LNETK_TBF_A_MAX + 1];
-	const char *only = NULL;
-	struct lnetk_tbf *t;
-	int rc = 0;
+	struct tbf_cursor *cur = (struct tbf_cursor *)cb->ctx;
+	struct lnetk_tbf *t = NULL;
+	const char *only;
+	int rc;
 
-	BUILD_BUG_ON(sizeof(*cur) > sizeof(cb->ctx));
-	if (attrs[LNETK_A_TBF]) {
-		rc = lnetk_parse_nest(tb, LNETK_TBF_A_MAX, attrs[LNETK_A_TBF], lnetk_tbf_policy,
-				      cb->extack);
-		if (rc)
-			return rc;
-		only = tb[LNETK_TBF_A_SERVICE] ? nla_data(tb[LNETK_TBF_A_SERVICE]) : NULL;
-	}
-	mutex_lock(&ln->lock);
-	if (only && !tbf_find(ln, only)) {
-		mutex_unlock(&ln->lock);
-		return lnetk_refuse(cb->extack, tb[LNETK_TBF_A_SERVICE], -ENOENT,
-				    "this service has no TBF policy (LNETK_TBF_A_SERVICE)");
-	}
+	rc = dump_begin(cb, ln, &only);
+	if (rc)
+		return rc;
 	cb->seq = class_seq(ln);
-	list_for_each_entry(t, &ln->tbf, link) {
-		const char *service = lne_tbf_service(t->tbf);
-		int cmp = cur->service[0] ? strcmp(service, cur->service) : 1;
-
-		if (cmp < 0 || (only && strcmp(service, only)))
-			continue;
-		if (cmp > 0) {
-			/* A policy not started yet (the one in the cursor may have gone). */
-			strscpy(cur->service, service, sizeof(cur->service));
-			cur->queue = LNE_TBF_REG;
-			cur->sent = 0;
-		}
-		if (cur->queue >= LNE_TBF_NQUEUES)
-			continue;
+	while ((t = dump_next(ln, t, cur, only))) {
 		rc = put_classes(skb, cb, ln, t, cur);
 		if (rc)
 			break;
-		cur->queue = LNE_TBF_NQUEUES; /* done with it */
 	}
 	mutex_unlock(&ln->lock);
 	return rc == -EMSGSIZE && skb->len ? (int)skb->len : rc;

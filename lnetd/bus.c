@@ -1434,6 +1434,32 @@ static int append_stats(sd_bus_message *r, const struct lne_tbf_stats *s)
 				     s->throttled);
 }
 
+/* A rule row of ListTbf: (name, command, rate, realtime, classes, statistics). */
+static int append_rule_row(sd_bus_message *r, const char *name, const char *text, uint32_t rate,
+			   bool realtime, uint32_t nclasses, const struct lne_tbf_stats *st)
+{
+	int rc = sd_bus_message_open_container(r, 'r', "ssubuttttt");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "ssubu", name, text, rate, (int)realtime, nclasses);
+	if (rc >= 0)
+		rc = append_stats(r, st);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
+/* A class row of ListTbf: (key, the rule it follows, statistics). */
+static int append_class_row(sd_bus_message *r, const char *key, const char *rule,
+			    const struct lne_tbf_stats *st)
+{
+	int rc = sd_bus_message_open_container(r, 'r', "ssttttt");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "ss", key, rule);
+	if (rc >= 0)
+		rc = append_stats(r, st);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
 /* One queue: (service, queue, type, depth, rules, classes). */
 static int append_tbf_queue(sd_bus_message *r, const struct lne_tbf *tbf, enum lne_tbf_queue q)
 {
@@ -1454,14 +1480,8 @@ static int append_tbf_queue(sd_bus_message *r, const struct lne_tbf *tbf, enum l
 	for (rule = lne_tbf_rule_next(tbf, q, NULL); rc >= 0 && rule;
 	     rule = lne_tbf_rule_next(tbf, q, rule)) {
 		lne_tbf_rule_format(rule, text, sizeof(text));
-		rc = sd_bus_message_open_container(r, 'r', "ssubuttttt");
-		if (rc >= 0)
-			rc = sd_bus_message_append(r, "ssubu", rule->name, text, rule->rate,
-						   (int)rule->realtime, rule->nclasses);
-		if (rc >= 0)
-			rc = append_stats(r, &rule->stats);
-		if (rc >= 0)
-			rc = sd_bus_message_close_container(r);
+		rc = append_rule_row(r, rule->name, text, rule->rate, rule->realtime,
+				     rule->nclasses, &rule->stats);
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
@@ -1472,13 +1492,7 @@ static int append_tbf_queue(sd_bus_message *r, const struct lne_tbf *tbf, enum l
 		const struct lne_tbf_rule *follows = lne_tbf_class_rule(tbf, cls);
 
 		lne_tbf_class_format(cls, text, sizeof(text));
-		rc = sd_bus_message_open_container(r, 'r', "ssttttt");
-		if (rc >= 0)
-			rc = sd_bus_message_append(r, "ss", text, follows ? follows->name : "");
-		if (rc >= 0)
-			rc = append_stats(r, &cls->stats);
-		if (rc >= 0)
-			rc = sd_bus_message_close_container(r);
+		rc = append_class_row(r, text, follows ? follows->name : "", &cls->stats);
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
@@ -1504,14 +1518,7 @@ static int append_module_queue(sd_bus_message *r, const char *service,
 		struct lne_tbf_stats st = {k->queued, k->enqueued, k->dispatched, k->wait_ns,
 					   k->throttled};
 
-		rc = sd_bus_message_open_container(r, 'r', "ssubuttttt");
-		if (rc >= 0)
-			rc = sd_bus_message_append(r, "ssubu", k->name, k->text, k->rate,
-						   (int)k->realtime, k->nclasses);
-		if (rc >= 0)
-			rc = append_stats(r, &st);
-		if (rc >= 0)
-			rc = sd_bus_message_close_container(r);
+		rc = append_rule_row(r, k->name, k->text, k->rate, k->realtime, k->nclasses, &st);
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
@@ -1522,15 +1529,8 @@ static int append_module_queue(sd_bus_message *r, const char *service,
 		struct lne_tbf_stats st = {c->queued, c->enqueued, c->dispatched, c->wait_ns,
 					   c->throttled};
 
-		if (c->queue != qi->queue)
-			continue;
-		rc = sd_bus_message_open_container(r, 'r', "ssttttt");
-		if (rc >= 0)
-			rc = sd_bus_message_append(r, "ss", c->key, c->rule);
-		if (rc >= 0)
-			rc = append_stats(r, &st);
-		if (rc >= 0)
-			rc = sd_bus_message_close_container(r);
+		if (c->queue == qi->queue)
+			rc = append_class_row(r, c->key, c->rule, &st);
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
