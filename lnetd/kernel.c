@@ -66,6 +66,7 @@
 #define DRAIN_EVERY 256	      /* requests between two reads of the events socket */
 #define DUMP_TRIES  5	      /* reads of the module's state that a change may interrupt */
 #define RETRY_USEC  1000000   /* after losing the module without its announcement */
+#define BUSY_USEC   2000000   /* after the module said busy (a source holds a TBF policy) */
 #define EVENTS_ROOM (1 << 20) /* socket buffer for announcements: about 1,000 */
 #define NOT_LOADED  "the lnetk module is not loaded"
 
@@ -78,6 +79,7 @@ struct kbackend {
 	sd_event_source *ev_io;
 	sd_event_source *repair; /* deferred: read the module back and repair it */
 	sd_event_source *retry;	 /* timer: after losing contact */
+	sd_event_source *busy;	 /* timer: sync again after a refusal that passes (EBUSY) */
 	struct lne_inst *pushed; /* what the module holds; NULL: read it first */
 	bool replace;		 /* what the module holds is unknown: replace it whole */
 	struct {
@@ -462,6 +464,7 @@ struct sync {
 	size_t refused;	     /* refusals */
 	int stop;	     /* < 0: the module cannot be reached, or the batch not built */
 	bool local_bad;	     /* @pushed refused what the module accepted */
+	bool busy;	     /* a refusal was EBUSY: it may pass, so try again later */
 	char first[WHY_MAX]; /* the first refusal */
 	char (*nidbuf)[LNETK_NID_MAX]; /* peer NIDs as text, for one request */
 	const char **nidp;
@@ -1128,6 +1131,8 @@ static bool tbf_sent(void *ctx, int rc, const char *what)
 {
 	struct sync *s = ctx;
 
+	/* A request source holds the policy: the delete waits until it lets go. */
+	s->busy |= rc == -EBUSY;
 	sent(s, rc, "%s", what);
 	return live(s);
 }
@@ -1206,15 +1211,21 @@ static void disconnect(struct kbackend *kb)
 	snprintf(kb->why, sizeof(kb->why), NOT_LOADED);
 	sd_event_source_set_enabled(kb->repair, SD_EVENT_OFF);
 	sd_event_source_set_enabled(kb->retry, SD_EVENT_OFF);
+	sd_event_source_set_enabled(kb->busy, SD_EVENT_OFF);
 }
 
-static void arm_retry(struct kbackend *kb)
+static void arm_timer(struct kbackend *kb, sd_event_source *timer, uint64_t usec)
 {
 	uint64_t t;
 
 	if (sd_event_now(kb->d->event, CLOCK_MONOTONIC, &t) >= 0 &&
-	    sd_event_source_set_time(kb->retry, t + RETRY_USEC) >= 0)
-		sd_event_source_set_enabled(kb->retry, SD_EVENT_ONESHOT);
+	    sd_event_source_set_time(timer, t + usec) >= 0)
+		sd_event_source_set_enabled(timer, SD_EVENT_ONESHOT);
+}
+
+static void arm_retry(struct kbackend *kb)
+{
+	arm_timer(kb, kb->retry, RETRY_USEC);
 }
 
 static void run_sync(struct kbackend *kb, enum cause cause)
@@ -1232,6 +1243,7 @@ static void run_sync(struct kbackend *kb, enum cause cause)
 		return;
 	}
 	sd_event_source_set_enabled(kb->retry, SD_EVENT_OFF);
+	sd_event_source_set_enabled(kb->busy, SD_EVENT_OFF);
 	if (read) {
 		rc = read_module(kb);
 		if (rc) {
@@ -1272,6 +1284,8 @@ static void run_sync(struct kbackend *kb, enum cause cause)
 	if (s.stop) {
 		fprintf(stderr, "lnetd: %s\n", kb->why);
 		arm_retry(kb);
+	} else if (s.busy) {
+		arm_timer(kb, kb->busy, BUSY_USEC);
 	}
 	if (s.local_bad) {
 		/* The copy is no longer what the module holds: read the module again. */
@@ -1386,6 +1400,16 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* A refusal that may pass (EBUSY): the same sync again, from what lnetd knows the module holds. */
+static int on_busy(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct kbackend *kb = userdata;
+
+	if (kb->lk && !kb->applied)
+		run_sync(kb, C_CHANGE);
+	return 0;
+}
+
 /* --- kernel.h ----------------------------------------------------------------------------- */
 
 int kbackend_start(struct lnetd *d, struct kbackend **kbp)
@@ -1406,6 +1430,11 @@ int kbackend_start(struct lnetd *d, struct kbackend **kbp)
 				       on_retry, kb);
 	if (rc >= 0)
 		rc = sd_event_source_set_enabled(kb->retry, SD_EVENT_OFF);
+	if (rc >= 0)
+		rc = sd_event_add_time(d->event, &kb->busy, CLOCK_MONOTONIC, UINT64_MAX, 0, on_busy,
+				       kb);
+	if (rc >= 0)
+		rc = sd_event_source_set_enabled(kb->busy, SD_EVENT_OFF);
 	/* Watch first: a module loaded from now on is seen, even by our own lookup. */
 	if (rc >= 0)
 		rc = lnetk_watch_open(on_family, kb, &kb->watch);
@@ -1428,6 +1457,7 @@ void kbackend_stop(struct kbackend *kb)
 	disconnect(kb);
 	sd_event_source_disable_unref(kb->repair);
 	sd_event_source_disable_unref(kb->retry);
+	sd_event_source_disable_unref(kb->busy);
 	sd_event_source_disable_unref(kb->watch_io);
 	lnetk_watch_close(kb->watch);
 	free(kb->mine.gen);

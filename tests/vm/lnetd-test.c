@@ -802,6 +802,48 @@ static int64_t dispatched(struct lnetk *lk, const char *service, const char *rul
 }
 
 /*
+ * A policy a request source holds (tests/vm/nrs-src, lnetk_nrs_src.ko with
+ * hold=1) cannot be deleted in the module: lnetd commits the delete, Status
+ * says why the module does not follow, and once the source lets go
+ * (rmmod) lnetd tries again by itself and the module follows.
+ */
+static void case_tbf_held(void)
+{
+	char src[512], why[512];
+	const char *slash = strrchr(ko, '/');
+	int rc, pending = -1;
+	double t0, t = -1;
+
+	snprintf(src, sizeof(src), "%.*s/lnetk_nrs_src.ko", slash ? (int)(slash - ko) : 1,
+		 slash ? ko : ".");
+	if (!have_lnetctl || access(src, F_OK)) {
+		printf("ok - a TBF policy a source holds # SKIP it needs lnetctl and %s\n", src);
+		return;
+	}
+	rc = sh("lnetctl tbf policy set --service held --type nid >/tmp/held.out 2>&1 || "
+		"{ cat /tmp/held.out; false; }") ?:
+		     sh("insmod %s service=held nids=10.7.0.1@tcp ms=20 hold=1", src) ?:
+		     sh("lnetctl tbf del --service held");
+	t0 = now();
+	while (!rc && (pending = module_pending(why, sizeof(why))) == 0 && now() - t0 < 5 * slow)
+		usleep(10000);
+	tap(!rc && pending > 0 && strstr(why, "holds this policy"),
+	    "a TBF policy a request source holds: lnetd deletes it, and Status says why the module "
+	    "keeps it (%s)",
+	    pending > 0 ? why : "no module row");
+	rc = rc ?: sh("rmmod lnetk_nrs_src");
+	t0 = now();
+	while (!rc && (pending = module_pending(why, sizeof(why))) != 0 && now() - t0 < 10 * slow)
+		usleep(50000);
+	if (!rc && !pending)
+		t = now() - t0;
+	tap(!rc && !pending && agree("after the source let go", false),
+	    "once the source lets go, lnetd tries again by itself: the module deletes the policy "
+	    "(%.2f s) and Status says applied",
+	    t);
+}
+
+/*
  * NRS TBF policies through lnetctl reach the module (the comparison covers
  * them: every later case checks them too), a rule that stays keeps its
  * statistics across changes around it, tbf show reports the module's
@@ -882,6 +924,7 @@ static void case_tbf(void)
 	    "within a second (%.2f s; %s %s)",
 	    t, errname(rc), err.msg);
 	lnetk_close(lk);
+	case_tbf_held();
 }
 
 /*
