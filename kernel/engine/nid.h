@@ -78,6 +78,8 @@ int lne_err_unknown_lnd(struct lne_err *err, const char *input, int pos, const c
 			size_t n);
 
 int lne_nid_parse(const char *s, struct lne_nid *nid, struct lne_err *err);
+/* lne_nid_parse() without its fast path for the usual spelling: the reference tests hold it to. */
+int lne_nid_parse_slow(const char *s, struct lne_nid *nid, struct lne_err *err);
 int lne_net_parse(const char *s, lne_net_t *net, struct lne_err *err);
 
 /* Like snprintf: the length the text needs; the buffer is always ended. */

@@ -223,6 +223,90 @@ START_TEST(nid_random_round_trip)
 }
 END_TEST
 
+/* Text near the usual spelling "a.b.c.d@o2ibN": the edges of lne_nid_parse()'s fast path. */
+static void near_nid(char *buf, size_t size)
+{
+	static const char *const lnds[] = {"tcp", "o2ib", "ib",	 "tc",	"o2i",	"o2ibb", "gip",
+					   "lo",  "kfi",  "gni", "TCP", "tcpx", "",	 "tcp-"};
+	static const char seps[] = "@:x -/";
+	size_t n = 0;
+	int parts = rnd() % 8 ? 4 : (int)(rnd() % 7), i, j, digits;
+
+	for (i = 0; i < parts; i++) {
+		digits = rnd() % 8 ? 1 + (int)(rnd() % 3) : (int)(rnd() % 6);
+		for (j = 0; j < digits && n + 1 < size; j++)
+			buf[n++] = rnd() % 4 ? "0112"[rnd() % 4] : (char)('0' + rnd() % 10);
+		if (i + 1 < parts && n + 1 < size)
+			buf[n++] = rnd() % 20 ? '.' : seps[rnd() % (sizeof(seps) - 1)];
+	}
+	if (rnd() % 20 && n + 1 < size)
+		buf[n++] = '@';
+	n += (size_t)snprintf(buf + n, size - n, "%s",
+			      lnds[rnd() % 2 ? rnd() % 2 : rnd() % LNE_ARRAY_SIZE(lnds)]);
+	digits = rnd() % 4 ? (int)(rnd() % 6) : (int)(rnd() % 8);
+	for (j = 0; j < digits && n + 1 < size; j++)
+		buf[n++] = rnd() % 2 ? (char)('0' + rnd() % 10) : "06"[rnd() % 2];
+	if (!(rnd() % 20) && n + 1 < size)
+		buf[n++] = seps[rnd() % (sizeof(seps) - 1)];
+	buf[n] = '\0';
+}
+
+/* The fast path gives the general parser's verdict and NID, or leaves the text to it. */
+START_TEST(nid_fast_path_agrees)
+{
+	static const char *const edges[] = {
+		"255.255.255.255@tcp65535",
+		"256.0.0.1@tcp",
+		"1.2.3.4@tcp65536",
+		"1.2.3.4@o2ib00001",
+		"1.2.3.4@o2ib000001",
+		"01.002.003.4@tcp",
+		"0001.2.3.4@tcp",
+		"1.2.3@tcp",
+		"1.2.3.4.5@tcp",
+		"1.2.3.4@",
+		"@tcp",
+		"",
+		"1.2.3.4@tcp1@tcp",
+		"1.2.3.4@ib5",
+		"1.2.3.4@o2ib-1",
+		"1.2.3.4@o2ib99999",
+		"0.0.0.0@tcp0",
+		"1.2.3.4@tcp ",
+		"1..3.4@tcp",
+		"1.2.3.4@o2",
+		"1.2.3.4@gip1",
+	};
+	char buf[LNE_NID_STR_MAX];
+	unsigned int good = 0;
+	int i;
+
+	for (i = 0; i < 200000; i++) {
+		struct lne_nid fast, slow;
+		struct lne_err ef = {0}, es = {0};
+		const char *in = buf;
+		int rf, rs;
+
+		if (i < (int)LNE_ARRAY_SIZE(edges))
+			in = edges[i];
+		else
+			near_nid(buf, sizeof(buf));
+		memset(&fast, 0xa5, sizeof(fast));
+		memset(&slow, 0xa5, sizeof(slow));
+		rf = lne_nid_parse(in, &fast, &ef);
+		rs = lne_nid_parse_slow(in, &slow, &es);
+		ck_assert_msg(rf == rs, "'%s': %d, the general parser %d", in, rf, rs);
+		ck_assert_msg(!memcmp(&fast, &slow, sizeof(fast)), "'%s' parsed differently", in);
+		ck_assert_msg(!strcmp(ef.msg, es.msg) && ef.pos == es.pos, "'%s': '%s' vs '%s'", in,
+			      ef.msg, es.msg);
+		good += !rf;
+	}
+	/* Both sides of the line are well covered. */
+	ck_assert_uint_gt(good, 30000);
+	ck_assert_uint_lt(good, 170000);
+}
+END_TEST
+
 START_TEST(nid_compare_and_hash)
 {
 	struct lne_nid a, b, c;
@@ -265,6 +349,7 @@ Suite *make_nid_suite(void)
 	tcase_add_test(tc, net_parse_format);
 	tcase_add_test(tc, nid_format_truncates_safely);
 	tcase_add_test(tc, nid_random_round_trip);
+	tcase_add_test(tc, nid_fast_path_agrees);
 	tcase_add_test(tc, nid_compare_and_hash);
 	tcase_add_test(tc, lnd_names);
 	suite_add_tcase(s, tc);
