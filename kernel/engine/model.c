@@ -9,6 +9,7 @@
  */
 #include "model.h"
 #include "expr.h"
+#include "text.h"
 #include "udsp.h"
 
 #define HASH_MIN 256u
@@ -259,15 +260,18 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 	}
 	/* Explicit peers in creation order; routes bring the implicit ones. */
 	lne_list_for_each_entry(peer, &src->peers, link) {
+		enum lne_peer_got got;
+		struct lne_peer *to;
+
 		if (rc)
 			break;
 		if (peer->implicit)
 			continue;
-		rc = lne_peer_add(dst, &peer->primary, peer->mr, NULL);
+		rc = lne_peer_get(dst, &peer->primary, peer->mr, &to, &got, NULL);
 		lne_list_for_each_entry(pnet, &peer->pnets, link)
 			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
 				if (!rc && !lne_nid_equal(&pni->nid, &peer->primary))
-					rc = lne_peer_add_nid(dst, &peer->primary, &pni->nid, NULL);
+					rc = lne_peer_add_nid_to(dst, to, &pni->nid, NULL);
 	}
 	lne_list_for_each_entry(rt, &src->routes, link)
 		if (!rc)
@@ -647,18 +651,24 @@ struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *
 	return lne_peer_of(pni);
 }
 
-/* Refuse a NID (hash @h) that is local or some peer's (@pni, found), naming the owner. */
-static int nid_free(const struct lne_inst *ln, const struct lne_nid *nid, u32 h,
-		    const struct lne_peer_ni *pni, struct lne_err *err)
+/* The refusal of a NID that is @pni's peer's or, without @pni, local. */
+static LNE_COLD int nid_taken(const struct lne_nid *nid, const struct lne_peer_ni *pni,
+			      struct lne_err *err)
 {
 	char buf[LNE_NID_STR_MAX], owner[LNE_NID_STR_MAX];
 
 	if (pni)
 		return lne_err_set(err, -EEXIST, nid_str(nid, buf), -1, "already a NID of peer %s",
 				   nid_str(&lne_peer_of(pni)->primary, owner));
-	if (ni_find(ln, nid, h) || nid->lnd == LNE_LND_LO)
-		return lne_err_set(err, -EINVAL, nid_str(nid, buf), -1,
-				   "is a local NI, not a peer NID");
+	return lne_err_set(err, -EINVAL, nid_str(nid, buf), -1, "is a local NI, not a peer NID");
+}
+
+/* Refuse a NID (hash @h) that is local or some peer's (@pni, found), naming the owner. */
+static int nid_free(const struct lne_inst *ln, const struct lne_nid *nid, u32 h,
+		    const struct lne_peer_ni *pni, struct lne_err *err)
+{
+	if (pni || nid->lnd == LNE_LND_LO || ni_find(ln, nid, h))
+		return nid_taken(nid, pni, err);
 	return 0;
 }
 
@@ -778,7 +788,8 @@ static struct lne_peer *peer_new(struct lne_inst *ln, const struct lne_nid *prim
 	return peer;
 }
 
-int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_err *err)
+int lne_peer_get(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_peer **out,
+		 enum lne_peer_got *got, struct lne_err *err)
 {
 	/* One lookup tells both whether it is a peer's primary and whether it is taken. */
 	u32 h = nid_hash(primary);
@@ -786,20 +797,40 @@ int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, st
 	struct lne_peer *peer = pni ? lne_peer_of(pni) : NULL;
 	int rc;
 
-	/* A route's gateway becomes an explicit peer: no longer implicit. */
-	if (peer && peer->implicit && lne_nid_equal(&peer->primary, primary)) {
+	if (peer && lne_nid_equal(&peer->primary, primary)) {
+		*out = peer;
+		*got = LNE_PEER_FOUND;
+		if (!peer->implicit)
+			return 0;
+		/* A route's gateway becomes an explicit peer: no longer implicit. */
 		peer->implicit = false;
 		peer->mr = mr;
 		lne_changed(ln);
+		*got = LNE_PEER_ADOPTED;
 		return 0;
 	}
 	rc = nid_free(ln, primary, h, pni, err);
 	if (rc)
 		return rc;
-	if (!peer_new(ln, primary, h, mr, false))
+	peer = peer_new(ln, primary, h, mr, false);
+	if (!peer)
 		return -ENOMEM;
 	lne_changed(ln);
+	*out = peer;
+	*got = LNE_PEER_MADE;
 	return 0;
+}
+
+int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_err *err)
+{
+	enum lne_peer_got got;
+	struct lne_peer *peer;
+	int rc = lne_peer_get(ln, primary, mr, &peer, &got, err);
+
+	/* An explicit peer with this primary NID: the NID is taken. */
+	if (!rc && got == LNE_PEER_FOUND)
+		return nid_taken(primary, &peer->first_pni, err);
+	return rc;
 }
 
 static struct lne_peer *peer_lookup(const struct lne_inst *ln, const struct lne_nid *primary,
@@ -814,29 +845,41 @@ static struct lne_peer *peer_lookup(const struct lne_inst *ln, const struct lne_
 	return peer;
 }
 
-int lne_peer_add_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,
-		     struct lne_err *err)
+static LNE_COLD int too_many_nids(const struct lne_inst *ln, const struct lne_peer *peer,
+				  struct lne_err *err)
 {
-	struct lne_peer *peer = peer_lookup(ln, primary, err);
 	char buf[LNE_NID_STR_MAX];
-	u32 h;
-	int rc;
 
-	if (!peer)
-		return -ENOENT;
-	h = nid_hash(nid);
-	rc = check_nid_free(ln, nid, h, err);
+	return lne_err_set(err, -E2BIG, nid_str(&peer->primary, buf), -1,
+			   "the peer already has max_interfaces (%u) NIDs",
+			   ln->globals[LNE_G_MAX_INTERFACES]);
+}
+
+int lne_peer_add_nid_to(struct lne_inst *ln, struct lne_peer *peer, const struct lne_nid *nid,
+			struct lne_err *err)
+{
+	u32 h = nid_hash(nid);
+	int rc = check_nid_free(ln, nid, h, err);
+
 	if (rc)
 		return rc;
 	if (peer->npni >= ln->globals[LNE_G_MAX_INTERFACES])
-		return lne_err_set(err, -E2BIG, nid_str(primary, buf), -1,
-				   "the peer already has max_interfaces (%u) NIDs",
-				   ln->globals[LNE_G_MAX_INTERFACES]);
+		return too_many_nids(ln, peer, err);
 	rc = pni_add(ln, peer, nid, h);
 	if (rc)
 		return rc;
 	lne_changed(ln);
 	return 0;
+}
+
+int lne_peer_add_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,
+		     struct lne_err *err)
+{
+	struct lne_peer *peer = peer_lookup(ln, primary, err);
+
+	if (!peer)
+		return -ENOENT;
+	return lne_peer_add_nid_to(ln, peer, nid, err);
 }
 
 static int check_not_gateway(const struct lne_peer_ni *pni, struct lne_err *err)

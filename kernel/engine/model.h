@@ -261,6 +261,26 @@ int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, st
 /* Add @nid to the peer whose primary NID is @primary. */
 int lne_peer_add_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,
 		     struct lne_err *err);
+
+/* What lne_peer_get() did. */
+enum lne_peer_got {
+	LNE_PEER_FOUND,	  /* an explicit peer had @primary: left as it was */
+	LNE_PEER_MADE,	  /* no NID was @primary: a new peer */
+	LNE_PEER_ADOPTED, /* a route's implicit gateway: now explicit, with @mr */
+};
+
+/*
+ * The peer whose primary NID is @primary, for a caller that goes on to add
+ * its NIDs (the module's PEER_ADD and BATCH): one lookup where
+ * lne_peer_find(), lne_peer_add() and lne_peer_add_nid() make one each.
+ * Refuses as lne_peer_add() does a NID that is local or another peer's;
+ * an explicit peer is not refused but found.
+ */
+int lne_peer_get(struct lne_inst *ln, const struct lne_nid *primary, bool mr,
+		 struct lne_peer **peer, enum lne_peer_got *got, struct lne_err *err);
+/* lne_peer_add_nid() for a peer in hand (from lne_peer_get()). */
+int lne_peer_add_nid_to(struct lne_inst *ln, struct lne_peer *peer, const struct lne_nid *nid,
+			struct lne_err *err);
 int lne_peer_del(struct lne_inst *ln, const struct lne_nid *primary, struct lne_err *err);
 /* Remove one NID; the last one takes the peer with it. */
 int lne_peer_del_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,

@@ -13,6 +13,14 @@
 
 #include "port.h"
 
+/*
+ * A refusal's path: out of line, so that the buffers it formats into are
+ * not on the stack of the path that succeeds (the module's kernel zeroes
+ * every stack variable on entry, CONFIG_INIT_STACK_ALL_ZERO).  Spelt with
+ * underscores: the kernel defines noinline and __cold as macros.
+ */
+#define LNE_COLD __attribute__((__noinline__, __cold__))
+
 struct lne_span {
 	const char *p;
 	size_t n;

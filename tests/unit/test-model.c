@@ -346,6 +346,118 @@ START_TEST(many_peers_hash)
 }
 END_TEST
 
+/* A tiny deterministic PRNG so failures reproduce. */
+static unsigned long long rng_state = 0x2545f4914f6cdd1dull;
+static unsigned int rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned int)(rng_state >> 16);
+}
+
+/* lne_peer_add() as lne_peer_get() does it, with what lne_peer_get() said. */
+static int add_by_get(struct lne_inst *ln, const struct lne_nid *primary, bool mr,
+		      struct lne_err *err)
+{
+	struct lne_peer *was = lne_peer_find(ln, primary), *peer = NULL;
+	bool implicit = was && was->implicit, was_mr = was && was->mr;
+	u64 gen = lne_generation(ln);
+	enum lne_peer_got got;
+	int rc = lne_peer_get(ln, primary, mr, &peer, &got, err);
+
+	if (rc)
+		return rc;
+	/* Plain tests, not assertions: check records every assertion's place, slowly. */
+	if (peer != lne_peer_find(ln, primary) || (was && peer != was) || peer->implicit ||
+	    got != (!was       ? LNE_PEER_MADE
+		    : implicit ? LNE_PEER_ADOPTED
+			       : LNE_PEER_FOUND) ||
+	    peer->mr != (got == LNE_PEER_FOUND ? was_mr : mr) ||
+	    (got == LNE_PEER_MADE && peer->npni != 1) ||
+	    (lne_generation(ln) == gen) != (got == LNE_PEER_FOUND))
+		ck_abort_msg("lne_peer_get() gave peer %p, got %d; had %p, implicit %d",
+			     (void *)peer, got, (void *)was, implicit);
+	if (got == LNE_PEER_FOUND)
+		return lne_err_set(err, -EEXIST, NULL, -1, "found");
+	return 0;
+}
+
+/*
+ * lne_peer_get() and lne_peer_add_nid_to() against lne_peer_add() and
+ * lne_peer_add_nid(), on two instances given the same random changes: the
+ * same verdicts, reasons and states, generation for generation.
+ */
+START_TEST(peer_get_agrees_with_add)
+{
+	struct lne_inst *a = lne_inst_new(), *b = lne_inst_new();
+	lne_net_t o2ib9 = LNE_MKNET(LNE_LND_O2IB, 9);
+	char buf[32], pbuf[32];
+	int i, made = 0, refused = 0;
+
+	ck_assert_int_eq(lne_global_set(a, LNE_G_MAX_INTERFACES, 16, NULL), 0);
+	ck_assert_int_eq(lne_global_set(b, LNE_G_MAX_INTERFACES, 16, NULL), 0);
+	ck_assert_int_eq(ni_add(a, "10.0.0.1@tcp", NULL), 0);
+	ck_assert_int_eq(ni_add(b, "10.0.0.1@tcp", NULL), 0);
+	for (i = 0; i < 3000; i++) {
+		struct lne_err ea = {.msg = ""}, eb = {.msg = ""};
+		unsigned int op = rnd() % 8;
+		struct lne_nid p, n;
+		struct lne_peer *peer;
+		char *sa, *sb;
+		int ra, rb;
+
+		/* Few enough NIDs that they collide: found, taken, local, gateways. */
+		snprintf(pbuf, sizeof(pbuf), "10.0.0.%u@tcp", rnd() % 40);
+		snprintf(buf, sizeof(buf), "10.0.0.%u@tcp%s", rnd() % 40, rnd() % 2 ? "" : "1");
+		if (lne_nid_parse(pbuf, &p, NULL) ||
+		    lne_nid_parse(rnd() % 50 ? buf : "0@lo", &n, NULL))
+			ck_abort_msg("bad NID %s or %s", pbuf, buf);
+		if (op < 3) {
+			bool mr = rnd() % 2;
+
+			ra = lne_peer_add(a, &p, mr, &ea);
+			rb = add_by_get(b, &p, mr, &eb);
+			if (rb == -EEXIST && !strcmp(eb.msg, "found")) {
+				/* What lne_peer_add() says of an explicit peer. */
+				if (ra != -EEXIST || !strstr(ea.msg, "already a NID of peer"))
+					ck_abort_msg("%s: %d, %s", pbuf, ra, ea.msg);
+				ea = eb;
+			}
+		} else if (op < 6) {
+			ra = lne_peer_add_nid(a, &p, &n, &ea);
+			peer = lne_peer_find(b, &p);
+			rb = peer ? lne_peer_add_nid_to(b, peer, &n, &eb)
+				  : lne_peer_add_nid(b, &p, &n, &eb);
+		} else if (op == 6) {
+			ra = lne_route_add(a, o2ib9, &p, 1, 0, 1, &ea);
+			rb = lne_route_add(b, o2ib9, &p, 1, 0, 1, &eb);
+		} else if (rnd() % 2) {
+			ra = lne_route_del(a, o2ib9, &p, &ea);
+			rb = lne_route_del(b, o2ib9, &p, &eb);
+		} else {
+			ra = lne_peer_del(a, &p, &ea);
+			rb = lne_peer_del(b, &p, &eb);
+		}
+		if (ra != rb || strcmp(ea.msg, eb.msg) || lne_generation(a) != lne_generation(b))
+			ck_abort_msg("step %d, op %u: %d vs %d (%s | %s)", i, op, ra, rb, ea.msg,
+				     eb.msg);
+		sa = state_text(a);
+		sb = state_text(b);
+		if (strcmp(sa, sb))
+			ck_assert_str_eq(sa, sb);
+		free(sa);
+		free(sb);
+		made += !ra;
+		refused += !!ra;
+	}
+	ck_assert_int_gt(made, 300);
+	ck_assert_int_gt(refused, 300);
+	lne_inst_free(a);
+	lne_inst_free(b);
+}
+END_TEST
+
 START_TEST(numa_distances)
 {
 	struct lne_inst *ln = lne_inst_new();
@@ -379,6 +491,7 @@ Suite *make_model_suite(void)
 	tcase_add_test(tc, generation_bumps_on_every_change);
 	tcase_add_test(tc, cursor_resumes_after_changes);
 	tcase_add_test(tc, many_peers_hash);
+	tcase_add_test(tc, peer_get_agrees_with_add);
 	tcase_add_test(tc, numa_distances);
 	suite_add_tcase(s, tc);
 	return s;
