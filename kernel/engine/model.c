@@ -258,6 +258,7 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 			to->credits = ni->credits;
 		}
 	}
+	lne_inst_reserve(dst, src->npni);
 	/* Explicit peers in creation order; routes bring the implicit ones. */
 	lne_list_for_each_entry(peer, &src->peers, link) {
 		enum lne_peer_got got;
@@ -609,11 +610,11 @@ struct lne_peer_ni *lne_peer_ni_find(const struct lne_inst *ln, const struct lne
 	return pni_find(ln, nid, nid_hash(nid));
 }
 
-/* Keep the load at most one per bucket; a failed grow only costs speed. */
-static void hash_grow(struct lne_inst *ln)
+/* Move the NID hash to a table of @size buckets; a failure only costs speed. */
+static void hash_resize(struct lne_inst *ln, u32 size)
 {
-	u32 size = (ln->hmask + 1) * 2, i;
 	struct lne_peer_ni **old = ln->htab, **tab, *pni, *next;
+	u32 i;
 
 	tab = lne_zalloc(size * sizeof(*tab));
 	if (!tab)
@@ -629,6 +630,32 @@ static void hash_grow(struct lne_inst *ln)
 		}
 	ln->hmask = size - 1;
 	lne_free(old);
+}
+
+/* Keep the load at most one per bucket. */
+static void hash_grow(struct lne_inst *ln)
+{
+	hash_resize(ln, (ln->hmask + 1) * 2);
+}
+
+/*
+ * 2^19 buckets, 4 MiB of pointers: the most the module's kzalloc() gives in
+ * one piece (a larger request would warn).  Beyond it the table grows as it
+ * always did.
+ */
+#define HASH_RESERVE_MAX (1u << 19)
+
+void lne_inst_reserve(struct lne_inst *ln, u32 more)
+{
+	u32 want = ln->npni >= HASH_RESERVE_MAX || more > HASH_RESERVE_MAX - ln->npni
+			   ? HASH_RESERVE_MAX
+			   : ln->npni + more;
+	u32 size = ln->hmask + 1;
+
+	while (size < want)
+		size *= 2;
+	if (size > ln->hmask + 1)
+		hash_resize(ln, size);
 }
 
 static void hash_del(struct lne_inst *ln, struct lne_peer_ni *pni)

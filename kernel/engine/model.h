@@ -225,6 +225,13 @@ void lne_inst_free(struct lne_inst *ln);
  * original only if they all succeed.  NULL on -ENOMEM.
  */
 struct lne_inst *lne_inst_copy(const struct lne_inst *src);
+/*
+ * Room in the NID hash for @more peer NIDs besides those there now, made at
+ * once: a batch that brings 100,000 NIDs would otherwise double the table
+ * ten times, hashing every NID in it again each time.  Only speed depends
+ * on it (the table grows as needed anyway), so a failure is not reported.
+ */
+void lne_inst_reserve(struct lne_inst *ln, u32 more);
 
 static inline u64 lne_generation(const struct lne_inst *ln)
 {

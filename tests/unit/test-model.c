@@ -458,6 +458,83 @@ START_TEST(peer_get_agrees_with_add)
 }
 END_TEST
 
+/* NID @i of reserve_sizes_the_hash_once. */
+static void nth_nid(unsigned int i, struct lne_nid *nid)
+{
+	memset(nid, 0, sizeof(*nid));
+	nid->lnd = LNE_LND_O2IB;
+	nid->num = (u16)(i % 3);
+	nid->alen = 4;
+	nid->addr[0] = 10;
+	nid->addr[1] = (u8)(i >> 16);
+	nid->addr[2] = (u8)(i >> 8);
+	nid->addr[3] = (u8)i;
+}
+
+/* A reserve sizes the NID hash once; nothing else tells it from a table that grew. */
+START_TEST(reserve_sizes_the_hash_once)
+{
+	struct lne_inst *grown = lne_inst_new(), *reserved = lne_inst_new();
+	const struct lne_peer_ni *r, *g;
+	unsigned int i, bad = 0;
+	struct lne_nid nid;
+	u32 size;
+	char *sg, *sr;
+
+	/* Counted, asserted once: check records every assertion's place. */
+	for (i = 0; i < 1000; i++) {
+		nth_nid(i, &nid);
+		bad += !!lne_peer_add(grown, &nid, true, NULL);
+		bad += !!lne_peer_add(reserved, &nid, true, NULL);
+	}
+	/* Some already in: moved into the new table. */
+	lne_inst_reserve(reserved, 40000);
+	size = reserved->hmask + 1;
+	ck_assert_uint_eq(size, 65536);
+	for (i = 0; i < 1000; i++) {
+		nth_nid(i, &nid);
+		bad += !lne_peer_ni_find(reserved, &nid);
+	}
+	for (i = 1000; i < 41000; i++) {
+		struct lne_nid p;
+
+		nth_nid(i, &nid);
+		nth_nid(i - 1, &p);
+		if (i % 2) {
+			bad += !!lne_peer_add(grown, &nid, true, NULL);
+			bad += !!lne_peer_add(reserved, &nid, true, NULL);
+		} else {
+			bad += !!lne_peer_add_nid(grown, &p, &nid, NULL);
+			bad += !!lne_peer_add_nid(reserved, &p, &nid, NULL);
+		}
+	}
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(reserved->hmask + 1, size); /* no growing on the way */
+	ck_assert_uint_eq(grown->hmask + 1, size);    /* where growing got to */
+	for (i = 0; i < 41000; i++) {
+		nth_nid(i, &nid);
+		r = lne_peer_ni_find(reserved, &nid);
+		g = lne_peer_ni_find(grown, &nid);
+		bad += !r || !g || lne_peer_of(r)->id != lne_peer_of(g)->id;
+	}
+	ck_assert_uint_eq(bad, 0);
+	sg = state_text(grown);
+	sr = state_text(reserved);
+	ck_assert_str_eq(sg, sr);
+	free(sg);
+	free(sr);
+	/* Less than there is already, or absurdly much: a bound, no harm. */
+	lne_inst_reserve(reserved, 0);
+	ck_assert_uint_eq(reserved->hmask + 1, size);
+	lne_inst_reserve(reserved, 0xffffffffu);
+	ck_assert_uint_eq(reserved->hmask + 1, 1u << 19);
+	nth_nid(7, &nid);
+	ck_assert_ptr_nonnull(lne_peer_ni_find(reserved, &nid));
+	lne_inst_free(grown);
+	lne_inst_free(reserved);
+}
+END_TEST
+
 START_TEST(numa_distances)
 {
 	struct lne_inst *ln = lne_inst_new();
@@ -492,6 +569,7 @@ Suite *make_model_suite(void)
 	tcase_add_test(tc, cursor_resumes_after_changes);
 	tcase_add_test(tc, many_peers_hash);
 	tcase_add_test(tc, peer_get_agrees_with_add);
+	tcase_add_test(tc, reserve_sizes_the_hash_once);
 	tcase_add_test(tc, numa_distances);
 	suite_add_tcase(s, tc);
 	return s;
