@@ -199,6 +199,7 @@ struct lne_pool {
 	void *free;	  /* freed objects, each holding the next in its first bytes */
 	void *chunks;	  /* every chunk, each holding the next in its first bytes */
 	char *next, *end; /* the newest chunk's unused part */
+	u32 chunk;	  /* the size of the next chunk (model.c) */
 };
 
 struct lne_inst {
