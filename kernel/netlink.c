@@ -288,18 +288,66 @@ static int ni_add(struct lne_inst *inst, const struct nlattr *nest, struct netli
 	return rc ? lnetk_engine_refusal(extack, a, rc, &err) : 0;
 }
 
-/* Undo what peer_add did to a peer it found or made, after a refusal. */
-static void peer_add_undo(struct lne_inst *inst, const struct lne_nid *primary, bool created,
-			  bool was_implicit, struct lne_nid *added, int nadded)
+#ifndef __uninitialized
+#define __uninitialized /* a kernel without it: zeroed, only slower */
+#endif
+
+/*
+ * A peer NID: parsed without a struct lne_err on the stack (the kernel
+ * zeroes every stack variable on entry, and a batch parses 100,000 NIDs);
+ * a NID that does not parse is parsed again to say why.
+ */
+static noinline __cold int peer_nid_refusal(const struct nlattr *attr,
+					    struct netlink_ext_ack *extack)
 {
+	struct lne_nid nid;
+	struct lne_err err;
+	int rc = lne_nid_parse(nla_data(attr), &nid, &err);
+
+	return lnetk_engine_refusal(extack, attr, rc, &err);
+}
+
+static int peer_nid(const struct nlattr *attr, struct lne_nid *nid, struct netlink_ext_ack *extack)
+{
+	return lne_nid_parse(nla_data(attr), nid, NULL) ? peer_nid_refusal(attr, extack) : 0;
+}
+
+/* The NID of a LNETK_PEER_A_PEER_NI nest (the last one, as nla_parse() has it), or NULL. */
+static const struct nlattr *pni_nid_attr(const struct nlattr *pni)
+{
+	const struct nlattr *q, *nid = NULL;
+	int rem;
+
+	nla_for_each_nested(q, pni, rem)
+		if (nla_type(q) == LNETK_PNI_A_NID)
+			nid = q;
+	return nid;
+}
+
+/*
+ * Undo what peer_add did to a peer it found or made, after a refusal: the
+ * NIDs of the LNETK_PEER_A_PEER_NI nests before @upto were added.
+ */
+static noinline __cold void peer_add_undo(struct lne_inst *inst, const struct lne_nid *primary,
+					  bool created, bool was_implicit,
+					  const struct nlattr *nest, const struct nlattr *upto)
+{
+	const struct nlattr *p, *na;
 	struct lne_peer *peer;
+	struct lne_nid nid;
+	int rem;
 
 	if (created) {
 		lne_peer_del(inst, primary, NULL);
 		return;
 	}
-	while (nadded--)
-		lne_peer_del_nid(inst, primary, &added[nadded], NULL);
+	nla_for_each_nested(p, nest, rem) {
+		if (p == upto)
+			break;
+		na = nla_type(p) == LNETK_PEER_A_PEER_NI ? pni_nid_attr(p) : NULL;
+		if (na && !lne_nid_parse(nla_data(na), &nid, NULL) && !lne_nid_equal(&nid, primary))
+			lne_peer_del_nid(inst, primary, &nid, NULL);
+	}
 	peer = lne_peer_find(inst, primary);
 	if (peer && was_implicit) {
 		peer->implicit = true;
@@ -307,86 +355,78 @@ static void peer_add_undo(struct lne_inst *inst, const struct lne_nid *primary, 
 	}
 }
 
+static noinline __cold int peer_exists(const struct nlattr *a, struct netlink_ext_ack *extack)
+{
+	char msg[LNE_ERR_MSG_MAX];
+
+	snprintf(msg, sizeof(msg), "peer %s exists already", (const char *)nla_data(a));
+	return lnetk_refuse(extack, a, -EEXIST, msg);
+}
+
+/*
+ * The nests are walked by hand, not parsed into tables: the family policy
+ * validated them before the handler ran (see lnetk_parse_nest), and a
+ * batch holds 50,000 of them.  As with nla_parse(), the last of a repeated
+ * attribute is the one that counts.  The peer is looked up once, and its
+ * NIDs added to it in hand (lne_peer_get).
+ */
 static int peer_add(struct lne_inst *inst, const struct nlattr *nest,
 		    struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[LNETK_PEER_A_MAX + 1], *ptb[LNETK_PNI_A_MAX + 1], *a, *p;
-	struct lne_nid primary, *added = NULL, few[4];
-	bool mr = true, created, was_implicit;
+	const struct nlattr *a = NULL, *mra = NULL, *p, *na;
+	struct lne_nid primary, nid;
+	enum lne_peer_got got;
 	struct lne_peer *peer;
-	struct lne_err err;
+	struct lne_err err __uninitialized; /* 196 bytes, filled by a refusal */
+	bool mr = true;
 	int rc, rem, n = 0;
 
-	rc = lnetk_parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, extack);
-	if (rc)
-		return rc;
-	a = lnetk_need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, extack);
+	nla_for_each_nested(p, nest, rem) {
+		if (nla_type(p) == LNETK_PEER_A_PRIMARY)
+			a = p;
+		else if (nla_type(p) == LNETK_PEER_A_MR)
+			mra = p;
+	}
 	if (!a)
-		return -EINVAL;
-	rc = lnetk_get_nid(a, &primary, extack);
+		return lnetk_refuse(extack, nest, -EINVAL, "LNETK_PEER_A_PRIMARY is required");
+	rc = peer_nid(a, &primary, extack);
 	if (rc)
 		return rc;
-	if (tb[LNETK_PEER_A_MR])
-		mr = nla_get_u8(tb[LNETK_PEER_A_MR]);
-	peer = lne_peer_find(inst, &primary);
-	if (peer && !peer->implicit && tb[LNETK_PEER_A_MR] && peer->mr != mr)
+	if (mra)
+		mr = nla_get_u8(mra);
+	err.msg[0] = '\0';
+	rc = lne_peer_get(inst, &primary, mr, &peer, &got, &err);
+	if (rc)
+		return lnetk_engine_refusal(extack, a, rc, &err);
+	if (got == LNE_PEER_FOUND && mra && peer->mr != mr)
 		return lnetk_refuse(
-			extack, tb[LNETK_PEER_A_MR], -EEXIST,
+			extack, mra, -EEXIST,
 			mr ? "the peer exists as non-Multi-Rail; delete it to change that"
 			   : "the peer exists as Multi-Rail; delete it to change that");
-	created = !peer;
-	was_implicit = peer && peer->implicit;
-	if (!peer || peer->implicit) {
-		rc = lne_peer_add(inst, &primary, mr, &err);
-		if (rc)
-			return lnetk_engine_refusal(extack, a, rc, &err);
-	}
-	nla_for_each_nested(p, nest, rem) {
-		if (nla_type(p) == LNETK_PEER_A_PEER_NI)
-			n++;
-	}
-	if (n) {
-		/* Most peers have a few NIDs: no allocation for them. */
-		added = n <= ARRAY_SIZE(few) ? few : kcalloc(n, sizeof(*added), GFP_KERNEL);
-		if (!added) {
-			peer_add_undo(inst, &primary, created, was_implicit, NULL, 0);
-			return lnetk_refuse(extack, NULL, -ENOMEM, "out of memory");
-		}
-	}
-	n = 0;
 	nla_for_each_nested(p, nest, rem) {
 		if (nla_type(p) != LNETK_PEER_A_PEER_NI)
 			continue;
-		rc = lnetk_parse_nest(ptb, LNETK_PNI_A_MAX, p, pni_policy, extack);
-		if (!rc && !lnetk_need(ptb, LNETK_PNI_A_NID, "LNETK_PNI_A_NID", p, extack))
-			rc = -EINVAL;
-		if (!rc)
-			rc = lnetk_get_nid(ptb[LNETK_PNI_A_NID], &added[n], extack);
+		na = pni_nid_attr(p);
+		rc = na ? peer_nid(na, &nid, extack)
+			: lnetk_refuse(extack, p, -EINVAL, "LNETK_PNI_A_NID is required");
 		/* The primary NID is the peer's already. */
-		if (!rc && lne_nid_equal(&added[n], &primary))
+		if (!rc && lne_nid_equal(&nid, &primary))
 			continue;
 		if (!rc) {
-			rc = lne_peer_add_nid(inst, &primary, &added[n], &err);
+			rc = lne_peer_add_nid_to(inst, peer, &nid, &err);
 			if (rc)
-				lnetk_engine_refusal(extack, ptb[LNETK_PNI_A_NID], rc, &err);
+				lnetk_engine_refusal(extack, na, rc, &err);
 		}
 		if (rc) {
-			peer_add_undo(inst, &primary, created, was_implicit, added, n);
-			if (added != few)
-				kfree(added);
+			peer_add_undo(inst, &primary, got == LNE_PEER_MADE, got == LNE_PEER_ADOPTED,
+				      nest, p);
 			return rc;
 		}
 		n++;
 	}
-	if (added != few)
-		kfree(added);
 	/* Nothing to do is a refusal, as for a rule: the caller asked for a change. */
-	if (!created && !was_implicit && !n) {
-		char msg[LNE_ERR_MSG_MAX];
-
-		snprintf(msg, sizeof(msg), "peer %s exists already", (const char *)nla_data(a));
-		return lnetk_refuse(extack, a, -EEXIST, msg);
-	}
+	if (got == LNE_PEER_FOUND && !n)
+		return peer_exists(a, extack);
 	return 0;
 }
 
@@ -935,6 +975,27 @@ static int batch_item(struct lne_inst *next, const struct nlattr *attr,
 }
 
 /*
+ * The peer NIDs a batch brings, at most (a PEER_NI repeating its primary
+ * counts too): the NID hash is sized for them once.  Only headers are read.
+ */
+static u32 batch_nids(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *attr, *p;
+	int rem, prem;
+	u32 n = 0;
+
+	nlmsg_for_each_attr(attr, nlh, GENL_HDRLEN, rem)
+	{
+		if (nla_type(attr) != LNETK_A_PEER)
+			continue;
+		n++;
+		nla_for_each_nested(p, attr, prem)
+			n += nla_type(p) == LNETK_PEER_A_PEER_NI;
+	}
+	return n;
+}
+
+/*
  * BATCH: build on a copy (or, with LNETK_F_REPLACE, on an empty instance)
  * and swap it in only when every item applied.  Rules go in after every
  * other item, in their own order: the result is the same (flattening does
@@ -953,6 +1014,7 @@ static int do_batch(struct lnetk_net *ln, struct genl_info *info, struct sk_buff
 	next = flags_of(info) & LNETK_F_REPLACE ? lnetk_inst_new() : lne_inst_copy(ln->inst);
 	if (!next)
 		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	lne_inst_reserve(next, batch_nids(info->nlhdr));
 	for (pass = 0; pass < 2 && !rc; pass++) {
 		item = 0;
 		nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem)

@@ -335,6 +335,38 @@ static void case_bad_batch(struct lnetk *lk)
 	snapshot_free(&after);
 }
 
+/*
+ * PEER_ADD refused after some of its NIDs went in: they come out again.
+ * For a peer that was there (peer 5 of the restore), and for a route's
+ * implicit gateway, which PEER_ADD makes explicit and must make implicit
+ * again.  The module looks the peer up once and adds its NIDs to it in hand.
+ */
+static void case_bad_peer_add(struct lnetk *lk)
+{
+	const char *taken[] = {"12.9.9.1@o2ib2", "12.9.9.2@o2ib1", "11.0.0.7@o2ib4"},
+		   *bad[] = {"12.9.9.3@o2ib1", "12.9.9.4@o2ib1", "12.9.9.300@o2ib1"};
+	struct lnetk_route rt = {.net = "o2ib9", .gateway = "12.9.9.9@o2ib1"};
+	struct snapshot before, after;
+	struct lnetk_err e1, e2;
+	int rc1, rc2, set;
+
+	set = lnetk_route_add(lk, &rt, NULL);
+	snapshot_take(lk, &before);
+	rc1 = lnetk_peer_add(lk, "10.0.0.5@o2ib2", true, taken, 3, &e1);
+	rc2 = lnetk_peer_add(lk, "12.9.9.9@o2ib1", true, bad, 3, &e2);
+	snapshot_take(lk, &after);
+	diag("PEER_ADD to peer 5 with a NID of peer 7: %s (%s); to an implicit gateway with a bad "
+	     "third NID: %s (%s)",
+	     errname(rc1), e1.msg, errname(rc2), e2.msg);
+	tap(!set && rc1 == -EEXIST && rc2 == -EINVAL && !before.rc &&
+		    snapshot_same(&before, &after),
+	    "a PEER_ADD refused at its third NID takes out the two it added, to a peer that was "
+	    "there and to an implicit gateway (which stays implicit)");
+	lnetk_route_del(lk, rt.net, rt.gateway, NULL);
+	snapshot_free(&before);
+	snapshot_free(&after);
+}
+
 /* The whole restore again, replacing the state, with one bad NID halfway. */
 static void case_bad_replace(struct lnetk *lk, const struct restore *rs)
 {
@@ -441,6 +473,7 @@ void cases_scale(void)
 
 	case_dumps(all);
 	case_bad_batch(all);
+	case_bad_peer_add(all);
 	case_bad_replace(all, rs);
 	lnetk_close(all);
 	batch_parts(rs);
