@@ -252,6 +252,12 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 	rc = lne_numa_set(dst, src->ncpt, src->numa_dist, NULL);
 	if (!rc)
 		rc = copy_rules(src, dst);
+	/*
+	 * The constructs come without meeting the rules, whose flattening is
+	 * then copied whole: each peer NI meeting 1,000 rules made a copy of
+	 * 100,000 of them take seconds.
+	 */
+	dst->udsp.quiet = true;
 	lne_list_for_each_entry(ni, &src->nis, all_link) {
 		struct lne_ni_conf c = {.nid = ni->nid,
 					.ifname = ni->ifname,
@@ -290,6 +296,9 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 		if (!rc)
 			rc = lne_route_add(dst, rt->rnet->id, &rt->gw->nid, rt->hops, rt->priority,
 					   rt->sensitivity, NULL);
+	dst->udsp.quiet = false;
+	if (!rc)
+		rc = lne_udsp_copy_flat(dst, src);
 	if (rc) {
 		lne_inst_free(dst);
 		return NULL;

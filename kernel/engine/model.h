@@ -187,6 +187,7 @@ struct lne_udsp {
 	struct lne_list rules;
 	u32 nrules;
 	u64 visits; /* constructs visited by rule changes: tests check the index */
+	bool quiet; /* lne_inst_copy() at work: constructs come without the rules */
 };
 
 /*
@@ -222,8 +223,9 @@ struct lne_inst *lne_inst_new(void);
 void lne_inst_free(struct lne_inst *ln);
 /*
  * A new instance with the same configuration and health as @src (not its
- * round-robin state): changes are tried on a copy, which replaces the
- * original only if they all succeed.  NULL on -ENOMEM.
+ * round-robin state), and the same flattening, preference lists in the
+ * same order: changes are tried on a copy, which replaces the original
+ * only if they all succeed.  NULL on -ENOMEM.
  */
 struct lne_inst *lne_inst_copy(const struct lne_inst *src);
 /*

@@ -730,16 +730,125 @@ int lne_udsp_recompute_all(struct lne_inst *ln)
 	return 0;
 }
 
+/* --- copies ---------------------------------------------------------------------------- */
+
+/* @src's preference list onto @to, its targets @dst's equal ones. */
+static int copy_prefs(struct lne_inst *dst, const struct lne_rule **rules, struct lne_peer_ni *to,
+		      const struct lne_prefs *from, bool gw)
+{
+	const struct lne_pref *a = gw ? from->gw : from->src;
+	u16 n = gw ? from->ngw : from->nsrc, i, *tn, *cap;
+	struct lne_pref **ta;
+
+	if (!n)
+		return 0;
+	if (!to->prefs) {
+		to->prefs = lne_zalloc(sizeof(*to->prefs));
+		if (!to->prefs)
+			return -ENOMEM;
+	}
+	ta = pref_array(to->prefs, gw, &tn, &cap);
+	*ta = lne_realloc_array(NULL, n, sizeof(**ta));
+	if (!*ta)
+		return -ENOMEM;
+	*cap = n;
+	for (i = 0; i < n; i++) {
+		const void *t;
+
+		if (gw)
+			t = lne_peer_ni_find(dst, &((const struct lne_peer_ni *)a[i].target)->nid);
+		else
+			t = lne_ni_find(dst, &((const struct lne_ni *)a[i].target)->nid);
+		if (!t)
+			return -EINVAL; /* cannot be: the copy has every construct */
+		(*ta)[i] = (struct lne_pref){t, rules[a[i].rule->idx]};
+		(*tn)++;
+	}
+	return 0;
+}
+
+int lne_udsp_copy_flat(struct lne_inst *dst, const struct lne_inst *src)
+{
+	const struct lne_rule **rules = NULL, *r;
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	const struct lne_peer *peer;
+	const struct lne_rnet *rnet;
+	const struct lne_net *net;
+	const struct lne_ni *ni;
+	int rc = 0;
+
+	/* The same rules, in the same order: the same idx. */
+	if (dst->udsp.nrules != src->udsp.nrules)
+		return -EINVAL;
+	if (src->udsp.nrules) {
+		rules = lne_realloc_array(NULL, src->udsp.nrules, sizeof(*rules));
+		if (!rules)
+			return -ENOMEM;
+	}
+	for_each_rule(r, dst)
+		rules[r->idx] = r;
+		/* Every construct of @src has its equal in @dst; -EINVAL if one has not. */
+#define COPIED(rule) ((rule) ? rules[(rule)->idx] : NULL)
+	lne_list_for_each_entry(net, &src->nets, link) {
+		struct lne_net *to = lne_net_find(dst, net->id);
+
+		if (!to)
+			goto gone;
+		to->prio = (struct lne_prio){net->prio.value, COPIED(net->prio.rule)};
+	}
+	lne_list_for_each_entry(rnet, &src->rnets, link) {
+		struct lne_rnet *to = lne_rnet_find(dst, rnet->id);
+
+		if (!to)
+			goto gone;
+		to->prio = (struct lne_prio){rnet->prio.value, COPIED(rnet->prio.rule)};
+	}
+	lne_list_for_each_entry(ni, &src->nis, all_link) {
+		struct lne_ni *to = lne_ni_find(dst, &ni->nid);
+
+		if (!to)
+			goto gone;
+		to->prio = (struct lne_prio){ni->prio.value, COPIED(ni->prio.rule)};
+	}
+	lne_list_for_each_entry(peer, &src->peers, link)
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				struct lne_peer_ni *to = lne_peer_ni_find(dst, &pni->nid);
+
+				if (!to)
+					goto gone;
+				to->prio = pni->prio;
+				to->prio_rule = COPIED(pni->prio_rule);
+				if (!pni->prefs)
+					continue;
+				rc = copy_prefs(dst, rules, to, pni->prefs, false);
+				if (!rc)
+					rc = copy_prefs(dst, rules, to, pni->prefs, true);
+				if (rc)
+					goto out;
+			}
+#undef COPIED
+out:
+	lne_free(rules);
+	return rc;
+gone:
+	rc = -EINVAL;
+	goto out;
+}
+
 /* --- hooks ---------------------------------------------------------------------------- */
 
 void lne_udsp_net_added(struct lne_inst *ln, struct lne_net *net)
 {
-	set_prio(&net->prio, first_net_rule(ln, LNE_RULE_SRC_NET, net->id));
+	if (!ln->udsp.quiet)
+		set_prio(&net->prio, first_net_rule(ln, LNE_RULE_SRC_NET, net->id));
 }
 
 void lne_udsp_rnet_added(struct lne_inst *ln, struct lne_rnet *rnet)
 {
-	set_prio(&rnet->prio, first_net_rule(ln, LNE_RULE_DST_NET, rnet->id));
+	if (!ln->udsp.quiet)
+		set_prio(&rnet->prio, first_net_rule(ln, LNE_RULE_DST_NET, rnet->id));
 }
 
 static int move_target(struct lne_inst *ln, struct lne_peer_ni *pni, void *arg)
@@ -781,6 +890,8 @@ static int target_moved(struct lne_inst *ln, bool gw, const void *target, bool r
 
 int lne_udsp_ni_added(struct lne_inst *ln, struct lne_ni *ni)
 {
+	if (ln->udsp.quiet)
+		return 0;
 	set_prio(&ni->prio, first_nid_rule(ln, LNE_RULE_SRC_NID, &ni->nid));
 	return target_moved(ln, false, ni, false);
 }
@@ -792,6 +903,8 @@ void lne_udsp_ni_removing(struct lne_inst *ln, struct lne_ni *ni)
 
 int lne_udsp_gw_added(struct lne_inst *ln, struct lne_peer_ni *gw)
 {
+	if (ln->udsp.quiet)
+		return 0;
 	return target_moved(ln, true, gw, false);
 }
 
@@ -805,6 +918,8 @@ int lne_udsp_pni_added(struct lne_inst *ln, struct lne_peer_ni *pni)
 	const struct lne_rule *r;
 	int rc;
 
+	if (ln->udsp.quiet)
+		return 0;
 	set_pni_prio(pni, first_nid_rule(ln, LNE_RULE_DST_NID, &pni->nid));
 	for_each_rule(r, ln) {
 		if ((r->kind != LNE_RULE_PAIR && r->kind != LNE_RULE_ROUTER) ||

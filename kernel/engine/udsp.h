@@ -103,6 +103,16 @@ bool lne_pref_gw(const struct lne_peer_ni *pni, const struct lne_peer_ni *gw, u3
  */
 int lne_udsp_recompute_all(struct lne_inst *ln);
 
+/*
+ * For lne_inst_copy(), which adds @dst's rules first, then its constructs
+ * with ln->udsp.quiet set, so that the hooks below leave them alone (each
+ * would otherwise meet every rule: 100,000 peer NIDs times 1,000 rules),
+ * and then calls this: every flattened value of @src, its preference
+ * lists in the same order, onto the equal constructs and rules of @dst.
+ * -ENOMEM leaves @dst for lne_inst_free().
+ */
+int lne_udsp_copy_flat(struct lne_inst *dst, const struct lne_inst *src);
+
 /* --- hooks: the model calls these as constructs come and go --------------- */
 void lne_udsp_net_added(struct lne_inst *ln, struct lne_net *net);
 void lne_udsp_rnet_added(struct lne_inst *ln, struct lne_rnet *rnet);

@@ -316,6 +316,49 @@ static char *sorted_state(const struct lne_inst *ln)
 	return out;
 }
 
+/* A preference list's entries, in order, by target NID and rule idx. */
+static bool same_list(const struct lne_pref *a, u16 na, const struct lne_pref *b, u16 nb, bool gw)
+{
+	u16 i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++) {
+		const struct lne_nid *ta = gw ? &((const struct lne_peer_ni *)a[i].target)->nid
+					      : &((const struct lne_ni *)a[i].target)->nid;
+		const struct lne_nid *tb = gw ? &((const struct lne_peer_ni *)b[i].target)->nid
+					      : &((const struct lne_ni *)b[i].target)->nid;
+
+		if (!lne_nid_equal(ta, tb) || a[i].rule->idx != b[i].rule->idx)
+			return false;
+	}
+	return true;
+}
+
+/* Every peer NI of @a has the preference lists of its equal in @b, in the same order. */
+static bool same_prefs(const struct lne_inst *a, const struct lne_inst *b)
+{
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	const struct lne_peer *p;
+
+	lne_list_for_each_entry(p, &a->peers, link)
+		lne_list_for_each_entry(pnet, &p->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				const struct lne_peer_ni *q = lne_peer_ni_find(b, &pni->nid);
+				const struct lne_prefs none = {0}, *pa, *pb;
+
+				if (!q)
+					return false;
+				pa = pni->prefs ? pni->prefs : &none;
+				pb = q->prefs ? q->prefs : &none;
+				if (!same_list(pa->src, pa->nsrc, pb->src, pb->nsrc, false) ||
+				    !same_list(pa->gw, pa->ngw, pb->gw, pb->ngw, true))
+					return false;
+			}
+	return true;
+}
+
 START_TEST(incremental_equals_recompute)
 {
 	static const char *const exprs[] = {
@@ -406,7 +449,13 @@ START_TEST(incremental_equals_recompute)
 			break;
 		}
 		if (step % 50 == 0) {
-			/* A copy holds the same configuration and flattening. */
+			/*
+			 * A copy holds the same configuration and flattening, its
+			 * preference lists in the same order; it then goes on in
+			 * the original's place (the module swaps a batch's copy
+			 * in), so that anything of the original it still pointed
+			 * to would be used after it was freed.
+			 */
 			struct lne_inst *copy = lne_inst_copy(ln);
 			char *orig = sorted_state(ln), *dup;
 
@@ -415,9 +464,13 @@ START_TEST(incremental_equals_recompute)
 			if (strcmp(orig, dup))
 				ck_abort_msg("step %d: copy\n%s\ndiffers from\n%s", step, dup,
 					     orig);
+			ck_assert_msg(same_prefs(ln, copy) && same_prefs(copy, ln),
+				      "step %d: the copy's preference lists are in another order",
+				      step);
 			free(orig);
 			free(dup);
-			lne_inst_free(copy);
+			lne_inst_free(ln);
+			ln = copy;
 		}
 		inc = state_text(ln);
 		ck_assert_int_eq(lne_udsp_recompute_all(ln), 0);
