@@ -918,7 +918,8 @@ int lne_udsp_pni_added(struct lne_inst *ln, struct lne_peer_ni *pni)
 	const struct lne_rule *r;
 	int rc;
 
-	if (ln->udsp.quiet)
+	/* No rule yet (a batch adds its rules last): the peer NI keeps its defaults. */
+	if (ln->udsp.quiet || !ln->udsp.nrules)
 		return 0;
 	set_pni_prio(pni, first_nid_rule(ln, LNE_RULE_DST_NID, &pni->nid));
 	for_each_rule(r, ln) {
