@@ -1896,16 +1896,23 @@ int lnetk_batch_ni(struct lnetk_batch *b, const struct lnetk_ni *ni)
 	return batch_put(b, put_ni_add, ni);
 }
 
-/* One attribute at @at: its header, @len bytes of @data, zeroed padding; returns what follows. */
+/*
+ * One attribute at @at: its header, @len bytes of @data, zeroed padding;
+ * returns what follows.  The padding is zeroed by zeroing the last four
+ * bytes before the data goes in, not by a call to memset() for 0 to 3
+ * bytes (@len is at least 1, so those four bytes are the attribute's).
+ */
 static char *batch_attr(char *at, uint16_t type, const void *data, size_t len)
 {
 	struct nlattr *nla = (struct nlattr *)at;
+	char *end = at + NLA_HDRLEN + NLA_ALIGN(len);
+	const uint32_t zero = 0;
 
 	nla->nla_type = type;
 	nla->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy(end - sizeof(zero), &zero, sizeof(zero));
 	memcpy(at + NLA_HDRLEN, data, len);
-	memset(at + NLA_HDRLEN + len, 0, (size_t)(NLA_ALIGN(len) - len));
-	return at + NLA_HDRLEN + NLA_ALIGN(len);
+	return end;
 }
 
 /*
@@ -1913,19 +1920,27 @@ static char *batch_attr(char *at, uint16_t type, const void *data, size_t len)
  * for the whole item: a restore puts 50,000 peers, and libnl's per
  * attribute calls (a bounds check, a padding memset and a length update
  * each, through the PLT) were most of the time spent building the batch.
+ * Each NID's length is taken once (for the first BATCH_NLEN NIDs).
  */
+#define BATCH_NLEN 8
+
 int lnetk_batch_peer(struct lnetk_batch *b, const char *primary, bool mr, const char *const *nids,
 		     size_t nnids)
 {
-	size_t plen = strlen(primary) + 1, len, i;
+	size_t plen = strlen(primary) + 1, len, i, nlens[BATCH_NLEN];
 	struct nlattr *nest;
 	char *at;
 	uint8_t mr8 = mr;
 	int rc;
 
 	len = NLA_HDRLEN + NLA_ALIGN(NLA_HDRLEN + plen) + NLA_ALIGN(NLA_HDRLEN + 1);
-	for (i = 0; i < nnids; i++)
-		len += 2 * NLA_HDRLEN + NLA_ALIGN(strlen(nids[i]) + 1);
+	for (i = 0; i < nnids; i++) {
+		size_t nlen = strlen(nids[i]) + 1;
+
+		if (i < BATCH_NLEN)
+			nlens[i] = nlen;
+		len += 2 * NLA_HDRLEN + NLA_ALIGN(nlen);
+	}
 	/* Nests longer than an attribute can say: put_peer() refuses them too. */
 	if (len > UINT16_MAX)
 		return -EMSGSIZE;
@@ -1939,7 +1954,7 @@ int lnetk_batch_peer(struct lnetk_batch *b, const char *primary, bool mr, const 
 	at = batch_attr((char *)nest + NLA_HDRLEN, LNETK_PEER_A_PRIMARY, primary, plen);
 	at = batch_attr(at, LNETK_PEER_A_MR, &mr8, 1);
 	for (i = 0; i < nnids; i++) {
-		size_t nlen = strlen(nids[i]) + 1;
+		size_t nlen = i < BATCH_NLEN ? nlens[i] : strlen(nids[i]) + 1;
 		struct nlattr *pni = (struct nlattr *)at;
 
 		pni->nla_type = NLA_F_NESTED | LNETK_PEER_A_PEER_NI;
