@@ -4,6 +4,17 @@
 #define LNETD_UNIT_H
 
 #include <check.h>
+#include <stdlib.h>
+
+/*
+ * How many rounds a randomized test runs: all of them, or a tenth under
+ * valgrind (valgrind.sh sets LNETD_UNIT_LIGHT), where each costs some
+ * fifty times more: the full counts run in the plain and ASan tiers.
+ */
+static inline int unit_rounds(int n)
+{
+	return getenv("LNETD_UNIT_LIGHT") ? n / 10 : n;
+}
 
 Suite *make_nid_suite(void);
 Suite *make_expr_suite(void);
