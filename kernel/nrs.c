@@ -369,6 +369,28 @@ int lnetk_tbf_del_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* --- reports ------------------------------------------------------------------- */
 
+/*
+ * The five statistics of a rule or a class: attributes @queued, then
+ * ENQUEUED, DISPATCHED, WAIT_NS and THROTTLED, which follow it in both
+ * LNETK_TBFR_A_* and LNETK_TBFC_A_*.
+ */
+static int put_stats(struct sk_buff *skb, const struct lne_tbf_stats *st, int queued, int pad)
+{
+	BUILD_BUG_ON(LNETK_TBFR_A_THROTTLED - LNETK_TBFR_A_QUEUED != 4 ||
+		     LNETK_TBFR_A_ENQUEUED != LNETK_TBFR_A_QUEUED + 1 ||
+		     LNETK_TBFR_A_DISPATCHED != LNETK_TBFR_A_QUEUED + 2 ||
+		     LNETK_TBFR_A_WAIT_NS != LNETK_TBFR_A_QUEUED + 3);
+	BUILD_BUG_ON(LNETK_TBFC_A_THROTTLED - LNETK_TBFC_A_QUEUED != 4 ||
+		     LNETK_TBFC_A_ENQUEUED != LNETK_TBFC_A_QUEUED + 1 ||
+		     LNETK_TBFC_A_DISPATCHED != LNETK_TBFC_A_QUEUED + 2 ||
+		     LNETK_TBFC_A_WAIT_NS != LNETK_TBFC_A_QUEUED + 3);
+	return nla_put_u64_64bit(skb, queued, st->queued, pad) ||
+	       nla_put_u64_64bit(skb, queued + 1, st->enqueued, pad) ||
+	       nla_put_u64_64bit(skb, queued + 2, st->dispatched, pad) ||
+	       nla_put_u64_64bit(skb, queued + 3, st->wait_ns, pad) ||
+	       nla_put_u64_64bit(skb, queued + 4, st->throttled, pad);
+}
+
 static int put_tbf_rule(struct sk_buff *skb, const struct lne_tbf_rule *r)
 {
 	struct nlattr *nest = nla_nest_start(skb, LNETK_TBFQ_A_RULE), *a;
@@ -384,12 +406,7 @@ static int put_tbf_rule(struct sk_buff *skb, const struct lne_tbf_rule *r)
 	    nla_put_u32(skb, LNETK_TBFR_A_RATE, r->rate) ||
 	    nla_put_u8(skb, LNETK_TBFR_A_REALTIME, r->realtime) ||
 	    nla_put_u32(skb, LNETK_TBFR_A_NCLASSES, r->nclasses) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_QUEUED, r->stats.queued, LNETK_TBFR_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_ENQUEUED, r->stats.enqueued, LNETK_TBFR_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_DISPATCHED, r->stats.dispatched,
-			      LNETK_TBFR_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_WAIT_NS, r->stats.wait_ns, LNETK_TBFR_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFR_A_THROTTLED, r->stats.throttled, LNETK_TBFR_A_PAD))
+	    put_stats(skb, &r->stats, LNETK_TBFR_A_QUEUED, LNETK_TBFR_A_PAD))
 		goto full;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -846,12 +863,7 @@ static int put_class(struct sk_buff *skb, const struct lne_tbf *tbf, const struc
 		goto full;
 	lne_tbf_class_format(c, nla_data(a), n + 1);
 	if (nla_put_string(skb, LNETK_TBFC_A_RULE, r ? r->name : "") ||
-	    nla_put_u64_64bit(skb, LNETK_TBFC_A_QUEUED, c->stats.queued, LNETK_TBFC_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFC_A_ENQUEUED, c->stats.enqueued, LNETK_TBFC_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFC_A_DISPATCHED, c->stats.dispatched,
-			      LNETK_TBFC_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFC_A_WAIT_NS, c->stats.wait_ns, LNETK_TBFC_A_PAD) ||
-	    nla_put_u64_64bit(skb, LNETK_TBFC_A_THROTTLED, c->stats.throttled, LNETK_TBFC_A_PAD))
+	    put_stats(skb, &c->stats, LNETK_TBFC_A_QUEUED, LNETK_TBFC_A_PAD))
 		goto full;
 	nla_nest_end(skb, nest);
 	return 0;
