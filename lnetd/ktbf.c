@@ -442,33 +442,36 @@ static int policy_cb(const struct lnetk_tbf *t, void *arg)
 	return rd->rc = rd->cb(t, rd->cs->c + first, n, rd->arg);
 }
 
+/* Forget the classes read (their strings), keeping the array for another read. */
+static void classes_clear(struct classes *cs)
+{
+	size_t i;
+
+	for (i = 0; i < cs->n; i++) {
+		free(cs->c[i].service);
+		free(cs->c[i].key);
+		free(cs->c[i].rule);
+	}
+	cs->n = 0;
+	cs->rc = 0;
+}
+
 int ktbf_read(struct lnetk *lk, ktbf_policy_fn cb, void *arg, struct lnetk_err *err)
 {
 	struct classes cs = {0};
 	struct reading rd = {.cs = &cs, .cb = cb, .arg = arg};
 	int rc = -EAGAIN, tries;
-	size_t i;
 
 	/* Traffic makes and reclaims classes: a dump it interrupted is read again. */
 	for (tries = 0; rc == -EAGAIN && tries < 5; tries++) {
-		for (i = 0; i < cs.n; i++) {
-			free(cs.c[i].service);
-			free(cs.c[i].key);
-			free(cs.c[i].rule);
-		}
-		cs.n = 0;
-		cs.rc = 0;
+		classes_clear(&cs);
 		rc = lnetk_tbf_classes(lk, NULL, class_cb, &cs, err);
 		rc = rc ?: cs.rc;
 	}
 	if (!rc)
 		rc = lnetk_tbf_dump(lk, policy_cb, &rd, err);
 	rc = rc ?: rd.rc;
-	for (i = 0; i < cs.n; i++) {
-		free(cs.c[i].service);
-		free(cs.c[i].key);
-		free(cs.c[i].rule);
-	}
+	classes_clear(&cs);
 	free(cs.c);
 	return rc;
 }
