@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
+#include <time.h>
 
 #include "bus-errors.h"
 #include "change.h"
@@ -57,36 +58,196 @@ struct caller {
 #define POLKIT_ACTION LNETD_BUS_NAME ".manage"
 
 /*
- * Ask polkit whether the sender may manage LNet (no interaction: lnetd has
- * nobody to ask).  1: yes, 0: no, negative: polkit is not there to ask.
+ * Asking polkit.  The question goes out asynchronously, so one caller
+ * waiting for an answer (an admin typing a password, a slow rule) holds up
+ * nobody else: the method handler returns at once, keeping the request, and
+ * when polkit answers the request is put back in the bus's queue and
+ * dispatched again from the start, finding the answer waiting for it.  A
+ * caller that set ALLOW_INTERACTIVE_AUTHORIZATION on its call (lnetctl does
+ * on a terminal) lets polkit ask for a password through the caller's agent.
  */
-static int polkit_allows(sd_bus_message *m)
+enum pk_verdict {
+	PK_WAITING,
+	PK_YES,
+	PK_NO,
+	PK_CHALLENGE,
+	PK_ABSENT,
+	PK_ERROR
+};
+
+struct pk_query {
+	struct pk_query *next;
+	struct pk_query **head;	 /* the list it is on, to leave it when freed */
+	sd_bus_message *request; /* the method call, dispatched again on the answer */
+	sd_bus_slot *slot;	 /* the CheckAuthorization call in flight */
+	enum pk_verdict verdict;
+};
+
+static struct pk_query *pk_queries;
+
+static void pk_free(struct pk_query *q)
+{
+	struct pk_query **p;
+
+	for (p = q->head; *p; p = &(*p)->next)
+		if (*p == q) {
+			*p = q->next;
+			break;
+		}
+	sd_bus_slot_unref(q->slot);
+	sd_bus_message_unref(q->request);
+	free(q);
+}
+
+/* The slot goes with the bus (at exit) or after the answer: the query goes with it. */
+static void pk_slot_gone(void *userdata)
+{
+	struct pk_query *q = userdata;
+
+	q->slot = NULL;
+	if (q->verdict == PK_WAITING)
+		pk_free(q);
+}
+
+static int pk_answer(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	struct pk_query *q = userdata;
+	const sd_bus_error *e = sd_bus_message_get_error(reply);
+	int yes = 0, challenge = 0, rc;
+
+	if (e) {
+		q->verdict = sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+						    SD_BUS_ERROR_NAME_HAS_NO_OWNER)
+				     ? PK_ABSENT
+				     : PK_ERROR;
+	} else {
+		rc = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+		if (rc >= 0)
+			rc = sd_bus_message_read(reply, "bb", &yes, &challenge);
+		q->verdict = rc < 0 ? PK_ERROR : yes ? PK_YES : challenge ? PK_CHALLENGE : PK_NO;
+	}
+	/* The slot is done; q lives until the request comes back for its verdict. */
+	sd_bus_slot_set_destroy_callback(q->slot, NULL);
+	q->slot = sd_bus_slot_unref(q->slot);
+	rc = sd_bus_message_rewind(q->request, true);
+	if (rc >= 0)
+		rc = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+	if (rc < 0) {
+		fprintf(stderr,
+			"lnetd: cannot dispatch a call again after polkit answered: %s, "
+			"dropping it\n",
+			strerror(-rc));
+		pk_free(q);
+	}
+	return 1;
+}
+
+static struct pk_query *pk_find(sd_bus_message *m)
+{
+	struct pk_query *q;
+
+	for (q = pk_queries; q; q = q->next)
+		if (q->request == m)
+			return q;
+	return NULL;
+}
+
+/* Send polkit the question for @m.  0: asked, negative: could not ask. */
+static int pk_ask(sd_bus_message *m, sd_bus_error *e)
 {
 	sd_bus *bus = sd_bus_message_get_bus(m);
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *q = NULL, *r = NULL;
-	int rc, yes = 0, challenge = 0;
+	const char *sender = sd_bus_message_get_sender(m);
+	bool interactive = sd_bus_message_get_allow_interactive_authorization(m) > 0;
+	sd_bus_message *q = NULL;
+	struct pk_query *pq, *x;
+	size_t all = 0, mine = 0;
+	int rc;
 
+	if (!sender) /* a direct connection: no bus name for polkit to judge */
+		return fail(e, -EPERM, "changing LNet's configuration needs root");
+	for (x = pk_queries; x; x = x->next) {
+		const char *s = sd_bus_message_get_sender(x->request);
+
+		all++;
+		mine += s && !strcmp(s, sender);
+	}
+	if (all >= LNETD_POLKIT_PENDING_MAX || mine >= LNETD_POLKIT_PENDING_PER_CALLER)
+		return fail(
+			e, -EBUSY,
+			mine >= LNETD_POLKIT_PENDING_PER_CALLER
+				? "too many of your calls are waiting for polkit; try again when "
+				  "they are answered"
+				: "too many calls are waiting for polkit; try again shortly");
+	pq = calloc(1, sizeof(*pq));
+	if (!pq)
+		return fail(e, -ENOMEM, "out of memory");
 	rc = sd_bus_message_new_method_call(bus, &q, "org.freedesktop.PolicyKit1",
 					    "/org/freedesktop/PolicyKit1/Authority",
 					    "org.freedesktop.PolicyKit1.Authority",
 					    "CheckAuthorization");
+	/* Flag 1: AllowUserInteraction, only when the caller said it may be asked. */
 	if (rc >= 0)
 		rc = sd_bus_message_append(q, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
-					   sd_bus_message_get_sender(m), POLKIT_ACTION, 0, 0, "");
+					   sender, POLKIT_ACTION, 0, (uint32_t)interactive, "");
+	/* Someone typing a password gets minutes; a rule's answer, the usual 25 s. */
 	if (rc >= 0)
-		rc = sd_bus_call(bus, q, 25 * 1000 * 1000, &e, &r);
-	if (rc >= 0)
-		rc = sd_bus_message_enter_container(r, 'r', "bba{ss}");
-	if (rc >= 0)
-		rc = sd_bus_message_read(r, "bb", &yes, &challenge);
-	sd_bus_error_free(&e);
+		rc = sd_bus_call_async(bus, &pq->slot, q, pk_answer, pq,
+				       interactive ? 300 * 1000000ULL : 25 * 1000000ULL);
 	sd_bus_message_unref(q);
-	sd_bus_message_unref(r);
-	return rc < 0 ? rc : !!yes;
+	if (rc < 0) {
+		free(pq);
+		return fail(e, -EPERM,
+			    "changing LNet's configuration needs root (polkit cannot be asked)");
+	}
+	sd_bus_slot_set_destroy_callback(pq->slot, pk_slot_gone);
+	pq->request = sd_bus_message_ref(m);
+	pq->head = &pk_queries;
+	pq->next = pk_queries;
+	pk_queries = pq;
+	return 0;
 }
 
-/* Changes need root or polkit's org.lnetd1.manage; reads do not. */
+/* The verdict polkit gave @m's earlier dispatch, taken (0: allowed), or 1 if none yet. */
+static int pk_verdict(sd_bus_message *m, sd_bus_error *e)
+{
+	struct pk_query *q = pk_find(m);
+	enum pk_verdict v;
+
+	if (!q)
+		return 1;
+	v = q->verdict;
+	if (v == PK_WAITING) /* dispatched again before the answer: cannot happen */
+		return fail(e, -EBUSY, "this call is already waiting for polkit");
+	pk_free(q);
+	switch (v) {
+	case PK_YES:
+		return 0;
+	case PK_ABSENT:
+		return fail(e, -EPERM,
+			    "changing LNet's configuration needs root (polkit, which could "
+			    "allow " POLKIT_ACTION ", is not running)");
+	case PK_CHALLENGE:
+		return sd_bus_error_set(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+					"changing LNet's configuration needs authentication "
+					"(polkit: " POLKIT_ACTION
+					"); ask from a terminal (lnetctl asks there unless given "
+					"--no-ask-password), or as root");
+	case PK_ERROR:
+		return fail(e, -EPERM,
+			    "changing LNet's configuration needs root (polkit could not answer "
+			    "for " POLKIT_ACTION ")");
+	default:
+		return fail(e, -EPERM,
+			    "changing LNet's configuration needs root or the polkit "
+			    "authorisation " POLKIT_ACTION);
+	}
+}
+
+/*
+ * Changes need root or polkit's org.lnetd1.manage; reads do not.
+ * 0: go on; 1: polkit was asked, return 1 now (the call comes back with the
+ * answer); negative: refused, @e says why.
+ */
 static int authorise(sd_bus_message *m, struct caller *c, sd_bus_error *e)
 {
 	sd_bus_creds *creds = NULL;
@@ -111,19 +272,14 @@ static int authorise(sd_bus_message *m, struct caller *c, sd_bus_error *e)
 			used += (size_t)snprintf(c->cmd + used, sizeof(c->cmd) - used, "%s%s",
 						 used ? " " : "", *argv);
 	sd_bus_creds_unref(creds);
-	if (uid != 0) {
-		rc = polkit_allows(m);
-		if (rc < 0)
-			return fail(e, -EPERM,
-				    "changing LNet's configuration needs root (polkit, "
-				    "which could allow " POLKIT_ACTION ", is not running)");
-		if (!rc)
-			return fail(e, -EPERM,
-				    "changing LNet's configuration needs root or the "
-				    "polkit authorisation " POLKIT_ACTION);
-	}
 	c->who = (struct st_who){.uid = uid, .pid = pid, .command = c->cmd};
-	return 0;
+	if (uid == 0)
+		return 0;
+	rc = pk_verdict(m, e);
+	if (rc <= 0)
+		return rc;
+	rc = pk_ask(m, e);
+	return rc < 0 ? rc : 1;
 }
 
 /* Run a list of operations as one change; on refusal, @e says why. */
@@ -131,21 +287,23 @@ static int run(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, si
 	       char **summary, sd_bus_error *e)
 {
 	struct lnetd_change_err err;
-	int rc = lnetd_change(d, &c->who, ops, n, dry, summary, &err);
+	int rc = lnetd_change(d, &c->who, ops, n, dry, 0, summary, &err);
 
 	return rc ? fail(e, rc, err.msg) : 0;
 }
 
 /* Apply's: a refusal always names the operation, even in a list of one. */
 static int run_numbered(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, size_t n,
-			bool dry, char **summary, sd_bus_error *e)
+			bool dry, uint64_t deadline, char **summary, sd_bus_error *e)
 {
 	struct lnetd_change_err err;
 	char msg[sizeof(err.msg) + 64];
-	int rc = lnetd_change(d, &c->who, ops, n, dry, summary, &err);
+	int rc = lnetd_change(d, &c->who, ops, n, dry, deadline, summary, &err);
 
 	if (!rc)
 		return 0;
+	if (rc == -ETIME) /* the caller decides: ask for the right to take longer */
+		return rc;
 	if (n == 1 && strncmp(err.msg, "operation ", 10)) {
 		snprintf(msg, sizeof(msg), "operation 1 (%s %s): %s", lnetd_verb_name(ops[0].verb),
 			 lnetd_obj_name(ops[0].obj), err.msg);
@@ -165,6 +323,8 @@ static int change_one(sd_bus_message *m, struct lnetd *d, struct lnetd_op *op, s
 	struct caller c;
 	int rc = authorise(m, &c, e);
 
+	if (rc > 0) /* polkit is asked: the call comes back with the answer */
+		return 1;
 	if (rc >= 0)
 		rc = run(d, &c, op, 1, false, NULL, e);
 	return rc < 0 ? rc : reply_generation(m, d);
@@ -191,6 +351,7 @@ struct field {
 	char type; /* 's', 'u', 'b', 'a' (as) */
 	void *out; /* const char **, uint32_t *, int *, char *** */
 	bool given;
+	uint32_t max; /* 'a': the most strings it may hold */
 };
 
 static void strv_free(char **v)
@@ -200,6 +361,54 @@ static void strv_free(char **v)
 	for (p = v; p && *p; p++)
 		free(*p);
 	free(v);
+}
+
+/*
+ * An "as" of at most @max strings into *@out (malloc'd, NULL-terminated;
+ * NULL when empty).  Reading stops at the first string too many: the cost
+ * of a refusal is bounded by the limit, not by what the caller sent.
+ */
+static int read_strv_max(sd_bus_message *m, uint32_t max, char ***out, const char *what,
+			 const char *name, sd_bus_error *e)
+{
+	char **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	const char *s;
+	int rc;
+
+	*out = NULL;
+	rc = sd_bus_message_enter_container(m, 'a', "s");
+	while (rc >= 0 && (rc = sd_bus_message_read_basic(m, 's', &s)) > 0) {
+		if (n >= max) {
+			strv_free(v);
+			return sd_bus_error_setf(e, LNETD_ERR_LIMIT,
+						 "%s: '%s' lists more than %u entries", what, name,
+						 max);
+		}
+		if (n + 1 >= cap) {
+			cap = cap ? 2 * cap : 8;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				strv_free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n] = strdup(s);
+		if (!v[n]) {
+			strv_free(v);
+			return -ENOMEM;
+		}
+		v[++n] = NULL;
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	if (rc < 0) {
+		strv_free(v);
+		return rc;
+	}
+	*out = v;
+	return 0;
 }
 
 static int read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus_error *e)
@@ -233,9 +442,8 @@ static int read_fields(sd_bus_message *m, struct field *f, const char *what, sd_
 						 what, key, tname[(int)f[k].type]);
 		rc = sd_bus_message_enter_container(m, 'v', contents);
 		if (rc >= 0)
-			rc = f[k].type == 'a'	? sd_bus_message_read_strv(m, f[k].out)
-			     : f[k].type == 'b' ? sd_bus_message_read_basic(m, 'b', f[k].out)
-						: sd_bus_message_read_basic(m, f[k].type, f[k].out);
+			rc = f[k].type == 'a' ? read_strv_max(m, f[k].max, f[k].out, what, key, e)
+					      : sd_bus_message_read_basic(m, f[k].type, f[k].out);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
 		if (rc >= 0)
@@ -451,6 +659,7 @@ static int list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb, sd_bus_error *e)
 {
 	struct lnetd_op op = {.verb = verb, .obj = OBJ_PEER};
+	const char *what = verb == VERB_ADD ? "AddPeer" : "DeletePeer";
 	char **nids = NULL;
 	struct caller c;
 	size_t n = 0;
@@ -458,7 +667,7 @@ static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb,
 
 	rc = sd_bus_message_read(m, "s", &op.u.peer.primary);
 	if (rc >= 0)
-		rc = sd_bus_message_read_strv(m, &nids);
+		rc = read_strv_max(m, LNETD_PEER_NIDS_MAX, &nids, what, "nids", e);
 	if (rc >= 0 && verb == VERB_ADD)
 		rc = sd_bus_message_read(m, "b", &mr);
 	for (; nids && nids[n]; n++)
@@ -468,9 +677,11 @@ static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb,
 	op.u.peer.mr = mr;
 	if (rc >= 0)
 		rc = authorise(m, &c, e);
-	if (rc >= 0)
+	if (rc == 0)
 		rc = run(d, &c, &op, 1, false, NULL, e);
 	strv_free(nids);
+	if (rc > 0) /* polkit is asked: the call comes back with the answer */
+		return 1;
 	return rc < 0 ? rc : reply_generation(m, d);
 }
 
@@ -683,6 +894,8 @@ static int add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return fail(e, -EINVAL, "AddRule: unknown field 'all'");
 	rule_fields_op(&rf, &op);
 	rc = authorise(m, &c, e);
+	if (rc > 0) /* polkit is asked: the call comes back with the answer */
+		return 1;
 	if (rc >= 0)
 		rc = run(d, &c, &op, 1, false, NULL, e);
 	if (rc < 0)
@@ -834,7 +1047,7 @@ static int set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			return rc;
 	}
 	rc = authorise(m, &c, e);
-	if (rc < 0)
+	if (rc != 0) /* refused, or polkit is asked and the call comes back */
 		return rc;
 	if (*target && !by_net) {
 		rc = peer ? lne_peer_ni_set_health(d->mirror, &nid, (s32)value, &lerr)
@@ -884,8 +1097,17 @@ static int set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 /* --- Apply: a list of operations, all or nothing ------------------------------ */
 
-/* Each operation's fields, parsed in place (strings point into the message). */
+/*
+ * Each operation's fields, parsed in place (strings point into the message).
+ * @owns says which string list the slot holds (a peer's NIDs, a TBF queue's
+ * rules): it is freed whatever became of the rest.
+ */
 struct apply_slot {
+	enum {
+		OWNS_NOTHING,
+		OWNS_NIDS,
+		OWNS_RULES
+	} owns;
 	union {
 		struct ni_fields ni;
 		struct route_fields route;
@@ -920,7 +1142,20 @@ static bool need(const struct field *f, const char *what, sd_bus_error *e)
 
 static const char *const no_rules[] = {NULL};
 
-/* One (verb, object, fields) into @op; fields that need freeing stay in @slot. */
+static void slot_clear(struct apply_slot *slot)
+{
+	if (slot->owns == OWNS_NIDS)
+		strv_free(slot->u.peer.nids);
+	else if (slot->owns == OWNS_RULES)
+		strv_free(slot->u.tbf.rules);
+	slot->owns = OWNS_NOTHING;
+}
+
+/*
+ * One (verb, object, fields) into @op; fields that need freeing stay in
+ * @slot.  Both are set before anything can fail, so the caller frees the
+ * slot of every operation it read, refused or not.
+ */
 static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struct apply_slot *slot,
 			 sd_bus_error *e)
 {
@@ -928,20 +1163,22 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 	char what[96];
 	int rc, v, o;
 
+	memset(slot, 0, sizeof(*slot));
+	*op = (struct lnetd_op){.ensure = true};
 	rc = sd_bus_message_read(m, "ss", &verb, &obj);
 	if (rc < 0)
 		return rc;
 	v = lnetd_verb_lookup(verb);
 	o = lnetd_obj_lookup(obj);
-	snprintf(what, sizeof(what), "operation %zu (%s %s)", i + 1, verb, obj);
+	snprintf(what, sizeof(what), "operation %zu (%.32s %.32s)", i + 1, verb, obj);
 	if (v < 0 || o < 0 || (o == OBJ_GLOBAL && v != VERB_SET) ||
 	    (o != OBJ_GLOBAL && o != OBJ_TBF && o != OBJ_PEER && v == VERB_SET))
 		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					 "%s: not an operation (add or del of net, peer, route "
 					 "or udsp; set of global or peer; set, add or del of tbf)",
 					 what);
-	*op = (struct lnetd_op){.verb = v, .obj = o, .ensure = true};
-	memset(slot, 0, sizeof(*slot));
+	op->verb = v;
+	op->obj = o;
 	switch (o) {
 	case OBJ_NET:
 		ni_fields_init(&slot->u.ni);
@@ -956,7 +1193,9 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 	case OBJ_PEER:
 		slot->u.peer.mr = 1;
 		slot->u.peer.f[0] = (struct field){"primary", 's', &slot->u.peer.primary};
-		slot->u.peer.f[1] = (struct field){"nids", 'a', &slot->u.peer.nids};
+		slot->u.peer.f[1] =
+			(struct field){"nids", 'a', &slot->u.peer.nids, .max = LNETD_PEER_NIDS_MAX};
+		slot->owns = OWNS_NIDS;
 		slot->u.peer.f[2] = (struct field){"multi_rail", 'b', &slot->u.peer.mr};
 		rc = read_fields(m, slot->u.peer.f, what, e);
 		if (rc >= 0 && !need(&slot->u.peer.f[0], what, e))
@@ -1016,7 +1255,9 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 		slot->u.tbf.f[1] = (struct field){"queue", 's', &slot->u.tbf.queue};
 		slot->u.tbf.f[2] = (struct field){"type", 's', &slot->u.tbf.type};
 		slot->u.tbf.f[3] = (struct field){"depth", 'u', &slot->u.tbf.depth};
-		slot->u.tbf.f[4] = (struct field){"rules", 'a', &slot->u.tbf.rules};
+		slot->u.tbf.f[4] =
+			(struct field){"rules", 'a', &slot->u.tbf.rules, .max = LNETD_TBF_LIST_MAX};
+		slot->owns = OWNS_RULES;
 		slot->u.tbf.f[5] = (struct field){"command", 's', &slot->u.tbf.command};
 		rc = read_fields(m, slot->u.tbf.f, what, e);
 		if (rc >= 0 && !need(&slot->u.tbf.f[0], what, e))
@@ -1064,6 +1305,20 @@ static int append_lines(sd_bus_message *reply, const char *text)
 	return rc;
 }
 
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Operations and the strings they list: what a dry run's bound counts. */
+static size_t op_items(const struct lnetd_op *op)
+{
+	return 1 + (op->obj == OBJ_PEER ? op->u.peer.n : op->obj == OBJ_TBF ? op->u.tbf.nrules : 0);
+}
+
 /* Apply(ops, dry_run) and ApplyWith(ops, {dry_run, exclusive}). */
 static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error *e)
 {
@@ -1071,12 +1326,20 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	struct lnetd_op *ops = NULL;
 	sd_bus_message *reply = NULL;
 	char *summary = NULL;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0, i, items = 0;
+	bool authorised;
 	struct caller c;
 	int rc, dry = 0, exclusive = 0;
 
 	rc = sd_bus_message_enter_container(m, 'a', "(ssa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "ssa{sv}")) > 0) {
+		if (n == LNETD_APPLY_OPS_MAX) {
+			rc = sd_bus_error_setf(e, LNETD_ERR_LIMIT,
+					       "more than %u operations in one call; split the "
+					       "change",
+					       LNETD_APPLY_OPS_MAX);
+			break;
+		}
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 64;
 			struct lnetd_op *o = realloc(ops, ncap * sizeof(*o));
@@ -1091,7 +1354,9 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 			slot = sl;
 			cap = ncap;
 		}
+		/* Counted once read, refused or not: its slot is cleared below. */
 		rc = apply_read_op(m, n, &ops[n], &slot[n], e);
+		items += op_items(&ops[n]);
 		n++;
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
@@ -1105,34 +1370,58 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	} else if (rc >= 0) {
 		rc = sd_bus_message_read(m, "b", &dry);
 	}
+	if (rc > 0) /* the reads' "got one": from here 0 is "go on", 1 "asking polkit" */
+		rc = 0;
 	/* Exclusive: what exists already, or is not there to delete, is refused. */
 	for (i = 0; rc >= 0 && exclusive && i < n; i++)
 		ops[i].ensure = false;
-	/* A dry run changes nothing: anyone may ask what a change would do. */
-	if (rc >= 0 && !dry)
+	/*
+	 * A dry run changes nothing: anyone may ask what a change would do, up
+	 * to a size and a time; a larger or longer one needs the right to
+	 * change, as a change does (and comes back here with polkit's answer).
+	 */
+	authorised = rc >= 0 && (!dry || items > LNETD_DRY_ITEMS_UNPRIV || pk_find(m));
+	if (authorised)
 		rc = authorise(m, &c, e);
-	if (rc >= 0 && dry)
+	else if (rc >= 0)
 		c = (struct caller){.who = {.uid = 0, .command = ""}};
-	if (rc >= 0)
-		rc = run_numbered(d, &c, ops, n, dry, &summary, e);
-	if (rc >= 0)
+	if (rc == 0 && !authorised) {
+		rc = run_numbered(d, &c, ops, n, dry, now_usec() + LNETD_UNPRIV_BUDGET_US, &summary,
+				  e);
+		if (rc == -ETIME) {
+			rc = authorise(m, &c, e);
+			authorised = true;
+		}
+	}
+	if (rc < 0 && dry && sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED)) {
+		char why[512];
+
+		snprintf(why, sizeof(why),
+			 "a dry run of more than %u operations and listed NIDs or rules (this "
+			 "one: %zu), or one that takes lnetd more than %u ms, needs the right to "
+			 "change: %s",
+			 LNETD_DRY_ITEMS_UNPRIV, items, LNETD_UNPRIV_BUDGET_US / 1000, e->message);
+		sd_bus_error_free(e);
+		rc = sd_bus_error_set(e, SD_BUS_ERROR_ACCESS_DENIED, why);
+	}
+	if (rc == 0 && authorised)
+		rc = run_numbered(d, &c, ops, n, dry, 0, &summary, e);
+	if (rc == 0)
 		rc = sd_bus_message_new_method_return(m, &reply);
-	if (rc >= 0)
+	if (rc >= 0 && reply)
 		rc = sd_bus_message_append(reply, "t", d->generation);
-	if (rc >= 0)
+	if (rc >= 0 && reply)
 		rc = append_lines(reply, summary);
-	if (rc >= 0)
+	if (rc >= 0 && reply)
 		rc = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
 	for (i = 0; i < n; i++)
-		if (ops[i].obj == OBJ_PEER)
-			strv_free(slot[i].u.peer.nids);
-		else if (ops[i].obj == OBJ_TBF)
-			strv_free(slot[i].u.tbf.rules);
+		slot_clear(&slot[i]);
 	free(summary);
 	free(slot);
 	free(ops);
-	return rc;
+	/* rc > 0: polkit is asked, and the call comes back with the answer. */
+	return rc > 0 ? 1 : rc;
 }
 
 static int apply(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -1598,7 +1887,7 @@ static int rollback(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = sd_bus_message_read(m, "t", &gen);
 	if (rc >= 0)
 		rc = authorise(m, &c, e);
-	if (rc < 0)
+	if (rc != 0) /* refused, or polkit is asked and the call comes back */
 		return rc;
 	rc = lnetd_rollback(d, &c.who, gen, &err);
 	if (rc)
@@ -2012,16 +2301,109 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_END,
 };
 
-int lnetd_bus_start(struct lnetd *d)
+/* --- Bounds: every call's size, checked before any method sees it ------------------ */
+
+struct scan {
+	size_t items;	  /* values seen, at every level */
+	unsigned int arg; /* the top-level argument being read, from 1 */
+	const char *why;  /* what was over its bound */
+	size_t len;
+};
+
+/* Walk one container's values (or the whole body): strings' lengths and the count. */
+static int scan_values(sd_bus_message *m, struct scan *s, unsigned int depth)
+{
+	const char *contents, *str;
+	char type;
+	int rc;
+
+	for (;;) {
+		rc = sd_bus_message_peek_type(m, &type, &contents);
+		if (rc <= 0)
+			return rc;
+		if (!depth)
+			s->arg++;
+		if (++s->items > LNETD_ITEMS_MAX) {
+			s->why = "values";
+			return -E2BIG;
+		}
+		switch (type) {
+		case 'a':
+		case 'v':
+		case 'r':
+		case 'e':
+			rc = sd_bus_message_enter_container(m, type, contents);
+			if (rc >= 0)
+				rc = scan_values(m, s, depth + 1);
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(m);
+			break;
+		case 's':
+		case 'o':
+		case 'g':
+			rc = sd_bus_message_read_basic(m, type, &str);
+			if (rc >= 0 && (s->len = strlen(str)) > LNETD_STR_MAX) {
+				s->why = "string";
+				rc = -E2BIG;
+			}
+			break;
+		default:
+			rc = sd_bus_message_skip(m, (char[]){type, '\0'});
+			break;
+		}
+		if (rc < 0)
+			return rc;
+	}
+}
+
+/*
+ * Every method call to lnetd is measured before it is dispatched: no
+ * string longer than LNETD_STR_MAX, no more than LNETD_ITEMS_MAX values.
+ * The walk costs one pass over what the caller sent, and stops at the
+ * first value over a bound; what passes is rewound for its method.
+ */
+static int bounds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	struct scan s = {0};
+	int rc;
+
+	if (!sd_bus_message_is_method_call(m, LNETD_BUS_MANAGER, NULL))
+		return 0;
+	rc = scan_values(m, &s, 0);
+	if (rc == -E2BIG) {
+		if (!strcmp(s.why, "string"))
+			rc = sd_bus_reply_method_errorf(
+				m, LNETD_ERR_LIMIT,
+				"argument %u holds a string of %zu bytes; lnetd takes at most %u",
+				s.arg, s.len, LNETD_STR_MAX);
+		else
+			rc = sd_bus_reply_method_errorf(
+				m, LNETD_ERR_LIMIT, "the call holds more than %u values; split it",
+				LNETD_ITEMS_MAX);
+		return rc < 0 ? rc : 1;
+	}
+	/* Anything else odd about the message is the method's to refuse, as before. */
+	rc = sd_bus_message_rewind(m, true);
+	return rc < 0 ? rc : 0;
+}
+
+int lnetd_bus_add(struct lnetd *d)
 {
 	int rc;
 
 	rc = sd_bus_error_add_map(lnetd_errors);
 	if (rc < 0)
 		return rc;
-	rc = sd_bus_add_object_vtable(d->bus, NULL, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
-				      manager_vtable, d);
+	rc = sd_bus_add_filter(d->bus, NULL, bounds_filter, d);
 	if (rc < 0)
 		return rc;
-	return sd_bus_request_name(d->bus, LNETD_BUS_NAME, 0);
+	return sd_bus_add_object_vtable(d->bus, NULL, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
+					manager_vtable, d);
+}
+
+int lnetd_bus_start(struct lnetd *d)
+{
+	int rc = lnetd_bus_add(d);
+
+	return rc < 0 ? rc : sd_bus_request_name(d->bus, LNETD_BUS_NAME, 0);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "change.h"
 #include "kernel.h"
@@ -775,8 +776,16 @@ static void announce(struct lnetd *d, uint64_t before)
 					       "Generation", NULL);
 }
 
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops, size_t n,
-		 bool dry, char **summary, struct lnetd_change_err *err)
+		 bool dry, uint64_t deadline, char **summary, struct lnetd_change_err *err)
 {
 	char text[sizeof(err->msg)];
 	struct msg m = {.s = text, .len = sizeof(text)};
@@ -800,6 +809,15 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 	}
 	for (i = 0; i < n; i++) {
 		text[0] = '\0';
+		if (deadline && now_usec() > deadline) {
+			rc = err->rc = -ETIME;
+			err->index = i;
+			snprintf(err->msg, sizeof(err->msg),
+				 "judging the change took longer than allowed; stopped before "
+				 "operation %zu of %zu",
+				 i + 1, n);
+			break;
+		}
 		rc = op_run(d, &ops[i], &m);
 		if (!rc)
 			continue;

@@ -20,6 +20,7 @@
 #include "model.h"
 #include "netif.h"
 #include "store.h"
+#include "tbf.h"
 
 #define LNETD_BUS_NAME	  "org.lnetd1"
 #define LNETD_BUS_PATH	  "/org/lnetd1"
@@ -27,6 +28,37 @@
 
 #define LNETD_PATTERN_MAX 128 /* an ip2nets address pattern, as text */
 #define LNETD_CPTS_MAX	  128
+
+/*
+ * What one D-Bus call may carry (lnetd(8), LIMITS; the interface XML).
+ * Each bound is checked as the message is read, before any other work; a
+ * call over one is refused with org.lnetd1.Error.LimitExceeded naming it,
+ * and changes nothing.
+ */
+#define LNETD_STR_MAX			4096 /* bytes in any string: a rule's expression, a TBF command */
+#define LNETD_ITEMS_MAX			(1u << 21) /* values in one call, at every level */
+#define LNETD_APPLY_OPS_MAX		(1u << 18) /* operations in one Apply */
+#define LNETD_PEER_NIDS_MAX		1024	   /* NIDs in one peer operation */
+#define LNETD_TBF_LIST_MAX		(LNE_TBF_RULES_MAX + 1) /* rules in one TBF queue operation */
+/*
+ * A dry run asks nothing of anyone, so anyone may make one; one larger than
+ * this (values, at every level) needs the right to change, as a change does.
+ * It bounds what an unprivileged caller can make lnetd do in one call: the
+ * worst such call holds the event loop well under LNETD_UNPRIV_HOLD_S on
+ * the machines we measure on (bench: B1).
+ */
+#define LNETD_DRY_ITEMS_UNPRIV		(1u << 15)
+/*
+ * ... and at most this much of lnetd's time judging it (checked between
+ * operations); one that needs more is stopped, rolled back, and asked to
+ * come with the right to change.  The worst unprivileged call holds the
+ * event loop this long, plus one operation, plus rebuilding the mirror.
+ */
+#define LNETD_UNPRIV_BUDGET_US		250000
+#define LNETD_UNPRIV_HOLD_S		0.5 /* bench B1's target for the whole call */
+/* Authorisations waiting for polkit: in all, and for one caller. */
+#define LNETD_POLKIT_PENDING_MAX	256
+#define LNETD_POLKIT_PENDING_PER_CALLER 8
 
 /* One NI the engine has, realised from a configured one. */
 struct lnetd_ni_real {
@@ -101,7 +133,9 @@ int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why);
 /* The mirror changed: the kernel backend (if any) brings the module in line. */
 void lnetd_mirror_changed(struct lnetd *d);
 
-/* The D-Bus side: object, vtable, name. */
+/* The D-Bus side: the object, its bounds and methods on d->bus (lnetd_bus_add),
+ * then the name (lnetd_bus_start does both). */
+int lnetd_bus_add(struct lnetd *d);
 int lnetd_bus_start(struct lnetd *d);
 
 #endif /* LNETD_LNETD_H */

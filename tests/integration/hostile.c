@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile - the calls an unprivileged local user can make to hurt lnetd.
+ *
+ *   hostile corrupt ROUNDS      the two dry-run Applies of issue 13 (a good
+ *                               list, then one whose third operation is bogus)
+ *   hostile peer-nids N [dry]   one Apply "add peer" carrying N NIDs
+ *   hostile ops N               a dry-run Apply of N "add peer" operations
+ *   hostile long-string LEN     AddRule with a src of LEN bytes
+ *   hostile deep                a variant nested as deep as D-Bus allows
+ *   hostile rules N             a dry-run Apply of N UDSP rules matching every peer
+ *   hostile peers N             (as root) configure N peers and 100 rules
+ *   hostile bench               the worst call an unprivileged caller can
+ *                               build, timed against a trivial call
+ *
+ * Each call prints one line, "ok" or the error's name and message, and the
+ * seconds it took; the exit status is 0 when every call got an answer
+ * (lnetd's refusals included) and 1 when one did not (no reply: lnetd died
+ * or hung past the timeout).  The bus is $DBUS_SYSTEM_BUS_ADDRESS.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+
+#include "lnetd.h"
+
+#define DEST  LNETD_BUS_NAME
+#define PATH  LNETD_BUS_PATH
+#define IFACE LNETD_BUS_MANAGER
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Send @m; print the outcome.  1: answered, 0: no answer. */
+static int call(sd_bus *bus, sd_bus_message *m, const char *what, double *secs)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	double t0 = now();
+	int rc = sd_bus_call(bus, m, 60 * 1000000ULL, &e, &reply);
+	double dt = now() - t0;
+
+	if (secs)
+		*secs = dt;
+	if (rc >= 0)
+		printf("%s: ok (%.3f s)\n", what, dt);
+	else
+		printf("%s: %s: %s (%.3f s)\n", what, e.name ? e.name : "-",
+		       e.message ? e.message : strerror(-rc), dt);
+	/* No reply at all means lnetd is gone or stuck: the one real failure. */
+	rc = rc >= 0 || (e.name && strcmp(e.name, SD_BUS_ERROR_NO_REPLY) &&
+			 strcmp(e.name, SD_BUS_ERROR_SERVICE_UNKNOWN) &&
+			 strcmp(e.name, SD_BUS_ERROR_NAME_HAS_NO_OWNER) &&
+			 strcmp(e.name, SD_BUS_ERROR_TIMEOUT));
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	return rc;
+}
+
+static int new_call(sd_bus *bus, const char *method, sd_bus_message **m)
+{
+	return sd_bus_message_new_method_call(bus, m, DEST, PATH, IFACE, method);
+}
+
+/* One "add peer" operation with @n NIDs on net @net. */
+static int put_peer(sd_bus_message *m, unsigned int id, unsigned int n)
+{
+	char nid[64];
+	unsigned int i;
+	int rc = sd_bus_message_open_container(m, 'r', "ssa{sv}");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "ss", "add", "peer");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'a', "{sv}");
+	snprintf(nid, sizeof(nid), "10.%u.%u.%u@tcp", (id >> 16) & 255, (id >> 8) & 255, id & 255);
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "{sv}", "primary", "s", nid);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "s", "nids");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'v', "as");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'a', "s");
+	for (i = 0; rc >= 0 && i < n; i++) {
+		snprintf(nid, sizeof(nid), "10.%u.%u.%u@o2ib%u", (id >> 8) & 255, id & 255, i & 255,
+			 1 + (i >> 8) % 60000);
+		rc = sd_bus_message_append(m, "s", nid);
+	}
+	for (i = 0; rc >= 0 && i < 5; i++)
+		rc = sd_bus_message_close_container(m);
+	return rc;
+}
+
+/* A dry-run (or not) Apply of @nops peers of @nids NIDs each. */
+static int apply_peers(sd_bus *bus, unsigned int nops, unsigned int nids, int dry, const char *what,
+		       double *secs)
+{
+	sd_bus_message *m = NULL;
+	unsigned int i;
+	int rc = new_call(bus, "Apply", &m);
+
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'a', "(ssa{sv})");
+	for (i = 0; rc >= 0 && i < nops; i++)
+		rc = put_peer(m, i, nids);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(m);
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "b", dry);
+	if (rc < 0) {
+		fprintf(stderr, "hostile: cannot build the call: %s\n", strerror(-rc));
+		sd_bus_message_unref(m);
+		return 0;
+	}
+	rc = call(bus, m, what, secs);
+	sd_bus_message_unref(m);
+	return rc;
+}
+
+/* A dry-run (or not) Apply of @n UDSP rules, each matching every NID on tcp. */
+static int apply_rules(sd_bus *bus, unsigned int n, int dry, const char *what, double *secs)
+{
+	sd_bus_message *m = NULL;
+	char src[64];
+	unsigned int i;
+	int rc = new_call(bus, "Apply", &m);
+
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'a', "(ssa{sv})");
+	for (i = 0; rc >= 0 && i < n; i++) {
+		snprintf(src, sizeof(src), "10.%u.*.*@tcp", i % 256);
+		rc = sd_bus_message_append(m, "(ssa{sv})", "add", "udsp", 3, "src", "s", src, "dst",
+					   "s", "*.*.*.*@tcp", "priority", "u", i % 7);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(m);
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "b", dry);
+	rc = rc >= 0 ? call(bus, m, what, secs) : 0;
+	sd_bus_message_unref(m);
+	return rc;
+}
+
+/* Issue 13's heap corruption: a good list, then one that ends in a bogus operation. */
+static int corrupt(sd_bus *bus, int rounds)
+{
+	int r, ok = 1;
+
+	for (r = 0; ok && r < rounds; r++) {
+		sd_bus_message *m = NULL;
+		sd_bus_error e = SD_BUS_ERROR_NULL;
+		int rc;
+
+		ok &= apply_peers(bus, 3, 1, 1, "three peers (dry run)", NULL);
+		rc = sd_bus_call_method(bus, DEST, PATH, IFACE, "Apply", &e, &m, "a(ssa{sv})b", 3,
+					"set", "global", 2, "name", "s", "discovery", "value", "u",
+					1, "set", "global", 2, "name", "s", "discovery", "value",
+					"u", 1, "bogus", "peer", 0, 1);
+		printf("a bogus third operation: %s: %s\n", rc >= 0 ? "ok" : e.name,
+		       rc >= 0 ? "" : e.message);
+		ok &= rc >= 0 || (e.name && strcmp(e.name, SD_BUS_ERROR_NO_REPLY));
+		sd_bus_error_free(&e);
+		sd_bus_message_unref(m);
+	}
+	return ok;
+}
+
+static int long_string(sd_bus *bus, size_t len)
+{
+	sd_bus_message *m = NULL;
+	char *s = malloc(len + 1);
+	int rc;
+
+	if (!s)
+		return 0;
+	memset(s, '1', len);
+	s[len] = '\0';
+	rc = new_call(bus, "AddRule", &m);
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "sssa{sv}", s, "", "", 0);
+	free(s);
+	rc = rc >= 0 ? call(bus, m, "AddRule with a long src", NULL) : 0;
+	sd_bus_message_unref(m);
+	return rc;
+}
+
+/* Apply whose options hold a variant in a variant, as deep as sd-bus builds. */
+static int deep(sd_bus *bus)
+{
+	sd_bus_message *m = NULL;
+	int rc = new_call(bus, "ApplyWith", &m), i, depth = 0;
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "a(ssa{sv})", 0);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'a', "{sv}");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "s", "dry_run");
+	for (i = 0; rc >= 0 && i < 60; i++, depth++)
+		rc = sd_bus_message_open_container(m, 'v', "v");
+	if (rc < 0) /* as deep as the library lets us: close down from there */
+		rc = 0;
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(m, 'v', "b");
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "b", 1);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(m);
+	for (i = 0; rc >= 0 && i < depth; i++)
+		rc = sd_bus_message_close_container(m);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(m);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(m);
+	rc = rc >= 0 ? call(bus, m, "a deep variant", NULL) : 0;
+	sd_bus_message_unref(m);
+	return rc;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * B1: the worst call an unprivileged caller can build (the most operations
+ * a dry run may carry without authorisation, each a peer with the most
+ * NIDs a peer operation may carry, within the per-call budget), median of
+ * a few, against a trivial dry run (no operation).
+ */
+static int bench(sd_bus *bus)
+{
+	double t[6], trivial[21], worst;
+	unsigned int nids = LNETD_PEER_NIDS_MAX, nops = LNETD_DRY_ITEMS_UNPRIV / (nids + 1);
+	int i, ok = 1;
+
+	for (i = 0; ok && i < 21; i++)
+		ok &= apply_peers(bus, 0, 0, 1, "trivial", &trivial[i]);
+	qsort(trivial, 21, sizeof(*trivial), cmp_d);
+	/*
+	 * The three shapes of the worst call, within what an unprivileged dry
+	 * run may carry: the most small peers, the widest peers, and the most
+	 * rules, each matching every peer NI there is.
+	 */
+	for (i = 0; ok && i < 6; i++)
+		ok &= i % 3 == 0 ? apply_peers(bus, LNETD_DRY_ITEMS_UNPRIV / 3, 2, 1, "most peers",
+					       &t[i])
+		      : i % 3 == 1
+			      ? apply_peers(bus, nops, nids, 1, "widest peers", &t[i])
+			      : apply_rules(bus, LNETD_DRY_ITEMS_UNPRIV, 1, "most rules", &t[i]);
+	if (!ok)
+		return 0;
+	qsort(t, 6, sizeof(*t), cmp_d);
+	worst = t[5];
+	printf("B1: the worst unprivileged call held lnetd %.3f s (slowest of 6; target <= %.1f s), "
+	       "%.0f times a trivial call (%.2f ms)\n",
+	       worst, LNETD_UNPRIV_HOLD_S, worst / trivial[10], trivial[10] * 1e3);
+	if (worst > LNETD_UNPRIV_HOLD_S) {
+		printf("B1: FAIL\n");
+		return 0;
+	}
+	printf("B1: ok\n");
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	sd_bus *bus = NULL;
+	int rc, ok;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: hostile corrupt ROUNDS | peer-nids N [dry] | ops N | "
+				"rules N | peers N | long-string LEN | deep | bench\n");
+		return 2;
+	}
+	rc = sd_bus_open_system(&bus);
+	if (rc < 0) {
+		fprintf(stderr, "hostile: no bus: %s\n", strerror(-rc));
+		return 1;
+	}
+	if (!strcmp(argv[1], "corrupt") && argc == 3)
+		ok = corrupt(bus, atoi(argv[2]));
+	else if (!strcmp(argv[1], "peer-nids") && argc >= 3)
+		ok = apply_peers(bus, 1, (unsigned int)atoi(argv[2]),
+				 argc > 3 && !strcmp(argv[3], "dry"), "a wide peer", NULL);
+	else if (!strcmp(argv[1], "ops") && argc == 3)
+		ok = apply_peers(bus, (unsigned int)atoi(argv[2]), 1, 1, "many operations", NULL);
+	else if (!strcmp(argv[1], "long-string") && argc == 3)
+		ok = long_string(bus, (size_t)atol(argv[2]));
+	else if (!strcmp(argv[1], "deep") && argc == 2)
+		ok = deep(bus);
+	else if (!strcmp(argv[1], "rules") && argc == 3)
+		ok = apply_rules(bus, (unsigned int)atoi(argv[2]), 1, "many rules", NULL);
+	else if (!strcmp(argv[1], "peers") && argc == 3)
+		ok = apply_peers(bus, (unsigned int)atoi(argv[2]), 1, 0, "configure peers", NULL) &&
+		     apply_rules(bus, 100, 0, "configure rules", NULL);
+	else if (!strcmp(argv[1], "bench") && argc == 2)
+		ok = bench(bus);
+	else {
+		fprintf(stderr, "hostile: unknown request '%s'\n", argv[1]);
+		return 2;
+	}
+	sd_bus_flush_close_unref(bus);
+	return ok ? 0 : 1;
+}
