@@ -22,11 +22,14 @@
  *    rows past it out of the way by SHIFT, then back.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1874,13 +1877,196 @@ static int query(sqlite3 *db, const char *q, int64_t *v, char *text, size_t n)
 	return rc;
 }
 
+/* The end of every refusal of a file that is there but is no store. */
+#define START_OVER                                                         \
+	"to start over with an empty configuration, move it aside (mv %s " \
+	"%s.old) and start lnetd again"
+
 static int open_err(struct store *st, int rc, const char *path, const char *what,
 		    struct store_err *err)
 {
 	if ((rc & 0xff) == SQLITE_NOTADB)
-		return seterr(err, st_errno(st, rc), "%s: not an SQLite database (%s)", path,
-			      sqlite3_errmsg(st->db));
+		return seterr(err, st_errno(st, rc),
+			      "%s is not an SQLite database (%s); " START_OVER, path,
+			      sqlite3_errmsg(st->db), path, path);
+	if ((rc & 0xff) == SQLITE_CORRUPT)
+		return seterr(err, st_errno(st, rc),
+			      "%s is damaged (%s): restore it from a backup, or, " START_OVER, path,
+			      sqlite3_errmsg(st->db), path, path);
 	return seterr(err, st_errno(st, rc), "%s: %s: %s", path, what, sqlite3_errmsg(st->db));
+}
+
+/*
+ * What is at @path, looked at before SQLite opens it.  SQLite takes a
+ * zero-length file for a new database (and deletes a -wal beside it), so a
+ * store truncated by an accident would come back empty without a word: only
+ * a missing file is a new store.  A file that is empty, does not begin as
+ * every SQLite database does, or that lnetd may not read and write is
+ * refused, saying what to do, before SQLite has opened anything: nothing on
+ * disk changes.  Returns 0 (a file for SQLite), 1 (none: make one) or a
+ * negative errno with @err filled.
+ *
+ * The descriptor is closed before SQLite opens the file: closing a file
+ * drops every POSIX lock the process holds on it, SQLite's included, so
+ * this runs only while the process has no connection to @path.
+ */
+static int look_at_file(const char *path, struct store_err *err)
+{
+	static const char magic[16] = "SQLite format 3"; /* and its NUL */
+	char head[sizeof(magic)];
+	struct stat sb;
+	int fd, e = 0;
+	ssize_t n;
+
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0) {
+		e = errno;
+		return seterr(err, -e,
+			      "%s: cannot open it for reading and writing: %s; fix its owner and "
+			      "mode, or, " START_OVER,
+			      path, strerror(e), path, path);
+	}
+	if (fstat(fd, &sb)) {
+		e = errno;
+		seterr(err, -e, "%s: %s", path, strerror(e));
+	} else if (!S_ISREG(sb.st_mode)) {
+		e = EBADMSG;
+		seterr(err, -e, "%s is not a regular file; " START_OVER, path, path, path);
+	} else if (sb.st_size == 0) {
+		e = EBADMSG;
+		seterr(err, -e, "%s is empty (0 bytes): it is not a store lnetd wrote; " START_OVER,
+		       path, path, path);
+	} else {
+		n = pread(fd, head, sizeof(head), 0);
+		if (n < 0) {
+			e = errno;
+			seterr(err, -e, "%s: cannot read it: %s", path, strerror(e));
+		} else if (n != sizeof(head) || memcmp(head, magic, sizeof(magic))) {
+			e = EBADMSG;
+			seterr(err, -e, "%s is not an SQLite database; " START_OVER, path, path,
+			       path);
+		}
+	}
+	close(fd);
+	return -e;
+}
+
+/*
+ * A missing @path is a new store, unless its write-ahead log or rollback
+ * journal is still there: SQLite would replay it into the new file, bringing
+ * back part of the database it belongs to, moved or removed without it.
+ * Returns 1 (none: make the store) or a refusal.
+ */
+static int no_orphans(const char *path, struct store_err *err)
+{
+	static const char *const suffixes[] = {"-wal", "-journal"};
+	char p[PATH_MAX];
+	struct stat sb;
+	size_t i;
+
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		if (snprintf(p, sizeof(p), "%s%s", path, suffixes[i]) >= (int)sizeof(p))
+			return seterr(err, -ENAMETOOLONG, "%s: the name is too long", path);
+		if (!stat(p, &sb) && sb.st_size > 0)
+			return seterr(
+				err, -EEXIST,
+				"%s is missing but %s is there, left by the database it "
+				"belongs to: put that database back, or, to start over with an "
+				"empty configuration, move %s aside too and start lnetd again",
+				path, p, p);
+	}
+	return 1;
+}
+
+/* Remove @path@suffix if it is there. */
+static int unlink_if_there(const char *path, const char *suffix, struct store_err *err)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s%s", path, suffix) >= (int)sizeof(p))
+		return seterr(err, -ENAMETOOLONG, "%s: the name is too long", path);
+	if (unlink(p) && errno != ENOENT)
+		return seterr(err, -errno, "%s: cannot remove it: %s", p, strerror(errno));
+	return 0;
+}
+
+/* Flush the directory holding @path, so a name made in it stays. */
+static int sync_dir(const char *path, struct store_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char d[PATH_MAX];
+	int fd, rc = 0;
+
+	if (!slash)
+		snprintf(d, sizeof(d), ".");
+	else if (snprintf(d, sizeof(d), "%.*s", (int)(slash - path) ?: 1, path) >= (int)sizeof(d))
+		return seterr(err, -ENAMETOOLONG, "%s: the name is too long", path);
+	fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd))
+		rc = seterr(err, -errno, "%s: cannot flush it: %s", d, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/*
+ * A new store: an empty SQLite database, made whole as @path.new and then
+ * linked in as @path.  Made in place, @path would be a zero-length file
+ * until the first commit (SQLite writes a file's first page then), and an
+ * lnetd killed in between would leave one, which look_at_file() refuses.
+ * Whatever an earlier attempt left as @path.new goes first.  link() never
+ * replaces a file that appeared meanwhile.  The file is 0600 whatever the
+ * umask, and SQLite gives its -wal and -shm the database's mode; a store
+ * that exists keeps the mode it has.
+ */
+static int create_file(const char *path, struct store_err *err)
+{
+	static const char *const leftovers[] = {"-wal", "-shm", "-journal", ""};
+	char tmp[PATH_MAX], mode[16];
+	sqlite3 *db = NULL;
+	struct stat sb;
+	size_t i;
+	int fd, rc = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
+		return seterr(err, -ENAMETOOLONG, "%s: the name is too long", path);
+	for (i = 0; !rc && i < sizeof(leftovers) / sizeof(leftovers[0]); i++)
+		rc = unlink_if_there(tmp, leftovers[i], err);
+	if (rc)
+		return rc;
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || fchmod(fd, 0600))
+		rc = seterr(err, -errno, "%s: cannot create it: %s", tmp, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		goto out;
+	/* Setting WAL writes the first page: the file is a database from now on. */
+	rc = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc == SQLITE_OK)
+		rc = query(db, "PRAGMA journal_mode = WAL", NULL, mode, sizeof(mode));
+	if (rc != SQLITE_OK || strcmp(mode, "wal")) {
+		rc = seterr(err, -EIO, "%s: cannot make a new store: %s", tmp,
+			    rc != SQLITE_OK ? (db ? sqlite3_errmsg(db) : "out of memory")
+					    : "SQLite refuses WAL journal mode");
+		sqlite3_close(db);
+		goto out;
+	}
+	if (sqlite3_close(db) != SQLITE_OK)
+		rc = seterr(err, -EIO, "%s: cannot make a new store: closing failed", tmp);
+	else if (stat(tmp, &sb) || sb.st_size == 0)
+		rc = seterr(err, -EIO, "%s: SQLite wrote nothing into it", tmp);
+	else if (link(tmp, path))
+		rc = seterr(err, -errno, "%s: cannot put the new store in place: %s", path,
+			    strerror(errno));
+	if (!rc)
+		rc = sync_dir(path, err);
+out:
+	if (unlink(tmp) && errno != ENOENT && !rc)
+		rc = seterr(err, -errno, "%s: cannot remove it: %s", tmp, strerror(errno));
+	return rc;
 }
 
 /* Apply the migrations this file lacks, each in its own transaction. */
@@ -1943,7 +2129,17 @@ int store_open(const char *path, struct store **out, struct store_err *err)
 	*out = NULL;
 	if (!st)
 		return seterr(err, -ENOMEM, "store: out of memory");
-	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	rc = look_at_file(path, err);
+	if (rc == 1)
+		rc = no_orphans(path, err);
+	if (rc == 1)
+		rc = create_file(path, err);
+	if (rc) {
+		free(st);
+		return rc;
+	}
+	/* Never SQLITE_OPEN_CREATE: a file that vanished since is not a new store. */
+	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE, NULL);
 	if (rc) {
 		rc = st->db ? open_err(st, rc, path, "opening", err)
 			    : seterr(err, -ENOMEM, "store: out of memory");

@@ -141,7 +141,15 @@ struct st_info {
 	uint64_t generation;
 };
 
-/* Open (creating and migrating as needed) or refuse, saying why in @err. */
+/*
+ * Open (migrating as needed) or refuse, saying why in @err.  Only a missing
+ * file is a new store: it is made 0600 whatever the umask (SQLite gives the
+ * -wal and -shm the same mode), never seen at @path half made.  A file that
+ * is there but empty, not SQLite, or not readable and writable is refused
+ * (-EBADMSG, or the errno of opening it) with a sentence that says how to
+ * start over, and left as it was.  Call it while the process has no other
+ * connection to @path (it looks at the file before SQLite does).
+ */
 int store_open(const char *path, struct store **st, struct store_err *err);
 void store_close(struct store *st);
 int store_info(struct store *st, struct st_info *info);

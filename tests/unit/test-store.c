@@ -5,7 +5,9 @@
  * gets real SQLite files in a fresh temporary folder, removed afterwards.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -199,6 +202,24 @@ static char *dump(void)
 		free(got_);                   \
 	} while (0)
 
+/* Whether the store's file with @suffix ("-wal") exists, and its mode. */
+static bool exists(const char *suffix)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return access(p, F_OK) == 0;
+}
+
+static unsigned int mode_of(const char *suffix)
+{
+	char p[PATH_MAX + 64];
+	struct stat sb;
+
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return stat(p, &sb) ? 01000 : sb.st_mode & 07777;
+}
+
 /* A second connection, straight to SQLite, to look at or doctor the file. */
 static sqlite3 *raw_open(void)
 {
@@ -374,6 +395,179 @@ START_TEST(non_database_is_refused)
 	ck_assert_uint_eq(fread(back, 1, sizeof(back), f), 30 * strlen(text));
 	fclose(f);
 	ck_assert_int_eq(strncmp(back, text, strlen(text)), 0);
+	ck_assert_msg(strstr(err.msg, "to start over with an empty configuration, move it aside"),
+		      "message does not say how to start over: %s", err.msg);
+	ck_assert_msg(!exists("-wal") && !exists("-shm") && !exists("-journal"),
+		      "a -wal, -shm or -journal was created");
+}
+END_TEST
+
+START_TEST(missing_file_is_a_fresh_start_0600_whatever_the_umask)
+{
+	static const mode_t masks[] = {0, 022, 0277};
+	struct stat sb;
+	size_t i;
+	mode_t old;
+
+	for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		old = umask(masks[i]);
+		st = open_ok();
+		umask(old);
+		ck_assert_int_eq(stat(path, &sb), 0);
+		ck_assert_msg((sb.st_mode & 07777) == 0600, "umask %03o: lnetd.db is %03o",
+			      masks[i], sb.st_mode & 07777);
+		ck_assert_msg(mode_of("-wal") == 0600 && mode_of("-shm") == 0600,
+			      "umask %03o: -wal is %03o, -shm %03o", masks[i], mode_of("-wal"),
+			      mode_of("-shm"));
+		ck_assert_msg(!exists(".new"), "the file it was made in is left behind");
+		store_close(st);
+		st = NULL;
+		ck_assert_int_eq(unlink(path), 0);
+	}
+}
+END_TEST
+
+START_TEST(existing_file_keeps_its_mode)
+{
+	struct stat sb;
+
+	st = open_ok();
+	store_close(st);
+	st = NULL;
+	ck_assert_int_eq(chmod(path, 0400 | 0200 | 0040), 0);
+	st = open_ok();
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 07777, 0640);
+}
+END_TEST
+
+START_TEST(leftovers_of_a_creation_cut_short_are_replaced)
+{
+	char other[PATH_MAX + 64];
+	struct st_info info;
+	FILE *f;
+
+	/* What a kill during the creation of a new store may leave. */
+	snprintf(other, sizeof(other), "%s.new", path);
+	f = fopen(other, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("half", f);
+	fclose(f);
+	snprintf(other, sizeof(other), "%s.new-wal", path);
+	f = fopen(other, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("a WAL of another file", f);
+	fclose(f);
+	st = open_ok();
+	ck_assert_int_eq(store_info(st, &info), 0);
+	ck_assert_int_eq(info.schema, info.schema_latest);
+	ck_assert_uint_eq(info.generation, 0);
+	ck_assert_msg(!exists(".new") && !exists(".new-wal"), "leftovers remain");
+}
+END_TEST
+
+/* A -wal whose database was moved away is not replayed into a new store. */
+START_TEST(orphaned_wal_is_refused)
+{
+	char other[PATH_MAX + 64], wal[PATH_MAX + 64], cmd[3 * PATH_MAX];
+	struct store_err err = {""};
+	sqlite3 *db;
+
+	snprintf(other, sizeof(other), "%s/other.db", dir);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	ck_assert_int_eq(sqlite3_open(other, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db,
+				      "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; "
+				      "CREATE TABLE old (x); INSERT INTO old VALUES (1)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	/* Its log, taken while it is open (a crash's leftover), beside a missing lnetd.db. */
+	snprintf(cmd, sizeof(cmd), "cp '%s-wal' '%s'", other, wal);
+	ck_assert_int_eq(system(cmd), 0);
+	sqlite3_close(db);
+	ck_assert_int_eq(store_open(path, &st, &err), -EEXIST);
+	ck_assert_ptr_null(st);
+	ck_assert_msg(strstr(err.msg, "is missing but") && strstr(err.msg, wal) &&
+			      strstr(err.msg, "move"),
+		      "message: %s", err.msg);
+	ck_assert_msg(!exists("") && !exists(".new"), "a store was made");
+}
+END_TEST
+
+START_TEST(empty_file_is_refused_and_left_as_it_was)
+{
+	struct timespec past[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
+	struct store_err err = {""};
+	char want[sizeof(path) + 192];
+	struct stat sb;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(futimens(fd, past), 0);
+	close(fd);
+	ck_assert_int_eq(store_open(path, &st, &err), -EBADMSG);
+	ck_assert_ptr_null(st);
+	snprintf(want, sizeof(want),
+		 "%s is empty (0 bytes): it is not a store lnetd wrote; to start over with an "
+		 "empty configuration, move it aside",
+		 path);
+	ck_assert_msg(strstr(err.msg, want), "message: %s", err.msg);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_int_eq(sb.st_size, 0);
+	ck_assert_int_eq(sb.st_mtime, past[1].tv_sec);
+	ck_assert_int_eq(sb.st_mode & 07777, 0644);
+	ck_assert_msg(!exists("-wal") && !exists("-shm") && !exists("-journal") && !exists(".new"),
+		      "a -wal, -shm, -journal or .new was created");
+}
+END_TEST
+
+/* As another user when root (who reads any file), and as oneself otherwise. */
+START_TEST(unreadable_file_is_refused)
+{
+	struct store_err err = {""};
+	char want[sizeof(path) + 192];
+	int fds[2], status;
+	struct stat sb;
+	ssize_t n;
+	pid_t pid;
+
+	st = open_ok();
+	store_close(st);
+	st = NULL;
+	ck_assert_int_eq(chmod(path, 0), 0);
+	ck_assert_int_eq(chmod(top, 0755), 0);
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct store *s = NULL;
+		int rc;
+
+		close(fds[0]);
+		if (geteuid() == 0 && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+				       setresuid(65534, 65534, 65534)))
+			_exit(2);
+		rc = store_open(path, &s, &err);
+		store_close(s);
+		_exit(write(fds[1], &err, sizeof(err)) == sizeof(err) && rc == -EACCES ? 0 : 1);
+	}
+	close(fds[1]);
+	n = read(fds[0], &err, sizeof(err));
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "store_open did not return -EACCES (status %#x): %s", status,
+		      n == sizeof(err) ? err.msg : "");
+	snprintf(want, sizeof(want),
+		 "%s: cannot open it for reading and writing: Permission denied; fix its owner "
+		 "and mode, or, to start over with an empty configuration, move it aside",
+		 path);
+	ck_assert_msg(strstr(err.msg, want), "message: %s", err.msg);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 07777, 0);
+	ck_assert_msg(!exists("-wal") && !exists("-shm") && !exists("-journal") && !exists(".new"),
+		      "a -wal, -shm, -journal or .new was created");
 }
 END_TEST
 
@@ -1138,6 +1332,12 @@ Suite *make_store_suite(void)
 	tcase_add_test(tc, reopening_does_not_migrate_again);
 	tcase_add_test(tc, newer_database_is_refused);
 	tcase_add_test(tc, non_database_is_refused);
+	tcase_add_test(tc, missing_file_is_a_fresh_start_0600_whatever_the_umask);
+	tcase_add_test(tc, existing_file_keeps_its_mode);
+	tcase_add_test(tc, leftovers_of_a_creation_cut_short_are_replaced);
+	tcase_add_test(tc, orphaned_wal_is_refused);
+	tcase_add_test(tc, empty_file_is_refused_and_left_as_it_was);
+	tcase_add_test(tc, unreadable_file_is_refused);
 	tcase_add_test(tc, wal_and_full_sync_are_in_effect);
 	tcase_add_test(tc, ni_round_trip);
 	tcase_add_test(tc, peer_round_trip);
