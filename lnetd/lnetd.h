@@ -47,14 +47,14 @@
  * worst such call holds the event loop well under LNETD_UNPRIV_HOLD_S on
  * the machines we measure on (bench: B1).
  */
-#define LNETD_DRY_ITEMS_UNPRIV		(1u << 15)
+#define LNETD_DRY_ITEMS_UNPRIV		(1u << 14)
 /*
  * ... and at most this much of lnetd's time judging it (checked between
  * operations); one that needs more is stopped, rolled back, and asked to
  * come with the right to change.  The worst unprivileged call holds the
  * event loop this long, plus one operation, plus rebuilding the mirror.
  */
-#define LNETD_UNPRIV_BUDGET_US		250000
+#define LNETD_UNPRIV_BUDGET_US		100000
 #define LNETD_UNPRIV_HOLD_S		0.5 /* bench B1's target for the whole call */
 /* Authorisations waiting for polkit: in all, and for one caller. */
 #define LNETD_POLKIT_PENDING_MAX	256

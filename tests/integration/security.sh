@@ -65,7 +65,7 @@ hostile ops 40000
 check "a dry run of 40,000 operations from an unprivileged caller is answered" \
 	test "$RC" = 0
 check "... refused: it needs the right to change, and the refusal says why" \
-	has "a dry run of more than 32768 operations and listed NIDs or rules (this one: 80000)"
+	has "a dry run of more than 16384 operations and listed NIDs or rules (this one: 80000)"
 hostile ops 100
 check "a dry run of 100 operations is still anyone's" has "many operations: ok"
 
