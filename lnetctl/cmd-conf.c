@@ -11,14 +11,17 @@
 #include "lnetctl.h"
 #include "yout.h"
 
-#define FILE_MAX (256u << 20) /* an lnet.conf larger than this is not one */
-
-/* The whole of @path ("-" or NULL: stdin), or EXIT_FILE after saying why. */
+/*
+ * The whole of @path ("-" or NULL: stdin), or EXIT_FILE after saying why.
+ * No more than CF_MAX_BYTES + 1 bytes are read: a longer file (or an
+ * endless stdin) is refused as soon as it is known to be longer.
+ */
 static int slurp(const char *path, char **text, size_t *len)
 {
 	FILE *f = path && strcmp(path, "-") ? fopen(path, "r") : stdin;
 	size_t cap = 65536, n;
 	char *buf, *grown;
+	bool big = false;
 
 	*text = NULL;
 	if (!f)
@@ -28,28 +31,36 @@ static int slurp(const char *path, char **text, size_t *len)
 	errno = 0;
 	while (buf && (n = fread(buf + *len, 1, cap - *len, f)) > 0) {
 		*len += n;
+		if (*len > CF_MAX_BYTES) {
+			big = true;
+			break;
+		}
 		if (*len == cap) {
-			grown = cap < FILE_MAX ? realloc(buf, cap * 2) : NULL;
+			cap = cap * 2 > CF_MAX_BYTES + 1 ? CF_MAX_BYTES + 1 : cap * 2;
+			grown = realloc(buf, cap);
 			if (!grown) {
 				free(buf);
 				buf = NULL;
 				break;
 			}
 			buf = grown;
-			cap *= 2;
 		}
 	}
-	if (buf && ferror(f)) {
+	if (buf && (big || ferror(f))) {
 		int e = errno ? errno : EIO; /* EISDIR for a directory, say */
 
 		free(buf);
 		buf = NULL;
 		errno = e;
 	} else if (!buf && !errno) {
-		errno = EFBIG;
+		errno = ENOMEM;
 	}
 	if (f != stdin)
 		fclose(f);
+	if (big)
+		return ctl_fail(EXIT_FILE,
+				"%s: larger than %u bytes (%u MiB), the limit for lnet.conf",
+				path ?: "stdin", CF_MAX_BYTES, CF_MAX_BYTES >> 20);
 	if (!buf)
 		return ctl_fail(EXIT_FILE, "%s: %s", path ?: "stdin", strerror(errno));
 	*text = buf;

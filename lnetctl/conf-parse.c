@@ -13,8 +13,11 @@
  *    fields in the vocabulary's order.
  *  - Everything is parsed into a private document that is moved to the
  *    caller only at the end: an error leaves nothing behind.
- *  - Anchors and aliases are refused: lnet.conf has no use for them, and
- *    the loader shares aliased nodes, so a small file could expand hugely.
+ *  - Before the loader, one pass over libyaml's events checks the bounds
+ *    (conf.h) and stops at the first one broken: the loader's cost grows
+ *    faster than the nesting, and anchors and aliases are refused (lnet.conf
+ *    has no use for them, and the loader shares aliased nodes, so a small
+ *    file could expand hugely).
  *  - Numbers are plain decimal up to 2^32-1.  A quoted "180" is a string
  *    (Lustre's lnetctl would read it as 0), so it is refused where a
  *    number is due.  Lustre prints -1 for "default" in a route's hop,
@@ -54,25 +57,47 @@ static size_t col_of(const yaml_node_t *n)
 	return n->start_mark.column + 1;
 }
 
-/* "FILE:LINE:COL: key 'K': why"; returns -EINVAL. */
-static int __attribute__((format(printf, 4, 5)))
-fail(struct ps *p, const yaml_node_t *at, const char *key, const char *fmt, ...)
+/* "FILE:LINE:COL: key 'K': why" at @m; returns -EINVAL. */
+static int vfail_mark(struct ps *p, const yaml_mark_t *m, const char *key, const char *fmt,
+		      va_list ap)
 {
 	char msg[512];
-	va_list ap;
 
 	if (!p->errlen)
 		return -EINVAL;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (key)
-		snprintf(p->err, p->errlen, "%s:%zu:%zu: key '%s': %s", p->fname, line_of(at),
-			 col_of(at), key, msg);
+		snprintf(p->err, p->errlen, "%s:%zu:%zu: key '%s': %s", p->fname, m->line + 1,
+			 m->column + 1, key, msg);
 	else
-		snprintf(p->err, p->errlen, "%s:%zu:%zu: %s", p->fname, line_of(at), col_of(at),
+		snprintf(p->err, p->errlen, "%s:%zu:%zu: %s", p->fname, m->line + 1, m->column + 1,
 			 msg);
 	return -EINVAL;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+fail_mark(struct ps *p, const yaml_mark_t *m, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vfail_mark(p, m, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* "FILE:LINE:COL: key 'K': why" at the node @at; returns -EINVAL. */
+static int __attribute__((format(printf, 4, 5)))
+fail(struct ps *p, const yaml_node_t *at, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vfail_mark(p, &at->start_mark, key, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static int nomem(struct ps *p)
@@ -1634,41 +1659,6 @@ static const struct keydef top_keys[] = {
 /* Parsing: the document                                                   */
 /* ---------------------------------------------------------------------- */
 
-/* The loader shares an aliased node: a node with two parents came from an alias. */
-static int refuse_aliases(struct ps *p)
-{
-	yaml_node_t *start = p->yd->nodes.start, *n;
-	size_t count = (size_t)(p->yd->nodes.top - start);
-	unsigned char *refs = calloc(count + 1, 1);
-	int bad = 0;
-
-	if (!refs)
-		return nomem(p);
-	if (count)
-		refs[1] = 1; /* the root: an alias to it makes a second reference */
-	for (n = start; !bad && n < p->yd->nodes.top; n++) {
-		if (n->type == YAML_MAPPING_NODE) {
-			const yaml_node_pair_t *pr;
-
-			for (pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
-			     pr++) {
-				bad = refs[pr->key]++ ? pr->key : bad;
-				bad = refs[pr->value]++ ? pr->value : bad;
-			}
-		} else if (n->type == YAML_SEQUENCE_NODE) {
-			const yaml_node_item_t *it;
-
-			for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-			     it++)
-				bad = refs[*it]++ ? *it : bad;
-		}
-	}
-	free(refs);
-	if (bad)
-		return fail(p, node(p, bad), NULL, "anchors and aliases are not supported");
-	return 0;
-}
-
 static int yaml_error(struct ps *p, const yaml_parser_t *yp, const char *text, size_t len)
 {
 	size_t i, line = 1, col = 1;
@@ -1693,6 +1683,81 @@ static int yaml_error(struct ps *p, const yaml_parser_t *yp, const char *text, s
 		snprintf(p->err, p->errlen, "%s:%zu:%zu: %s", p->fname, yp->problem_mark.line + 1,
 			 yp->problem_mark.column + 1, yp->problem ? yp->problem : "malformed YAML");
 	return -EINVAL;
+}
+
+static int event_anchor(struct ps *p, const yaml_event_t *ev)
+{
+	const yaml_char_t *anchor = NULL;
+
+	if (ev->type == YAML_SCALAR_EVENT)
+		anchor = ev->data.scalar.anchor;
+	else if (ev->type == YAML_SEQUENCE_START_EVENT)
+		anchor = ev->data.sequence_start.anchor;
+	else if (ev->type == YAML_MAPPING_START_EVENT)
+		anchor = ev->data.mapping_start.anchor;
+	if (anchor || ev->type == YAML_ALIAS_EVENT)
+		return fail_mark(p, &ev->start_mark, "anchors and aliases are not supported");
+	return 0;
+}
+
+/*
+ * The bounds (conf.h), in one pass over libyaml's events that stops at the
+ * first one broken, before the loader builds anything.  The pass is linear
+ * in what it reads; libyaml's scanner is not linear in nesting (each token
+ * looks at every open flow level), so it must stop as soon as the nesting
+ * reaches the bound.  An alias is refused where it or its anchor stands:
+ * the loader would share the aliased node, and a few lines of aliases of
+ * aliases make a document that expands exponentially when walked.
+ */
+static int precheck(struct ps *p, const char *text, size_t len)
+{
+	yaml_parser_t yp;
+	yaml_event_t ev;
+	size_t depth = 0, docs = 0;
+	bool end = false;
+	int rc = 0;
+
+	if (len > CF_MAX_BYTES) {
+		if (p->errlen)
+			snprintf(
+				p->err, p->errlen,
+				"%s: %zu bytes, above the limit of %u bytes (%u MiB) for lnet.conf",
+				p->fname, len, CF_MAX_BYTES, CF_MAX_BYTES >> 20);
+		return -EINVAL;
+	}
+	if (!yaml_parser_initialize(&yp))
+		return nomem(p);
+	yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
+	while (!rc && !end) {
+		if (!yaml_parser_parse(&yp, &ev)) {
+			rc = yaml_error(p, &yp, text, len);
+			break;
+		}
+		end = ev.type == YAML_STREAM_END_EVENT;
+		if (docs > 1 && ev.type != YAML_DOCUMENT_START_EVENT)
+			rc = fail_mark(p, &ev.start_mark,
+				       "a second YAML document: lnet.conf has one");
+		else if (ev.type == YAML_DOCUMENT_START_EVENT)
+			docs++;
+		else if (ev.type == YAML_SEQUENCE_START_EVENT ||
+			 ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		rc = rc ?: event_anchor(p, &ev);
+		if (!rc && depth > CF_MAX_DEPTH)
+			rc = fail_mark(p, &ev.start_mark,
+				       "lists and mappings nested more than %d deep, the limit "
+				       "(lnet.conf needs 6)",
+				       CF_MAX_DEPTH);
+		if (!rc && ev.type == YAML_SCALAR_EVENT && ev.data.scalar.length > CF_MAX_SCALAR)
+			rc = fail_mark(p, &ev.start_mark,
+				       "a value of %zu bytes, above the limit of %d bytes",
+				       ev.data.scalar.length, CF_MAX_SCALAR);
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&yp);
+	return rc;
 }
 
 /* Load the one document of the stream into *@yd (deleted by the caller on success). */
@@ -1748,13 +1813,14 @@ int cf_parse(const char *text, size_t len, const char *fname, enum cf_mode mode,
 	memset(doc, 0, sizeof(*doc));
 	if (errlen)
 		err[0] = '\0';
-	rc = load(&p, text, len, &yd);
+	rc = precheck(&p, text, len);
+	if (!rc)
+		rc = load(&p, text, len, &yd);
 	if (rc)
 		return rc;
 	p.yd = &yd;
 	root = yaml_document_get_root_node(&yd);
-	rc = refuse_aliases(&p);
-	if (!rc && root && !is_null(root)) {
+	if (root && !is_null(root)) {
 		if (root->type != YAML_MAPPING_NODE)
 			rc = fail(&p, root, NULL,
 				  "expected a mapping of sections (net, peer, route, ...), got %s",

@@ -174,6 +174,22 @@ int cf_doc_sort(struct cf_doc *doc, enum cf_mode mode);
 void cf_doc_free(struct cf_doc *doc);
 
 /*
+ * The reader's bounds (lnet.conf(5), Limits), checked in one pass before
+ * anything is built, each refused where it is broken:
+ *  - the file: CF_MAX_BYTES (64 MiB; an export of 50,000 peers with two
+ *    NIDs each is under 7 MiB);
+ *  - nesting of lists and mappings: CF_MAX_DEPTH, the top-level mapping
+ *    counting as one (lnet.conf's deepest entries, Lustre's show -v
+ *    statistics and tunables of an NI, are 6 deep);
+ *  - one scalar (key or value): CF_MAX_SCALAR bytes, far above any NID,
+ *    expression, interface name or TBF rule command;
+ *  - one YAML document; no anchors or aliases.
+ */
+#define CF_MAX_BYTES  (64u << 20)
+#define CF_MAX_DEPTH  16
+#define CF_MAX_SCALAR 4096
+
+/*
  * Parse @len bytes of lnet.conf YAML into @doc, which must be empty.  Errors
  * and warnings name @fname (NULL: "-") with 1-based line and column.
  * Returns 0, -EINVAL (bad YAML or content: @err says

@@ -958,6 +958,105 @@ START_TEST(yout_basics)
 }
 END_TEST
 
+/* @text (@len bytes) is refused in both modes with an error starting with @want. */
+static void refused(const char *text, size_t len, const char *want)
+{
+	static const enum cf_mode modes[] = {CF_ADD, CF_DEL};
+	struct cf_doc d;
+	char err[512];
+	size_t m;
+	int rc;
+
+	for (m = 0; m < 2; m++) {
+		rc = cf_parse(text, len, "t.yaml", modes[m], &d, err, sizeof(err));
+		ck_assert_msg(rc == -EINVAL, "rc %d, expected a refusal '%s'", rc, want);
+		ck_assert_msg(!strncmp(err, want, strlen(want)), "error '%s', expected '%s'", err,
+			      want);
+		ck_assert(doc_empty(&d));
+	}
+}
+
+/* @n times @open, then @n times @close: nesting @n deep. */
+static char *nest(const char *open, const char *close, size_t n, size_t *len)
+{
+	size_t lo = strlen(open), lc = strlen(close), i;
+	char *s = malloc(n * (lo + lc) + 1), *p = s;
+
+	ck_assert(s);
+	for (i = 0; i < n; i++, p += lo)
+		memcpy(p, open, lo);
+	for (i = 0; i < n; i++, p += lc)
+		memcpy(p, close, lc);
+	*p = '\0';
+	*len = (size_t)(p - s);
+	return s;
+}
+
+/*
+ * The reader's bounds (conf.h): nesting is refused at the first level
+ * beyond CF_MAX_DEPTH, however deep the file goes on (libyaml's loader
+ * took minutes over 100,000 levels); a scalar longer than CF_MAX_SCALAR
+ * and a file longer than CF_MAX_BYTES are refused, each naming the limit.
+ */
+START_TEST(bounds)
+{
+	char *text, msg[160];
+	struct cf_doc d;
+	size_t len;
+
+	ck_assert_int_eq(CF_MAX_DEPTH, 16);
+	text = nest("[", "]", 100000, &len);
+	refused(text, len,
+		"t.yaml:1:17: lists and mappings nested more than 16 deep, the limit "
+		"(lnet.conf needs 6)");
+	free(text);
+	text = nest("{a: ", "}", 100000, &len);
+	refused(text, len, "t.yaml:1:65: lists and mappings nested more than 16 deep");
+	free(text);
+	text = nest("- ", "", 100000, &len);
+	refused(text, len, "t.yaml:1:33: lists and mappings nested more than 16 deep");
+	free(text);
+	/* Sixteen levels are read (and refused by what they say, not how deep). */
+	text = nest("[", "]", 16, &len);
+	refused(text, len, "t.yaml:1:1: expected a mapping of sections");
+	free(text);
+	text = nest("{a: ", "}", 16, &len);
+	refused(text, len, "t.yaml:1:2: key 'a': ");
+	free(text);
+
+	/* A value of CF_MAX_SCALAR bytes is read; one more is refused where it starts. */
+	ck_assert_int_eq(CF_MAX_SCALAR, 4096);
+	text = malloc(CF_MAX_SCALAR + 100);
+	ck_assert(text);
+	len = (size_t)sprintf(text, "net: [{net type: tcp, local NI(s): [{interfaces: [");
+	memset(text + len, 'e', CF_MAX_SCALAR);
+	strcpy(text + len + CF_MAX_SCALAR, "]}]}]");
+	parse_ok(text, CF_ADD, &d);
+	ck_assert_uint_eq(d.nop, 1);
+	ck_assert_uint_eq(strlen(cf_op_get_str(&d.op[0], "interface")), CF_MAX_SCALAR);
+	cf_doc_free(&d);
+	memset(text + len, 'e', CF_MAX_SCALAR + 1);
+	strcpy(text + len + CF_MAX_SCALAR + 1, "]}]}]");
+	refused(text, strlen(text),
+		"t.yaml:1:51: a value of 4097 bytes, above the limit of 4096 bytes");
+	/* Keys too. */
+	memset(text, 'k', CF_MAX_SCALAR + 1);
+	strcpy(text + CF_MAX_SCALAR + 1, ": 1");
+	refused(text, strlen(text), "t.yaml:1:1: a value of 4097 bytes, above the limit");
+	free(text);
+
+	/* One byte over CF_MAX_BYTES: refused before a byte is parsed. */
+	ck_assert_uint_eq(CF_MAX_BYTES, 64u << 20);
+	text = malloc(CF_MAX_BYTES + 1);
+	ck_assert(text);
+	memset(text, '#', CF_MAX_BYTES + 1);
+	snprintf(msg, sizeof(msg), "t.yaml: %u bytes, above the limit of %u bytes (64 MiB)",
+		 CF_MAX_BYTES + 1, CF_MAX_BYTES);
+	refused(text, CF_MAX_BYTES + 1, msg);
+	free(text);
+}
+END_TEST
+
 Suite *make_conf_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -977,6 +1076,7 @@ Suite *make_conf_suite(void)
 	tcase_add_test(tc, canonical_order);
 	tcase_add_test(tc, sort_then_round_trip);
 	tcase_add_test(tc, yout_basics);
+	tcase_add_test(tc, bounds);
 	suite_add_tcase(s, tc);
 	return s;
 }
