@@ -211,6 +211,7 @@ static int pk_ask(sd_bus_message *m, sd_bus_error *e)
 static int pk_verdict(sd_bus_message *m, sd_bus_error *e)
 {
 	struct pk_query *q = pk_find(m);
+	bool interactive = sd_bus_message_get_allow_interactive_authorization(m) > 0;
 	enum pk_verdict v;
 
 	if (!q)
@@ -227,6 +228,13 @@ static int pk_verdict(sd_bus_message *m, sd_bus_error *e)
 			    "changing LNet's configuration needs root (polkit, which could "
 			    "allow " POLKIT_ACTION ", is not running)");
 	case PK_CHALLENGE:
+		/* Asked to ask, polkit still wants a password: no agent of the caller's. */
+		if (interactive)
+			return sd_bus_error_set(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+						"changing LNet's configuration needs authentication "
+						"(polkit: " POLKIT_ACTION
+						"), and no polkit authentication agent answered for "
+						"you; run one (pkttyagent), or ask as root");
 		return sd_bus_error_set(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
 					"changing LNet's configuration needs authentication "
 					"(polkit: " POLKIT_ACTION

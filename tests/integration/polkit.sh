@@ -20,12 +20,23 @@ LNETD=${LNETD:-lnetd/lnetd}
 POLKIT_PID=
 trap 'if [ -n "$POLKIT_PID" ]; then kill "$POLKIT_PID" 2>/dev/null; fi; cleanup' EXIT
 
-mkdir -p "$T/actions" "$T/rules" "$T/empty"
+mkdir -p "$T/actions" "$T/rules" "$T/empty" "$T/pk"
+chmod 1777 "$T/pk" # polkitd's rules run as its own user
 cp "${TOP_SRCDIR:-../..}/systemd/org.lnetd1.policy" "$T/actions/"
-cat >"$T/rules/50-lnetd-test.rules" <<'RULES'
+# nobody may, daemon may not; bin may, once the test lets the rule go on
+# (it waits in polkit.spawn: polkit is slow to answer); sys must authenticate.
+cat >"$T/rules/50-lnetd-test.rules" <<RULES
 polkit.addRule(function(action, subject) {
-	if (action.id == "org.lnetd1.manage")
-		return subject.user == "nobody" ? polkit.Result.YES : polkit.Result.NO;
+	if (action.id != "org.lnetd1.manage")
+		return polkit.Result.NOT_HANDLED;
+	if (subject.user == "bin") {
+		polkit.spawn(["/bin/sh", "-c", "touch $T/pk/started; " +
+			"while [ ! -e $T/pk/release ]; do sleep 0.05; done"]);
+		return polkit.Result.YES;
+	}
+	if (subject.user == "sys")
+		return polkit.Result.AUTH_ADMIN;
+	return subject.user == "nobody" ? polkit.Result.YES : polkit.Result.NO;
 });
 RULES
 chmod -R a+rX "$T"
@@ -70,4 +81,37 @@ bprop Generation
 check "and nothing changed" has 't 1'
 as 1 ListGlobals
 check "reads stay open to everyone" has '"retry_count"'
+
+# polkit is asked asynchronously: while it decides one caller, lnetd serves others.
+setpriv --reuid=2 --regid=2 --clear-groups dbus-send --bus="$DBUS_SYSTEM_BUS_ADDRESS" \
+	--print-reply --reply-timeout=20000 --dest=org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager.SetGlobal string:retry_count uint32:2 >"$T/slow.out" 2>&1 &
+SLOW=$!
+for _ in $(seq 200); do [ -e "$T/pk/started" ] && break; sleep 0.05; done
+check "polkit is deciding a slow caller" test -e "$T/pk/started"
+bcall Status
+check "meanwhile root's Status is answered" has "userspace"
+as 65534 ListGlobals
+check "and so is anyone's read" has '"retry_count"'
+check "and the slow caller is still waiting for polkit" kill -0 "$SLOW"
+touch "$T/pk/release"
+wait "$SLOW"
+check "when polkit says yes, the slow caller's change is made" \
+	grep -q "uint64 2" "$T/slow.out"
+bprop Generation
+check "once" has 't 2'
+
+# A rule that asks for authentication: lnetd says so when the caller cannot be asked.
+as 3 SetGlobal string:retry_count uint32:4
+check "a caller polkit would have to ask, who did not allow it, is told to authenticate" \
+	has "InteractiveAuthorizationRequired"
+check "... in a sentence naming the authorisation and how" \
+	has "needs authentication (polkit: org.lnetd1.manage); ask from a terminal"
+OUT=$(setpriv --reuid=3 --regid=3 --clear-groups busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" \
+	--timeout=10 --allow-interactive-authorization=yes call org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager SetGlobal su retry_count 4 2>&1)
+check "a caller that allowed interaction is told no agent answered for it" \
+	has "no polkit authentication agent answered for you"
+bprop Generation
+check "and nothing changed" has 't 2'
 finish
