@@ -199,16 +199,32 @@ struct nlattr *lnetk_need(struct nlattr **tb, int type, const char *name, const 
 	return NULL;
 }
 
-/* Only the top-level attributes in @allowed (bits by attribute type). */
-static int only(struct genl_info *info, u32 allowed)
+/* Only the attributes in @allowed (bits by attribute type) of @tb, parsed up to @max. */
+int lnetk_only(struct nlattr **tb, int max, u32 allowed, struct netlink_ext_ack *extack)
 {
 	int type;
 
-	for (type = 1; type <= LNETK_A_MAX; type++)
-		if (info->attrs[type] && !(allowed & BIT(type)))
-			return lnetk_refuse(info->extack, info->attrs[type], -EINVAL,
+	for (type = 1; type <= max; type++)
+		if (tb[type] && !(allowed & BIT(type)))
+			return lnetk_refuse(extack, tb[type], -EINVAL,
 					    "this command does not take this attribute");
 	return 0;
+}
+
+/* Only the top-level attributes in @allowed (bits by attribute type). */
+static int only(struct genl_info *info, u32 allowed)
+{
+	return lnetk_only(info->attrs, LNETK_A_MAX, allowed, info->extack);
+}
+
+/*
+ * A dump's step: only the top-level attributes in @allowed.  Checked in
+ * each step, not in a start callback: the first step's refusal carries
+ * extack (cb->extack), a start callback's does not on every kernel.
+ */
+int lnetk_dump_only(struct netlink_callback *cb, u32 allowed)
+{
+	return lnetk_only(genl_dumpit_info(cb)->attrs, LNETK_A_MAX, allowed, cb->extack);
 }
 
 static u32 flags_of(struct genl_info *info)
@@ -312,15 +328,22 @@ static int peer_nid(const struct nlattr *attr, struct lne_nid *nid, struct netli
 	return lne_nid_parse(nla_data(attr), nid, NULL) ? peer_nid_refusal(attr, extack) : 0;
 }
 
-/* The NID of a LNETK_PEER_A_PEER_NI nest (the last one, as nla_parse() has it), or NULL. */
-static const struct nlattr *pni_nid_attr(const struct nlattr *pni)
+/*
+ * The NID of a LNETK_PEER_A_PEER_NI nest (the last one, as nla_parse() has
+ * it), or NULL; *@other (may be NULL) gets an attribute beside it, which
+ * adding a peer does not take.
+ */
+static const struct nlattr *pni_nid_attr(const struct nlattr *pni, const struct nlattr **other)
 {
 	const struct nlattr *q, *nid = NULL;
 	int rem;
 
-	nla_for_each_nested(q, pni, rem)
+	nla_for_each_nested(q, pni, rem) {
 		if (nla_type(q) == LNETK_PNI_A_NID)
 			nid = q;
+		else if (other)
+			*other = q;
+	}
 	return nid;
 }
 
@@ -344,7 +367,7 @@ static noinline __cold void peer_add_undo(struct lne_inst *inst, const struct ln
 	nla_for_each_nested(p, nest, rem) {
 		if (p == upto)
 			break;
-		na = nla_type(p) == LNETK_PEER_A_PEER_NI ? pni_nid_attr(p) : NULL;
+		na = nla_type(p) == LNETK_PEER_A_PEER_NI ? pni_nid_attr(p, NULL) : NULL;
 		if (na && !lne_nid_parse(nla_data(na), &nid, NULL) && !lne_nid_equal(&nid, primary))
 			lne_peer_del_nid(inst, primary, &nid, NULL);
 	}
@@ -404,11 +427,16 @@ static int peer_add(struct lne_inst *inst, const struct nlattr *nest,
 			mr ? "the peer exists as non-Multi-Rail; delete it to change that"
 			   : "the peer exists as Multi-Rail; delete it to change that");
 	nla_for_each_nested(p, nest, rem) {
+		const struct nlattr *other = NULL;
+
 		if (nla_type(p) != LNETK_PEER_A_PEER_NI)
 			continue;
-		na = pni_nid_attr(p);
-		rc = na ? peer_nid(na, &nid, extack)
-			: lnetk_refuse(extack, p, -EINVAL, "LNETK_PNI_A_NID is required");
+		na = pni_nid_attr(p, &other);
+		rc = !na     ? lnetk_refuse(extack, p, -EINVAL, "LNETK_PNI_A_NID is required")
+		     : other ? lnetk_refuse(extack, other, -EINVAL,
+					    "a peer's NID is added with LNETK_PNI_A_NID alone; "
+					    "set the rest with LNETK_CMD_PEER_NI_SET")
+			     : peer_nid(na, &nid, extack);
 		/* The primary NID is the peer's already. */
 		if (!rc && lne_nid_equal(&nid, &primary))
 			continue;
@@ -448,6 +476,12 @@ static int route_add(struct lne_inst *inst, const struct nlattr *nest, bool del,
 		: NULL;
 	if (!ga)
 		return -EINVAL;
+	if (del) {
+		rc = lnetk_only(tb, LNETK_ROUTE_A_MAX,
+				BIT(LNETK_ROUTE_A_NET) | BIT(LNETK_ROUTE_A_GATEWAY), extack);
+		if (rc)
+			return rc;
+	}
 	rc = lne_net_parse(nla_data(na), &net, &err);
 	if (rc)
 		return lnetk_engine_refusal(extack, na, rc, &err);
@@ -648,12 +682,17 @@ static int lnetk_ni_add(struct sk_buff *skb, struct genl_info *info)
 	return OBJECT(info, LNETK_A_NI) ? lnetk_change(info, do_ni_add, 0) : -EINVAL;
 }
 
-/* The NID of the NI named by a command's LNETK_A_NI nest. */
-static int ni_nid(struct genl_info *info, struct nlattr **tb, struct lne_nid *nid)
+/*
+ * The NID of the NI named by a command's LNETK_A_NI nest, which may hold
+ * only the attributes in @allowed besides it.
+ */
+static int ni_nid(struct genl_info *info, struct nlattr **tb, struct lne_nid *nid, u32 allowed)
 {
 	int rc = lnetk_parse_nest(tb, LNETK_NI_A_MAX, info->attrs[LNETK_A_NI], ni_policy,
 				  info->extack);
 
+	if (!rc)
+		rc = lnetk_only(tb, LNETK_NI_A_MAX, allowed | BIT(LNETK_NI_A_NID), info->extack);
 	if (rc)
 		return rc;
 	if (!lnetk_need(tb, LNETK_NI_A_NID, "LNETK_NI_A_NID", info->attrs[LNETK_A_NI],
@@ -667,7 +706,7 @@ static int do_ni_del(struct lnetk_net *ln, struct genl_info *info, struct sk_buf
 	struct nlattr *tb[LNETK_NI_A_MAX + 1];
 	struct lne_err err;
 	struct lne_nid nid;
-	int rc = ni_nid(info, tb, &nid);
+	int rc = ni_nid(info, tb, &nid, 0);
 
 	if (rc)
 		return rc;
@@ -686,7 +725,8 @@ static int do_ni_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buf
 	struct lne_err err;
 	struct lne_nid nid;
 	struct lne_ni *ni;
-	int rc = ni_nid(info, tb, &nid), t;
+	/* what it does not take is refused below, with a word on where it goes */
+	int rc = ni_nid(info, tb, &nid, ~0u), t;
 
 	if (rc)
 		return rc;
@@ -741,6 +781,10 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 	u32 listed = 0;
 
 	rc = lnetk_parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, info->extack);
+	if (!rc)
+		rc = lnetk_only(tb, LNETK_PEER_A_MAX,
+				BIT(LNETK_PEER_A_PRIMARY) | BIT(LNETK_PEER_A_PEER_NI),
+				info->extack);
 	if (rc)
 		return rc;
 	a = lnetk_need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, info->extack);
@@ -764,6 +808,9 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 			if (nla_type(p) != LNETK_PEER_A_PEER_NI)
 				continue;
 			rc = lnetk_parse_nest(ptb, LNETK_PNI_A_MAX, p, pni_policy, info->extack);
+			if (!rc)
+				rc = lnetk_only(ptb, LNETK_PNI_A_MAX, BIT(LNETK_PNI_A_NID),
+						info->extack);
 			if (!rc &&
 			    !lnetk_need(ptb, LNETK_PNI_A_NID, "LNETK_PNI_A_NID", p, info->extack))
 				rc = -EINVAL;
@@ -890,6 +937,8 @@ static int do_rule_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 		return 0;
 	}
 	rc = lnetk_parse_nest(tb, LNETK_RULE_A_MAX, nest, rule_policy, info->extack);
+	if (!rc)
+		rc = lnetk_only(tb, LNETK_RULE_A_MAX, BIT(LNETK_RULE_A_IDX), info->extack);
 	if (rc)
 		return rc;
 	if (!lnetk_need(tb, LNETK_RULE_A_IDX, "LNETK_RULE_A_IDX", nest, info->extack))
@@ -1223,7 +1272,7 @@ static int lnetk_ni_get(struct sk_buff *skb, struct genl_info *info)
 
 	if (!OBJECT(info, LNETK_A_NI))
 		return -EINVAL;
-	rc = ni_nid(info, tb, &nid);
+	rc = ni_nid(info, tb, &nid, 0);
 	if (rc)
 		return rc;
 	reply = lnetk_msg_new(info->snd_portid, info->snd_seq, LNETK_CMD_NI_GET, NLMSG_GOODSIZE,
@@ -1258,6 +1307,8 @@ static int lnetk_peer_get(struct sk_buff *skb, struct genl_info *info)
 	if (!nest)
 		return -EINVAL;
 	rc = lnetk_parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, info->extack);
+	if (!rc)
+		rc = lnetk_only(tb, LNETK_PEER_A_MAX, BIT(LNETK_PEER_A_PRIMARY), info->extack);
 	if (rc)
 		return rc;
 	if (!lnetk_need(tb, LNETK_PEER_A_PRIMARY, "LNETK_PEER_A_PRIMARY", nest, info->extack))
@@ -1326,7 +1377,7 @@ static int dump_end(struct lnetk_net *ln, struct sk_buff *skb, int rc)
 	return rc == -EMSGSIZE ? (int)skb->len : rc;
 }
 
-static int lnetk_ni_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int ni_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct lnetk_net *ln = dump_begin(skb, cb);
 	struct dump_ctx *ctx = dump_ctx(cb);
@@ -1361,7 +1412,13 @@ static int lnetk_ni_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return dump_end(ln, skb, rc);
 }
 
-static int lnetk_peer_dump(struct sk_buff *skb, struct netlink_callback *cb)
+/* A dump of every NI takes no attribute. */
+static int lnetk_ni_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return lnetk_dump_only(cb, 0) ?: ni_dump(skb, cb);
+}
+
+static int peer_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct lnetk_net *ln = dump_begin(skb, cb);
 	struct dump_ctx *ctx = dump_ctx(cb);
@@ -1487,14 +1544,20 @@ static int simple_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
 	return dump_end(ln, skb, rc);
 }
 
+/* A dump of every peer, route or rule takes no attribute. */
+static int lnetk_peer_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return lnetk_dump_only(cb, 0) ?: peer_dump(skb, cb);
+}
+
 static int lnetk_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return simple_dump(skb, cb, LNETK_CMD_ROUTE_GET);
+	return lnetk_dump_only(cb, 0) ?: simple_dump(skb, cb, LNETK_CMD_ROUTE_GET);
 }
 
 static int lnetk_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return simple_dump(skb, cb, LNETK_CMD_RULE_GET);
+	return lnetk_dump_only(cb, 0) ?: simple_dump(skb, cb, LNETK_CMD_RULE_GET);
 }
 
 static int lnetk_global_get(struct sk_buff *skb, struct genl_info *info)

@@ -31,6 +31,10 @@ int lnetk_engine_refusal(struct netlink_ext_ack *extack, const struct nlattr *at
 /* Required attribute @type of nest @tb, or a refusal naming it. */
 struct nlattr *lnetk_need(struct nlattr **tb, int type, const char *name, const struct nlattr *nest,
 			  struct netlink_ext_ack *extack);
+/* Only the attributes in @allowed (bits by type) of @tb, parsed up to @max. */
+int lnetk_only(struct nlattr **tb, int max, u32 allowed, struct netlink_ext_ack *extack);
+/* A dump's step: only the top-level attributes in @allowed. */
+int lnetk_dump_only(struct netlink_callback *cb, u32 allowed);
 /* Parse a nest the family policy has already validated (@policy documents it). */
 int lnetk_parse_nest(struct nlattr **tb, int max, const struct nlattr *nest,
 		     const struct nla_policy *policy, struct netlink_ext_ack *extack);

@@ -440,9 +440,14 @@ static int dump_begin(struct netlink_callback *cb, struct lnetk_net *ln, const c
 
 	BUILD_BUG_ON(sizeof(struct tbf_cursor) > sizeof(cb->ctx));
 	*only = NULL;
+	rc = lnetk_dump_only(cb, BIT(LNETK_A_TBF));
+	if (rc)
+		return rc;
 	if (attrs[LNETK_A_TBF]) {
 		rc = lnetk_parse_nest(tb, LNETK_TBF_A_MAX, attrs[LNETK_A_TBF], lnetk_tbf_policy,
-				      cb->extack);
+				      cb->extack)
+			     ?: lnetk_only(tb, LNETK_TBF_A_MAX, BIT(LNETK_TBF_A_SERVICE),
+					   cb->extack);
 		if (rc)
 			return rc;
 		*only = tb[LNETK_TBF_A_SERVICE] ? nla_data(tb[LNETK_TBF_A_SERVICE]) : NULL;
