@@ -190,6 +190,14 @@ static int run(const struct ctl_cmd *proto, int argc, char **argv)
 		}
 		if (c.opt[i].given && c.opt[i].arg)
 			return ctl_usage("option --%s given twice", c.opt[i].name);
+		/*
+		 * getopt takes the next word as a required value whatever it is:
+		 * "--if --net" would give an interface named "--net".  No value
+		 * lnetctl takes starts with "--": it is an option, the value missing.
+		 */
+		if (c.opt[i].arg && !strncmp(optarg, "--", 2))
+			return ctl_usage("option --%s needs a value, not the option '%s'",
+					 c.opt[i].name, optarg);
 		c.opt[i].given = true;
 		c.opt[i].val = optarg;
 	}
