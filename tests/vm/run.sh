@@ -22,6 +22,9 @@
 #   accelerator  TCG; KVM only with LNETD_VM_KVM=1 (see TESTING.md)
 #   valgrind     LNETD_VM_VALGRIND=1 runs lnetd under memcheck in the guest
 #                (slow: the scale case is left out)
+#   only         LNETD_VM_ONLY="fuzz refuse" runs only those guest groups
+#                (genl-test's names; "rmmod" and "lnetd" for the steps after
+#                them); the others print nothing
 #   lnetd        $LNETD_BUILDDIR/lnetd/lnetd (and lnetctl/lnetctl), else the
 #                current directory's when it is a build folder (make check);
 #                without it (or dbus-daemon, or libsystemd's headers) the
@@ -292,6 +295,13 @@ accel="-accel tcg"
 [ "${LNETD_VM_KVM:-0}" = 1 ] && accel="-accel kvm -cpu host"
 outer=900
 [ "${LNETD_VM_VALGRIND:-0}" = 1 ] && outer=2700
+# What the guest's /init reads from its environment, which the kernel
+# fills from the words of its command line that it does not know.
+append='console=ttyS0 quiet panic=-1'
+for v in LNETD_VM_ONLY; do
+	val=$(printenv "$v" | tr -c 'A-Za-z0-9_\n-' ',' | tr -d '\n')
+	[ -n "$val" ] && append="$append $v=$val"
+done
 start=$(date +%s.%N)
 # 1 GiB: the scale cases hold two instances of 100,000 peer NIDs and a
 # multi-megabyte batch.  The guest's groups time out on their own (init);
@@ -300,7 +310,7 @@ start=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	timeout "$outer" "$qemu" $accel -m 1024 -nodefaults -no-user-config -display none \
 		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$work/initramfs.cpio.gz" \
-		-append 'console=ttyS0 quiet panic=-1' </dev/null 2>&1
+		-append "$append" </dev/null 2>&1
 	echo "$?" >"$work/qemu.status"
 } | tee "$work/console.log" | awk -v start="$start" -v status_file="$work/qemu.status" '
 	{ sub(/\r$/, "") }
