@@ -16,6 +16,7 @@
  *   genl-test source KO     a request source module (KO) on the TBF API (cases-source.c)
  *   genl-test lock          selection under the reader lock, beside changes (cases-lock.c)
  *   genl-test scale         100,000 peer NIDs: dumps and batches (cases-scale.c)
+ *   genl-test fuzz          hostile messages for every command (cases-fuzz.c)
  *   genl-test conformance FILE   replay a scenario file (scn-kernel.c)
  *   genl-test explain FILE  the same, explain compared with the engine's (cases-explain.c)
  *   genl-test populate      leave some state in this namespace
@@ -543,6 +544,8 @@ int main(int argc, char **argv)
 		cases_source(argv[2]);
 	else if (!strcmp(what, "scale"))
 		cases_scale();
+	else if (!strcmp(what, "fuzz"))
+		cases_fuzz();
 	else if (!strcmp(what, "conformance") && argc > 2)
 		cases_conformance(argv[2]);
 	else if (!strcmp(what, "explain") && argc > 2)
@@ -559,7 +562,7 @@ int main(int argc, char **argv)
 		lnetk_close(lk);
 	} else {
 		fprintf(stderr,
-			"usage: genl-test [basic|api|refuse|perm|netns|tbf|source KO|lock|scale|hold|populate|"
+			"usage: genl-test [basic|api|refuse|perm|netns|tbf|source KO|lock|scale|fuzz|hold|populate|"
 			"resolve|conformance FILE|explain FILE]\n");
 		return 2;
 	}

@@ -25,6 +25,9 @@
 #   only         LNETD_VM_ONLY="fuzz refuse" runs only those guest groups
 #                (genl-test's names; "rmmod" and "lnetd" for the steps after
 #                them); the others print nothing
+#   fuzz         LNETK_FUZZ_SEED, _ITERS, _SECONDS, _ROUNDS reach the fuzz
+#                group (cases-fuzz.c) through the kernel command line; e.g.
+#                LNETD_VM_ONLY=fuzz LNETK_FUZZ_SECONDS=1800 for a long run
 #   lnetd        $LNETD_BUILDDIR/lnetd/lnetd (and lnetctl/lnetctl), else the
 #                current directory's when it is a build folder (make check);
 #                without it (or dbus-daemon, or libsystemd's headers) the
@@ -117,7 +120,7 @@ mkdir -p "$work/nrs-src" &&
 prog=$work/genl-test
 srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-refuse.c
 	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/cases-tbf.c
-	$here/cases-source.c $here/cases-lock.c
+	$here/cases-source.c $here/cases-lock.c $here/cases-fuzz.c
 	$here/scn-kernel.c
 	$top/lnetd/lnetk-client.c $top/tests/lib/scenario.c $top/tests/unit/scn-engine.c
 	$(ls "$top"/kernel/engine/*.c)"
@@ -298,10 +301,11 @@ outer=900
 # What the guest's /init reads from its environment, which the kernel
 # fills from the words of its command line that it does not know.
 append='console=ttyS0 quiet panic=-1'
-for v in LNETD_VM_ONLY; do
+for v in LNETD_VM_ONLY LNETK_FUZZ_SEED LNETK_FUZZ_ITERS LNETK_FUZZ_SECONDS LNETK_FUZZ_ROUNDS; do
 	val=$(printenv "$v" | tr -c 'A-Za-z0-9_\n-' ',' | tr -d '\n')
 	[ -n "$val" ] && append="$append $v=$val"
 done
+outer=$((outer + ${LNETK_FUZZ_SECONDS:-0}))
 start=$(date +%s.%N)
 # 1 GiB: the scale cases hold two instances of 100,000 peer NIDs and a
 # multi-megabyte batch.  The guest's groups time out on their own (init);

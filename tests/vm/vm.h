@@ -106,6 +106,7 @@ void cases_source(const char *ko);
 void cases_lock(void);
 void cases_conformance(const char *path);
 void cases_explain(const char *path);
+void cases_fuzz(void);
 int populate(struct lnetk *lk);
 
 #endif
