@@ -16,6 +16,33 @@
 
 #define CALL_TIMEOUT_US (600ull * 1000 * 1000) /* a 100k-object import takes seconds */
 
+bool ctl_ask_password = true;
+
+/*
+ * How long a call that may change something waits: with interactive
+ * authorization, without a limit (sd-bus's UINT64_MAX), as systemctl does,
+ * since polkit's agent may be waiting for someone to type a password (and
+ * that someone can press Ctrl-C); else CALL_TIMEOUT_US.
+ */
+static uint64_t change_timeout(sd_bus *bus)
+{
+	return sd_bus_get_allow_interactive_authorization(bus) > 0 ? UINT64_MAX : CALL_TIMEOUT_US;
+}
+
+/* The methods that only read: no authorization, so never a password. */
+static bool reads(const char *method)
+{
+	static const char *const names[] = {"Explain", "Export", "History", "Status", "UdspInfo"};
+	size_t i;
+
+	if (!strncmp(method, "List", 4))
+		return true;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(method, names[i]))
+			return true;
+	return false;
+}
+
 static int no_daemon(int rc)
 {
 	return ctl_fail(EXIT_NODAEMON,
@@ -29,6 +56,12 @@ int ctl_bus(sd_bus **bus)
 
 	if (rc < 0)
 		return no_daemon(rc);
+	rc = sd_bus_set_allow_interactive_authorization(*bus,
+							ctl_ask_password && isatty(STDIN_FILENO));
+	if (rc < 0) {
+		*bus = sd_bus_flush_close_unref(*bus);
+		return no_daemon(rc);
+	}
 	return 0;
 }
 
@@ -63,7 +96,8 @@ int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char
 		va_end(ap);
 	}
 	if (rc >= 0)
-		rc = sd_bus_call(bus, m, CALL_TIMEOUT_US, &e, reply);
+		rc = sd_bus_call(bus, m, reads(method) ? CALL_TIMEOUT_US : change_timeout(bus), &e,
+				 reply);
 	sd_bus_message_unref(m);
 	if (rc < 0) {
 		rc = ctl_bus_error(&e, rc);
@@ -86,7 +120,7 @@ int ctl_send(sd_bus *bus, sd_bus_message *m, int rc)
 	sd_bus_message *reply = NULL;
 
 	if (rc >= 0)
-		rc = sd_bus_call(bus, m, CALL_TIMEOUT_US, &e, &reply);
+		rc = sd_bus_call(bus, m, change_timeout(bus), &e, &reply);
 	rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(reply);
@@ -200,7 +234,8 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return 0;
 }
 
-static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, size_t nop)
+static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, size_t nop,
+		      uint64_t timeout)
 {
 	struct progress p = {.on = nop >= 2000 && isatty(STDERR_FILENO), .nop = nop};
 	sd_bus_slot *slot = NULL;
@@ -208,7 +243,7 @@ static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, si
 	int rc;
 
 	*reply = NULL;
-	rc = sd_bus_call_async(bus, &slot, m, on_reply, reply, CALL_TIMEOUT_US);
+	rc = sd_bus_call_async(bus, &slot, m, on_reply, reply, timeout);
 	clock_gettime(CLOCK_MONOTONIC, &p.start);
 	while (rc >= 0 && !*reply) {
 		rc = sd_bus_process(bus, NULL);
@@ -245,7 +280,8 @@ int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, u
 						       "exclusive", "b", 1)
 			       : sd_bus_message_append(m, "b", (int)dry);
 	if (rc >= 0)
-		rc = wait_reply(bus, m, &reply, doc->nop);
+		rc = wait_reply(bus, m, &reply, doc->nop,
+				dry ? CALL_TIMEOUT_US : change_timeout(bus));
 	sd_bus_message_unref(m);
 	if (rc < 0)
 		return ctl_bus_error(&e, rc);

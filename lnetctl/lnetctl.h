@@ -79,6 +79,14 @@ int ctl_nids_expand(const char *list, const char *what, char ***out, size_t *n);
 
 /* --- the bus ------------------------------------------------------------------ */
 
+/*
+ * Whether polkit may ask for a password (true unless --no-ask-password):
+ * lnetctl then, when its standard input is a terminal, lets lnetd's polkit
+ * check be interactive (D-Bus's ALLOW_INTERACTIVE_AUTHORIZATION flag, as
+ * systemctl sets it) and waits for a change without a time limit, while
+ * someone types a password.  Otherwise calls time out after 600 s.
+ */
+extern bool ctl_ask_password;
 /* Connected to lnetd's bus, or the exit code after saying why not. */
 int ctl_bus(sd_bus **bus);
 /* A method call; on failure, say why and return the exit code; 0 on success. */

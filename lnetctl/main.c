@@ -221,7 +221,9 @@ static void overview(FILE *f)
 	for (fam = families; *fam; fam++)
 		for (c = *fam; c->name; c++)
 			fprintf(f, "  %-20s %s\n", c->name, c->about);
-	fprintf(f, "\n'lnetctl COMMAND --help' describes each; lnetctl(8) has the rest.\n");
+	fprintf(f, "\nOptions (before or after the command):\n"
+		   "  --no-ask-password    on a terminal, do not let polkit ask for a password\n"
+		   "\n'lnetctl COMMAND --help' describes each; lnetctl(8) has the rest.\n");
 }
 
 /* How many of argv[1..] spell @name ("tbf rule start": 3), or 0. */
@@ -257,6 +259,31 @@ static bool prefix_of(const char *name, int argc, char **argv)
 	return true;
 }
 
+/*
+ * The options of lnetctl itself, which go anywhere before "--" (as
+ * systemctl's do), taken out of argv; the new argc.
+ */
+static int global_options(int argc, char **argv)
+{
+	int i, k;
+
+	for (i = k = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				argv[k++] = argv[i++];
+			break;
+		}
+		if (!strcmp(argv[i], "--no-ask-password") ||
+		    !strcmp(argv[i], "--no_ask_password")) {
+			ctl_ask_password = false;
+			continue;
+		}
+		argv[k++] = argv[i];
+	}
+	argv[k] = NULL;
+	return k;
+}
+
 int main(int argc, char **argv)
 {
 	const struct ctl_cmd *const *fam;
@@ -264,6 +291,7 @@ int main(int argc, char **argv)
 	int k, nbest = 0, n;
 	FILE *out;
 
+	argc = global_options(argc, argv);
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		overview(argc < 2 ? stderr : stdout);
