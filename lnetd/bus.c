@@ -230,11 +230,12 @@ static int pk_verdict(sd_bus_message *m, sd_bus_error *e)
 	case PK_CHALLENGE:
 		/* Asked to ask, polkit still wants a password: no agent of the caller's. */
 		if (interactive)
-			return sd_bus_error_set(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
-						"changing LNet's configuration needs authentication "
-						"(polkit: " POLKIT_ACTION
-						"), and no polkit authentication agent answered for "
-						"you; run one (pkttyagent), or ask as root");
+			return sd_bus_error_set(
+				e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+				"changing LNet's configuration needs authentication "
+				"(polkit: " POLKIT_ACTION
+				"), and no polkit authentication agent answered for "
+				"you; run one (pkttyagent), or ask as root");
 		return sd_bus_error_set(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
 					"changing LNet's configuration needs authentication "
 					"(polkit: " POLKIT_ACTION
@@ -2165,6 +2166,7 @@ static int explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 struct hist_out {
 	sd_bus_message *reply;
+	size_t bytes;
 	int rc;
 };
 
@@ -2172,6 +2174,11 @@ static int add_hist(const struct st_hist *h, void *data)
 {
 	struct hist_out *o = data;
 
+	/* The newest entries that fit: a reply stays well inside a bus message. */
+	o->bytes +=
+		64 + (h->command ? strlen(h->command) : 0) + (h->summary ? strlen(h->summary) : 0);
+	if (o->bytes > LNETD_HISTORY_BYTES_MAX)
+		return 1;
 	o->rc = sd_bus_message_append(o->reply, "(txuuss)", (uint64_t)h->gen, (int64_t)h->time,
 				      (uint32_t)h->uid, (uint32_t)h->pid, h->command ?: "",
 				      h->summary ?: "");
@@ -2188,11 +2195,16 @@ static int history(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = sd_bus_message_read(m, "u", &limit);
 	if (rc < 0)
 		return rc;
+	if (!limit || limit > LNETD_HISTORY_MAX)
+		limit = LNETD_HISTORY_MAX;
 	rc = sd_bus_message_new_method_return(m, &o.reply);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(o.reply, 'a', "(txuuss)");
-	if (rc >= 0)
+	if (rc >= 0) {
 		rc = store_history_list(d->store, limit, add_hist, &o);
+		if (rc > 0) /* stopped at the size bound */
+			rc = 0;
+	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(o.reply);
 	if (rc >= 0)

@@ -56,6 +56,10 @@
  */
 #define LNETD_UNPRIV_BUDGET_US		100000
 #define LNETD_UNPRIV_HOLD_S		0.5 /* bench B1's target for the whole call */
+/* History's reply: at most this many entries (0 asks for them all), the newest
+ * that fit in this many bytes. */
+#define LNETD_HISTORY_MAX		(1u << 16)
+#define LNETD_HISTORY_BYTES_MAX		(16u << 20)
 /* Authorisations waiting for polkit: in all, and for one caller. */
 #define LNETD_POLKIT_PENDING_MAX	256
 #define LNETD_POLKIT_PENDING_PER_CALLER 8
