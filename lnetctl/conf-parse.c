@@ -58,8 +58,8 @@ static size_t col_of(const yaml_node_t *n)
 }
 
 /* "FILE:LINE:COL: key 'K': why" at @m; returns -EINVAL. */
-static int vfail_mark(struct ps *p, const yaml_mark_t *m, const char *key, const char *fmt,
-		      va_list ap)
+static int __attribute__((format(printf, 4, 0)))
+vfail_mark(struct ps *p, const yaml_mark_t *m, const char *key, const char *fmt, va_list ap)
 {
 	char msg[512];
 
