@@ -10,6 +10,7 @@
  * the configuration lives in the store and changes over the bus.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include "kernel.h"
 #include "lnetd.h"
@@ -31,8 +33,8 @@ static void usage(FILE *f)
 		   "\n"
 		   "  --engine=kernel|userspace  where LNet runs: the lnetk module (default),\n"
 		   "                             or the engine inside lnetd (no module needed)\n"
-		   "  --state-dir=DIR            where lnetd.db lives (default: $STATE_DIRECTORY,\n"
-		   "                             else /var/lib/lnetd)\n"
+		   "  --state-dir=DIR            where lnetd.db lives, one lnetd at a time\n"
+		   "                             (default: $STATE_DIRECTORY, else /var/lib/lnetd)\n"
 		   "  -h, --help                 this text\n"
 		   "  --version                  the version\n"
 		   "\n"
@@ -51,6 +53,83 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	return 0;
 }
 
+/*
+ * One lnetd per state directory, whatever bus each is on: before anything
+ * else (the store, the bus, the interfaces, the module) lnetd takes a write
+ * lock on DIR/lnetd.lock, and holds it until it exits, however it exits
+ * (the kernel drops it: a lock file left behind is no lock).
+ *
+ * A POSIX record lock (fcntl F_SETLK), not flock() or an OFD lock, because
+ * F_GETLK gives a second lnetd the holder's pid for its sentence, as the
+ * kernel knows it, never stale.  Their two traps miss lnetd: any close() of
+ * the file by the process drops the lock (lnetd opens it here, once, and
+ * never closes it), and children do not inherit it (they need not: the
+ * descriptor is O_CLOEXEC, and what lnetd starts execs).  The pid is also
+ * written into the file, for people.  The file is never removed: removing
+ * it would let a third lnetd lock a new file while the second still holds
+ * the old one.
+ *
+ * Returns the descriptor, to keep open, or -1 having said why.
+ */
+static int lock_state_dir(const char *dir)
+{
+	struct flock fl = {.l_whence = SEEK_SET};
+	char *path = NULL, pid[32];
+	int fd, tries, n, e = 0;
+
+	if (asprintf(&path, "%s/lnetd.lock", dir) < 0)
+		return -1;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "lnetd: cannot lock the state directory %s: %s: %s\n", dir, path,
+			strerror(errno));
+		free(path);
+		return -1;
+	}
+	for (tries = 0; tries < 3; tries++) {
+		fl.l_type = F_WRLCK;
+		if (!fcntl(fd, F_SETLK, &fl)) {
+			/* Ours: the pid for people; F_GETLK is what lnetd asks. */
+			n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+			if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n)
+				fprintf(stderr, "lnetd: %s: cannot write the pid: %s\n", path,
+					strerror(errno));
+			free(path);
+			return fd;
+		}
+		e = errno;
+		if (e != EACCES && e != EAGAIN)
+			break;
+		/* Who holds it?  Nobody, if it was let go meanwhile: try again. */
+		fl.l_type = F_WRLCK;
+		if (fcntl(fd, F_GETLK, &fl)) {
+			e = errno;
+			break;
+		}
+		if (fl.l_type == F_UNLCK)
+			continue;
+		if (fl.l_pid > 0)
+			fprintf(stderr,
+				"lnetd: the state directory %s is in use by another lnetd (pid %ld); "
+				"stop it first, or give this one a --state-dir of its own\n",
+				dir, (long)fl.l_pid);
+		else
+			fprintf(stderr,
+				"lnetd: the state directory %s is in use by another lnetd (on "
+				"another host or in another PID namespace); stop it first, or give "
+				"this one a --state-dir of its own\n",
+				dir);
+		e = 0;
+		break;
+	}
+	if (e)
+		fprintf(stderr, "lnetd: cannot lock the state directory %s: %s: %s\n", dir, path,
+			strerror(e));
+	close(fd);
+	free(path);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -64,7 +143,7 @@ int main(int argc, char **argv)
 	struct store_err serr = {""};
 	char *path = NULL, *why = NULL;
 	sigset_t mask;
-	int c, rc;
+	int c, rc, lock_fd;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -95,6 +174,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lnetd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	/*
+	 * What lnetd makes is its own, whatever umask it was started with (the
+	 * unit sets UMask=0077 too): the state directory 0700, the lock 0600, and
+	 * the store 0600 (store_open() sees to that itself).  Exactly 0077: a
+	 * stricter umask would make a directory lnetd cannot write.  Existing
+	 * files and directories keep their modes.
+	 */
+	umask(0077);
 	/* Never a silent fallback: the kernel backend is chosen or refused. */
 	if (!d.state_dir)
 		d.state_dir = getenv("STATE_DIRECTORY") ?: "/var/lib/lnetd";
@@ -103,12 +190,23 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (asprintf(&path, "%s/lnetd.db", d.state_dir) < 0)
+	/* Before anything else: a second lnetd here leaves everything as it was. */
+	lock_fd = lock_state_dir(d.state_dir);
+	if (lock_fd < 0)
 		return 1;
+	if (asprintf(&path, "%s/lnetd.db", d.state_dir) < 0) {
+		close(lock_fd);
+		return 1;
+	}
 	rc = store_open(path, &d.store, &serr);
 	if (rc) {
-		fprintf(stderr, "lnetd: %s: %s\n", path, serr.msg[0] ? serr.msg : strerror(-rc));
+		/* The store's sentences name the file. */
+		if (serr.msg[0])
+			fprintf(stderr, "lnetd: %s\n", serr.msg);
+		else
+			fprintf(stderr, "lnetd: %s: %s\n", path, strerror(-rc));
 		free(path);
+		close(lock_fd);
 		return 1;
 	}
 	rc = store_generation(d.store, &d.generation);
@@ -186,5 +284,7 @@ out:
 	store_close(d.store);
 	free(why);
 	free(path);
+	/* Last: the directory is free once everything in it is closed. */
+	close(lock_fd);
 	return rc < 0 ? 1 : 0;
 }

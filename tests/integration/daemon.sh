@@ -1,17 +1,157 @@
 #!/bin/sh
-# lnetd on a private bus with the userspace engine: its name, properties,
-# globals and rules over D-Bus, refusals that name the bad part and change
-# nothing, who may change what, history, and persistence across a
-# restart.  TAP.
+# lnetd on a private bus with the userspace engine: its state directory
+# (one lnetd at a time, a store refused rather than started over, file
+# modes), its name, properties, globals and rules over D-Bus, refusals that
+# name the bad part and change nothing, who may change what, history, and
+# persistence across a restart.  TAP.  The state directory's part runs as
+# any user; the rest needs root (to call as another user).
 set -u
 . "$(dirname "$0")/lib.sh"
 LNETD=${LNETD:-lnetd/lnetd}
+root=
+[ "$(id -u)" = 0 ] && root=1
+BUS2_PID=
+# shellcheck disable=SC2317 # called by the trap
+stop_all() {
+	[ -n "$BUS2_PID" ] && kill "$BUS2_PID" 2>/dev/null
+	cleanup
+}
+trap stop_all EXIT
 
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (to call as another user)"
-	exit 0
-fi
+# A second private bus, where a second lnetd could own org.lnetd1 too.
+start_bus2() {
+	dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/bus2" --nofork \
+		--nopidfile --print-address=3 3>"$T/bus2.addr" 2>"$T/bus2.log" &
+	BUS2_PID=$!
+	for _ in $(seq 50); do [ -s "$T/bus2.addr" ] && break; sleep 0.1; done
+}
+
+# lnetd_once DIR [ENV...]: an lnetd that must refuse to start on DIR; its
+# status in $rc, what it said in $OUT.  The timeout only ends one that
+# wrongly started.
+lnetd_once() {
+	dir=$1
+	shift
+	env "$@" timeout 30 "$LNETD" --engine=userspace --state-dir="$dir" 2>"$T/once.log"
+	rc=$?
+	OUT=$(cat "$T/once.log")
+}
+
+# what DIR: the store's files in DIR (lnetd.db, and its -wal, -shm or
+# -journal if any), each with its size, mode, mtime and checksum (if this
+# user may read it).
+what() {
+	for f in "$1"/lnetd.db*; do
+		[ -f "$f" ] || continue
+		printf '%s %s\n' "$(stat -c '%n %s %a %y' "$f")" \
+			"$({ cksum <"$f"; } 2>/dev/null || echo unreadable)"
+	done
+}
+
 start_bus
+
+# --- the state directory: as any user ---------------------------------------
+
+# File modes: 0600 files in a 0700 directory, whatever the umask.
+for mask in 022 000; do
+	old_mask=$(umask)
+	umask $mask
+	check "under umask $mask, lnetd starts on a state directory it creates" \
+		start_lnetd --state-dir="$T/mode$mask"
+	umask "$old_mask"
+	d=$T/mode$mask
+	OUT=$(stat -c '%n %a' "$d" "$d/lnetd.db" "$d/lnetd.db-wal" "$d/lnetd.db-shm" \
+		"$d/lnetd.lock" 2>&1)
+	want="$d 700
+$d/lnetd.db 600
+$d/lnetd.db-wal 600
+$d/lnetd.db-shm 600
+$d/lnetd.lock 600"
+	check "under umask $mask, the directory is 0700; the store, its -wal and -shm, the lock 0600" \
+		test "$OUT" = "$want"
+	[ "$OUT" = "$want" ] || diag "$OUT"
+	stop_lnetd
+done
+mkdir -m 0750 "$T/mode750"
+check "an existing directory keeps its mode" start_lnetd --state-dir="$T/mode750"
+stop_lnetd
+OUT=$(stat -c %a "$T/mode750")
+check "(0750 stays 0750)" test "$OUT" = 750
+
+# A store that is there but is not one is refused, and left as it was: only a
+# missing lnetd.db is a fresh start.
+mkdir "$T/empty"
+: >"$T/empty/lnetd.db"
+before=$(what "$T/empty")
+lnetd_once "$T/empty"
+check "a zero-length lnetd.db is refused" test "$rc" = 1
+check "saying it is empty and how to start over on purpose" \
+	has "$T/empty/lnetd.db is empty (0 bytes): it is not a store lnetd wrote; to start over with an empty configuration, move it aside"
+check "and it stays zero-length, no -wal, -shm or -journal created" test "$(what "$T/empty")" = "$before"
+[ "$(what "$T/empty")" = "$before" ] || diag "before: $before" "after: $(what "$T/empty")"
+
+mkdir "$T/garbage"
+head -c 10000 /dev/urandom >"$T/garbage/lnetd.db"
+before=$(what "$T/garbage")
+lnetd_once "$T/garbage"
+check "random bytes in lnetd.db are refused" test "$rc" = 1
+check "saying it is not SQLite and how to start over on purpose" \
+	has "$T/garbage/lnetd.db is not an SQLite database; to start over with an empty configuration, move it aside"
+check "and the file is untouched, no -wal, -shm or -journal created" test "$(what "$T/garbage")" = "$before"
+
+mkdir "$T/denied"
+sqlite3 "$T/denied/lnetd.db" 'PRAGMA user_version = 1;'
+chmod 0600 "$T/denied/lnetd.db"
+if [ -n "$root" ]; then
+	# Root reads any file: the lnetd refused is another user's.
+	chown 65534:65534 "$T/denied"
+	before=$(what "$T/denied")
+	lnetd_once "$T/denied" setpriv --reuid=65534 --regid=65534 --clear-groups
+else
+	chmod 0000 "$T/denied/lnetd.db"
+	before=$(what "$T/denied")
+	lnetd_once "$T/denied"
+fi
+check "an lnetd.db lnetd may not read and write is refused" test "$rc" = 1
+check "saying why and how to start over on purpose" \
+	has "$T/denied/lnetd.db: cannot open it for reading and writing: Permission denied; fix its owner and mode, or, to start over with an empty configuration, move it aside"
+check "and nothing is changed" test "$(what "$T/denied")" = "$before"
+
+# One lnetd per state directory: a second one, on a bus of its own where it
+# could own org.lnetd1 too, refuses before it opens anything.
+start_bus2
+check "lnetd starts on a state directory" start_lnetd --state-dir="$T/one"
+if [ -n "$root" ]; then
+	bcall SetGlobal su numa_range 3
+	check "and makes a change" has 't 1'
+fi
+bprop Generation
+gen=$OUT
+before=$(what "$T/one")
+lnetd_once "$T/one" DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/bus2"
+check "a second lnetd on the same state directory exits non-zero" test "$rc" = 1
+check "naming the first one's pid" \
+	has "lnetd: the state directory $T/one is in use by another lnetd (pid $LNETD_PID); stop it first, or give this one a --state-dir of its own"
+check "having changed nothing (the store, its -wal and -shm)" \
+	test "$(what "$T/one")" = "$before"
+[ "$(what "$T/one")" = "$before" ] || diag "before: $before" "after: $(what "$T/one")"
+check "and having said only that (it went no further)" test "$(wc -l <"$T/once.log")" = 1
+bprop Generation
+check "the first one's history is as it was" test "$OUT" = "$gen"
+kill -9 "$LNETD_PID"
+wait "$LNETD_PID" 2>/dev/null
+LNETD_PID=
+check "after the first is killed (-9), lnetd starts there again" start_lnetd --state-dir="$T/one"
+bprop Generation
+check "(on the same store)" test "$OUT" = "$gen"
+stop_lnetd
+
+# --- the bus API: as root -----------------------------------------------------
+
+if [ -z "$root" ]; then
+	ok "# SKIP the rest needs root (to call as another user)"
+	finish
+fi
 check "lnetd starts and owns org.lnetd1" start_lnetd
 
 OUT=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --xml-interface introspect org.lnetd1 \
