@@ -1537,13 +1537,17 @@ static void health_add(struct khealth *h, const char *text, uint32_t health)
 	if (h->rc)
 		return;
 	if (h->n == h->cap) {
-		h->cap = h->cap ? 2 * h->cap : 64;
-		grown = realloc(h->v, h->cap * sizeof(*h->v));
+		/* The capacity grows with the block, never before it: a dump read again
+		 * after a failed realloc must not write past the old one. */
+		size_t cap = h->cap ? 2 * h->cap : 64;
+
+		grown = realloc(h->v, cap * sizeof(*h->v));
 		if (!grown) {
 			h->rc = -ENOMEM;
 			return;
 		}
 		h->v = grown;
+		h->cap = cap;
 	}
 	if (!lne_nid_parse(text, &h->v[h->n].nid, NULL))
 		h->v[h->n++].health = health;

@@ -300,6 +300,11 @@ static int restore_one(struct lnetd *d, const struct st_tbf *st, char *msg, size
 	char *rules, *line, *save = NULL;
 	int q, rc;
 
+	/* The schema keeps service non-NULL; a file whose schema was altered may not. */
+	if (!st->service) {
+		snprintf(msg, len, "a stored TBF policy has no service name");
+		return -EINVAL;
+	}
 	rc = policy_add(d, st->service, &tbf, msg, len);
 	for (q = 0; !rc && q < LNE_TBF_NQUEUES; q++) {
 		rc = lne_tbf_set_type(tbf, q, types[q], &err);
