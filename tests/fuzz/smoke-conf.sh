@@ -1,7 +1,7 @@
 #!/bin/sh
 # A short libFuzzer run of lnetctl's lnet.conf reader (tests/fuzz/fuzz-conf),
-# seeded with every file of the lnet.conf corpus, good and bad, as part of
-# `make check`.  Long runs by hand (lnetctl/conf.am).  TAP output.
+# seeded with every file of the lnet.conf corpus, good and bad, and its
+# dictionary of keys and tokens, as part of `make check`.  Long runs by hand (lnetctl/conf.am).  TAP output.
 set -u
 fuzzer=${FUZZER:-tests/fuzz/fuzz-conf}
 data=${TEST_DATA_DIR:?}
@@ -14,8 +14,8 @@ for f in "$data"/lnetconf/*.yaml "$data"/lnetconf/bad/*.yaml "$data"/lnetconf/fu
 	sum=$(cksum <"$f" | cut -d' ' -f1)
 	cp "$f" "$corpus/seed/$sum"
 done
-if "$fuzzer" -runs="${FUZZ_RUNS:-20000}" -max_len=4096 -seed=1 -timeout=20 \
-	-artifact_prefix="$corpus/" "$corpus/new" "$corpus/seed" \
+if "$fuzzer" -runs="${FUZZ_RUNS:-50000}" -max_len=4096 -seed=1 -timeout=20 \
+	-dict="$data/lnetconf/fuzz-conf.dict" -artifact_prefix="$corpus/" "$corpus/new" "$corpus/seed" \
 	>"$corpus/log" 2>&1; then
 	echo "ok 1 - fuzz-conf smoke: $(grep -o 'Done [0-9]* runs' "$corpus/log")"
 else
