@@ -236,6 +236,14 @@ static void copy_pni_state(const struct lne_inst *src, struct lne_inst *dst)
 			}
 }
 
+static int route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
+		     u32 priority, u32 sensitivity, bool copy, struct lne_err *err);
+
+/*
+ * The copy re-adds every object, and must give back what the source holds
+ * even where a limit set since would refuse it now: a peer with more NIDs
+ * than max_interfaces has become, a route to a net that has become local.
+ */
 struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 {
 	struct lne_inst *dst = lne_inst_new();
@@ -249,6 +257,7 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 	if (!dst)
 		return NULL;
 	memcpy(dst->globals, src->globals, sizeof(dst->globals));
+	dst->globals[LNE_G_MAX_INTERFACES] = ~0u; /* the source's, once its peers are in */
 	rc = lne_numa_set(dst, src->ncpt, src->numa_dist, NULL);
 	if (!rc)
 		rc = copy_rules(src, dst);
@@ -294,8 +303,9 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 	}
 	lne_list_for_each_entry(rt, &src->routes, link)
 		if (!rc)
-			rc = lne_route_add(dst, rt->rnet->id, &rt->gw->nid, rt->hops, rt->priority,
-					   rt->sensitivity, NULL);
+			rc = route_add(dst, rt->rnet->id, &rt->gw->nid, rt->hops, rt->priority,
+				       rt->sensitivity, true, NULL);
+	dst->globals[LNE_G_MAX_INTERFACES] = src->globals[LNE_G_MAX_INTERFACES];
 	dst->udsp.quiet = false;
 	if (!rc)
 		rc = lne_udsp_copy_flat(dst, src);
@@ -1049,8 +1059,9 @@ struct lne_route *lne_route_find(const struct lne_inst *ln, lne_net_t net, const
 	return NULL;
 }
 
-int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
-		  u32 priority, u32 sensitivity, struct lne_err *err)
+/* A route; @copy: one the source of a copy holds, to a net that may be local since. */
+static int route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
+		     u32 priority, u32 sensitivity, bool copy, struct lne_err *err)
 {
 	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
 	struct lne_peer_ni *gpni;
@@ -1062,7 +1073,7 @@ int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, 
 	nid_str(gw, gbuf);
 	if (!lne_lnd_name(LNE_NET_LND(net)) || LNE_NET_LND(net) == LNE_LND_LO)
 		return lne_err_set(err, -EINVAL, nbuf, -1, "not a net a route can lead to");
-	if (lne_net_find(ln, net))
+	if (!copy && lne_net_find(ln, net))
 		return lne_err_set(err, -EEXIST, nbuf, -1,
 				   "is a local net; routes lead to remote nets");
 	if (lne_nid_net(gw) == net)
@@ -1120,6 +1131,12 @@ int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, 
 	ln->nroute++;
 	lne_changed(ln);
 	return 0;
+}
+
+int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
+		  u32 priority, u32 sensitivity, struct lne_err *err)
+{
+	return route_add(ln, net, gw, hops, priority, sensitivity, false, err);
 }
 
 int lne_route_del(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, struct lne_err *err)
