@@ -1700,14 +1700,80 @@ static int event_anchor(struct ps *p, const yaml_event_t *ev)
 	return 0;
 }
 
+static int too_deep(struct ps *p, const yaml_mark_t *m)
+{
+	return fail_mark(
+		p, m, "lists and mappings nested more than %d deep, the limit (lnet.conf needs 6)",
+		CF_MAX_DEPTH);
+}
+
 /*
- * The bounds (conf.h), in one pass over libyaml's events that stops at the
- * first one broken, before the loader builds anything.  The pass is linear
- * in what it reads; libyaml's scanner is not linear in nesting (each token
- * looks at every open flow level), so it must stop as soon as the nesting
- * reaches the bound.  An alias is refused where it or its anchor stands:
- * the loader would share the aliased node, and a few lines of aliases of
- * aliases make a document that expands exponentially when walked.
+ * libyaml's parser checks each %TAG directive against every one before it,
+ * before it returns the document's first event: a few MiB of directives
+ * would hold the event pass for hours.  So the scanner's tokens go first,
+ * counting directives; and nesting, since the scanner's own cost grows
+ * with it (each token looks at every open flow level).  A scanner error
+ * stops this pass silently: the event pass, which reads the same tokens up
+ * to there, says what is wrong, or something before it.
+ */
+static int precheck_tokens(struct ps *p, const char *text, size_t len)
+{
+	yaml_parser_t yp;
+	yaml_token_t tok;
+	size_t depth = 0, directives = 0;
+	bool end = false;
+	int rc = 0;
+
+	if (!yaml_parser_initialize(&yp))
+		return nomem(p);
+	yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
+	while (!rc && !end) {
+		if (!yaml_parser_scan(&yp, &tok)) {
+			rc = yp.error == YAML_MEMORY_ERROR ? nomem(p) : 0;
+			break;
+		}
+		switch (tok.type) {
+		case YAML_STREAM_END_TOKEN:
+			end = true;
+			break;
+		case YAML_VERSION_DIRECTIVE_TOKEN:
+		case YAML_TAG_DIRECTIVE_TOKEN:
+			if (++directives > CF_MAX_DIRECTIVES)
+				rc = fail_mark(
+					p, &tok.start_mark,
+					"more than %d YAML directives (%%YAML, %%TAG), the limit "
+					"(lnet.conf needs none)",
+					CF_MAX_DIRECTIVES);
+			break;
+		case YAML_FLOW_SEQUENCE_START_TOKEN:
+		case YAML_FLOW_MAPPING_START_TOKEN:
+		case YAML_BLOCK_SEQUENCE_START_TOKEN:
+		case YAML_BLOCK_MAPPING_START_TOKEN:
+			if (++depth > CF_MAX_DEPTH)
+				rc = too_deep(p, &tok.start_mark);
+			break;
+		case YAML_FLOW_SEQUENCE_END_TOKEN:
+		case YAML_FLOW_MAPPING_END_TOKEN:
+		case YAML_BLOCK_END_TOKEN:
+			depth -= depth > 0;
+			break;
+		default:
+			break;
+		}
+		yaml_token_delete(&tok);
+	}
+	yaml_parser_delete(&yp);
+	return rc;
+}
+
+/*
+ * The bounds (conf.h), in passes that stop at the first one broken, before
+ * the loader builds anything: the tokens (above), then libyaml's events.
+ * Each is linear in what it reads; libyaml's cost is not linear in
+ * nesting, so both stop as soon as the nesting passes the bound.  An alias
+ * is refused where it or its anchor stands: the loader would share the
+ * aliased node, and a few lines of aliases of aliases make a document
+ * that expands exponentially when walked.
  */
 static int precheck(struct ps *p, const char *text, size_t len)
 {
@@ -1725,6 +1791,9 @@ static int precheck(struct ps *p, const char *text, size_t len)
 				p->fname, len, CF_MAX_BYTES, CF_MAX_BYTES >> 20);
 		return -EINVAL;
 	}
+	rc = precheck_tokens(p, text, len);
+	if (rc)
+		return rc;
 	if (!yaml_parser_initialize(&yp))
 		return nomem(p);
 	yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
@@ -1746,10 +1815,7 @@ static int precheck(struct ps *p, const char *text, size_t len)
 			depth--;
 		rc = rc ?: event_anchor(p, &ev);
 		if (!rc && depth > CF_MAX_DEPTH)
-			rc = fail_mark(p, &ev.start_mark,
-				       "lists and mappings nested more than %d deep, the limit "
-				       "(lnet.conf needs 6)",
-				       CF_MAX_DEPTH);
+			rc = too_deep(p, &ev.start_mark);
 		if (!rc && ev.type == YAML_SCALAR_EVENT && ev.data.scalar.length > CF_MAX_SCALAR)
 			rc = fail_mark(p, &ev.start_mark,
 				       "a value of %zu bytes, above the limit of %d bytes",

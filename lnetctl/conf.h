@@ -183,11 +183,14 @@ void cf_doc_free(struct cf_doc *doc);
  *    statistics and tunables of an NI, are 6 deep);
  *  - one scalar (key or value): CF_MAX_SCALAR bytes, far above any NID,
  *    expression, interface name or TBF rule command;
+ *  - YAML directives (%YAML, %TAG): CF_MAX_DIRECTIVES (lnet.conf needs
+ *    none; libyaml's parser compares each %TAG with every one before it);
  *  - one YAML document; no anchors or aliases.
  */
-#define CF_MAX_BYTES  (64u << 20)
-#define CF_MAX_DEPTH  16
-#define CF_MAX_SCALAR 4096
+#define CF_MAX_BYTES	  (64u << 20)
+#define CF_MAX_DEPTH	  16
+#define CF_MAX_SCALAR	  4096
+#define CF_MAX_DIRECTIVES 8
 
 /*
  * Parse @len bytes of lnet.conf YAML into @doc, which must be empty.  Errors

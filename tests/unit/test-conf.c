@@ -1002,7 +1002,7 @@ START_TEST(bounds)
 {
 	char *text, msg[160];
 	struct cf_doc d;
-	size_t len;
+	size_t len, n;
 
 	ck_assert_int_eq(CF_MAX_DEPTH, 16);
 	text = nest("[", "]", 100000, &len);
@@ -1043,6 +1043,27 @@ START_TEST(bounds)
 	memset(text, 'k', CF_MAX_SCALAR + 1);
 	strcpy(text + CF_MAX_SCALAR + 1, ": 1");
 	refused(text, strlen(text), "t.yaml:1:1: a value of 4097 bytes, above the limit");
+	free(text);
+
+	/*
+	 * CF_MAX_DIRECTIVES directives are read; one more is refused where it
+	 * stands, however many follow (libyaml compares each %TAG with every
+	 * one before it: 20,000 took seconds, 64 MiB of them hours).
+	 */
+	ck_assert_int_eq(CF_MAX_DIRECTIVES, 8);
+	text = malloc(20000 * 32 + 64);
+	ck_assert(text);
+	for (len = 0, n = 0; n < 20000; n++) {
+		if (n == CF_MAX_DIRECTIVES) {
+			strcpy(text + len, "---\nnet: []\n");
+			parse_ok(text, CF_ADD, &d);
+			ck_assert(doc_empty(&d));
+		}
+		len += (size_t)sprintf(text + len, "%%TAG !t%zu! tag:lnet%zu:\n", n, n);
+	}
+	strcpy(text + len, "---\nnet: []\n");
+	refused(text, strlen(text),
+		"t.yaml:9:1: more than 8 YAML directives (%YAML, %TAG), the limit");
 	free(text);
 
 	/* One byte over CF_MAX_BYTES: refused before a byte is parsed. */
