@@ -41,7 +41,9 @@
  *   -EEXIST        it exists already (a NID that belongs to another peer)
  *   -EBUSY         something depends on it (a gateway with routes)
  *   -E2BIG         a limit was reached (max_interfaces)
- *   -EHOSTUNREACH  (SELECT) nothing reaches the destination
+ *   -EHOSTUNREACH  (SELECT, EXPLAIN) nothing reaches the destination
+ *   -EADDRNOTAVAIL (SELECT, EXPLAIN) the source NID is not a local NI
+ *   -ENETDOWN      (SELECT, EXPLAIN) the source NI is down
  *   -EOPNOTSUPP    LNETK_A_FLAGS bits the command does not support
  * Every refusal carries an extack message saying, in a sentence, what was
  * wrong, naming the bad attribute (NLMSGERR_ATTR_OFFS points at it) or the
