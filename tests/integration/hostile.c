@@ -25,6 +25,7 @@
 #include <string.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lnetd.h"
 
@@ -231,6 +232,32 @@ static int deep(sd_bus *bus)
 	return rc;
 }
 
+/* lnetd's CPU time so far (user + system, seconds), or -1 without $LNETD_PID. */
+static double lnetd_cpu(void)
+{
+	const char *pid = getenv("LNETD_PID");
+	unsigned long long ut = 0, st = 0;
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	if (!pid)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* Fields 14 and 15, counted after the command's closing parenthesis. */
+	p = strrchr(buf, ')');
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -258,19 +285,33 @@ static int bench(sd_bus *bus)
 	 * run may carry: the most small peers, the widest peers, and the most
 	 * rules, each matching every peer NI there is.
 	 */
-	for (i = 0; ok && i < 6; i++)
-		ok &= i % 3 == 0 ? apply_peers(bus, LNETD_DRY_ITEMS_UNPRIV / 3, 2, 1, "most peers",
-					       &t[i])
-		      : i % 3 == 1
-			      ? apply_peers(bus, nops, nids, 1, "widest peers", &t[i])
-			      : apply_rules(bus, LNETD_DRY_ITEMS_UNPRIV, 1, "most rules", &t[i]);
+	/*
+	 * What the call cost lnetd is its CPU time (when $LNETD_PID says whose):
+	 * the wall time a caller sees also counts other processes' turns on a
+	 * busy machine, and polkit's answer, during which lnetd serves others.
+	 */
+	for (i = 0; ok && i < 6; i++) {
+		double c0 = lnetd_cpu(), c1;
+
+		if (i % 3 == 0)
+			ok &= apply_peers(bus, LNETD_DRY_ITEMS_UNPRIV / 3, 2, 1, "most peers",
+					  &t[i]);
+		else if (i % 3 == 1)
+			ok &= apply_peers(bus, nops, nids, 1, "widest peers", &t[i]);
+		else
+			ok &= apply_rules(bus, LNETD_DRY_ITEMS_UNPRIV, 1, "most rules", &t[i]);
+		c1 = lnetd_cpu();
+		if (c0 >= 0 && c1 >= 0)
+			t[i] = c1 - c0;
+	}
 	if (!ok)
 		return 0;
 	qsort(t, 6, sizeof(*t), cmp_d);
 	worst = t[5];
-	printf("B1: the worst unprivileged call held lnetd %.3f s (slowest of 6; target <= %.1f s), "
-	       "%.0f times a trivial call (%.2f ms)\n",
-	       worst, LNETD_UNPRIV_HOLD_S, worst / trivial[10], trivial[10] * 1e3);
+	printf("B1: the worst unprivileged call cost lnetd %.3f s%s (slowest of 6; target <= %.1f "
+	       "s), %.0f times a trivial call (%.2f ms)\n",
+	       worst, lnetd_cpu() >= 0 ? " of CPU" : "", LNETD_UNPRIV_HOLD_S, worst / trivial[10],
+	       trivial[10] * 1e3);
 	if (worst > LNETD_UNPRIV_HOLD_S) {
 		printf("B1: FAIL\n");
 		return 0;
