@@ -1703,7 +1703,7 @@ static int event_anchor(struct ps *p, const yaml_event_t *ev)
 static int too_deep(struct ps *p, const yaml_mark_t *m)
 {
 	return fail_mark(
-		p, m, "lists and mappings nested more than %d deep, the limit (lnet.conf needs 6)",
+		p, m, "lists and mappings nested more than %d deep, the limit (lnet.conf needs 7)",
 		CF_MAX_DEPTH);
 }
 

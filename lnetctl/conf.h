@@ -179,8 +179,8 @@ void cf_doc_free(struct cf_doc *doc);
  *  - the file: CF_MAX_BYTES (64 MiB; an export of 50,000 peers with two
  *    NIDs each is under 7 MiB);
  *  - nesting of lists and mappings: CF_MAX_DEPTH, the top-level mapping
- *    counting as one (lnet.conf's deepest entries, Lustre's show -v
- *    statistics and tunables of an NI, are 6 deep);
+ *    counting as one (lnet.conf's deepest entries are 7 deep: the NID
+ *    lists in the "udsp info" of a peer NI in peer show -v output);
  *  - one scalar (key or value): CF_MAX_SCALAR bytes, far above any NID,
  *    expression, interface name or TBF rule command;
  *  - YAML directives (%YAML, %TAG): CF_MAX_DIRECTIVES (lnet.conf needs

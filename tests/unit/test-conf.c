@@ -1008,7 +1008,7 @@ START_TEST(bounds)
 	text = nest("[", "]", 100000, &len);
 	refused(text, len,
 		"t.yaml:1:17: lists and mappings nested more than 16 deep, the limit "
-		"(lnet.conf needs 6)");
+		"(lnet.conf needs 7)");
 	free(text);
 	text = nest("{a: ", "}", 100000, &len);
 	refused(text, len, "t.yaml:1:65: lists and mappings nested more than 16 deep");
