@@ -2373,8 +2373,10 @@ static int undo_obj_read(struct store *st, const char *json, struct undo_obj *o)
 			rc = SQLITE_NOMEM;
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_ROW)
+	if (rc != SQLITE_ROW) {
+		undo_obj_clear(o);
 		return st_errno(st, rc);
+	}
 	s = use(st, S_JSON_NIDS);
 	bind_text(s, 1, json);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -2390,7 +2392,11 @@ static int undo_obj_read(struct store *st, const char *json, struct undo_obj *o)
 		o->nnids++;
 	}
 	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : st_errno(st, rc);
+	if (rc == SQLITE_DONE)
+		return 0;
+	/* Whatever was read so far goes: the caller has nothing to clear on failure. */
+	undo_obj_clear(o);
+	return st_errno(st, rc);
 }
 
 /* Do the inverse of one recorded change. */
