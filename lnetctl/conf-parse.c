@@ -13,11 +13,12 @@
  *    fields in the vocabulary's order.
  *  - Everything is parsed into a private document that is moved to the
  *    caller only at the end: an error leaves nothing behind.
- *  - Before the loader, one pass over libyaml's events checks the bounds
- *    (conf.h) and stops at the first one broken: the loader's cost grows
- *    faster than the nesting, and anchors and aliases are refused (lnet.conf
- *    has no use for them, and the loader shares aliased nodes, so a small
- *    file could expand hugely).
+ *  - Before the loader, a pass over libyaml's tokens and one over its
+ *    events check the bounds (conf.h) and stop at the first one broken:
+ *    libyaml's cost grows faster than the nesting and the number of %TAG
+ *    directives, and anchors and aliases are refused (lnet.conf has no use
+ *    for them, and the loader shares aliased nodes, so a small file could
+ *    expand hugely).
  *  - Numbers are plain decimal up to 2^32-1.  A quoted "180" is a string
  *    (Lustre's lnetctl would read it as 0), so it is refused where a
  *    number is due.  Lustre prints -1 for "default" in a route's hop,
