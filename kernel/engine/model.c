@@ -1088,7 +1088,8 @@ static int route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *g
 	if (lne_route_find(ln, net, gw))
 		return lne_err_set(err, -EEXIST, nbuf, -1, "a route through %s exists already",
 				   gbuf);
-	if (lne_ni_find(ln, gw))
+	/* the loopback NI is local too, though it is on no list */
+	if (gw->lnd == LNE_LND_LO || lne_ni_find(ln, gw))
 		return lne_err_set(err, -EINVAL, gbuf, -1, "is a local NI; a gateway is a peer");
 
 	rt = lne_zalloc(sizeof(*rt));
