@@ -245,8 +245,11 @@ static int row_nets(sd_bus_message *r, char ***nets, size_t *n)
 			if (!grown)
 				return -ENOMEM;
 			*nets = grown;
-			(*nets)[(*n)++] = strdup(net);
-			(*nets)[*n] = NULL;
+			/* Counted only once there: a hole would end the list early. */
+			(*nets)[*n] = strdup(net);
+			if (!(*nets)[*n])
+				return -ENOMEM;
+			(*nets)[++(*n)] = NULL;
 		}
 	}
 	if (rc >= 0)

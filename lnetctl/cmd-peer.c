@@ -86,8 +86,11 @@ static int expand_one(const char *nid, const char *what, char ***out, size_t *n)
 		if (!grown)
 			return ctl_fail(EXIT_REFUSED, "out of memory");
 		*out = grown;
-		(*out)[(*n)++] = strdup(nid);
-		(*out)[*n] = NULL;
+		/* Counted only once there: a hole would end the list early. */
+		(*out)[*n] = strdup(nid);
+		if (!(*out)[*n])
+			return ctl_fail(EXIT_REFUSED, "out of memory");
+		(*out)[++(*n)] = NULL;
 		return 0;
 	}
 	for (p = nid; k < 4; k++) {

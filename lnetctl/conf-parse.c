@@ -1446,7 +1446,7 @@ static int do_tbf(struct ps *p, yaml_node_t *item, void *st)
 		return rc;
 	}
 	op = op_at(p->mode == CF_DEL ? "del" : "set", "tbf", item);
-	rc = op ? cf_op_set_str(op, "service", sval(s.service)) : 0;
+	rc = op ? cf_op_set_str(op, "service", sval(s.service)) : -ENOMEM;
 	if (p->mode != CF_DEL) {
 		const char **v = calloc(s.rules.n + 1, sizeof(*v));
 

@@ -112,6 +112,18 @@ OUT=$(setpriv --reuid=3 --regid=3 --clear-groups busctl --address="$DBUS_SYSTEM_
 	org.lnetd1.Manager SetGlobal su retry_count 4 2>&1)
 check "a caller that allowed interaction is told no agent answered for it" \
 	has "no polkit authentication agent answered for you"
+# lnetctl on a terminal (script(1) gives it one) lets polkit ask; told not to, it does not.
+LNETCTL=${LNETCTL:-lnetctl/lnetctl}
+tty_lnetctl() {
+	OUT=$(setpriv --reuid=3 --regid=3 --clear-groups script -qec \
+		"$LNETCTL $* set retry_count 4" /dev/null </dev/null 2>&1)
+}
+tty_lnetctl
+check "lnetctl on a terminal allows interaction: no agent answered, it is told" \
+	has "no polkit authentication agent answered for you"
+tty_lnetctl --no-ask-password
+check "with --no-ask-password it does not, and is told to ask from a terminal" \
+	has "ask from a terminal"
 bprop Generation
 check "and nothing changed" has 't 2'
 finish
