@@ -773,12 +773,13 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 {
 	struct nlattr *nest = info->attrs[LNETK_A_PEER], *tb[LNETK_PEER_A_MAX + 1];
 	struct nlattr *ptb[LNETK_PNI_A_MAX + 1], *a, *p;
+	const struct lne_peer_ni **seen;
 	struct lne_nid primary, nid;
 	bool primary_too = false;
 	struct lne_peer *peer;
 	struct lne_err err;
 	int rc, rem, pass;
-	u32 listed = 0;
+	u32 nseen = 0, i;
 
 	rc = lnetk_parse_nest(tb, LNETK_PEER_A_MAX, nest, peer_policy, info->extack);
 	if (!rc)
@@ -800,6 +801,13 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 		rc = lne_peer_del(ln->inst, &primary, &err);
 		return rc ? lnetk_engine_refusal(info->extack, a, rc, &err) : 0;
 	}
+	/*
+	 * The peer's other NIDs listed so far, each once: a NID listed twice
+	 * must not count twice when the primary asks whether all the others go.
+	 */
+	seen = kvmalloc_array(peer->npni, sizeof(*seen), GFP_KERNEL);
+	if (!seen)
+		return lnetk_refuse(info->extack, NULL, -ENOMEM, "out of memory");
 	/* Check every NID first, delete after: all or nothing. */
 	for (pass = 0; pass < 2; pass++) {
 		nla_for_each_nested(p, nest, rem) {
@@ -817,43 +825,55 @@ static int do_peer_del(struct lnetk_net *ln, struct genl_info *info, struct sk_b
 			if (!rc)
 				rc = lnetk_get_nid(ptb[LNETK_PNI_A_NID], &nid, info->extack);
 			if (rc)
-				return rc;
+				goto out;
 			if (lne_nid_equal(&nid, &primary)) {
 				primary_too = true;
-				if (!pass)
-					listed++;
 				continue;
 			}
 			pni = lne_peer_ni_find(ln->inst, &nid);
-			if (!pass)
-				listed++;
-			if (!pass && (!pni || lne_peer_of(pni) != peer))
-				return lnetk_refuse(info->extack, p, -ENOENT,
-						    "not a NID of this peer");
-			if (!pass && pni->gw_refs)
-				return lnetk_refuse(
+			if (!pass && (!pni || lne_peer_of(pni) != peer)) {
+				rc = lnetk_refuse(info->extack, p, -ENOENT,
+						  "not a NID of this peer");
+				goto out;
+			}
+			if (!pass && pni->gw_refs) {
+				rc = lnetk_refuse(
 					info->extack, p, -EBUSY,
 					"this NID is a route's gateway; delete the routes first");
-			if (pass)
+				goto out;
+			}
+			if (!pass) {
+				for (i = 0; i < nseen && seen[i] != pni; i++)
+					;
+				if (i == nseen && nseen < peer->npni)
+					seen[nseen++] = pni;
+			}
+			if (pass && pni)
 				lne_peer_del_nid(ln->inst, &primary, &nid, NULL);
 		}
 		/* The primary goes only with every other NID: check before deleting. */
-		if (!pass && primary_too && listed != peer->npni)
-			return lnetk_refuse(
+		if (!pass && primary_too && nseen + 1 != peer->npni) {
+			rc = lnetk_refuse(
 				info->extack, a, -EBUSY,
 				"the primary NID goes only with all the peer's other NIDs; delete the peer instead");
-		if (!pass && primary_too && lne_peer_ni_find(ln->inst, &primary)->gw_refs)
-			return lnetk_refuse(
+			goto out;
+		}
+		if (!pass && primary_too && lne_peer_ni_find(ln->inst, &primary)->gw_refs) {
+			rc = lnetk_refuse(
 				info->extack, a, -EBUSY,
 				"the primary NID is a route's gateway; delete the routes first");
+			goto out;
+		}
 	}
 	/* The primary goes last, and only with every other NID. */
 	if (primary_too) {
 		rc = lne_peer_del_nid(ln->inst, &primary, &primary, &err);
 		if (rc)
-			return lnetk_engine_refusal(info->extack, a, rc, &err);
+			rc = lnetk_engine_refusal(info->extack, a, rc, &err);
 	}
-	return 0;
+out:
+	kvfree(seen);
+	return rc;
 }
 
 static int lnetk_peer_del(struct sk_buff *skb, struct genl_info *info)
