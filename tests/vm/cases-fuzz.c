@@ -2109,6 +2109,44 @@ static void case_batch_copy(struct lnetk *lk)
 	reset_state(lk);
 }
 
+/*
+ * PEER_DEL lists NIDs to delete, the primary last of all: a NID listed
+ * twice counted twice, so the primary could seem to go with every other
+ * NID while one stayed; the others were deleted, then the primary was
+ * refused (EBUSY), and the refusal had changed the peer.  Found by
+ * fuzzing (LNETK_FUZZ_SEED=20261126, round 1614).
+ */
+static void case_peer_del_twice(struct lnetk *lk)
+{
+	static const char *const lists[][3] = {
+		{"10.7.0.101@tcp", "10.7.0.100@tcp", "10.7.0.100@tcp"},
+		{"10.7.0.101@tcp", "10.7.0.101@tcp", "10.7.0.100@tcp"},
+	};
+	struct state before, after;
+	struct lnetk_err err;
+	bool ok = true;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < N(lists); i++) {
+		reset_state(lk);
+		memset(&err, 0, sizeof(err));
+		state_take(lk, &before);
+		/* the peer has three NIDs: 192.168.7.50@o2ib is not listed */
+		rc = lnetk_peer_del(lk, "10.7.0.100@tcp", lists[i], 3, &err);
+		state_take(lk, &after);
+		diag("PEER_DEL 10.7.0.100@tcp with %s, %s, %s: %s (%s)%s", lists[i][0], lists[i][1],
+		     lists[i][2], errname(rc), err.msg,
+		     state_same(&before, &after) ? "" : "; the peer changed");
+		ok &= rc == -EBUSY && state_same(&before, &after);
+		state_free(&before);
+		state_free(&after);
+	}
+	reset_state(lk);
+	tap(ok, "fuzz: PEER_DEL of a peer's primary and all but one NID, some listed twice, is "
+		"refused and changes nothing");
+}
+
 static void report(double t0)
 {
 	int i;
@@ -2176,6 +2214,7 @@ void cases_fuzz(void)
 	kmsg_open();
 	case_not_taken(lk, &s);
 	case_batch_copy(lk);
+	case_peer_del_twice(lk);
 	reset_state(lk);
 	na = cfg.iters * 3 / 10;
 	nu = cfg.iters / 10;
