@@ -185,7 +185,7 @@ char *const *cf_op_get_strv(const struct cf_op *op, const char *key, size_t *n)
 	return v->sv.v;
 }
 
-static bool val_equal(const struct cf_val *a, const struct cf_val *b)
+bool cf_val_equal(const struct cf_val *a, const struct cf_val *b)
 {
 	size_t i;
 
@@ -218,7 +218,7 @@ bool cf_op_equal(const struct cf_op *a, const struct cf_op *b)
 		return false;
 	for (i = 0; i < a->nf; i++) {
 		v = cf_op_get(b, a->f[i].key);
-		if (!v || !val_equal(&a->f[i].val, v))
+		if (!v || !cf_val_equal(&a->f[i].val, v))
 			return false;
 	}
 	return true;

@@ -153,6 +153,8 @@ bool cf_op_get_u32(const struct cf_op *op, const char *key, uint32_t *u);
 bool cf_op_get_bool(const struct cf_op *op, const char *key, bool *b);
 char *const *cf_op_get_strv(const struct cf_op *op, const char *key, size_t *n);
 
+/* Two values of the same type and the same content. */
+bool cf_val_equal(const struct cf_val *a, const struct cf_val *b);
 /* Same verb, object and fields (in any order); positions are not compared. */
 bool cf_op_equal(const struct cf_op *a, const struct cf_op *b);
 /*

@@ -27,30 +27,6 @@ static bool empty(const struct cf_doc *d)
 	return !d->op && !d->nop && !d->warning && !d->nwarning;
 }
 
-static bool val_equal(const struct cf_val *a, const struct cf_val *b)
-{
-	size_t i;
-
-	if (a->type != b->type)
-		return false;
-	switch (a->type) {
-	case CF_STR:
-		return !strcmp(a->s, b->s);
-	case CF_U32:
-		return a->u == b->u;
-	case CF_BOOL:
-		return a->b == b->b;
-	case CF_STRV:
-		if (a->sv.n != b->sv.n)
-			return false;
-		for (i = 0; i < a->sv.n; i++)
-			if (strcmp(a->sv.v[i], b->sv.v[i]))
-				return false;
-		return true;
-	}
-	return false;
-}
-
 /* @b is @a read back: the same fields, but a udsp op's kind, which emit leaves out. */
 static bool op_read_back(const struct cf_op *a, const struct cf_op *b)
 {
@@ -64,7 +40,7 @@ static bool op_read_back(const struct cf_op *a, const struct cf_op *b)
 		if (!strcmp(a->obj, "udsp") && !strcmp(a->f[i].key, "kind"))
 			continue;
 		v = cf_op_get(b, a->f[i].key);
-		if (!v || !val_equal(&a->f[i].val, v))
+		if (!v || !cf_val_equal(&a->f[i].val, v))
 			return false;
 		na++;
 	}
