@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
-#include <time.h>
 
 #include "bus-errors.h"
 #include "change.h"
@@ -77,7 +76,6 @@ enum pk_verdict {
 
 struct pk_query {
 	struct pk_query *next;
-	struct pk_query **head;	 /* the list it is on, to leave it when freed */
 	sd_bus_message *request; /* the method call, dispatched again on the answer */
 	sd_bus_slot *slot;	 /* the CheckAuthorization call in flight */
 	enum pk_verdict verdict;
@@ -89,7 +87,7 @@ static void pk_free(struct pk_query *q)
 {
 	struct pk_query **p;
 
-	for (p = q->head; *p; p = &(*p)->next)
+	for (p = &pk_queries; *p; p = &(*p)->next)
 		if (*p == q) {
 			*p = q->next;
 			break;
@@ -201,7 +199,6 @@ static int pk_ask(sd_bus_message *m, sd_bus_error *e)
 	}
 	sd_bus_slot_set_destroy_callback(pq->slot, pk_slot_gone);
 	pq->request = sd_bus_message_ref(m);
-	pq->head = &pk_queries;
 	pq->next = pk_queries;
 	pk_queries = pq;
 	return 0;
@@ -303,11 +300,11 @@ static int run(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, si
 
 /* Apply's: a refusal always names the operation, even in a list of one. */
 static int run_numbered(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, size_t n,
-			bool dry, uint64_t deadline, char **summary, sd_bus_error *e)
+			bool dry, uint64_t budget_us, char **summary, sd_bus_error *e)
 {
 	struct lnetd_change_err err;
 	char msg[sizeof(err.msg) + 64];
-	int rc = lnetd_change(d, &c->who, ops, n, dry, deadline, summary, &err);
+	int rc = lnetd_change(d, &c->who, ops, n, dry, budget_us, summary, &err);
 
 	if (!rc)
 		return 0;
@@ -1314,14 +1311,6 @@ static int append_lines(sd_bus_message *reply, const char *text)
 	return rc;
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* Operations and the strings they list: what a dry run's bound counts. */
 static size_t op_items(const struct lnetd_op *op)
 {
@@ -1395,8 +1384,7 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	else if (rc >= 0)
 		c = (struct caller){.who = {.uid = 0, .command = ""}};
 	if (rc == 0 && !authorised) {
-		rc = run_numbered(d, &c, ops, n, dry, now_usec() + LNETD_UNPRIV_BUDGET_US, &summary,
-				  e);
+		rc = run_numbered(d, &c, ops, n, dry, LNETD_UNPRIV_BUDGET_US, &summary, e);
 		if (rc == -ETIME) {
 			rc = authorise(m, &c, e);
 			authorised = true;
@@ -2326,7 +2314,7 @@ static const sd_bus_vtable manager_vtable[] = {
 struct scan {
 	size_t items;	  /* values seen, at every level */
 	unsigned int arg; /* the top-level argument being read, from 1 */
-	const char *why;  /* what was over its bound */
+	bool too_long;	  /* a string was over its bound (else the count was) */
 	size_t len;
 };
 
@@ -2343,10 +2331,8 @@ static int scan_values(sd_bus_message *m, struct scan *s, unsigned int depth)
 			return rc;
 		if (!depth)
 			s->arg++;
-		if (++s->items > LNETD_ITEMS_MAX) {
-			s->why = "values";
+		if (++s->items > LNETD_ITEMS_MAX)
 			return -E2BIG;
-		}
 		switch (type) {
 		case 'a':
 		case 'v':
@@ -2363,7 +2349,7 @@ static int scan_values(sd_bus_message *m, struct scan *s, unsigned int depth)
 		case 'g':
 			rc = sd_bus_message_read_basic(m, type, &str);
 			if (rc >= 0 && (s->len = strlen(str)) > LNETD_STR_MAX) {
-				s->why = "string";
+				s->too_long = true;
 				rc = -E2BIG;
 			}
 			break;
@@ -2391,7 +2377,7 @@ static int bounds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_er
 		return 0;
 	rc = scan_values(m, &s, 0);
 	if (rc == -E2BIG) {
-		if (!strcmp(s.why, "string"))
+		if (s.too_long)
 			rc = sd_bus_reply_method_errorf(
 				m, LNETD_ERR_LIMIT,
 				"argument %u holds a string of %zu bytes; lnetd takes at most %u",

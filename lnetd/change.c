@@ -785,12 +785,13 @@ static uint64_t now_usec(void)
 }
 
 int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops, size_t n,
-		 bool dry, uint64_t deadline, char **summary, struct lnetd_change_err *err)
+		 bool dry, uint64_t budget_us, char **summary, struct lnetd_change_err *err)
 {
 	char text[sizeof(err->msg)];
 	struct msg m = {.s = text, .len = sizeof(text)};
 	struct store_err serr = {""};
 	uint64_t before = d->generation, gen0 = lne_generation(d->mirror);
+	uint64_t deadline = budget_us ? now_usec() + budget_us : 0;
 	char *change = NULL;
 	size_t i;
 	int rc;

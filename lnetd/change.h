@@ -95,13 +95,13 @@ int lnetd_verb_lookup(const char *name);	   /* or -1 */
  * generation, unchanged if nothing changed; with @dry nothing is kept) or a
  * negative errno with @err filled.  *@summary, if @summary is not NULL, gets
  * what changed (or, with @dry, would have), one line per change ("+peer
- * 10.0.0.1@tcp"), malloc'd; NULL on failure.  A non-zero @deadline
- * (CLOCK_MONOTONIC, microseconds) bounds the judging: an operation that
- * would start after it is not run, and the change ends in -ETIME, nothing
- * kept.
+ * 10.0.0.1@tcp"), malloc'd; NULL on failure.  A non-zero @budget_us
+ * bounds the judging (microseconds from the call): an operation that would
+ * start after it is spent is not run, and the change ends in -ETIME,
+ * nothing kept.
  */
 int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops, size_t n,
-		 bool dry, uint64_t deadline, char **summary, struct lnetd_change_err *err);
+		 bool dry, uint64_t budget_us, char **summary, struct lnetd_change_err *err);
 
 /* Undo every change after generation @gen, as one new change. */
 int lnetd_rollback(struct lnetd *d, const struct st_who *who, uint64_t gen,
