@@ -16,6 +16,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-errors.h"
+#include "bus-int.h"
 #include "change.h"
 #include "kernel.h"
 #include "ktbf.h"
@@ -33,7 +34,7 @@ static const sd_bus_error_map lnetd_errors[] = {
 };
 
 /* The one place an errno and a sentence become a D-Bus error. */
-static int fail(sd_bus_error *e, int rc, const char *msg)
+int bus_fail(sd_bus_error *e, int rc, const char *msg)
 {
 	const char *name = rc == -ENOENT   ? LNETD_ERR_NOT_FOUND
 			   : rc == -EEXIST ? LNETD_ERR_EXISTS
@@ -48,246 +49,6 @@ static int fail(sd_bus_error *e, int rc, const char *msg)
 	return sd_bus_error_set(e, name, msg);
 }
 
-/* Who asks, for authorisation and for history. */
-struct caller {
-	struct st_who who;
-	char cmd[512];
-};
-
-#define POLKIT_ACTION LNETD_BUS_NAME ".manage"
-
-/*
- * Asking polkit.  The question goes out asynchronously, so one caller
- * waiting for an answer (an admin typing a password, a slow rule) holds up
- * nobody else: the method handler returns at once, keeping the request, and
- * when polkit answers the request is put back in the bus's queue and
- * dispatched again from the start, finding the answer waiting for it.  A
- * caller that set ALLOW_INTERACTIVE_AUTHORIZATION on its call (lnetctl does
- * on a terminal) lets polkit ask for a password through the caller's agent.
- */
-enum pk_verdict {
-	PK_WAITING,
-	PK_YES,
-	PK_NO,
-	PK_CHALLENGE,
-	PK_ABSENT,
-	PK_ERROR
-};
-
-struct pk_query {
-	struct pk_query *next;
-	sd_bus_message *request; /* the method call, dispatched again on the answer */
-	sd_bus_slot *slot;	 /* the CheckAuthorization call in flight */
-	enum pk_verdict verdict;
-};
-
-static struct pk_query *pk_queries;
-
-static void pk_free(struct pk_query *q)
-{
-	struct pk_query **p;
-
-	for (p = &pk_queries; *p; p = &(*p)->next)
-		if (*p == q) {
-			*p = q->next;
-			break;
-		}
-	sd_bus_slot_unref(q->slot);
-	sd_bus_message_unref(q->request);
-	free(q);
-}
-
-/* The slot goes with the bus (at exit) or after the answer: the query goes with it. */
-static void pk_slot_gone(void *userdata)
-{
-	struct pk_query *q = userdata;
-
-	q->slot = NULL;
-	if (q->verdict == PK_WAITING)
-		pk_free(q);
-}
-
-static int pk_answer(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
-{
-	struct pk_query *q = userdata;
-	const sd_bus_error *e = sd_bus_message_get_error(reply);
-	int yes = 0, challenge = 0, rc;
-
-	if (e) {
-		q->verdict = sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
-						    SD_BUS_ERROR_NAME_HAS_NO_OWNER)
-				     ? PK_ABSENT
-				     : PK_ERROR;
-	} else {
-		rc = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
-		if (rc >= 0)
-			rc = sd_bus_message_read(reply, "bb", &yes, &challenge);
-		q->verdict = rc < 0 ? PK_ERROR : yes ? PK_YES : challenge ? PK_CHALLENGE : PK_NO;
-	}
-	/* The slot is done; q lives until the request comes back for its verdict. */
-	sd_bus_slot_set_destroy_callback(q->slot, NULL);
-	q->slot = sd_bus_slot_unref(q->slot);
-	rc = sd_bus_message_rewind(q->request, true);
-	if (rc >= 0)
-		rc = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
-	if (rc < 0) {
-		fprintf(stderr,
-			"lnetd: cannot dispatch a call again after polkit answered: %s, "
-			"dropping it\n",
-			strerror(-rc));
-		pk_free(q);
-	}
-	return 1;
-}
-
-static struct pk_query *pk_find(sd_bus_message *m)
-{
-	struct pk_query *q;
-
-	for (q = pk_queries; q; q = q->next)
-		if (q->request == m)
-			return q;
-	return NULL;
-}
-
-/* Send polkit the question for @m.  0: asked, negative: could not ask. */
-static int pk_ask(sd_bus_message *m, sd_bus_error *e)
-{
-	sd_bus *bus = sd_bus_message_get_bus(m);
-	const char *sender = sd_bus_message_get_sender(m);
-	bool interactive = sd_bus_message_get_allow_interactive_authorization(m) > 0;
-	sd_bus_message *q = NULL;
-	struct pk_query *pq, *x;
-	size_t all = 0, mine = 0;
-	int rc;
-
-	if (!sender) /* a direct connection: no bus name for polkit to judge */
-		return fail(e, -EPERM, "changing LNet's configuration needs root");
-	for (x = pk_queries; x; x = x->next) {
-		const char *s = sd_bus_message_get_sender(x->request);
-
-		all++;
-		mine += s && !strcmp(s, sender);
-	}
-	if (all >= LNETD_POLKIT_PENDING_MAX || mine >= LNETD_POLKIT_PENDING_PER_CALLER)
-		return fail(
-			e, -EBUSY,
-			mine >= LNETD_POLKIT_PENDING_PER_CALLER
-				? "too many of your calls are waiting for polkit; try again when "
-				  "they are answered"
-				: "too many calls are waiting for polkit; try again shortly");
-	pq = calloc(1, sizeof(*pq));
-	if (!pq)
-		return fail(e, -ENOMEM, "out of memory");
-	rc = sd_bus_message_new_method_call(bus, &q, "org.freedesktop.PolicyKit1",
-					    "/org/freedesktop/PolicyKit1/Authority",
-					    "org.freedesktop.PolicyKit1.Authority",
-					    "CheckAuthorization");
-	/* Flag 1: AllowUserInteraction, only when the caller said it may be asked. */
-	if (rc >= 0)
-		rc = sd_bus_message_append(q, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
-					   sender, POLKIT_ACTION, 0, (uint32_t)interactive, "");
-	/* Someone typing a password gets minutes; a rule's answer, the usual 25 s. */
-	if (rc >= 0)
-		rc = sd_bus_call_async(bus, &pq->slot, q, pk_answer, pq,
-				       interactive ? 300 * 1000000ULL : 25 * 1000000ULL);
-	sd_bus_message_unref(q);
-	if (rc < 0) {
-		free(pq);
-		return fail(e, -EPERM,
-			    "changing LNet's configuration needs root (polkit cannot be asked)");
-	}
-	sd_bus_slot_set_destroy_callback(pq->slot, pk_slot_gone);
-	pq->request = sd_bus_message_ref(m);
-	pq->next = pk_queries;
-	pk_queries = pq;
-	return 0;
-}
-
-/* The verdict polkit gave @m's earlier dispatch, taken (0: allowed), or 1 if none yet. */
-static int pk_verdict(sd_bus_message *m, sd_bus_error *e)
-{
-	struct pk_query *q = pk_find(m);
-	bool interactive = sd_bus_message_get_allow_interactive_authorization(m) > 0;
-	enum pk_verdict v;
-
-	if (!q)
-		return 1;
-	v = q->verdict;
-	if (v == PK_WAITING) /* dispatched again before the answer: cannot happen */
-		return fail(e, -EBUSY, "this call is already waiting for polkit");
-	pk_free(q);
-	switch (v) {
-	case PK_YES:
-		return 0;
-	case PK_ABSENT:
-		return fail(e, -EPERM,
-			    "changing LNet's configuration needs root (polkit, which could "
-			    "allow " POLKIT_ACTION ", is not running)");
-	case PK_CHALLENGE:
-		/* Asked to ask, polkit still wants a password: no agent of the caller's. */
-		if (interactive)
-			return sd_bus_error_set(
-				e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
-				"changing LNet's configuration needs authentication "
-				"(polkit: " POLKIT_ACTION
-				"), and no polkit authentication agent answered for "
-				"you; run one (pkttyagent), or ask as root");
-		return sd_bus_error_set(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
-					"changing LNet's configuration needs authentication "
-					"(polkit: " POLKIT_ACTION
-					"); ask from a terminal (lnetctl asks there unless given "
-					"--no-ask-password), or as root");
-	case PK_ERROR:
-		return fail(e, -EPERM,
-			    "changing LNet's configuration needs root (polkit could not answer "
-			    "for " POLKIT_ACTION ")");
-	default:
-		return fail(e, -EPERM,
-			    "changing LNet's configuration needs root or the polkit "
-			    "authorisation " POLKIT_ACTION);
-	}
-}
-
-/*
- * Changes need root or polkit's org.lnetd1.manage; reads do not.
- * 0: go on; 1: polkit was asked, return 1 now (the call comes back with the
- * answer); negative: refused, @e says why.
- */
-static int authorise(sd_bus_message *m, struct caller *c, sd_bus_error *e)
-{
-	sd_bus_creds *creds = NULL;
-	uid_t uid = (uid_t)-1;
-	char **argv = NULL;
-	size_t used = 0;
-	pid_t pid = 0;
-	int rc;
-
-	/* The command line comes from /proc (AUGMENT): good enough for history. */
-	rc = sd_bus_query_sender_creds(m,
-				       SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_CMDLINE |
-					       SD_BUS_CREDS_AUGMENT,
-				       &creds);
-	if (rc < 0)
-		return fail(e, -EPERM, "cannot tell who is asking; refusing the change");
-	sd_bus_creds_get_euid(creds, &uid);
-	sd_bus_creds_get_pid(creds, &pid);
-	c->cmd[0] = '\0';
-	if (sd_bus_creds_get_cmdline(creds, &argv) >= 0)
-		for (; argv && *argv && used + 1 < sizeof(c->cmd); argv++)
-			used += (size_t)snprintf(c->cmd + used, sizeof(c->cmd) - used, "%s%s",
-						 used ? " " : "", *argv);
-	sd_bus_creds_unref(creds);
-	c->who = (struct st_who){.uid = uid, .pid = pid, .command = c->cmd};
-	if (uid == 0)
-		return 0;
-	rc = pk_verdict(m, e);
-	if (rc <= 0)
-		return rc;
-	rc = pk_ask(m, e);
-	return rc < 0 ? rc : 1;
-}
-
 /* Run a list of operations as one change; on refusal, @e says why. */
 static int run(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, size_t n, bool dry,
 	       char **summary, sd_bus_error *e)
@@ -295,7 +56,7 @@ static int run(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, si
 	struct lnetd_change_err err;
 	int rc = lnetd_change(d, &c->who, ops, n, dry, 0, summary, &err);
 
-	return rc ? fail(e, rc, err.msg) : 0;
+	return rc ? bus_fail(e, rc, err.msg) : 0;
 }
 
 /* Apply's: a refusal always names the operation, even in a list of one. */
@@ -313,9 +74,9 @@ static int run_numbered(struct lnetd *d, const struct caller *c, struct lnetd_op
 	if (n == 1 && strncmp(err.msg, "operation ", 10)) {
 		snprintf(msg, sizeof(msg), "operation 1 (%s %s): %s", lnetd_verb_name(ops[0].verb),
 			 lnetd_obj_name(ops[0].obj), err.msg);
-		return fail(e, rc, msg);
+		return bus_fail(e, rc, msg);
 	}
-	return fail(e, rc, err.msg);
+	return bus_fail(e, rc, err.msg);
 }
 
 static int reply_generation(sd_bus_message *m, const struct lnetd *d)
@@ -327,7 +88,7 @@ static int reply_generation(sd_bus_message *m, const struct lnetd *d)
 static int change_one(sd_bus_message *m, struct lnetd *d, struct lnetd_op *op, sd_bus_error *e)
 {
 	struct caller c;
-	int rc = authorise(m, &c, e);
+	int rc = bus_authorise(m, &c, e);
 
 	if (rc > 0) /* polkit is asked: the call comes back with the answer */
 		return 1;
@@ -342,7 +103,7 @@ static int nid_arg(const char *s, struct lne_nid *nid, char *canon, sd_bus_error
 	struct lne_err err;
 
 	if (lne_nid_parse(s, nid, &err))
-		return fail(e, -EINVAL, err.msg);
+		return bus_fail(e, -EINVAL, err.msg);
 	lne_nid_format(nid, canon, LNE_NID_STR_MAX);
 	return 0;
 }
@@ -549,7 +310,8 @@ static int add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	nf.net = net;
 	nf.ifname = ifname;
 	if (!*ifname)
-		return fail(e, -EINVAL, "an NI needs an interface: '' is not an interface name");
+		return bus_fail(e, -EINVAL,
+				"an NI needs an interface: '' is not an interface name");
 	ni_fields_op(&nf, &op);
 	return change_one(m, d, &op, e);
 }
@@ -682,7 +444,7 @@ static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb,
 	op.u.peer.n = n;
 	op.u.peer.mr = mr;
 	if (rc >= 0)
-		rc = authorise(m, &c, e);
+		rc = bus_authorise(m, &c, e);
 	if (rc == 0)
 		rc = run(d, &c, &op, 1, false, NULL, e);
 	strv_free(nids);
@@ -727,7 +489,7 @@ static int list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		n++;
 	all = calloc(n ? n : 1, sizeof(*all));
 	if (!all)
-		return fail(e, -ENOMEM, "out of memory");
+		return bus_fail(e, -ENOMEM, "out of memory");
 	/* Health is running state: the module's, with the kernel engine. */
 	if (d->kb && n)
 		kh = kbackend_health(d->kb, true);
@@ -897,9 +659,9 @@ static int add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (rc < 0)
 		return rc;
 	if (rf.f[5].given)
-		return fail(e, -EINVAL, "AddRule: unknown field 'all'");
+		return bus_fail(e, -EINVAL, "AddRule: unknown field 'all'");
 	rule_fields_op(&rf, &op);
-	rc = authorise(m, &c, e);
+	rc = bus_authorise(m, &c, e);
 	if (rc > 0) /* polkit is asked: the call comes back with the answer */
 		return 1;
 	if (rc >= 0)
@@ -937,11 +699,11 @@ static int delete_rule_matching(sd_bus_message *m, void *userdata, sd_bus_error 
 	if (rc < 0)
 		return rc;
 	if (rf.f[5].given || rf.f[6].given)
-		return fail(e, -EINVAL,
-			    rf.f[5].given ? "DeleteRuleMatching: unknown field 'all'"
-					  : "DeleteRuleMatching: unknown field 'kind'");
+		return bus_fail(e, -EINVAL,
+				rf.f[5].given ? "DeleteRuleMatching: unknown field 'all'"
+					      : "DeleteRuleMatching: unknown field 'kind'");
 	if (!*rf.src && !*rf.dst && !*rf.rte)
-		return fail(e, -EINVAL, "DeleteRuleMatching: a rule has a src, dst or rte");
+		return bus_fail(e, -EINVAL, "DeleteRuleMatching: a rule has a src, dst or rte");
 	rule_fields_op(&rf, &op);
 	return change_one(m, d, &op, e);
 }
@@ -1009,7 +771,7 @@ static int module_health(struct lnetd *d, bool peer, const struct lne_nid *nid, 
 	if (!d->kb)
 		return 0;
 	rc = kbackend_set_health(d->kb, peer, nid, value, why, sizeof(why));
-	return rc ? fail(e, rc, why) : 0;
+	return rc ? bus_fail(e, rc, why) : 0;
 }
 
 /* --- health: running state, not configuration ---------------------------------- */
@@ -1045,21 +807,21 @@ static int set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 					 LNE_HEALTH_MAX);
 	if (*target && !strchr(target, '@') && !peer) {
 		if (lne_net_parse(target, &net, &lerr))
-			return fail(e, -EINVAL, lerr.msg);
+			return bus_fail(e, -EINVAL, lerr.msg);
 		by_net = true;
 	} else if (*target) {
 		rc = nid_arg(target, &nid, canon, e);
 		if (rc < 0)
 			return rc;
 	}
-	rc = authorise(m, &c, e);
+	rc = bus_authorise(m, &c, e);
 	if (rc != 0) /* refused, or polkit is asked and the call comes back */
 		return rc;
 	if (*target && !by_net) {
 		rc = peer ? lne_peer_ni_set_health(d->mirror, &nid, (s32)value, &lerr)
 			  : lne_ni_set_health(d->mirror, &nid, (s32)value, &lerr);
 		if (rc)
-			return fail(e, rc, lerr.msg);
+			return bus_fail(e, rc, lerr.msg);
 		rc = module_health(d, peer, &nid, value, e);
 		if (rc < 0)
 			return rc;
@@ -1346,7 +1108,7 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 			if (o)
 				ops = o;
 			if (!o || !sl) {
-				rc = fail(e, -ENOMEM, "out of memory");
+				rc = bus_fail(e, -ENOMEM, "out of memory");
 				break;
 			}
 			slot = sl;
@@ -1378,15 +1140,15 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	 * to a size and a time; a larger or longer one needs the right to
 	 * change, as a change does (and comes back here with polkit's answer).
 	 */
-	authorised = rc >= 0 && (!dry || items > LNETD_DRY_ITEMS_UNPRIV || pk_find(m));
+	authorised = rc >= 0 && (!dry || items > LNETD_DRY_ITEMS_UNPRIV || bus_polkit_asked(m));
 	if (authorised)
-		rc = authorise(m, &c, e);
+		rc = bus_authorise(m, &c, e);
 	else if (rc >= 0)
 		c = (struct caller){.who = {.uid = 0, .command = ""}};
 	if (rc == 0 && !authorised) {
 		rc = run_numbered(d, &c, ops, n, dry, LNETD_UNPRIV_BUDGET_US, &summary, e);
 		if (rc == -ETIME) {
-			rc = authorise(m, &c, e);
+			rc = bus_authorise(m, &c, e);
 			authorised = true;
 		}
 	}
@@ -1607,7 +1369,7 @@ static int export(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 	rc = store_state_get(d->store, &st);
 	if (rc)
-		return fail(e, -EIO, "the store cannot be read");
+		return bus_fail(e, -EIO, "the store cannot be read");
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_append(reply, "t", d->generation);
@@ -1635,7 +1397,7 @@ static int status(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 	rc = store_state_get(d->store, &st);
 	if (rc)
-		return fail(e, -EIO, "the store cannot be read");
+		return bus_fail(e, -EIO, "the store cannot be read");
 	for (i = 0; i < d->nnis; i++)
 		nis += d->nis[i].nreal > 0;
 	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
@@ -1883,12 +1645,12 @@ static int rollback(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 	rc = sd_bus_message_read(m, "t", &gen);
 	if (rc >= 0)
-		rc = authorise(m, &c, e);
+		rc = bus_authorise(m, &c, e);
 	if (rc != 0) /* refused, or polkit is asked and the call comes back */
 		return rc;
 	rc = lnetd_rollback(d, &c.who, gen, &err);
 	if (rc)
-		return fail(e, rc, err.msg);
+		return bus_fail(e, rc, err.msg);
 	return reply_generation(m, d);
 }
 
@@ -2133,10 +1895,11 @@ static int explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		}
 	}
 	if (rc)
-		return fail(e,
-			    rc == -EHOSTUNREACH || rc == -EADDRNOTAVAIL || rc == -ENETDOWN ? -ENOENT
-											   : rc,
-			    lerr.msg);
+		return bus_fail(e,
+				rc == -EHOSTUNREACH || rc == -EADDRNOTAVAIL || rc == -ENETDOWN
+					? -ENOENT
+					: rc,
+				lerr.msg);
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_append(reply, "sss", ni, pni, gw);
@@ -2309,90 +2072,6 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_END,
 };
 
-/* --- Bounds: every call's size, checked before any method sees it ------------------ */
-
-struct scan {
-	size_t items;	  /* values seen, at every level */
-	unsigned int arg; /* the top-level argument being read, from 1 */
-	bool too_long;	  /* a string was over its bound (else the count was) */
-	size_t len;
-};
-
-/* Walk one container's values (or the whole body): strings' lengths and the count. */
-static int scan_values(sd_bus_message *m, struct scan *s, unsigned int depth)
-{
-	const char *contents, *str;
-	char type;
-	int rc;
-
-	for (;;) {
-		rc = sd_bus_message_peek_type(m, &type, &contents);
-		if (rc <= 0)
-			return rc;
-		if (!depth)
-			s->arg++;
-		if (++s->items > LNETD_ITEMS_MAX)
-			return -E2BIG;
-		switch (type) {
-		case 'a':
-		case 'v':
-		case 'r':
-		case 'e':
-			rc = sd_bus_message_enter_container(m, type, contents);
-			if (rc >= 0)
-				rc = scan_values(m, s, depth + 1);
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(m);
-			break;
-		case 's':
-		case 'o':
-		case 'g':
-			rc = sd_bus_message_read_basic(m, type, &str);
-			if (rc >= 0 && (s->len = strlen(str)) > LNETD_STR_MAX) {
-				s->too_long = true;
-				rc = -E2BIG;
-			}
-			break;
-		default:
-			rc = sd_bus_message_skip(m, (char[]){type, '\0'});
-			break;
-		}
-		if (rc < 0)
-			return rc;
-	}
-}
-
-/*
- * Every method call to lnetd is measured before it is dispatched: no
- * string longer than LNETD_STR_MAX, no more than LNETD_ITEMS_MAX values.
- * The walk costs one pass over what the caller sent, and stops at the
- * first value over a bound; what passes is rewound for its method.
- */
-static int bounds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-	struct scan s = {0};
-	int rc;
-
-	if (!sd_bus_message_is_method_call(m, LNETD_BUS_MANAGER, NULL))
-		return 0;
-	rc = scan_values(m, &s, 0);
-	if (rc == -E2BIG) {
-		if (s.too_long)
-			rc = sd_bus_reply_method_errorf(
-				m, LNETD_ERR_LIMIT,
-				"argument %u holds a string of %zu bytes; lnetd takes at most %u",
-				s.arg, s.len, LNETD_STR_MAX);
-		else
-			rc = sd_bus_reply_method_errorf(
-				m, LNETD_ERR_LIMIT, "the call holds more than %u values; split it",
-				LNETD_ITEMS_MAX);
-		return rc < 0 ? rc : 1;
-	}
-	/* Anything else odd about the message is the method's to refuse, as before. */
-	rc = sd_bus_message_rewind(m, true);
-	return rc < 0 ? rc : 0;
-}
-
 int lnetd_bus_add(struct lnetd *d)
 {
 	int rc;
@@ -2400,7 +2079,7 @@ int lnetd_bus_add(struct lnetd *d)
 	rc = sd_bus_error_add_map(lnetd_errors);
 	if (rc < 0)
 		return rc;
-	rc = sd_bus_add_filter(d->bus, NULL, bounds_filter, d);
+	rc = sd_bus_add_filter(d->bus, NULL, bus_bounds_filter, d);
 	if (rc < 0)
 		return rc;
 	return sd_bus_add_object_vtable(d->bus, NULL, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
