@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "model.h"
-#include "select.h"
-#include "udsp.h"
+#include "engine/model.h"
+#include "engine/select.h"
+#include "engine/udsp.h"
 
 static double now(void)
 {

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lnetd.h"
+#include "lnetd/lnetd.h"
 
 #define NNIS   64
 #define NPEERS 50000

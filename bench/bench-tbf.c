@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tbf.h"
+#include "engine/tbf.h"
 
 enum {
 	CLASSES = 10000,

@@ -8,7 +8,7 @@
 
 #include "conf.h"
 
-/* The engine's globals (kernel/engine/globals.c), with Lustre's YAML key. */
+/* The engine's globals (engine/globals.c), with Lustre's YAML key. */
 struct cf_global {
 	const char *yaml, *name;
 };

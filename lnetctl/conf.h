@@ -15,7 +15,7 @@
  *                  these (the Multi-Rail design's peers: refresh)
  *   add|del route  net s, gateway s (both required), hops u, priority u,
  *                  sensitivity u
- *   set global     name s, value u (the names of kernel/engine/globals.c)
+ *   set global     name s, value u (the names of engine/globals.c)
  *   add udsp       src s, dst s, rte s, priority u, idx u, kind s (the kind
  *                  the rule must be: selection:'s; never written by emit)
  *   del udsp       idx u, or src s / dst s / rte s (and idx), or all b

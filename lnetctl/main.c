@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lnetctl.h"
-#include "nid.h"
+#include "engine/nid.h"
 
 const char *ctl_cmd_name = "";
 

@@ -16,8 +16,8 @@
 #include <time.h>
 
 #include "change.h"
-#include "kernel.h"
-#include "udsp.h"
+#include "lnetd/backend/kernel.h"
+#include "engine/udsp.h"
 
 static const char *const obj_names[OBJ__COUNT] = {"net", "peer", "route", "global", "udsp", "tbf"};
 static const char *const verb_names[VERB__COUNT] = {"add", "del", "set"};

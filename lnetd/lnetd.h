@@ -16,11 +16,11 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "expr.h"
-#include "model.h"
+#include "engine/expr.h"
+#include "engine/model.h"
 #include "netif.h"
-#include "store.h"
-#include "tbf.h"
+#include "lnetd/store/store.h"
+#include "engine/tbf.h"
 
 #define LNETD_BUS_NAME	  "org.lnetd1"
 #define LNETD_BUS_PATH	  "/org/lnetd1"

@@ -20,7 +20,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "kernel.h"
+#include "lnetd/backend/kernel.h"
 #include "lnetd.h"
 #include "nrs.h"
 #include "numa.h"

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tbf.h"
+#include "engine/tbf.h"
 
 struct lnetd;
 struct st_tbf;

@@ -6,7 +6,7 @@
 #ifndef LNETD_NUMA_H
 #define LNETD_NUMA_H
 
-#include "model.h"
+#include "engine/model.h"
 
 /*
  * Read @root/nodeN/distance (root: /sys/devices/system/node) for nodes

@@ -16,7 +16,7 @@
 #include "lnetd.h"
 #include "nrs.h"
 #include "numa.h"
-#include "udsp.h"
+#include "engine/udsp.h"
 
 static int refused(char **why, const char *what, const char *msg)
 {

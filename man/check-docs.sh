@@ -14,7 +14,7 @@
 #     every one of its long options (bash runs the real completion function).
 # Also: lnetd(8) names every option of `lnetd --help` and every method and
 # property of the D-Bus contract (schema/org.lnetd1.Manager.xml); every
-# global of kernel/engine/globals.c is in lnetctl(8), lnet.conf(5) and the
+# global of engine/globals.c is in lnetctl(8), lnet.conf(5) and the
 # completion; lnetctl(8)'s EXIT STATUS lists the codes of lnetctl/lnetctl.h;
 # and each page formats without a warning (groff -ww, else man --warnings;
 # skipped when neither is installed).
@@ -142,11 +142,11 @@ done <"$T/commands"
 # --- globals, exit codes ------------------------------------------------------
 
 sed -n 's/^[[:space:]]*\[LNE_G_[A-Z_]*\] = {"\([a-z_]*\)".*/\1/p' \
-	"$TOP_SRCDIR/kernel/engine/globals.c" >"$T/globals"
+	"$TOP_SRCDIR/engine/globals.c" >"$T/globals"
 section "$MAN/lnetctl.8" COMMANDS set >"$T/set"
 plain "$MAN/lnet.conf.5" >"$T/conf5"
 missing=
-[ -s "$T/globals" ] || missing=" (no globals found in kernel/engine/globals.c)"
+[ -s "$T/globals" ] || missing=" (no globals found in engine/globals.c)"
 while IFS= read -r g; do
 	grep -qw -- "$g" "$T/set" || missing="$missing $g(lnetctl.8)"
 	grep -qw -- "$g" "$T/conf5" || missing="$missing $g(lnet.conf.5)"

@@ -2,7 +2,7 @@
 /*
  * fuzz-bus - lnetd's D-Bus methods, fed calls built from the fuzzer's bytes.
  *
- * The real handlers (lnetd/bus.c, the bounds filter included) serve one end
+ * The real handlers (lnetd/bus/bus.c, the bounds filter included) serve one end
  * of a socketpair, a direct sd-bus connection; this end sends the calls.
  * The daemon is whole but for its name and its kernel backend: the
  * userspace engine mirror, the store (SQLite in a temporary directory) and
@@ -27,9 +27,9 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
-#include "change.h"
-#include "lnetd.h"
-#include "nrs.h"
+#include "lnetd/change.h"
+#include "lnetd/lnetd.h"
+#include "lnetd/nrs.h"
 
 struct in {
 	const uint8_t *p;

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
+#include "lnetctl/conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

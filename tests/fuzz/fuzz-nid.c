@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
-#include "nid.h"
+#include "engine/expr.h"
+#include "engine/nid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

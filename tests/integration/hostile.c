@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lnetd.h"
+#include "lnetd/lnetd.h"
 
 #define DEST  LNETD_BUS_NAME
 #define PATH  LNETD_BUS_PATH

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
-#include "nid.h"
+#include "engine/expr.h"
+#include "engine/nid.h"
 
 static int usage(FILE *f, int rc)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "scn-engine.h"
-#include "select.h"
-#include "udsp.h"
+#include "engine/select.h"
+#include "engine/udsp.h"
 
 static int nid_arg(const char *s, struct lne_nid *nid, char *out, size_t len)
 {

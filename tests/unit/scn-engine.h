@@ -2,8 +2,8 @@
 #ifndef LNETD_SCN_ENGINE_H
 #define LNETD_SCN_ENGINE_H
 
-#include "model.h"
-#include "scenario.h"
+#include "engine/model.h"
+#include "tests/lib/scenario.h"
 
 struct scn_engine {
 	struct lne_inst *ln;

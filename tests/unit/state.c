@@ -6,9 +6,9 @@
 
 #include <check.h>
 
-#include "expr.h"
+#include "engine/expr.h"
 #include "state.h"
-#include "udsp.h"
+#include "engine/udsp.h"
 
 struct out {
 	char *buf;

@@ -8,7 +8,7 @@
 #ifndef LNETD_STATE_H
 #define LNETD_STATE_H
 
-#include "model.h"
+#include "engine/model.h"
 
 char *state_text(const struct lne_inst *ln);
 

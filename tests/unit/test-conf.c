@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "model.h"
+#include "lnetctl/conf.h"
+#include "engine/model.h"
 #include "unit.h"
-#include "yout.h"
+#include "lnetctl/yout.h"
 
 #define CORPUS TEST_DATA_DIR "/lnetconf"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "engine/expr.h"
 #include "tsv.h"
 #include "unit.h"
 

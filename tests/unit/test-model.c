@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "engine/model.h"
 #include "state.h"
 #include "unit.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nid.h"
+#include "engine/nid.h"
 #include "tsv.h"
 #include "unit.h"
 

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "numa.h"
+#include "lnetd/numa.h"
 #include "unit.h"
 
 static char root[64];

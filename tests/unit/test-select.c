@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "scn-engine.h"
-#include "select.h"
-#include "udsp.h"
+#include "engine/select.h"
+#include "engine/udsp.h"
 #include "unit.h"
 
 START_TEST(select_conformance)

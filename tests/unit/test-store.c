@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "lnetd/store/store.h"
 #include "unit.h"
 
 /*

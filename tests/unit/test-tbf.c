@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tbf.h"
+#include "engine/tbf.h"
 #include "unit.h"
 
 #define SEC 1000000000ull

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "state.h"
-#include "udsp.h"
+#include "engine/udsp.h"
 #include "unit.h"
 
 static const struct lne_nid *NP(const char *s)

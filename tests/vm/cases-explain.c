@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "scn-engine.h"
+#include "engine/model.h"
+#include "tests/unit/scn-engine.h"
 #include "scn-kernel.h"
-#include "select.h"
+#include "engine/select.h"
 #include "vm.h"
 
 #define ENTRIES 256

@@ -61,7 +61,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
-#include "uapi/lnetk.h"
+#include "kernel/uapi/lnetk.h"
 #include "vm.h"
 
 #define FUZZ_ITERS 20000

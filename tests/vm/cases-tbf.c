@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tbf.h"
+#include "engine/tbf.h"
 #include "vm.h"
 
 /* --- the policies as text, and the generation ----------------------------------- */

@@ -106,7 +106,7 @@ work=$(cd "$work" && pwd)
 mkdir -p "$work/nrs-src" &&
 	ln -sfn "$here/nrs-src/Kbuild" "$work/nrs-src/Kbuild" &&
 	ln -sfn "$here/nrs-src/lnetk_nrs_src.c" "$work/nrs-src/lnetk_nrs_src.c" &&
-	make -s -C "$kdir" M="$work/nrs-src" LNETK_SRC="$top/kernel" \
+	make -s -C "$kdir" M="$work/nrs-src" LNETK_SRC="$top" \
 		KBUILD_EXTRA_SYMBOLS="$work/kmod/Module.symvers" modules >"$work/nrs-src.log" 2>&1 ||
 	fail "build lnetk_nrs_src.ko against $kdir" "$work/nrs-src.log"
 
@@ -122,11 +122,11 @@ srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-refuse.c
 	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/cases-tbf.c
 	$here/cases-source.c $here/cases-lock.c $here/cases-fuzz.c
 	$here/scn-kernel.c
-	$top/lnetd/lnetk-client.c $top/tests/lib/scenario.c $top/tests/unit/scn-engine.c
-	$(ls "$top"/kernel/engine/*.c)"
-deps="$srcs $here/vm.h $here/scn-kernel.h $top/lnetd/lnetk-client.h
+	$top/liblnetk/lnetk-client.c $top/tests/lib/scenario.c $top/tests/unit/scn-engine.c
+	$(ls "$top"/engine/*.c)"
+deps="$srcs $here/vm.h $here/scn-kernel.h $top/liblnetk/lnetk-client.h
 	$top/tests/lib/scenario.h $top/tests/unit/scn-engine.h $top/kernel/uapi/lnetk.h
-	$(ls "$top"/kernel/engine/*.h)"
+	$(ls "$top"/engine/*.h)"
 stale=no
 [ -x "$prog" ] || stale=yes
 for f in $deps; do
@@ -136,8 +136,7 @@ if [ "$stale" = yes ]; then
 	# shellcheck disable=SC2046,SC2086
 	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		-Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror \
-		-I"$top/kernel" -I"$top/kernel/engine" -I"$top/lnetd" -I"$top/tests/lib" \
-		-I"$top/tests/unit" \
+		-I"$top" \
 		$(pkg-config --cflags libnl-genl-3.0) \
 		-o "$prog" $srcs $(pkg-config --libs libnl-genl-3.0) \
 		>"$work/genl-test.log" 2>&1 ||
@@ -163,17 +162,17 @@ elif [ ! -x "$lnetctl_bin" ] && ! command -v busctl >/dev/null; then
 	lnetd_skip="neither lnetctl nor busctl to configure lnetd with"
 fi
 if [ -z "$lnetd_skip" ]; then
-	lsrcs="$here/lnetd-test.c $here/vm-util.c $here/cases-scale.c $top/lnetd/lnetk-client.c"
+	lsrcs="$here/lnetd-test.c $here/vm-util.c $here/cases-scale.c $top/liblnetk/lnetk-client.c"
 	stale=no
 	[ -x "$lprog" ] || stale=yes
-	for f in $lsrcs $here/vm.h $top/lnetd/lnetk-client.h $top/kernel/uapi/lnetk.h; do
+	for f in $lsrcs $here/vm.h $top/liblnetk/lnetk-client.h $top/kernel/uapi/lnetk.h; do
 		[ "$f" -nt "$lprog" ] && stale=yes
 	done
 	if [ "$stale" = yes ]; then
 		# shellcheck disable=SC2046,SC2086
 		gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 			-Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror \
-			-I"$top/kernel" -I"$top/lnetd" \
+			-I"$top" \
 			$(pkg-config --cflags libnl-genl-3.0 libsystemd) \
 			-o "$lprog" $lsrcs $(pkg-config --libs libnl-genl-3.0 libsystemd) \
 			>"$work/lnetd-test.log" 2>&1 ||

@@ -9,8 +9,8 @@
 #ifndef LNETD_SCN_KERNEL_H
 #define LNETD_SCN_KERNEL_H
 
-#include "lnetk-client.h"
-#include "scenario.h"
+#include "liblnetk/lnetk-client.h"
+#include "tests/lib/scenario.h"
 
 struct scn_kernel {
 	struct lnetk *lk;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lnetk-client.h"
+#include "liblnetk/lnetk-client.h"
 
 #define NOBODY 65534
 

@@ -34,7 +34,7 @@
 #include <linux/string.h>
 #include <net/net_namespace.h>
 
-#include "lnetk_nrs.h"
+#include "kernel/lnetk_nrs.h"
 
 #define CLIENTS_MAX  8
 #define LOAD_BACKLOG 32

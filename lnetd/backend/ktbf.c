@@ -29,8 +29,8 @@
 #include <sys/types.h>
 
 #include "ktbf.h"
-#include "lnetk-client.h"
-#include "tbf.h"
+#include "liblnetk/lnetk-client.h"
+#include "engine/tbf.h"
 
 #define RULES_MAX (LNE_TBF_RULES_MAX + 1) /* the default included */
 

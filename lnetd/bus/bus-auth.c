@@ -14,7 +14,7 @@
 
 #include "bus-errors.h"
 #include "bus-int.h"
-#include "lnetd.h"
+#include "lnetd/lnetd.h"
 
 #define POLKIT_ACTION LNETD_BUS_NAME ".manage"
 

@@ -56,9 +56,9 @@
 
 #include "kernel.h"
 #include "ktbf.h"
-#include "lnetd.h"
-#include "lnetk-client.h"
-#include "udsp.h"
+#include "lnetd/lnetd.h"
+#include "liblnetk/lnetk-client.h"
+#include "engine/udsp.h"
 
 #define WHY_MAX	    512
 #define BATCH_MIN   64	      /* fewer additions than this go one request each */

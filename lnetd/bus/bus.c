@@ -17,14 +17,14 @@
 
 #include "bus-errors.h"
 #include "bus-int.h"
-#include "change.h"
-#include "kernel.h"
-#include "ktbf.h"
-#include "lnetd.h"
-#include "lnetk-client.h"
-#include "nrs.h"
-#include "select.h"
-#include "udsp.h"
+#include "lnetd/change.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/ktbf.h"
+#include "lnetd/lnetd.h"
+#include "liblnetk/lnetk-client.h"
+#include "lnetd/nrs.h"
+#include "engine/select.h"
+#include "engine/udsp.h"
 
 static const sd_bus_error_map lnetd_errors[] = {
 	SD_BUS_ERROR_MAP(LNETD_ERR_INVALID, EINVAL), SD_BUS_ERROR_MAP(LNETD_ERR_NOT_FOUND, ENOENT),

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 
-#include "store.h"
+#include "lnetd/store/store.h"
 
 /* Who asks, for authorisation and for history. */
 struct caller {

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "uapi/lnetk.h"
+#include "kernel/uapi/lnetk.h"
 
 struct lnetk;
 struct lnetk_batch;
