@@ -360,17 +360,6 @@ static void rnet_put(struct lne_rnet *rnet)
 
 /* --- local nets and NIs ---------------------------------------------------- */
 
-void lne_tunables_default(unsigned int lnd, struct lne_tunables *tun)
-{
-	/* The LNDs' module parameter defaults (ksocklnd, ko2iblnd). */
-	tun->peer_timeout = 180;
-	tun->peer_credits = 8;
-	tun->peer_buffer_credits = 0;
-	tun->credits = 256;
-	if (lnd == LNE_LND_O2IB)
-		tun->peer_credits = 32;
-}
-
 struct lne_net *lne_net_find(const struct lne_inst *ln, lne_net_t id)
 {
 	struct lne_net *net;
@@ -405,11 +394,16 @@ struct lne_ni *lne_ni_find(const struct lne_inst *ln, const struct lne_nid *nid)
 
 static int check_tunables(const struct lne_tunables *t, const char *nid, struct lne_err *err)
 {
-	if (!t->credits)
-		return lne_err_set(err, -EINVAL, nid, -1, "credits must be at least 1");
-	if (!t->peer_credits)
-		return lne_err_set(err, -EINVAL, nid, -1, "peer_credits must be at least 1");
-	return 0;
+	const struct lne_tun_desc *d;
+	enum lne_tun bad;
+
+	if (!lne_tunables_check(t, &bad))
+		return 0;
+	d = &lne_tun_desc[bad];
+	if (d->max == U32_MAX)
+		return lne_err_set(err, -EINVAL, nid, -1, "%s must be at least %u", d->name,
+				   d->min);
+	return lne_err_set(err, -EINVAL, nid, -1, "%s must be %u to %u", d->name, d->min, d->max);
 }
 
 int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err *err)

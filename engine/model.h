@@ -33,6 +33,7 @@
 #include "list.h"
 #include "nid.h"
 #include "port.h"
+#include "tunables.h"
 
 #define LNE_HEALTH_MAX 1000
 #define LNE_PRIO_NONE  0xffffffffu /* no rule set it: the lowest priority */
@@ -48,13 +49,6 @@ struct lne_rule;
 struct lne_prio {
 	u32 value;
 	const struct lne_rule *rule;
-};
-
-struct lne_tunables {
-	u32 peer_timeout;	 /* seconds */
-	u32 peer_credits;	 /* messages in flight per peer */
-	u32 peer_buffer_credits; /* routing buffers per peer, 0 = LND default */
-	u32 credits;		 /* messages in flight on the NI */
 };
 
 struct lne_net {
@@ -251,7 +245,6 @@ struct lne_ni_conf {
 	const struct lne_tunables *tun; /* NULL = the LND's defaults */
 };
 
-void lne_tunables_default(unsigned int lnd, struct lne_tunables *tun);
 int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *conf, struct lne_err *err);
 int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err);
 /* Remove every NI of @net (and so the net). */
