@@ -7,13 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/tunables.h"
 #include "lnetctl.h"
 #include "yout.h"
-
-static const char *const tun_names[] = {"peer_timeout", "peer_credits", "peer_buffer_credits",
-					"credits"};
-static const char *const tun_opts[] = {"peer-timeout", "peer-credits", "peer-buffer-credits",
-				       "credits"};
 
 /* The tunables and CPTs given on the command line, into @op. */
 static int ni_options(struct ctl_opt *opt, struct cf_op *op)
@@ -21,15 +17,16 @@ static int ni_options(struct ctl_opt *opt, struct cf_op *op)
 	uint32_t v;
 	int k, rc;
 
-	for (k = 0; k < 4; k++) {
-		struct ctl_opt *o = ctl_opt(opt, tun_opts[k]);
+	for (k = 0; k < LNE_TUN__COUNT; k++) {
+		const struct lne_tun_desc *t = &lne_tun_desc[k];
+		struct ctl_opt *o = ctl_opt(opt, t->option);
 
 		if (!o->given)
 			continue;
 		rc = ctl_u32(o, UINT32_MAX, &v);
 		if (rc)
 			return rc;
-		if (cf_op_set_u32(op, tun_names[k], v))
+		if (cf_op_set_u32(op, t->name, v))
 			return ctl_fail(EXIT_REFUSED, "out of memory");
 	}
 	if (ctl_opt(opt, "cpt")->given && cf_op_set_str(op, "cpts", ctl_opt(opt, "cpt")->val))
@@ -215,7 +212,7 @@ static int net_del(struct ctl_opt *opt, int argc, char **argv)
 struct ni_row {
 	sd_bus *bus; /* for show -v's UDSP info */
 	const char *net, *ifname, *state, *nid, *reason, *pattern, *cpts;
-	uint32_t tun[4], health;
+	uint32_t tun[LNE_TUN__COUNT], health;
 	int up;
 };
 
@@ -307,6 +304,7 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, const char *ifname,
 		     int up, uint32_t health, bool verbose)
 {
+	unsigned int sec;
 	int k;
 
 	yout_map_begin(y);
@@ -340,14 +338,22 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 		yout_map_end(y);
 		ctl_udsp_info(row->bus, y, nid);
 	}
-	if (verbose) {
-		yout_key(y, "tunables");
-		yout_map_begin(y);
-		for (k = 0; k < 4; k++) {
-			yout_key(y, tun_names[k]);
+	for (sec = 0; verbose && sec < LNE_ARRAY_SIZE(lne_tun_section_name); sec++) {
+		bool open = false;
+
+		for (k = 0; k < LNE_TUN__COUNT; k++) {
+			if (lne_tun_desc[k].section != sec)
+				continue;
+			if (!open) {
+				yout_key(y, lne_tun_section_name[sec]);
+				yout_map_begin(y);
+				open = true;
+			}
+			yout_key(y, lne_tun_desc[k].name);
 			yout_u32(y, row->tun[k]);
 		}
-		yout_map_end(y);
+		if (open)
+			yout_map_end(y);
 	}
 	if (row->cpts) {
 		yout_key(y, "CPT");
@@ -375,9 +381,8 @@ static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bo
 			rc = sd_bus_message_peek_type(r, &type, &contents);
 		if (rc < 0)
 			break;
-		for (k = 0; k < 4 && strcmp(key, tun_names[k]); k++)
-			;
-		if (k < 4)
+		k = lne_tun_lookup(key);
+		if (k >= 0)
 			rc = sd_bus_message_read(r, "v", "u", &row->tun[k]);
 		else if (!strcmp(key, "reason"))
 			rc = sd_bus_message_read(r, "v", "s", &row->reason);
@@ -458,14 +463,15 @@ static int net_set(struct ctl_opt *opt, int argc, char **argv)
 	return ctl_finish(rc, bus, reply);
 }
 
-#define TUN_OPTS                                                                         \
-	{"peer-timeout", 0, "SECONDS", "seconds before a silent peer is declared dead"}, \
-		{"peer-credits", 0, "N", "messages in flight to one peer"},              \
-		{"peer-buffer-credits", 0, "N", "routing buffers per peer"},             \
-		{"credits", 0, "N", "messages in flight on the NI"},                     \
-	{                                                                                \
-		"cpt", 0, "\"[0,1]\"", "the CPTs the NI serves (default: all)"           \
+/* One option per tunable (engine/tunables.h), then --cpt. */
+#define TUN_OPT(id, name, option, section, genl, lo, hi, dsock, do2ib, help) {option, 0, "N", help},
+#define TUN_OPTS                                                               \
+	LNE_TUNABLES(TUN_OPT)                                                  \
+	{                                                                      \
+		"cpt", 0, "\"[0,1]\"", "the CPTs the NI serves (default: all)" \
 	}
+/* net add's own options, the tunables and --cpt must fit in struct ctl_cmd. */
+_Static_assert(3 + LNE_TUN__COUNT + 1 < 16, "net add has too many options for struct ctl_cmd");
 
 const struct ctl_cmd ctl_net_cmds[] = {
 	{"net add",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "conf-int.h"
+#include "engine/tunables.h"
 #include "yout.h"
 
 struct fielddef {
@@ -29,11 +30,10 @@ static const struct fielddef schema[] = {
 	{"net", "interface", CF_STR, false},
 	{"net", "pattern", CF_STR, false},
 	{"net", "cpts", CF_STR, false},
-	{"net", "peer_timeout", CF_U32, false},
-	{"net", "peer_credits", CF_U32, false},
-	{"net", "peer_buffer_credits", CF_U32, false},
-	{"net", "credits", CF_U32, false},
-	{"peer", "primary", CF_STR, true},
+#define TUN_FIELD(id, name, ...) {"net", #name, CF_U32, false},
+	LNE_TUNABLES(TUN_FIELD)
+#undef TUN_FIELD
+		{"peer", "primary", CF_STR, true},
 	{"peer", "nids", CF_STRV, false},
 	{"peer", "multi_rail", CF_BOOL, false},
 	{"route", "net", CF_STR, true},
@@ -101,22 +101,28 @@ static int emit_check(const struct cf_op *op)
 static void emit_ni_body(struct yout *y, const struct cf_op *op)
 {
 	const char *s;
+	unsigned int sec;
 	uint32_t u;
 	size_t t;
-	bool any = false;
 
-	for (t = 0; t < CF_NTUN; t++)
-		any |= cf_op_get_u32(op, cf_tun_keys[t], &u);
-	if (any) {
-		yout_key(y, "tunables");
-		yout_map_begin(y);
-		for (t = 0; t < CF_NTUN; t++) {
-			if (cf_op_get_u32(op, cf_tun_keys[t], &u)) {
-				yout_key(y, cf_tun_keys[t]);
-				yout_u32(y, u);
+	/* Lustre's blocks: "tunables", then "lnd tunables". */
+	for (sec = 0; sec < LNE_ARRAY_SIZE(lne_tun_section_name); sec++) {
+		bool open = false;
+
+		for (t = 0; t < LNE_TUN__COUNT; t++) {
+			if (lne_tun_desc[t].section != sec ||
+			    !cf_op_get_u32(op, lne_tun_desc[t].name, &u))
+				continue;
+			if (!open) {
+				yout_key(y, lne_tun_section_name[sec]);
+				yout_map_begin(y);
+				open = true;
 			}
+			yout_key(y, lne_tun_desc[t].name);
+			yout_u32(y, u);
 		}
-		yout_map_end(y);
+		if (open)
+			yout_map_end(y);
 	}
 	s = cf_op_get_str(op, "cpts");
 	if (s) {

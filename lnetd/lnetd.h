@@ -18,9 +18,9 @@
 
 #include "engine/expr.h"
 #include "engine/model.h"
-#include "netif.h"
-#include "lnetd/store/store.h"
 #include "engine/tbf.h"
+#include "lnetd/store/store.h"
+#include "netif.h"
 
 #define LNETD_BUS_NAME	  "org.lnetd1"
 #define LNETD_BUS_PATH	  "/org/lnetd1"
@@ -84,8 +84,7 @@ struct lnetd_ni {
 	char pattern[LNETD_PATTERN_MAX];		   /* "" if none */
 	char cpts[LNETD_CPTS_MAX];			   /* "" if all */
 	u64 cptmask;					   /* 0 if all */
-	int64_t tunv[4]; /* as configured: peer_timeout, peer_credits, peer_buffer_credits,
-			    credits; ST_UNSET for the LND's default */
+	int64_t tunv[LNE_TUN__COUNT]; /* as configured; ST_UNSET for the LND's default */
 	struct lne_tunables tun;
 	struct lne_expr *match; /* pattern@net, or NULL */
 	struct lnetd_ni_real *real;

@@ -86,8 +86,6 @@ int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t 
 {
 	char text[LNETD_PATTERN_MAX * (LNE_NET_STR_MAX + 2)];
 	struct lne_err err = {.msg = ""};
-	static const char *const tname[] = {"peer_timeout", "peer_credits", "peer_buffer_credits",
-					    "credits"};
 	lne_net_t net;
 	int k;
 
@@ -158,23 +156,19 @@ int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t 
 	n->tunv[1] = sn->peer_credits;
 	n->tunv[2] = sn->peer_buffer_credits;
 	n->tunv[3] = sn->credits;
-	for (k = 0; k < 4; k++)
-		if (n->tunv[k] != ST_UNSET && (n->tunv[k] < 0 || n->tunv[k] > UINT32_MAX ||
-					       (!n->tunv[k] && (k == 1 || k == 3)))) {
-			snprintf(why, len, "%s must be %d to 4294967295", tname[k],
-				 k == 1 || k == 3);
+	lne_tunables_default(LNE_NET_LND(net), &n->tun);
+	for (k = 0; k < LNE_TUN__COUNT; k++) {
+		const struct lne_tun_desc *t = &lne_tun_desc[k];
+
+		if (n->tunv[k] == ST_UNSET)
+			continue;
+		if (n->tunv[k] < t->min || n->tunv[k] > t->max) {
+			snprintf(why, len, "%s must be %u to %u", t->name, t->min, t->max);
 			lnetd_ni_clear(n);
 			return -ERANGE;
 		}
-	lne_tunables_default(LNE_NET_LND(net), &n->tun);
-	if (n->tunv[0] != ST_UNSET)
-		n->tun.peer_timeout = (u32)n->tunv[0];
-	if (n->tunv[1] != ST_UNSET)
-		n->tun.peer_credits = (u32)n->tunv[1];
-	if (n->tunv[2] != ST_UNSET)
-		n->tun.peer_buffer_credits = (u32)n->tunv[2];
-	if (n->tunv[3] != ST_UNSET)
-		n->tun.credits = (u32)n->tunv[3];
+		n->tun.v[k] = (u32)n->tunv[k];
+	}
 	set_reason(n, "not looked at yet");
 	return 0;
 }
