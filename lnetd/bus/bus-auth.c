@@ -4,7 +4,7 @@
  *
  * Authorisation: root, or polkit's org.lnetd1.manage, asked asynchronously
  * (bus-int.h, bus_authorise).  Bounds: every method call measured before
- * it is dispatched (bus_bounds_filter).  The methods are in bus.c.
+ * it is dispatched (bus_bounds_filter).  The methods are in bus-*.c.
  */
 #include <errno.h>
 #include <stdio.h>

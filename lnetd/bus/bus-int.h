@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bus-int.h - what bus.c (the methods) and bus-auth.c (who may call, and
- * how much a call may carry) share.
+ * bus-int.h - what the files of lnetd's D-Bus API share: the method handlers
+ * the vtable (bus.c) names, who may call and how much a call may carry
+ * (bus-auth.c), running a change and reading a{sv} fields (bus-util.c), and
+ * the fields of the objects both their own methods and Apply read.
  */
 #ifndef LNETD_BUS_INT_H
 #define LNETD_BUS_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "lnetd/change.h"
+#include "lnetd/lnetd.h"
 #include "lnetd/store/store.h"
 
 /* Who asks, for authorisation and for history. */
@@ -32,5 +38,122 @@ bool bus_polkit_asked(sd_bus_message *m);
 
 /* The sd-bus filter that refuses a method call over lnetd's bounds. */
 int bus_bounds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
+
+/* --- bus-util.c: running a change ----------------------------------------------- */
+
+/* Run a list of operations as one change; on refusal, @e says why. */
+int bus_run(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, size_t n, bool dry,
+	    char **summary, sd_bus_error *e);
+
+/* Reply with the generation the configuration is at. */
+int bus_reply_generation(sd_bus_message *m, const struct lnetd *d);
+
+/* The end of a single-object change: authorise, run it, reply with the generation. */
+int bus_change_one(sd_bus_message *m, struct lnetd *d, struct lnetd_op *op, sd_bus_error *e);
+
+/* Parse a NID, or fail naming it and why; @canon gets its text (LNE_NID_STR_MAX). */
+int bus_nid_arg(const char *s, struct lne_nid *nid, char *canon, sd_bus_error *e);
+
+/* --- bus-util.c: named, typed fields ---------------------------------------------- */
+
+/*
+ * Named, typed fields (a{sv}): each known name once, with its type; any
+ * other name or type is refused, naming it.  Strings point into @m; an
+ * "as" is malloc'd (free with bus_strv_free).
+ */
+struct field {
+	const char *name;
+	char type; /* 's', 'u', 'b', 'a' (as) */
+	void *out; /* const char **, uint32_t *, int *, char *** */
+	bool given;
+	uint32_t max; /* 'a': the most strings it may hold */
+};
+
+/* Fields @f (ended by a NULL name) from an a{sv}; @what names the call in refusals. */
+int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus_error *e);
+
+/* An "as" of at most @max strings into *@out (malloc'd, NULL-terminated; NULL when empty). */
+int bus_read_strv_max(sd_bus_message *m, uint32_t max, char ***out, const char *what,
+		      const char *name, sd_bus_error *e);
+
+void bus_strv_free(char **v);
+
+static inline int64_t given_or_unset(const struct field *f, uint32_t v)
+{
+	return f->given ? (int64_t)v : ST_UNSET;
+}
+
+/* --- the fields of an object: its Add method's options, and Apply's operations ---- */
+
+/* An NI (bus-ni.c): AddNI's options, and Apply's "net" objects. */
+struct ni_fields {
+	const char *net, *ifname, *pattern, *cpts;
+	uint32_t tun[4];
+	struct field f[9];
+};
+void bus_ni_fields_init(struct ni_fields *nf);
+void bus_ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op);
+
+/* A route (bus-route.c): AddRoute's options, and Apply's "route" objects. */
+struct route_fields {
+	const char *net, *gateway;
+	uint32_t v[3];
+	struct field f[6];
+};
+void bus_route_fields_init(struct route_fields *rf);
+void bus_route_fields_op(const struct route_fields *rf, struct lnetd_op *op);
+
+/* A rule (bus-rule.c): AddRule's options, and Apply's "udsp" objects. */
+struct rule_fields {
+	const char *src, *dst, *rte, *kind;
+	uint32_t prio, idx;
+	int all;
+	struct field f[8];
+};
+void bus_rule_fields_init(struct rule_fields *rf);
+void bus_rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op);
+
+/* --- the methods, by the file that holds them (the vtable is bus.c's) ----------- */
+
+/* bus-ni.c */
+int bus_method_add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_delete_ni(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e);
+
+/* bus-peer.c */
+int bus_method_add_peer(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e);
+
+/* bus-route.c */
+int bus_method_add_route(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_delete_route(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e);
+
+/* bus-rule.c */
+int bus_method_add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_delete_rule(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_delete_rule_matching(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_delete_all_rules(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_udsp_info(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e);
+
+/* bus-health.c */
+int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e);
+
+/* bus-tbf.c */
+int bus_method_tbf_set_policy(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_tbf_command(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_tbf_delete(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_list_tbf(sd_bus_message *m, void *userdata, sd_bus_error *e);
+
+/* bus-apply.c */
+int bus_method_apply(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_apply_with(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_export(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_status(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_rollback(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_history(sd_bus_message *m, void *userdata, sd_bus_error *e);
 
 #endif /* LNETD_BUS_INT_H */

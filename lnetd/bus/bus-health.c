@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus-health.c - SetHealth: the health of NIs and peer NIs, running state
+ * rather than configuration (in the mirror, and in the module with the
+ * kernel backend).
+ */
+#include <errno.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-errors.h"
+#include "bus-int.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/lnetd.h"
+
+/* With the kernel backend, health is the module's: set it there too. */
+static int module_health(struct lnetd *d, bool peer, const struct lne_nid *nid, uint32_t value,
+			 sd_bus_error *e)
+{
+	char why[LNE_ERR_MSG_MAX + 128];
+	int rc;
+
+	if (!d->kb)
+		return 0;
+	rc = kbackend_set_health(d->kb, peer, nid, value, why, sizeof(why));
+	return rc ? bus_fail(e, rc, why) : 0;
+}
+
+/*
+ * SetHealth("ni", NID | net | "", value) or ("peer_ni", NID | "", value):
+ * what an admin does to steer traffic away from (or back to) a path for a
+ * while.  It is not configuration: it is not stored, and a restart or a
+ * rebuild of the engine starts every NI healthy again.
+ */
+int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lne_err lerr = {.msg = ""};
+	const char *what, *target;
+	struct lne_nid nid;
+	char canon[LNE_NID_STR_MAX];
+	struct caller c;
+	lne_net_t net = 0;
+	bool by_net = false, peer;
+	uint32_t value, hit = 0;
+	int rc;
+
+	rc = sd_bus_message_read(m, "ssu", &what, &target, &value);
+	if (rc < 0)
+		return rc;
+	peer = !strcmp(what, "peer_ni");
+	if (!peer && strcmp(what, "ni"))
+		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					 "'%s' has no health here: say ni or peer_ni", what);
+	if (value > LNE_HEALTH_MAX)
+		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "health %u is above %d", value,
+					 LNE_HEALTH_MAX);
+	if (*target && !strchr(target, '@') && !peer) {
+		if (lne_net_parse(target, &net, &lerr))
+			return bus_fail(e, -EINVAL, lerr.msg);
+		by_net = true;
+	} else if (*target) {
+		rc = bus_nid_arg(target, &nid, canon, e);
+		if (rc < 0)
+			return rc;
+	}
+	rc = bus_authorise(m, &c, e);
+	if (rc != 0) /* refused, or polkit is asked and the call comes back */
+		return rc;
+	if (*target && !by_net) {
+		rc = peer ? lne_peer_ni_set_health(d->mirror, &nid, (s32)value, &lerr)
+			  : lne_ni_set_health(d->mirror, &nid, (s32)value, &lerr);
+		if (rc)
+			return bus_fail(e, rc, lerr.msg);
+		rc = module_health(d, peer, &nid, value, e);
+		if (rc < 0)
+			return rc;
+		hit = 1;
+	} else if (peer) {
+		struct lne_peer *p;
+		struct lne_peer_net *pnet;
+		struct lne_peer_ni *pni;
+
+		lne_list_for_each_entry(p, &d->mirror->peers, link)
+			lne_list_for_each_entry(pnet, &p->pnets, link)
+				lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+					lne_peer_ni_set_health(d->mirror, &pni->nid, (s32)value,
+							       NULL);
+					if (rc >= 0)
+						rc = module_health(d, true, &pni->nid, value, e);
+					hit++;
+				}
+	} else {
+		size_t i, k;
+
+		for (i = 0; i < d->nnis; i++)
+			for (k = 0; k < d->nis[i].nreal; k++) {
+				if (by_net && lne_nid_net(&d->nis[i].real[k].nid) != net)
+					continue;
+				lne_ni_set_health(d->mirror, &d->nis[i].real[k].nid, (s32)value,
+						  NULL);
+				if (rc >= 0)
+					rc = module_health(d, false, &d->nis[i].real[k].nid, value,
+							   e);
+				hit++;
+			}
+		if (by_net && !hit)
+			return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "no NI of %s is applied",
+						 target);
+	}
+	if (rc < 0)
+		return rc;
+	return sd_bus_reply_method_return(m, "u", hit);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus-ni.c - the NI methods (AddNI, DeleteNI, ListNIs), and the fields
+ * of an NI that AddNI and Apply's "net" operations read.
+ */
+#include <errno.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-int.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/change.h"
+#include "lnetd/lnetd.h"
+
+void bus_ni_fields_init(struct ni_fields *nf)
+{
+	memset(nf, 0, sizeof(*nf));
+	nf->f[0] = (struct field){"net", 's', &nf->net};
+	nf->f[1] = (struct field){"interface", 's', &nf->ifname};
+	nf->f[2] = (struct field){"pattern", 's', &nf->pattern};
+	nf->f[3] = (struct field){"cpts", 's', &nf->cpts};
+	nf->f[4] = (struct field){"peer_timeout", 'u', &nf->tun[0]};
+	nf->f[5] = (struct field){"peer_credits", 'u', &nf->tun[1]};
+	nf->f[6] = (struct field){"peer_buffer_credits", 'u', &nf->tun[2]};
+	nf->f[7] = (struct field){"credits", 'u', &nf->tun[3]};
+}
+
+void bus_ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op)
+{
+	op->u.ni = (struct st_ni){.net = nf->net,
+				  .ifname = nf->ifname && *nf->ifname ? nf->ifname : NULL,
+				  .pattern = nf->pattern && *nf->pattern ? nf->pattern : NULL,
+				  .cpts = nf->cpts && *nf->cpts ? nf->cpts : NULL,
+				  .peer_timeout = given_or_unset(&nf->f[4], nf->tun[0]),
+				  .peer_credits = given_or_unset(&nf->f[5], nf->tun[1]),
+				  .peer_buffer_credits = given_or_unset(&nf->f[6], nf->tun[2]),
+				  .credits = given_or_unset(&nf->f[7], nf->tun[3])};
+}
+
+int bus_method_add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_ADD, .obj = OBJ_NET};
+	const char *net, *ifname;
+	struct ni_fields nf;
+	int rc;
+
+	bus_ni_fields_init(&nf);
+	rc = sd_bus_message_read(m, "ss", &net, &ifname);
+	if (rc >= 0)
+		rc = bus_read_fields(m, nf.f + 2, "AddNI", e); /* net and interface are arguments */
+	if (rc < 0)
+		return rc;
+	nf.net = net;
+	nf.ifname = ifname;
+	if (!*ifname)
+		return bus_fail(e, -EINVAL,
+				"an NI needs an interface: '' is not an interface name");
+	bus_ni_fields_op(&nf, &op);
+	return bus_change_one(m, d, &op, e);
+}
+
+int bus_method_delete_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_NET};
+	const char *net, *ifname;
+	int rc;
+
+	rc = sd_bus_message_read(m, "ss", &net, &ifname);
+	if (rc < 0)
+		return rc;
+	/* An interface, or an ip2nets pattern (it has a digit or '*' and a '.'). */
+	op.u.ni = (struct st_ni){.net = net};
+	if (strchr(ifname, '.') && strpbrk(ifname, "*[0123456789") == ifname)
+		op.u.ni.pattern = ifname;
+	else
+		op.u.ni.ifname = *ifname ? ifname : NULL;
+	return bus_change_one(m, d, &op, e);
+}
+
+static int append_tun(sd_bus_message *reply, const struct lnetd_ni *n)
+{
+	return sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}", "peer_timeout", "u",
+				     n->tun.peer_timeout, "peer_credits", "u", n->tun.peer_credits,
+				     "peer_buffer_credits", "u", n->tun.peer_buffer_credits,
+				     "credits", "u", n->tun.credits);
+}
+
+/*
+ * One row per configured NI: (net, interface or "", "applied" or "pending",
+ * details).  Applied rows start with the first NI's nid, up and health, and
+ * list every NI of the entry (an ip2nets pattern may give several) in
+ * "nis" as (nid, interface, up, health).
+ */
+int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct khealth *kh = d->kb ? kbackend_health(d->kb, false) : NULL;
+	sd_bus_message *reply = NULL;
+	char nid[LNE_NID_STR_MAX];
+	uint32_t health;
+	size_t i, k;
+	int rc;
+
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sssa{sv})");
+	for (i = 0; rc >= 0 && i < d->nnis; i++) {
+		const struct lnetd_ni *n = &d->nis[i];
+
+		rc = sd_bus_message_open_container(reply, 'r', "sssa{sv}");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "sss", n->net, n->ifname,
+						   n->nreal ? "applied" : "pending");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+		for (k = 0; rc >= 0 && k < n->nreal; k++) {
+			const struct lne_ni *ni = lne_ni_find(d->mirror, &n->real[k].nid);
+
+			/* Health is running state: the module's, with the kernel engine. */
+			health = khealth_get(kh, &n->real[k].nid, ni ? (uint32_t)ni->health : 0);
+			lne_nid_format(&n->real[k].nid, nid, sizeof(nid));
+			if (!k)
+				rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "nid", "s", nid,
+							   "up", "b", ni && ni->up, "health", "u",
+							   health);
+			if (rc >= 0 && !k)
+				rc = sd_bus_message_open_container(reply, 'e', "sv");
+			if (rc >= 0 && !k)
+				rc = sd_bus_message_append(reply, "s", "nis");
+			if (rc >= 0 && !k)
+				rc = sd_bus_message_open_container(reply, 'v', "a(ssbu)");
+			if (rc >= 0 && !k)
+				rc = sd_bus_message_open_container(reply, 'a', "(ssbu)");
+			if (rc >= 0)
+				rc = sd_bus_message_append(reply, "(ssbu)", nid, n->real[k].ifname,
+							   ni && ni->up, health);
+			if (rc >= 0 && k + 1 == n->nreal) {
+				rc = sd_bus_message_close_container(reply);
+				if (rc >= 0)
+					rc = sd_bus_message_close_container(reply);
+				if (rc >= 0)
+					rc = sd_bus_message_close_container(reply);
+			}
+		}
+		if (rc >= 0 && !n->nreal)
+			rc = sd_bus_message_append(reply, "{sv}", "reason", "s", n->reason);
+		if (rc >= 0 && *n->pattern)
+			rc = sd_bus_message_append(reply, "{sv}", "pattern", "s", n->pattern);
+		if (rc >= 0 && *n->cpts)
+			rc = sd_bus_message_append(reply, "{sv}", "cpts", "s", n->cpts);
+		if (rc >= 0)
+			rc = append_tun(reply, n);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	khealth_free(kh);
+	return rc;
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus-peer.c - the peer methods (AddPeer, DeletePeer, ListPeers).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-int.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/change.h"
+#include "lnetd/lnetd.h"
+
+static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb, sd_bus_error *e)
+{
+	struct lnetd_op op = {.verb = verb, .obj = OBJ_PEER};
+	const char *what = verb == VERB_ADD ? "AddPeer" : "DeletePeer";
+	char **nids = NULL;
+	struct caller c;
+	size_t n = 0;
+	int rc, mr = 1;
+
+	rc = sd_bus_message_read(m, "s", &op.u.peer.primary);
+	if (rc >= 0)
+		rc = bus_read_strv_max(m, LNETD_PEER_NIDS_MAX, &nids, what, "nids", e);
+	if (rc >= 0 && verb == VERB_ADD)
+		rc = sd_bus_message_read(m, "b", &mr);
+	for (; nids && nids[n]; n++)
+		;
+	op.u.peer.nids = (const char *const *)nids;
+	op.u.peer.n = n;
+	op.u.peer.mr = mr;
+	if (rc >= 0)
+		rc = bus_authorise(m, &c, e);
+	if (rc == 0)
+		rc = bus_run(d, &c, &op, 1, false, NULL, e);
+	bus_strv_free(nids);
+	if (rc > 0) /* polkit is asked: the call comes back with the answer */
+		return 1;
+	return rc < 0 ? rc : bus_reply_generation(m, d);
+}
+
+int bus_method_add_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	return peer_method(m, userdata, VERB_ADD, e);
+}
+
+int bus_method_delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	return peer_method(m, userdata, VERB_DEL, e);
+}
+
+static int cmp_peer(const void *a, const void *b)
+{
+	char x[LNE_NID_STR_MAX], y[LNE_NID_STR_MAX];
+
+	lne_nid_format(&(*(struct lne_peer *const *)a)->primary, x, sizeof(x));
+	lne_nid_format(&(*(struct lne_peer *const *)b)->primary, y, sizeof(y));
+	return strcmp(x, y);
+}
+
+/* Explicit and implicit peers, by primary NID text: the same order whatever their history. */
+int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct khealth *kh = NULL;
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	struct lne_peer *peer, **all;
+	sd_bus_message *reply = NULL;
+	char buf[LNE_NID_STR_MAX];
+	size_t n = 0, i;
+	int rc;
+
+	lne_list_for_each_entry(peer, &d->mirror->peers, link)
+		n++;
+	all = calloc(n ? n : 1, sizeof(*all));
+	if (!all)
+		return bus_fail(e, -ENOMEM, "out of memory");
+	/* Health is running state: the module's, with the kernel engine. */
+	if (d->kb && n)
+		kh = kbackend_health(d->kb, true);
+	n = 0;
+	lne_list_for_each_entry(peer, &d->mirror->peers, link)
+		all[n++] = peer;
+	qsort(all, n, sizeof(*all), cmp_peer);
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sbba(su))");
+	for (i = 0; rc >= 0 && i < n; i++) {
+		peer = all[i];
+		lne_nid_format(&peer->primary, buf, sizeof(buf));
+		rc = sd_bus_message_open_container(reply, 'r', "sbba(su)");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "sbb", buf, peer->mr, peer->implicit);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "(su)");
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				lne_nid_format(&pni->nid, buf, sizeof(buf));
+				if (rc >= 0)
+					rc = sd_bus_message_append(
+						reply, "(su)", buf,
+						khealth_get(kh, &pni->nid, (uint32_t)pni->health));
+			}
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+	}
+	free(all);
+	khealth_free(kh);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus-route.c - the route methods (AddRoute, DeleteRoute, ListRoutes), and
+ * the fields of a route that AddRoute and Apply's "route" operations read.
+ */
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-int.h"
+#include "lnetd/change.h"
+#include "lnetd/lnetd.h"
+
+void bus_route_fields_init(struct route_fields *rf)
+{
+	memset(rf, 0, sizeof(*rf));
+	rf->f[0] = (struct field){"net", 's', &rf->net};
+	rf->f[1] = (struct field){"gateway", 's', &rf->gateway};
+	rf->f[2] = (struct field){"hops", 'u', &rf->v[0]};
+	rf->f[3] = (struct field){"priority", 'u', &rf->v[1]};
+	rf->f[4] = (struct field){"sensitivity", 'u', &rf->v[2]};
+}
+
+void bus_route_fields_op(const struct route_fields *rf, struct lnetd_op *op)
+{
+	op->u.route = (struct st_route){.net = rf->net,
+					.gateway = rf->gateway,
+					.hops = given_or_unset(&rf->f[2], rf->v[0]),
+					.priority = given_or_unset(&rf->f[3], rf->v[1]),
+					.sensitivity = given_or_unset(&rf->f[4], rf->v[2])};
+}
+
+static int route_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb, sd_bus_error *e)
+{
+	struct lnetd_op op = {.verb = verb, .obj = OBJ_ROUTE};
+	struct route_fields rf;
+	int rc;
+
+	bus_route_fields_init(&rf);
+	rc = sd_bus_message_read(m, "ss", &rf.net, &rf.gateway);
+	if (rc >= 0 && verb == VERB_ADD)
+		rc = bus_read_fields(m, rf.f + 2, "AddRoute", e);
+	if (rc < 0)
+		return rc;
+	bus_route_fields_op(&rf, &op);
+	return bus_change_one(m, d, &op, e);
+}
+
+int bus_method_add_route(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	return route_method(m, userdata, VERB_ADD, e);
+}
+
+int bus_method_delete_route(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	return route_method(m, userdata, VERB_DEL, e);
+}
+
+int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
+	const struct lne_route *rt;
+	sd_bus_message *reply = NULL;
+	int rc;
+
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(ssuuu)");
+	lne_list_for_each_entry(rt, &d->mirror->routes, link) {
+		lne_net_format(rt->rnet->id, nbuf, sizeof(nbuf));
+		lne_nid_format(&rt->gw->nid, gbuf, sizeof(gbuf));
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "(ssuuu)", nbuf, gbuf, rt->hops,
+						   rt->priority, rt->sensitivity);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}

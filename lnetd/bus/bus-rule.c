@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus-rule.c - the UDSP methods: the rules (AddRule, DeleteRule,
+ * DeleteRuleMatching, DeleteAllRules, ListRules), what they gave one NI
+ * (UdspInfo), and how a message would be sent (Explain); and the fields of a
+ * rule that AddRule and Apply's "udsp" operations read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-errors.h"
+#include "bus-int.h"
+#include "engine/select.h"
+#include "engine/udsp.h"
+#include "liblnetk/lnetk-client.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/change.h"
+#include "lnetd/lnetd.h"
+
+void bus_rule_fields_init(struct rule_fields *rf)
+{
+	memset(rf, 0, sizeof(*rf));
+	rf->f[0] = (struct field){"src", 's', &rf->src};
+	rf->f[1] = (struct field){"dst", 's', &rf->dst};
+	rf->f[2] = (struct field){"rte", 's', &rf->rte};
+	rf->f[3] = (struct field){"priority", 'u', &rf->prio};
+	rf->f[4] = (struct field){"idx", 'u', &rf->idx};
+	rf->f[5] = (struct field){"all", 'b', &rf->all};
+	rf->f[6] = (struct field){"kind", 's', &rf->kind};
+}
+
+void bus_rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op)
+{
+	op->u.rule.src = rf->src;
+	op->u.rule.dst = rf->dst;
+	op->u.rule.rte = rf->rte;
+	op->u.rule.priority = given_or_unset(&rf->f[3], rf->prio);
+	op->u.rule.idx = given_or_unset(&rf->f[4], rf->idx);
+	op->u.rule.all = rf->all;
+	op->u.rule.kind = rf->kind;
+}
+
+int bus_method_add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_ADD, .obj = OBJ_UDSP};
+	struct rule_fields rf;
+	struct caller c;
+	int rc;
+
+	bus_rule_fields_init(&rf);
+	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
+	if (rc >= 0)
+		rc = bus_read_fields(m, rf.f + 3, "AddRule", e);
+	if (rc < 0)
+		return rc;
+	if (rf.f[5].given)
+		return bus_fail(e, -EINVAL, "AddRule: unknown field 'all'");
+	bus_rule_fields_op(&rf, &op);
+	rc = bus_authorise(m, &c, e);
+	if (rc > 0) /* polkit is asked: the call comes back with the answer */
+		return 1;
+	if (rc >= 0)
+		rc = bus_run(d, &c, &op, 1, false, NULL, e);
+	if (rc < 0)
+		return rc;
+	return sd_bus_reply_method_return(m, "ubt", op.idx, op.updated, d->generation);
+}
+
+static int del_rules(sd_bus_message *m, struct lnetd *d, bool all, sd_bus_error *e)
+{
+	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_UDSP};
+	uint32_t idx = 0;
+	int rc = 0;
+
+	if (!all)
+		rc = sd_bus_message_read(m, "u", &idx);
+	op.u.rule.idx = idx;
+	op.u.rule.all = all;
+	return rc < 0 ? rc : bus_change_one(m, d, &op, e);
+}
+
+/* DeleteRuleMatching(src, dst, rte, {idx}): the rule these expressions name. */
+int bus_method_delete_rule_matching(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_UDSP};
+	struct rule_fields rf;
+	int rc;
+
+	bus_rule_fields_init(&rf);
+	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
+	if (rc >= 0)
+		rc = bus_read_fields(m, rf.f + 4, "DeleteRuleMatching", e);
+	if (rc < 0)
+		return rc;
+	if (rf.f[5].given || rf.f[6].given)
+		return bus_fail(e, -EINVAL,
+				rf.f[5].given ? "DeleteRuleMatching: unknown field 'all'"
+					      : "DeleteRuleMatching: unknown field 'kind'");
+	if (!*rf.src && !*rf.dst && !*rf.rte)
+		return bus_fail(e, -EINVAL, "DeleteRuleMatching: a rule has a src, dst or rte");
+	bus_rule_fields_op(&rf, &op);
+	return bus_change_one(m, d, &op, e);
+}
+
+int bus_method_delete_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	return del_rules(m, userdata, false, e);
+}
+
+int bus_method_delete_all_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	return del_rules(m, userdata, true, e);
+}
+
+int bus_method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	sd_bus_message *reply = NULL;
+	struct lne_rule *r;
+	int rc;
+
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(usssa{sv})");
+	lne_list_for_each_entry(r, &d->mirror->udsp.rules, link) {
+		char *s = lnetd_expr_text(r->src), *t = lnetd_expr_text(r->dst),
+		     *u = lnetd_expr_text(r->rte);
+
+		if (rc >= 0 && (!s || !t || !u))
+			rc = -ENOMEM;
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'r', "usssa{sv}");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "usss", r->idx, s, t, u);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "{sv}", "kind", "s",
+						   lne_rule_kind_name(r->kind));
+		if (rc >= 0 && r->prio != LNE_PRIO_NONE)
+			rc = sd_bus_message_append(reply, "{sv}", "priority", "u", r->prio);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+		free(s);
+		free(t);
+		free(u);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}
+
+/* --- UDSP info: what the rules gave one construct ------------------------------- */
+
+static int append_prio(sd_bus_message *r, const char *key, u32 value, const struct lne_rule *rule)
+{
+	char k[64];
+	int rc;
+
+	/* Lustre prints -1 for "no priority"; so does the reply. */
+	rc = sd_bus_message_append(r, "{sv}", key, "x",
+				   value == LNE_PRIO_NONE ? (int64_t)-1 : (int64_t)value);
+	snprintf(k, sizeof(k), "%s rule", key);
+	if (rc >= 0 && rule)
+		rc = sd_bus_message_append(r, "{sv}", k, "u", rule->idx);
+	return rc;
+}
+
+static int append_prefs(sd_bus_message *r, const char *key, const struct lne_pref *p, u16 n,
+			bool gw)
+{
+	char nid[LNE_NID_STR_MAX];
+	u16 i;
+	int rc = sd_bus_message_open_container(r, 'e', "sv");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", key);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "as");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "s");
+	for (i = 0; rc >= 0 && i < n; i++) {
+		const struct lne_nid *t = gw ? &((const struct lne_peer_ni *)p[i].target)->nid
+					     : &((const struct lne_ni *)p[i].target)->nid;
+
+		lne_nid_format(t, nid, sizeof(nid));
+		rc = sd_bus_message_append(r, "s", nid);
+	}
+	for (i = 0; rc >= 0 && i < 3; i++)
+		rc = sd_bus_message_close_container(r);
+	return rc;
+}
+
+/*
+ * UdspInfo(nid): the priorities the UDSP rules gave a local NI or a peer NI
+ * (and its net), with the rules that decided them, and a peer NI's
+ * preferred local NIDs (NID pair rules) and gateways (router rules).
+ */
+int bus_method_udsp_info(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char canon[LNE_NID_STR_MAX];
+	const struct lne_peer_ni *pni;
+	sd_bus_message *reply = NULL;
+	const struct lne_ni *ni;
+	const char *text;
+	struct lne_nid nid;
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &text);
+	if (rc >= 0)
+		rc = bus_nid_arg(text, &nid, canon, e);
+	if (rc < 0)
+		return rc;
+	ni = lne_ni_find(d->mirror, &nid);
+	pni = ni ? NULL : lne_peer_ni_find(d->mirror, &nid);
+	if (!ni && !pni)
+		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND,
+					 "%s is neither a local NI nor a peer NI", canon);
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+	if (rc >= 0 && ni) {
+		rc = sd_bus_message_append(reply, "{sv}", "kind", "s", "local NI");
+		if (rc >= 0)
+			rc = append_prio(reply, "net priority", ni->net->prio.value,
+					 ni->net->prio.rule);
+		if (rc >= 0)
+			rc = append_prio(reply, "nid priority", ni->prio.value, ni->prio.rule);
+	} else if (rc >= 0) {
+		const struct lne_prefs *pf = pni->prefs;
+
+		rc = sd_bus_message_append(reply, "{sv}", "kind", "s", "peer NI");
+		if (rc >= 0)
+			rc = append_prio(reply, "net priority", pni->pnet->rnet->prio.value,
+					 pni->pnet->rnet->prio.rule);
+		if (rc >= 0)
+			rc = append_prio(reply, "nid priority", pni->prio, pni->prio_rule);
+		if (rc >= 0)
+			rc = append_prefs(reply, "preferred local NIDs", pf ? pf->src : NULL,
+					  pf ? pf->nsrc : 0, false);
+		if (rc >= 0)
+			rc = append_prefs(reply, "preferred gateway NIDs", pf ? pf->gw : NULL,
+					  pf ? pf->ngw : 0, true);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}
+
+/* --- explain ------------------------------------------------------------------ */
+
+#define EXPLAIN_MAX 128
+
+static const char *step_name(u8 step)
+{
+	return step == LNE_STEP_LOCAL_NI  ? "local NI"
+	       : step == LNE_STEP_PEER_NI ? "peer NI"
+					  : "gateway";
+}
+
+/* One candidate: its step, NID, verdict, and the values it was judged on. */
+static int append_entry(sd_bus_message *reply, const struct lne_exp_entry *x)
+{
+	char nid[LNE_NID_STR_MAX], verdict[64];
+	u8 i;
+	int rc;
+
+	lne_nid_format(&x->nid, nid, sizeof(nid));
+	if (x->crit == LNE_CRIT_CHOSEN)
+		snprintf(verdict, sizeof(verdict), "chosen");
+	else
+		snprintf(verdict, sizeof(verdict), "lost on %s", lne_crit_name(x->crit));
+	rc = sd_bus_message_open_container(reply, 'r', "sssa{sv}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "sss", step_name(x->step), nid, verdict);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+	for (i = 0; rc >= 0 && i < x->key.n; i++) {
+		char rule_key[64];
+
+		rc = sd_bus_message_append(reply, "{sv}", lne_crit_name(x->key.crit[i]), "x",
+					   (int64_t)x->key.v[i]);
+		if (rc >= 0 && x->key.rule[i] >= 0) {
+			snprintf(rule_key, sizeof(rule_key), "%s rule",
+				 lne_crit_name(x->key.crit[i]));
+			rc = sd_bus_message_append(reply, "{sv}", rule_key, "u",
+						   (uint32_t)x->key.rule[i]);
+		}
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	return rc;
+}
+
+_Static_assert((int)LNETK_CRIT_ROUND_ROBIN == (int)LNE_CRIT_ROUND_ROBIN &&
+		       (int)LNETK_CRIT_CHOSEN == (int)LNE_CRIT_CHOSEN &&
+		       (int)LNETK_STEP_GATEWAY == (int)LNE_STEP_GATEWAY,
+	       "the module's criteria and steps are the engine's");
+
+/*
+ * Ask the module (the kernel engine, loaded): it decides on its running
+ * state, which lnetd's mirror does not see (health and round robin as
+ * traffic left them).  Fills what the engine's lne_select() would.
+ */
+static int explain_module(struct lnetk *lk, const char *dst, const char *src, char *ni, char *pni,
+			  char *gw, struct lne_explain *ex, char *why, size_t len)
+{
+	struct lnetk_select_req req = {.dst = dst, .src = *src ? src : NULL, .md_cpt = -1};
+	struct lnetk_entry *ent = calloc(EXPLAIN_MAX, sizeof(*ent));
+	struct lnetk_explain kex = {.ent = ent, .cap = EXPLAIN_MAX};
+	struct lnetk_err err = {.msg = ""};
+	struct lnetk_selection sel;
+	size_t i;
+	unsigned int k;
+	int rc;
+
+	if (!ent)
+		return -ENOMEM;
+	rc = lnetk_explain(lk, &req, &sel, &kex, &err);
+	if (rc) {
+		snprintf(why, len, "%.*s", (int)len - 1, err.msg[0] ? err.msg : strerror(-rc));
+		free(ent);
+		return rc;
+	}
+	snprintf(ni, LNE_NID_STR_MAX, "%s", sel.ni);
+	snprintf(pni, LNE_NID_STR_MAX, "%s", sel.peer_ni);
+	snprintf(gw, LNE_NID_STR_MAX, "%s", sel.gateway);
+	for (i = 0; i < kex.n && ex->n < ex->cap; i++) {
+		struct lne_exp_entry *x = &ex->ent[ex->n];
+
+		memset(x, 0, sizeof(*x));
+		if (lne_nid_parse(ent[i].nid, &x->nid, NULL))
+			continue;
+		x->step = ent[i].step;
+		x->crit = ent[i].crit;
+		x->lost_at = ent[i].lost_at;
+		for (k = 0; k < ent[i].nkeys && k < LNE_KEY_MAX; k++) {
+			x->key.crit[k] = ent[i].key[k].crit;
+			x->key.v[k] = ent[i].key[k].value;
+			x->key.rule[k] = ent[i].key[k].rule;
+		}
+		x->key.n = (u8)k;
+		ex->n++;
+	}
+	free(ent);
+	return 0;
+}
+
+int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
+	/* A read: decide as the next message would, moving no round robin. */
+	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY, .kind = LNE_MSG_PUT, .peek = true};
+	char ni[LNE_NID_STR_MAX], pni[LNE_NID_STR_MAX], gw[LNE_NID_STR_MAX] = "";
+	struct lne_exp_entry ent[EXPLAIN_MAX];
+	struct lne_explain ex = {.ent = ent, .cap = EXPLAIN_MAX};
+	struct lne_err lerr = {.msg = ""};
+	const char *dst, *src;
+	sd_bus_message *reply = NULL;
+	struct lne_nid srcnid;
+	struct lne_sel sel;
+	u32 i;
+	int rc;
+
+	rc = sd_bus_message_read(m, "ss", &dst, &src);
+	if (rc < 0)
+		return rc;
+	rc = bus_nid_arg(dst, &req.dst, ni, e);
+	if (rc >= 0 && *src) {
+		rc = bus_nid_arg(src, &srcnid, ni, e);
+		req.src = &srcnid;
+	}
+	if (rc < 0)
+		return rc;
+	if (lk) {
+		rc = explain_module(lk, dst, src, ni, pni, gw, &ex, lerr.msg, sizeof(lerr.msg));
+	} else {
+		rc = lne_select(d->mirror, &req, &sel, &ex, &lerr);
+		if (!rc) {
+			lne_nid_format(&sel.ni->nid, ni, sizeof(ni));
+			lne_nid_format(&sel.pni->nid, pni, sizeof(pni));
+			if (sel.route)
+				lne_nid_format(&sel.route->gw->nid, gw, sizeof(gw));
+		}
+	}
+	if (rc)
+		return bus_fail(e,
+				rc == -EHOSTUNREACH || rc == -EADDRNOTAVAIL || rc == -ENETDOWN
+					? -ENOENT
+					: rc,
+				lerr.msg);
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "sss", ni, pni, gw);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sssa{sv})");
+	for (i = 0; rc >= 0 && i < ex.n; i++)
+		rc = append_entry(reply, &ent[i]);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}

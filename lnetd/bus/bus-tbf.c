@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus-tbf.c - the NRS TBF methods (TbfSetPolicy, TbfCommand, TbfDelete,
+ * ListTbf): policies through the change path, statistics from the module or
+ * the mirror.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-int.h"
+#include "liblnetk/lnetk-client.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/ktbf.h"
+#include "lnetd/change.h"
+#include "lnetd/lnetd.h"
+#include "lnetd/nrs.h"
+
+/* --- TBF --------------------------------------------------------------------------- */
+
+int bus_method_tbf_set_policy(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_SET, .obj = OBJ_TBF};
+	const char *type = NULL;
+	uint32_t depth = 0;
+	struct field f[] = {{"type", 's', &type}, {"depth", 'u', &depth}, {NULL}};
+	int rc;
+
+	rc = sd_bus_message_read(m, "ss", &op.u.tbf.service, &op.u.tbf.queue);
+	if (rc >= 0)
+		rc = bus_read_fields(m, f, "TbfSetPolicy", e);
+	op.u.tbf.type = type;
+	op.u.tbf.depth = given_or_unset(&f[1], depth);
+	return rc < 0 ? rc : bus_change_one(m, d, &op, e);
+}
+
+int bus_method_tbf_command(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_ADD, .obj = OBJ_TBF};
+	int rc;
+
+	rc = sd_bus_message_read(m, "ss", &op.u.tbf.service, &op.u.tbf.command);
+	return rc < 0 ? rc : bus_change_one(m, d, &op, e);
+}
+
+int bus_method_tbf_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetd_op op = {.verb = VERB_DEL, .obj = OBJ_TBF};
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &op.u.tbf.service);
+	return rc < 0 ? rc : bus_change_one(m, d, &op, e);
+}
+
+static int append_stats(sd_bus_message *r, const struct lne_tbf_stats *s)
+{
+	return sd_bus_message_append(r, "ttttt", s->queued, s->enqueued, s->dispatched, s->wait_ns,
+				     s->throttled);
+}
+
+/* A rule row of ListTbf: (name, command, rate, realtime, classes, statistics). */
+static int append_rule_row(sd_bus_message *r, const char *name, const char *text, uint32_t rate,
+			   bool realtime, uint32_t nclasses, const struct lne_tbf_stats *st)
+{
+	int rc = sd_bus_message_open_container(r, 'r', "ssubuttttt");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "ssubu", name, text, rate, (int)realtime, nclasses);
+	if (rc >= 0)
+		rc = append_stats(r, st);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
+/* A class row of ListTbf: (key, the rule it follows, statistics). */
+static int append_class_row(sd_bus_message *r, const char *key, const char *rule,
+			    const struct lne_tbf_stats *st)
+{
+	int rc = sd_bus_message_open_container(r, 'r', "ssttttt");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "ss", key, rule);
+	if (rc >= 0)
+		rc = append_stats(r, st);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
+/* One queue: (service, queue, type, depth, rules, classes). */
+static int append_tbf_queue(sd_bus_message *r, const struct lne_tbf *tbf, enum lne_tbf_queue q)
+{
+	char type[64], text[LNE_TBF_CMD_MAX + 16];
+	const struct lne_tbf_rule *rule;
+	const struct lne_tbf_class *cls;
+	struct lne_tbf_queue_info info;
+	int rc;
+
+	lne_tbf_queue_info(tbf, q, &info);
+	lne_tbf_type_format(info.fields, type, sizeof(type));
+	rc = sd_bus_message_open_container(r, 'r', "sssua(ssubuttttt)a(ssttttt)");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "sssu", lne_tbf_service(tbf),
+					   q == LNE_TBF_REG ? "reg" : "hp", type, info.depth);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ssubuttttt)");
+	for (rule = lne_tbf_rule_next(tbf, q, NULL); rc >= 0 && rule;
+	     rule = lne_tbf_rule_next(tbf, q, rule)) {
+		lne_tbf_rule_format(rule, text, sizeof(text));
+		rc = append_rule_row(r, rule->name, text, rule->rate, rule->realtime,
+				     rule->nclasses, &rule->stats);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ssttttt)");
+	for (cls = lne_tbf_class_next(tbf, q, NULL); rc >= 0 && cls;
+	     cls = lne_tbf_class_next(tbf, q, cls)) {
+		const struct lne_tbf_rule *follows = lne_tbf_class_rule(tbf, cls);
+
+		lne_tbf_class_format(cls, text, sizeof(text));
+		rc = append_class_row(r, text, follows ? follows->name : "", &cls->stats);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
+/* One queue of a policy the module runs, in append_tbf_queue's form. */
+static int append_module_queue(sd_bus_message *r, const char *service,
+			       const struct lnetk_tbf_qinfo *qi, const struct ktbf_class *cls,
+			       size_t ncls)
+{
+	int rc = sd_bus_message_open_container(r, 'r', "sssua(ssubuttttt)a(ssttttt)");
+	size_t i;
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "sssu", service,
+					   qi->queue == LNETK_TBF_HP ? "hp" : "reg", qi->type,
+					   qi->depth);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ssubuttttt)");
+	for (i = 0; rc >= 0 && i < qi->nrules; i++) {
+		const struct lnetk_tbf_rule *k = &qi->rules[i];
+		struct lne_tbf_stats st = {k->queued, k->enqueued, k->dispatched, k->wait_ns,
+					   k->throttled};
+
+		rc = append_rule_row(r, k->name, k->text, k->rate, k->realtime, k->nclasses, &st);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ssttttt)");
+	for (i = 0; rc >= 0 && i < ncls; i++) {
+		const struct ktbf_class *c = &cls[i];
+		struct lne_tbf_stats st = {c->queued, c->enqueued, c->dispatched, c->wait_ns,
+					   c->throttled};
+
+		if (c->queue == qi->queue)
+			rc = append_class_row(r, c->key, c->rule, &st);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
+
+static int append_module_policy(const struct lnetk_tbf *t, const struct ktbf_class *cls,
+				size_t ncls, void *arg)
+{
+	size_t q;
+	int rc = 0;
+
+	for (q = 0; rc >= 0 && q < t->nqueues; q++)
+		rc = append_module_queue(arg, t->service, &t->queues[q], cls, ncls);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * The policies and their statistics.  With the kernel engine the traffic
+ * is the module's: so are the rules' counts and the classes, read from it
+ * (while it is loaded; the mirror's otherwise, which carry no traffic).
+ */
+int bus_method_list_tbf(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
+	sd_bus_message *reply = NULL;
+	struct lnetk_err err = {.msg = ""};
+	size_t i;
+	int rc, q;
+
+	rc = sd_bus_message_new_method_return(m, &reply);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "(sssua(ssubuttttt)a(ssttttt))");
+	if (rc >= 0 && lk) {
+		rc = ktbf_read(lk, append_module_policy, reply, &err);
+		if (rc < 0 && err.msg[0]) {
+			sd_bus_message_unref(reply);
+			return sd_bus_error_setf(e, SD_BUS_ERROR_FAILED,
+						 "cannot read the lnetk module's TBF policies: %s",
+						 err.msg);
+		}
+	}
+	for (i = 0; rc >= 0 && !lk && i < d->ntbf; i++)
+		for (q = 0; rc >= 0 && q < LNE_TBF_NQUEUES; q++)
+			rc = append_tbf_queue(reply, d->tbf[i], q);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return rc;
+}
