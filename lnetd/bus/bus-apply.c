@@ -256,7 +256,7 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 {
 	struct apply_slot *slot = NULL;
 	struct lnetd_op *ops = NULL;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	char *summary = NULL;
 	size_t n = 0, cap = 0, i, items = 0;
 	bool authorised;
@@ -345,7 +345,6 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 		rc = append_lines(reply, summary);
 	if (rc >= 0 && reply)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	for (i = 0; i < n; i++)
 		slot_clear(&slot[i]);
 	free(summary);
@@ -535,7 +534,7 @@ static int export_state(sd_bus_message *r, const struct st_state *st)
 int bus_method_export(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct st_state st = {0};
 	int rc;
 
@@ -549,7 +548,6 @@ int bus_method_export(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = export_state(reply, &st);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	st_state_clear(&st);
 	return rc;
 }
@@ -559,7 +557,7 @@ int bus_method_export(sd_bus_message *m, void *userdata, sd_bus_error *e)
 int bus_method_status(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct st_state st = {0};
 	char why[LNE_ERR_MSG_MAX + 128] = "";
 	size_t i, nis = 0;
@@ -604,7 +602,6 @@ int bus_method_status(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	st_state_clear(&st);
 	return rc;
 }

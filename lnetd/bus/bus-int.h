@@ -23,6 +23,12 @@ struct caller {
 	char cmd[512];
 };
 
+/*
+ * A local released when it goes out of scope, whichever return is taken:
+ * _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+ */
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
 /* The one place an errno and a sentence become a D-Bus error. */
 int bus_fail(sd_bus_error *e, int rc, const char *msg);
 

@@ -97,7 +97,7 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	struct khealth *kh = d->kb ? kbackend_health(d->kb, false) : NULL;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	char nid[LNE_NID_STR_MAX];
 	uint32_t health;
 	size_t i, k;
@@ -161,7 +161,6 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	khealth_free(kh);
 	return rc;
 }

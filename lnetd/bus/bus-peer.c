@@ -68,7 +68,7 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	const struct lne_peer_net *pnet;
 	const struct lne_peer_ni *pni;
 	struct lne_peer *peer, **all;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	char buf[LNE_NID_STR_MAX];
 	size_t n = 0, i;
 	int rc;
@@ -115,6 +115,5 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	return rc;
 }

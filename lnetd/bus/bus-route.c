@@ -60,7 +60,7 @@ int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
 	const struct lne_route *rt;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	int rc;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
@@ -77,6 +77,5 @@ int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	return rc;
 }

@@ -120,7 +120,7 @@ int bus_method_delete_all_rules(sd_bus_message *m, void *userdata, sd_bus_error 
 int bus_method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct lne_rule *r;
 	int rc;
 
@@ -156,7 +156,6 @@ int bus_method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	return rc;
 }
 
@@ -211,7 +210,7 @@ int bus_method_udsp_info(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	char canon[LNE_NID_STR_MAX];
 	const struct lne_peer_ni *pni;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	const struct lne_ni *ni;
 	const char *text;
 	struct lne_nid nid;
@@ -257,7 +256,6 @@ int bus_method_udsp_info(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	return rc;
 }
 
@@ -373,7 +371,7 @@ int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_explain ex = {.ent = ent, .cap = EXPLAIN_MAX};
 	struct lne_err lerr = {.msg = ""};
 	const char *dst, *src;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct lne_nid srcnid;
 	struct lne_sel sel;
 	u32 i;
@@ -417,6 +415,5 @@ int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	return rc;
 }

@@ -184,7 +184,7 @@ int bus_method_list_tbf(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct lnetk_err err = {.msg = ""};
 	size_t i;
 	int rc, q;
@@ -194,12 +194,10 @@ int bus_method_list_tbf(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_open_container(reply, 'a', "(sssua(ssubuttttt)a(ssttttt))");
 	if (rc >= 0 && lk) {
 		rc = ktbf_read(lk, append_module_policy, reply, &err);
-		if (rc < 0 && err.msg[0]) {
-			sd_bus_message_unref(reply);
+		if (rc < 0 && err.msg[0])
 			return sd_bus_error_setf(e, SD_BUS_ERROR_FAILED,
 						 "cannot read the lnetk module's TBF policies: %s",
 						 err.msg);
-		}
 	}
 	for (i = 0; rc >= 0 && !lk && i < d->ntbf; i++)
 		for (q = 0; rc >= 0 && q < LNE_TBF_NQUEUES; q++)
@@ -208,6 +206,5 @@ int bus_method_list_tbf(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	return rc;
 }

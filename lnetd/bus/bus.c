@@ -62,7 +62,7 @@ static int set_global(sd_bus_message *m, void *userdata, sd_bus_error *e)
 static int list_globals(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	int rc, g;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
@@ -75,7 +75,6 @@ static int list_globals(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
 	return rc;
 }
 
