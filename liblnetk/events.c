@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * events.c - the module's change announcements (struct lnetk_events),
+ * the family coming and going (struct lnetk_watch, the genl controller's
+ * announcements) and whether it is there.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
+
+#include "client-int.h"
+
+/* The genl controller (the kernel's "nlctrl" family) and its announcements. */
+#define CTRL_NAME	  "nlctrl"
+#define CTRL_GROUP_NOTIFY "notify"
+
+struct lnetk_events {
+	struct nl_sock *sk;
+	int family;
+	lnetk_event_cb cb;
+	void *arg;
+	char *buf;
+};
+
+#define EVENTS_BUF 8192
+
+int lnetk_events_open(lnetk_event_cb cb, void *arg, struct lnetk_events **evp)
+{
+	struct lnetk_events *ev = calloc(1, sizeof(*ev));
+	int rc = -ENOMEM, grp;
+
+	*evp = NULL;
+	if (!ev)
+		return -ENOMEM;
+	ev->cb = cb;
+	ev->arg = arg;
+	ev->sk = nl_socket_alloc();
+	ev->buf = malloc(EVENTS_BUF);
+	if (!ev->sk || !ev->buf)
+		goto err;
+	rc = lk_nlerr(genl_connect(ev->sk));
+	if (rc)
+		goto err;
+	ev->family = genl_ctrl_resolve(ev->sk, LNETK_GENL_NAME);
+	grp = genl_ctrl_resolve_grp(ev->sk, LNETK_GENL_NAME, LNETK_MCGRP_EVENTS);
+	if (ev->family < 0 || grp < 0) {
+		rc = (ev->family < 0 ? ev->family : grp) == -NLE_OBJ_NOTFOUND
+			     ? -ENOENT
+			     : lk_nlerr(ev->family < 0 ? ev->family : grp);
+		goto err;
+	}
+	rc = lk_nlerr(nl_socket_add_membership(ev->sk, grp));
+	if (rc)
+		goto err;
+	*evp = ev;
+	return 0;
+err:
+	lnetk_events_close(ev);
+	return rc;
+}
+
+int lnetk_events_fd(const struct lnetk_events *ev)
+{
+	return nl_socket_get_fd(ev->sk);
+}
+
+int lnetk_events_set_buffer(struct lnetk_events *ev, size_t bytes)
+{
+	int fd = nl_socket_get_fd(ev->sk);
+
+	if (bytes > INT_MAX)
+		return -EINVAL;
+	/* SO_RCVBUFFORCE needs CAP_NET_ADMIN; SO_RCVBUF is capped by rmem_max. */
+	if (!lk_set_int_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, (int)bytes))
+		return 0;
+	return lk_set_int_opt(fd, SOL_SOCKET, SO_RCVBUF, (int)bytes);
+}
+
+/*
+ * Every datagram waiting on @sk, read by hand rather than through
+ * nl_recvmsgs(): the one error that matters here, ENOBUFS (notifications
+ * were lost), must reach the caller as itself.  @each gets every message
+ * and says whether it was one for the caller (1) or not (0); returns how
+ * many were, or a negative errno.
+ */
+static int read_datagrams(struct nl_sock *sk, char *buf, int (*each)(struct nlmsghdr *, void *),
+			  void *arg)
+{
+	int fd = nl_socket_get_fd(sk), n = 0;
+
+	for (;;) {
+		ssize_t len = recv(fd, buf, EVENTS_BUF, MSG_DONTWAIT);
+		struct nlmsghdr *nlh;
+		int rem;
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return n;
+			return -errno;
+		}
+		rem = (int)len;
+		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem))
+			n += each(nlh, arg);
+	}
+}
+
+static int one_event(struct nlmsghdr *nlh, void *arg)
+{
+	struct lnetk_events *ev = arg;
+	struct nlattr *tb[LNETK_A_MAX + 1];
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+
+	if (nlh->nlmsg_type != ev->family ||
+	    genlmsg_parse(nlh, 0, tb, LNETK_A_MAX, lk_top_policy) < 0 || !tb[LNETK_A_GENERATION])
+		return 0;
+	ev->cb(gh->cmd, nla_get_u64(tb[LNETK_A_GENERATION]), ev->arg);
+	return 1;
+}
+
+int lnetk_events_dispatch(struct lnetk_events *ev)
+{
+	return read_datagrams(ev->sk, ev->buf, one_event, ev);
+}
+
+void lnetk_events_close(struct lnetk_events *ev)
+{
+	if (!ev)
+		return;
+	nl_socket_free(ev->sk);
+	free(ev->buf);
+	free(ev);
+}
+
+/* --- the family coming and going ---------------------------------------------------------- */
+
+struct lnetk_watch {
+	struct nl_sock *sk;
+	lnetk_family_cb cb;
+	void *arg;
+	char *buf;
+};
+
+int lnetk_watch_open(lnetk_family_cb cb, void *arg, struct lnetk_watch **wp)
+{
+	struct lnetk_watch *w = calloc(1, sizeof(*w));
+	int rc = -ENOMEM, grp;
+
+	*wp = NULL;
+	if (!w)
+		return -ENOMEM;
+	w->cb = cb;
+	w->arg = arg;
+	w->sk = nl_socket_alloc();
+	w->buf = malloc(EVENTS_BUF);
+	if (!w->sk || !w->buf)
+		goto err;
+	rc = lk_nlerr(genl_connect(w->sk));
+	if (rc)
+		goto err;
+	/* The controller is always there: resolving its group loads nothing. */
+	grp = genl_ctrl_resolve_grp(w->sk, CTRL_NAME, CTRL_GROUP_NOTIFY);
+	if (grp < 0) {
+		rc = lk_nlerr(grp);
+		goto err;
+	}
+	rc = lk_nlerr(nl_socket_add_membership(w->sk, grp));
+	if (rc)
+		goto err;
+	*wp = w;
+	return 0;
+err:
+	lnetk_watch_close(w);
+	return rc;
+}
+
+int lnetk_watch_fd(const struct lnetk_watch *w)
+{
+	return nl_socket_get_fd(w->sk);
+}
+
+static const struct nla_policy ctrl_policy[CTRL_ATTR_MAX + 1] = {
+	[CTRL_ATTR_FAMILY_ID] = {.type = NLA_U16},
+	[CTRL_ATTR_FAMILY_NAME] = {.type = NLA_STRING},
+};
+
+static int one_family_change(struct nlmsghdr *nlh, void *arg)
+{
+	struct lnetk_watch *w = arg;
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL ||
+	    (gh->cmd != CTRL_CMD_NEWFAMILY && gh->cmd != CTRL_CMD_DELFAMILY) ||
+	    genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, ctrl_policy) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME] ||
+	    strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), LNETK_GENL_NAME))
+		return 0;
+	w->cb(gh->cmd == CTRL_CMD_NEWFAMILY,
+	      tb[CTRL_ATTR_FAMILY_ID] ? nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]) : -1, w->arg);
+	return 1;
+}
+
+/* Read by hand, as events are: ENOBUFS must reach the caller as itself. */
+int lnetk_watch_dispatch(struct lnetk_watch *w)
+{
+	return read_datagrams(w->sk, w->buf, one_family_change, w);
+}
+
+void lnetk_watch_close(struct lnetk_watch *w)
+{
+	if (!w)
+		return;
+	nl_socket_free(w->sk);
+	free(w->buf);
+	free(w);
+}
+
+int lnetk_family_present(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_cache *cache = NULL;
+	struct genl_family *f;
+	int rc;
+
+	if (!sk)
+		return -ENOMEM;
+	/* A dump of every family: unlike a lookup by name, it loads no module. */
+	rc = lk_nlerr(genl_connect(sk));
+	if (!rc)
+		rc = lk_nlerr(genl_ctrl_alloc_cache(sk, &cache));
+	if (!rc) {
+		f = genl_ctrl_search_by_name(cache, LNETK_GENL_NAME);
+		rc = f != NULL;
+		if (f)
+			genl_family_put(f);
+	}
+	nl_cache_free(cache);
+	nl_socket_free(sk);
+	return rc;
+}
