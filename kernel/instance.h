@@ -3,12 +3,13 @@
  * instance.h - one LNet instance per network namespace.
  *
  * main.c creates an instance when a network namespace appears and destroys
- * it when the namespace goes; netlink.c finds the instance of the socket it
- * serves.  Every change happens under the instance's mutex and bumps its
- * generation, which readers use to tell whether what they saw is still
- * current (see uapi/lnetk.h).  The engine state itself may be replaced
- * whole (a batch is built on a copy and swapped in), so it is reached only
- * through @inst, under @lock.
+ * it when the namespace goes; the genl family (netlink.c, nl-*.c) finds the
+ * instance of the socket it serves, and a request source (nrs.c) the
+ * instance of the namespace it opens.  Every change happens under the
+ * instance's mutex and bumps its generation, which readers use to tell
+ * whether what they saw is still current (see uapi/lnetk.h).  The engine
+ * state itself may be replaced whole (a batch is built on a copy and
+ * swapped in), so it is reached only through @inst, under @lock.
  *
  * Selection takes only @sel for reading, so selections run side by side
  * and never wait for a change that is still preparing (a batch builds its
@@ -52,12 +53,16 @@ struct lnetk_net {
 	u32 ntbf;		 /* under lock: how many */
 };
 
+/* main.c: the instance of @net. */
 struct lnetk_net *lnetk_net(const struct net *net);
-/* A fresh engine instance with the host's NUMA distances. */
+/* main.c: a fresh engine instance with the host's NUMA distances. */
 struct lne_inst *lnetk_inst_new(void);
-/* Free a TBF policy of the list (unlinks it; the count is the caller's). */
-void lnetk_tbf_free(struct lnetk_tbf *t);
-/* Give @inst the host's distances: node_distance() between NUMA nodes. */
+/* main.c: give @inst the host's distances: node_distance() between NUMA nodes. */
 int lnetk_numa_default(struct lne_inst *inst);
+
+/* nrs.c: the policy of @service in @ln's list, or NULL.  Under ln->lock. */
+struct lnetk_tbf *lnetk_tbf_find(struct lnetk_net *ln, const char *service);
+/* nrs.c: free a TBF policy of the list (unlinks it; the count is the caller's). */
+void lnetk_tbf_free(struct lnetk_tbf *t);
 
 #endif /* LNETK_INSTANCE_H */

@@ -20,7 +20,6 @@
 #include <net/netns/generic.h>
 
 #include "engine/model.h"
-#include "engine/tbf.h"
 #include "instance.h"
 #include "netlink.h"
 #include "uapi/lnetk.h"
@@ -78,14 +77,6 @@ struct lne_inst *lnetk_inst_new(void)
 		inst = NULL;
 	}
 	return inst;
-}
-
-void lnetk_tbf_free(struct lnetk_tbf *t)
-{
-	list_del(&t->link);
-	lne_tbf_free(t->tbf);
-	mutex_destroy(&t->qlock);
-	kfree(t);
 }
 
 static int __net_init lnetk_net_init(struct net *net)
