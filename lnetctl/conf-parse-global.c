@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * conf-parse-global.c - lnet.conf's global: and numa: sections into
+ * set global ops; routing: and buffers:, checked and not acted on.
+ */
+#include <string.h>
+
+#include "conf-int.h"
+
+static int set_global(struct cfp *p, yaml_node_t *k, size_t g, yaml_node_t *v)
+{
+	const char *key = cfp_sval(k);
+	struct cf_op *op;
+	uint32_t u;
+	int rc;
+
+	if (p->mode == CF_DEL)
+		return cfp_fail(p, k, key,
+				"global settings cannot be deleted (set the value wanted instead)");
+	rc = cfp_get_u32(p, key, v, &u, NULL);
+	if (rc)
+		return rc;
+	if (p->gset[g])
+		return cfp_fail(p, k, key, "%s is set twice (also at line %zu, column %zu)",
+				cf_globals[g].name, cfp_line_of(p->gset[g]),
+				cfp_col_of(p->gset[g]));
+	p->gset[g] = k;
+	op = cfp_op_at("set", "global", k);
+	if (!op)
+		return cfp_nomem(p);
+	rc = cf_op_set_str(op, "name", cf_globals[g].name);
+	rc = rc ? rc : cf_op_set_u32(op, "value", u);
+	return cfp_push(p, op, rc);
+}
+
+int cfp_sec_global(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	const yaml_node_pair_t *pr;
+	int rc;
+
+	if (cfp_is_null(v))
+		return 0;
+	rc = cfp_check_map(p, v, "global", "global");
+	for (pr = v->data.mapping.pairs.start; !rc && pr < v->data.mapping.pairs.top; pr++) {
+		yaml_node_t *gk = cfp_node(p, pr->key);
+		const char *name = cfp_sval(gk);
+		int g = cf_global_lookup(name);
+
+		/* lnd_timeout is derived (transaction_timeout over retries): shown, not set. */
+		if (!strcmp(name, "lnd_timeout") || !strcmp(name, "seq_no"))
+			continue;
+		if (g < 0)
+			return cfp_fail(p, gk, name, "not a global setting");
+		rc = set_global(p, gk, (size_t)g, cfp_node(p, pr->value));
+	}
+	return rc;
+}
+
+static int h_numa_range(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return set_global(p, k, (size_t)cf_global_lookup("numa_range"), v);
+}
+
+static const struct cfp_keydef numa_keys[] = {
+	{"range", h_numa_range},
+	{"seq_no", NULL},
+	{NULL, NULL},
+};
+
+int cfp_sec_numa(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return cfp_walk_map(p, v, "numa", "numa", numa_keys, NULL);
+}
+
+static int h_check_u32(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	uint32_t u;
+	bool dflt;
+
+	return cfp_get_u32(p, cfp_sval(k), v, &u, &dflt);
+}
+
+static const struct cfp_keydef routing_keys[] = {
+	{"enable", h_check_u32},
+	{"seq_no", NULL},
+	{NULL, NULL},
+};
+
+/* Lustre's show prints routing as a list: "- cpt[N]: {buffer pools}" and "- enable: N". */
+static int do_routing_item(struct cfp *p, yaml_node_t *item, void *st)
+{
+	const yaml_node_pair_t *pr;
+	int rc = cfp_check_map(p, item, "routing", "routing");
+
+	for (pr = item->data.mapping.pairs.start; !rc && pr < item->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = cfp_node(p, pr->key);
+
+		if (!strcmp(cfp_sval(k), "enable"))
+			rc = h_check_u32(p, k, cfp_node(p, pr->value), NULL);
+		else if (strncmp(cfp_sval(k), "cpt[", 4))
+			rc = cfp_fail(p, k, cfp_sval(k), "unknown key in routing");
+	}
+	return rc;
+}
+
+int cfp_sec_routing(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	int rc;
+
+	if (cfp_is_null(v))
+		return 0;
+	if (v->type == YAML_SEQUENCE_NODE)
+		rc = cfp_walk_seq(p, v, "routing", "routing entries", do_routing_item, NULL);
+	else
+		rc = cfp_walk_map(p, v, "routing", "routing", routing_keys, NULL);
+	return rc ? rc : cfp_warning_at(p, k, "routing: not acted on by lnetd");
+}
+
+static const struct cfp_keydef buffers_keys[] = {
+	{"tiny", h_check_u32}, {"small", h_check_u32}, {"large", h_check_u32},
+	{"seq_no", NULL},      {NULL, NULL},
+};
+
+int cfp_sec_buffers(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	int rc;
+
+	if (cfp_is_null(v))
+		return 0;
+	rc = cfp_walk_map(p, v, "buffers", "buffers", buffers_keys, NULL);
+	return rc ? rc : cfp_warning_at(p, k, "buffers: not acted on by lnetd");
+}
