@@ -218,7 +218,7 @@ struct lne_tbf_stats {
 	u64 throttled;	/* requests that reached their class's head with no token */
 };
 
-struct lne_tbf_term; /* a rule's condition terms: private to tbf.c */
+struct lne_tbf_term; /* a rule's condition terms: private to tbf*.c (tbf-int.h) */
 
 struct lne_tbf_rule {
 	struct lne_list link; /* in its queue's rule list, in match order */
