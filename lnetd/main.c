@@ -20,8 +20,9 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "lnetd/backend/kernel.h"
 #include "lnetd.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/log.h"
 #include "nrs.h"
 #include "numa.h"
 
@@ -49,7 +50,7 @@ static void on_netif_change(void *data)
 
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	fprintf(stderr, "lnetd: SIGHUP: nothing to re-read (the configuration is in the store)\n");
+	log_notice("SIGHUP: nothing to re-read (the configuration is in the store)");
 	return 0;
 }
 
@@ -81,8 +82,7 @@ static int lock_state_dir(const char *dir)
 		return -1;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (fd < 0) {
-		fprintf(stderr, "lnetd: cannot lock the state directory %s: %s: %s\n", dir, path,
-			strerror(errno));
+		log_error("cannot lock the state directory %s: %s: %s", dir, path, strerror(errno));
 		free(path);
 		return -1;
 	}
@@ -92,8 +92,7 @@ static int lock_state_dir(const char *dir)
 			/* Ours: the pid for people; F_GETLK is what lnetd asks. */
 			n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 			if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n)
-				fprintf(stderr, "lnetd: %s: cannot write the pid: %s\n", path,
-					strerror(errno));
+				log_error("%s: cannot write the pid: %s", path, strerror(errno));
 			free(path);
 			return fd;
 		}
@@ -109,22 +108,20 @@ static int lock_state_dir(const char *dir)
 		if (fl.l_type == F_UNLCK)
 			continue;
 		if (fl.l_pid > 0)
-			fprintf(stderr,
-				"lnetd: the state directory %s is in use by another lnetd (pid %ld); "
-				"stop it first, or give this one a --state-dir of its own\n",
-				dir, (long)fl.l_pid);
+			log_error("the state directory %s is in use by another lnetd (pid %ld); "
+				  "stop it first, or give this one a --state-dir of its own",
+				  dir, (long)fl.l_pid);
 		else
-			fprintf(stderr,
-				"lnetd: the state directory %s is in use by another lnetd (on "
+			log_error(
+				"the state directory %s is in use by another lnetd (on "
 				"another host or in another PID namespace); stop it first, or give "
-				"this one a --state-dir of its own\n",
+				"this one a --state-dir of its own",
 				dir);
 		e = 0;
 		break;
 	}
 	if (e)
-		fprintf(stderr, "lnetd: cannot lock the state directory %s: %s: %s\n", dir, path,
-			strerror(e));
+		log_error("cannot lock the state directory %s: %s: %s", dir, path, strerror(e));
 	close(fd);
 	free(path);
 	return -1;
@@ -149,9 +146,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'e':
 			if (strcmp(optarg, "kernel") && strcmp(optarg, "userspace")) {
-				fprintf(stderr,
-					"lnetd: --engine: '%s' is neither kernel nor userspace\n",
-					optarg);
+				log_error("--engine: '%s' is neither kernel nor userspace", optarg);
 				return 2;
 			}
 			d.engine = optarg;
@@ -171,7 +166,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "lnetd: unexpected argument '%s'\n", argv[optind]);
+		log_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
 	/*
@@ -186,8 +181,7 @@ int main(int argc, char **argv)
 	if (!d.state_dir)
 		d.state_dir = getenv("STATE_DIRECTORY") ?: "/var/lib/lnetd";
 	if (mkdir(d.state_dir, 0700) && errno != EEXIST) {
-		fprintf(stderr, "lnetd: cannot create the state directory %s: %s\n", d.state_dir,
-			strerror(errno));
+		log_error("cannot create the state directory %s: %s", d.state_dir, strerror(errno));
 		return 1;
 	}
 	/* Before anything else: a second lnetd here leaves everything as it was. */
@@ -202,9 +196,9 @@ int main(int argc, char **argv)
 	if (rc) {
 		/* The store's sentences name the file. */
 		if (serr.msg[0])
-			fprintf(stderr, "lnetd: %s\n", serr.msg);
+			log_error("%s", serr.msg);
 		else
-			fprintf(stderr, "lnetd: %s: %s\n", path, strerror(-rc));
+			log_error("%s: %s", path, strerror(-rc));
 		free(path);
 		close(lock_fd);
 		return 1;
@@ -215,8 +209,7 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = lnetd_tbf_restore(&d, &why);
 	if (rc) {
-		fprintf(stderr, "lnetd: cannot restore the configuration: %s\n",
-			why ? why : strerror(-rc));
+		log_error("cannot restore the configuration: %s", why ? why : strerror(-rc));
 		goto out;
 	}
 
@@ -237,7 +230,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		rc = sd_bus_open_system(&d.bus);
 	if (rc < 0) {
-		fprintf(stderr, "lnetd: cannot reach the system bus: %s\n", strerror(-rc));
+		log_error("cannot reach the system bus: %s", strerror(-rc));
 		goto out;
 	}
 	/* NIs follow their interfaces: look now, and again on every change. */
@@ -245,7 +238,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		rc = lnetd_nis_load(&d);
 	if (rc < 0) {
-		fprintf(stderr, "lnetd: cannot watch the network interfaces: %s\n", strerror(-rc));
+		log_error("cannot watch the network interfaces: %s", strerror(-rc));
 		goto out;
 	}
 	lnetd_nis_reconcile(&d);
@@ -253,8 +246,7 @@ int main(int argc, char **argv)
 	if (!strcmp(d.engine, "kernel")) {
 		rc = kbackend_start(&d, &d.kb);
 		if (rc < 0) {
-			fprintf(stderr, "lnetd: cannot start the kernel backend: %s\n",
-				strerror(-rc));
+			log_error("cannot start the kernel backend: %s", strerror(-rc));
 			goto out;
 		}
 	}
@@ -262,17 +254,16 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		rc = lnetd_bus_start(&d);
 	if (rc < 0) {
-		fprintf(stderr, "lnetd: cannot serve %s on the bus: %s\n", LNETD_BUS_NAME,
-			strerror(-rc));
+		log_error("cannot serve %s on the bus: %s", LNETD_BUS_NAME, strerror(-rc));
 		goto out;
 	}
-	fprintf(stderr, "lnetd: serving %s (engine %s, state %s, generation %llu)\n",
-		LNETD_BUS_NAME, d.engine, path, (unsigned long long)d.generation);
+	log_info("serving %s (engine %s, state %s, generation %llu)", LNETD_BUS_NAME, d.engine,
+		 path, (unsigned long long)d.generation);
 	sd_notify(0, "READY=1");
 	rc = sd_event_loop(d.event);
 	sd_notify(0, "STOPPING=1");
 	if (rc < 0)
-		fprintf(stderr, "lnetd: event loop: %s\n", strerror(-rc));
+		log_error("event loop: %s", strerror(-rc));
 out:
 	sd_bus_flush_close_unref(d.bus);
 	kbackend_stop(d.kb);

@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <systemd/sd-device.h>
 
+#include "lnetd/log.h"
 #include "netif.h"
 
 struct netif {
@@ -74,8 +75,8 @@ static void udev_watch(struct netif *nf, sd_event *event)
 	if (rc >= 0)
 		rc = sd_device_monitor_start(nf->udev, on_udev, nf);
 	if (rc < 0) {
-		fprintf(stderr, "lnetd: no udev monitor (%s); rtnetlink alone watches interfaces\n",
-			strerror(-rc));
+		log_warning("no udev monitor (%s); rtnetlink alone watches interfaces",
+			    strerror(-rc));
 		nf->udev = sd_device_monitor_unref(nf->udev);
 	}
 }

@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/udsp.h"
 #include "lnetd.h"
+#include "lnetd/log.h"
 #include "nrs.h"
 #include "numa.h"
-#include "engine/udsp.h"
 
 static int refused(char **why, const char *what, const char *msg)
 {
@@ -100,8 +101,8 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 	/* The distances the module would take from node_distance(). */
 	if (numa_from_sysfs(ln, "/sys/devices/system/node") < 0 && !d->numa_warned) {
 		d->numa_warned = true;
-		fprintf(stderr, "lnetd: the NUMA distances in sysfs make no square table; "
-				"treating every distance as equal\n");
+		log_warning("the NUMA distances in sysfs make no square table; "
+			    "treating every distance as equal");
 	}
 	*out = ln;
 	return 0;

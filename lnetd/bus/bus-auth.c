@@ -15,6 +15,7 @@
 #include "bus-errors.h"
 #include "bus-int.h"
 #include "lnetd/lnetd.h"
+#include "lnetd/log.h"
 
 #define POLKIT_ACTION LNETD_BUS_NAME ".manage"
 
@@ -93,10 +94,8 @@ static int pk_answer(sd_bus_message *reply, void *userdata, sd_bus_error *ret_er
 	if (rc >= 0)
 		rc = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
 	if (rc < 0) {
-		fprintf(stderr,
-			"lnetd: cannot dispatch a call again after polkit answered: %s, "
-			"dropping it\n",
-			strerror(-rc));
+		log_error("cannot dispatch a call again after polkit answered: %s, dropping it",
+			  strerror(-rc));
 		pk_free(q);
 	}
 	return 1;

@@ -242,4 +242,26 @@ rc=$?
 OUT=$(cat "$T/bogus.log")
 check "a bad --engine is a usage error naming it" test "$rc" = 2
 has "bogus" >/dev/null || not_ok "the message names the bad value"
+# The log: plain lines on a terminal or file, journal priorities when stderr
+# is the stream systemd gave the journal (JOURNAL_STREAM names its dev:ino).
+grep -q '^lnetd: serving org.lnetd1' "$T/lnetd.log"
+check "lnetd logs plain lines when stderr is not the journal" test $? = 0
+: >"$T/journal.log"
+js=$(stat -c '%d:%i' "$T/journal.log")
+JOURNAL_STREAM=$js "$LNETD" --engine=userspace --state-dir="$T/jstate" 2>>"$T/journal.log" &
+jpid=$!
+for _ in $(seq 100); do
+	grep -q 'serving' "$T/journal.log" && break
+	kill -0 "$jpid" 2>/dev/null || break
+	sleep 0.05
+done
+kill -TERM "$jpid"
+wait "$jpid"
+OUT=$(cat "$T/journal.log")
+check "to the journal, lnetd's lines carry their priority (<6> info)" has '<6>lnetd: serving org.lnetd1'
+: >"$T/other.log"
+JOURNAL_STREAM=$js "$LNETD" --engine=bogus 2>>"$T/other.log"
+OUT=$(cat "$T/other.log")
+check "a JOURNAL_STREAM that is not stderr gets plain lines" has "lnetd: --engine: 'bogus'"
+case $OUT in *'<3>'*) not_ok "no priority prefix on a stream that is not the journal" ;; esac
 finish
