@@ -1359,12 +1359,6 @@ static void case_set_health(void)
 	sd_bus_message *reply = NULL;
 	int rc, hp = -1, hn = -1;
 
-	/* run.sh says whether lnetd's bus.c hands SetHealth to the kernel backend yet. */
-	if (access("/lnetd-sethealth", F_OK)) {
-		printf("ok - SetHealth reaches the module # SKIP lnetd's bus.c does not call "
-		       "kbackend_set_health yet\n");
-		return;
-	}
 	lk = open_or_fail("SetHealth");
 	if (!lk)
 		return;

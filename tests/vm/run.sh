@@ -287,8 +287,6 @@ cp -a "$base" "$root" &&
 		"$root/data/select-conformance.scn" &&
 	install -m 755 "$here/init" "$root/init" &&
 	{ [ -z "$lnetd_skip" ] || echo "$lnetd_skip" >"$root/lnetd-skip"; } &&
-	{ [ -n "$lnetd_skip" ] || ! nm "$build/lnetd/lnetd-bus.o" 2>/dev/null |
-		grep -q ' U kbackend_set_health$' || touch "$root/lnetd-sethealth"; } &&
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.cpio.gz" ||
 	fail "build the initramfs in $root"
 
