@@ -41,13 +41,9 @@ static int fill(struct store *st)
 	int i, rc = store_begin(st);
 
 	for (i = 0; !rc && i < NNIS; i++) {
-		struct st_ni ni = {.net = net,
-				   .ifname = ifname,
-				   .peer_timeout = ST_UNSET,
-				   .peer_credits = ST_UNSET,
-				   .peer_buffer_credits = ST_UNSET,
-				   .credits = ST_UNSET};
+		struct st_ni ni = {.net = net, .ifname = ifname};
 
+		st_ni_unset(&ni);
 		snprintf(net, sizeof(net), "o2ib%d", i / 4);
 		snprintf(ifname, sizeof(ifname), "bib%d", i);
 		rc = store_ni_add(st, &ni, &err);

@@ -26,10 +26,6 @@ int cf_global_lookup(const char *s);
 /* By the engine's name only, what a "set global" op carries; -1 if none. */
 int cf_global_by_name(const char *name);
 
-/* An NI's tunables in the vocabulary's order; Lustre's keys are the same. */
-#define CF_NTUN 4
-extern const char *const cf_tun_keys[];
-
 /* A route's optional numbers: Lustre's key, the op's field; -1 is "default" in all three. */
 struct cf_route_num {
 	const char *key, *field;

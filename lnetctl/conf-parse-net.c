@@ -10,14 +10,15 @@
 #include <string.h>
 
 #include "conf-int.h"
+#include "engine/tunables.h"
 
-/* One local NI (net:) or one ip2nets rule. */
-struct ni_spec {
+	/* One local NI (net:) or one ip2nets rule. */
+	struct ni_spec {
 	yaml_node_t *net; /* net type / net-spec */
 	struct cfp_nodes ifs, ranges;
 	char *cpts;
-	bool tun_set[CF_NTUN];
-	uint32_t tun[CF_NTUN];
+	bool tun_set[LNE_TUN__COUNT];
+	uint32_t tun[LNE_TUN__COUNT];
 };
 
 static void ni_spec_free(struct ni_spec *s)
@@ -79,32 +80,51 @@ static int h_cpt(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 	return fclose(f) ? cfp_nomem(p) : 0;
 }
 
+/* One tunable (engine/tunables.h): its key names it. */
 static int h_tun(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
 	struct ni_spec *s = st;
-	size_t t;
+	int t = lne_tun_lookup(cfp_sval(k));
 
-	for (t = 0; strcmp(cf_tun_keys[t], cfp_sval(k)); t++)
-		;
+	if (t < 0) /* only the keys tun_keys() gives come here */
+		return cfp_fail(p, k, cfp_sval(k), "is not a tunable");
 	s->tun_set[t] = true;
 	return cfp_get_u32(p, cfp_sval(k), v, &s->tun[t], NULL);
 }
 
-static const struct cfp_keydef tunables_keys[] = {
-	{"peer_timeout", h_tun},
-	{"peer_credits", h_tun},
-	{"peer_buffer_credits", h_tun},
-	{"credits", h_tun},
-	{"CPT", h_cpt}, /* where Lustre's import also looks for it */
-	{NULL, NULL},
-};
+/* The keys of a tunables block: the tunables of @sec, then @extra (to its NULL). */
+#define TUN_KEYS_MAX (LNE_TUN__COUNT + 3)
+static const struct cfp_keydef *tun_keys(enum lne_tun_section sec, const struct cfp_keydef *extra,
+					 struct cfp_keydef keys[TUN_KEYS_MAX])
+{
+	size_t n = 0;
+	int t;
+
+	for (t = 0; t < LNE_TUN__COUNT; t++)
+		if (lne_tun_desc[t].section == sec)
+			keys[n++] = (struct cfp_keydef){lne_tun_desc[t].name, h_tun};
+	do
+		keys[n++] = *extra;
+	while (extra++->name && n < TUN_KEYS_MAX);
+	return keys;
+}
 
 static int h_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
-	return cfp_walk_map(p, v, "tunables", "tunables", tunables_keys, st);
+	static const struct cfp_keydef extra[] = {
+		{"CPT", h_cpt}, /* where Lustre's import also looks for it */
+		{NULL, NULL},
+	};
+	struct cfp_keydef keys[TUN_KEYS_MAX];
+
+	return cfp_walk_map(p, v, "tunables", "tunables", tun_keys(LNE_TUN_NET, extra, keys), st);
 }
 
-/* LND tunables: lnetd leaves them to the LNDs' defaults; say so. */
+/*
+ * LND tunables: those of engine/tunables.h are read; Lustre has more
+ * (o2iblnd's map_on_demand, concurrent_sends, ...), which lnetd leaves to
+ * the LNDs' defaults: say so, naming them.
+ */
 static int h_lnd_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
 	const yaml_node_pair_t *pr;
@@ -115,11 +135,20 @@ static int h_lnd_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *s
 	if (cfp_is_null(v))
 		return 0;
 	rc = cfp_check_map(p, v, "lnd tunables", "lnd tunables");
-	if (rc || p->mode == CF_DEL || v->data.mapping.pairs.start == v->data.mapping.pairs.top)
+	if (rc || v->data.mapping.pairs.start == v->data.mapping.pairs.top)
 		return rc;
-	for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
-		const char *name = cfp_sval(cfp_node(p, pr->key));
+	for (pr = v->data.mapping.pairs.start; !rc && pr < v->data.mapping.pairs.top; pr++) {
+		yaml_node_t *key = cfp_node(p, pr->key);
+		const char *name = cfp_sval(key);
+		int t = lne_tun_lookup(name);
 
+		if (t >= 0 && lne_tun_desc[t].section == LNE_TUN_LND) {
+			if (p->mode != CF_DEL)
+				rc = h_tun(p, key, cfp_node(p, pr->value), st);
+			continue;
+		}
+		if (p->mode == CF_DEL)
+			continue;
 		if (len + strlen(name) + 8 >= sizeof(names)) {
 			snprintf(names + len, sizeof(names) - len, ", ...");
 			break;
@@ -127,6 +156,8 @@ static int h_lnd_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *s
 		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
 					name);
 	}
+	if (rc || !len)
+		return rc;
 	return cfp_warning_at(p, k, "lnd tunables (%s): not acted on by lnetd", names);
 }
 
@@ -147,9 +178,9 @@ static int ni_op(struct cfp *p, const struct ni_spec *s, const yaml_node_t *at, 
 	if (p->mode == CF_ADD) {
 		if (!rc && cpts)
 			rc = cf_op_set_str(op, "cpts", cpts);
-		for (t = 0; !rc && t < CF_NTUN; t++)
+		for (t = 0; !rc && t < LNE_TUN__COUNT; t++)
 			if (s->tun_set[t])
-				rc = cf_op_set_u32(op, cf_tun_keys[t], s->tun[t]);
+				rc = cf_op_set_u32(op, lne_tun_desc[t].name, s->tun[t]);
 	}
 	return cfp_push(p, op, rc);
 }
@@ -299,12 +330,14 @@ static int h_seed_pattern(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *s
 
 static int h_seed_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
-	static const struct cfp_keydef keys[] = {
-		{"peer_timeout", h_tun}, {"peer_credits", h_tun}, {"peer_buffer_credits", h_tun},
-		{"credits", h_tun},	 {"seq_no", NULL},	  {NULL, NULL},
+	static const struct cfp_keydef extra[] = {
+		{"seq_no", NULL},
+		{NULL, NULL},
 	};
+	struct cfp_keydef keys[TUN_KEYS_MAX];
 
-	return cfp_walk_map(p, v, "tunables", "tunables", keys, &((struct seed_net *)st)->s);
+	return cfp_walk_map(p, v, "tunables", "tunables", tun_keys(LNE_TUN_NET, extra, keys),
+			    &((struct seed_net *)st)->s);
 }
 
 static int h_seed_entry_intf(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)

@@ -357,10 +357,6 @@ int cf_global_by_name(const char *name)
 	return -1;
 }
 
-const char *const cf_tun_keys[] = {"peer_timeout", "peer_credits", "peer_buffer_credits",
-				   "credits"};
-_Static_assert(sizeof(cf_tun_keys) / sizeof(cf_tun_keys[0]) == CF_NTUN, "CF_NTUN");
-
 const struct cf_route_num cf_route_nums[] = {
 	{"hop", "hops"},
 	{"priority", "priority"},

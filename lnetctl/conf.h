@@ -7,9 +7,9 @@
  * It knows nothing of D-Bus: the CLI marshals the ops.  The vocabulary
  * (every field optional unless marked):
  *
- *   add|del net    net s (required), interface s, pattern s, cpts s,
- *                  peer_timeout u, peer_credits u, peer_buffer_credits u,
- *                  credits u
+ *   add|del net    net s (required), interface s, pattern s, cpts s, and
+ *                  one u per NI tunable, by its name (engine/tunables.h:
+ *                  peer_timeout, peer_credits, ...)
  *   add|del peer   primary s (required), nids as, multi_rail b
  *   set peer       the same: the peer that has any of the NIDs gets exactly
  *                  these (the Multi-Rail design's peers: refresh)

@@ -16,8 +16,9 @@
 #include <time.h>
 
 #include "change.h"
-#include "lnetd/backend/kernel.h"
 #include "engine/udsp.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/log.h"
 
 static const char *const obj_names[OBJ__COUNT] = {"net", "peer", "route", "global", "udsp", "tbf"};
 static const char *const verb_names[VERB__COUNT] = {"add", "del", "set"};
@@ -159,11 +160,8 @@ static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	sn = (struct st_ni){.net = n.net,
 			    .ifname = opt(n.ifname),
 			    .pattern = opt(n.pattern),
-			    .cpts = opt(n.cpts),
-			    .peer_timeout = n.tunv[0],
-			    .peer_credits = n.tunv[1],
-			    .peer_buffer_credits = n.tunv[2],
-			    .credits = n.tunv[3]};
+			    .cpts = opt(n.cpts)};
+	memcpy(sn.tun, n.tunv, sizeof(sn.tun));
 	rc = store_ni_add(d->store, &sn, &serr);
 	return rc ? say_store(m, rc, &serr) : 0;
 }
@@ -756,8 +754,8 @@ static void rebuild(struct lnetd *d, bool mirror, bool tbf)
 	if (!mirror && !tbf)
 		return;
 	if (mirror ? lnetd_mirror_rebuild(d, tbf, &why) : lnetd_tbf_restore(d, &why)) {
-		fprintf(stderr, "lnetd: cannot rebuild the configuration from the store: %s\n",
-			why ?: "out of memory");
+		log_error("cannot rebuild the configuration from the store: %s",
+			  why ?: "out of memory");
 		exit(EXIT_FAILURE); /* the store is intact: a restart restores it */
 	}
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "lnetd.h"
+#include "lnetd/log.h"
 
 static void set_reason(struct lnetd_ni *n, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -152,10 +153,7 @@ int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t 
 		lnetd_ni_clear(n);
 		return -EINVAL;
 	}
-	n->tunv[0] = sn->peer_timeout;
-	n->tunv[1] = sn->peer_credits;
-	n->tunv[2] = sn->peer_buffer_credits;
-	n->tunv[3] = sn->credits;
+	memcpy(n->tunv, sn->tun, sizeof(n->tunv));
 	lne_tunables_default(LNE_NET_LND(net), &n->tun);
 	for (k = 0; k < LNE_TUN__COUNT; k++) {
 		const struct lne_tun_desc *t = &lne_tun_desc[k];
@@ -341,9 +339,8 @@ void lnetd_nis_reconcile(struct lnetd *d)
 
 		lnetd_ni_reconcile(d, n, &changed);
 		if (changed)
-			fprintf(stderr, "lnetd: NI %s on %s: %s%s\n", n->net,
-				*n->ifname ? n->ifname : n->pattern,
-				n->nreal ? "applied" : "pending: ", n->nreal ? "" : n->reason);
+			log_info("NI %s on %s: %s%s", n->net, *n->ifname ? n->ifname : n->pattern,
+				 n->nreal ? "applied" : "pending: ", n->nreal ? "" : n->reason);
 	}
 }
 
@@ -360,7 +357,7 @@ static int load_one(const struct st_ni *sn, void *data)
 	d->nis = grown;
 	rc = lnetd_ni_init(&d->nis[d->nnis], sn, why, sizeof(why));
 	if (rc) {
-		fprintf(stderr, "lnetd: stored NI of %s refused: %s\n", sn->net, why);
+		log_warning("stored NI of %s refused: %s", sn->net, why);
 		return rc;
 	}
 	d->nnis++;

@@ -15,7 +15,8 @@
 # Also: lnetd(8) names every option of `lnetd --help` and every method and
 # property of the D-Bus contract (schema/org.lnetd1.Manager.xml); every
 # global of engine/globals.c is in lnetctl(8), lnet.conf(5) and the
-# completion; lnetctl(8)'s EXIT STATUS lists the codes of lnetctl/lnetctl.h;
+# completion; every NI tunable of engine/tunables.h is in lnet.conf(5) and
+# lnetd(8) (its YAML and D-Bus key); lnetctl(8)'s EXIT STATUS lists the codes of lnetctl/lnetctl.h;
 # and each page formats without a warning (groff -ww, else man --warnings;
 # skipped when neither is installed).
 #
@@ -158,6 +159,21 @@ if [ -z "$missing" ]; then
 	ok "every global of globals.c is documented and completed"
 else
 	not_ok "globals:$missing"
+fi
+
+sed -n 's/^[[:space:]]*X([A-Z_]*, \([a-z_]*\),.*/\1/p' \
+	"$TOP_SRCDIR/engine/tunables.h" >"$T/tunables"
+plain "$MAN/lnetd.8" >"$T/lnetd8"
+missing=
+[ -s "$T/tunables" ] || missing=" (no tunables found in engine/tunables.h)"
+while IFS= read -r t; do
+	grep -qw -- "$t" "$T/conf5" || missing="$missing $t(lnet.conf.5)"
+	grep -qw -- "$t" "$T/lnetd8" || missing="$missing $t(lnetd.8)"
+done <"$T/tunables"
+if [ -z "$missing" ]; then
+	ok "every NI tunable of tunables.h is documented"
+else
+	not_ok "tunables:$missing"
 fi
 
 sed -n 's/^[[:space:]]*EXIT_[A-Z]* = \([0-9]*\),.*/\1/p' "$TOP_SRCDIR/lnetctl/lnetctl.h" |

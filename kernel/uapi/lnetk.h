@@ -77,10 +77,11 @@
  *
  * LNETK_CMD_NI_ADD (admin): add a local NI.  Takes LNETK_A_NI with
  *   LNETK_NI_A_NID (required), LNETK_NI_A_IFNAME, LNETK_NI_A_CPTS,
- *   LNETK_NI_A_DEV_CPT and the tunables LNETK_NI_A_PEER_TIMEOUT,
- *   LNETK_NI_A_PEER_CREDITS, LNETK_NI_A_PEER_BUFFER_CREDITS,
- *   LNETK_NI_A_CREDITS (each optional: the LND's default otherwise).  The
- *   first NI of a net creates the net.
+ *   LNETK_NI_A_DEV_CPT and the tunables, each a u32 attribute of its own
+ *   (engine/tunables.h lists them with their ranges: LNETK_NI_A_PEER_TIMEOUT,
+ *   LNETK_NI_A_PEER_CREDITS, ...), each optional: the LND's default
+ *   otherwise.  A value out of its range is refused naming the attribute.
+ *   The first NI of a net creates the net.
  * LNETK_CMD_NI_DEL (admin): delete the NI LNETK_A_NI/LNETK_NI_A_NID; the
  *   last NI of a net takes the net with it.
  * LNETK_CMD_NI_SET (admin): LNETK_A_NI with LNETK_NI_A_NID and any of

@@ -449,14 +449,8 @@ static int export_state(sd_bus_message *r, const struct st_state *st)
 			rc = put_s(r, "pattern", n->pattern);
 		if (rc >= 0)
 			rc = put_s(r, "cpts", n->cpts);
-		if (rc >= 0)
-			rc = put_u(r, "peer_timeout", n->peer_timeout);
-		if (rc >= 0)
-			rc = put_u(r, "peer_credits", n->peer_credits);
-		if (rc >= 0)
-			rc = put_u(r, "peer_buffer_credits", n->peer_buffer_credits);
-		if (rc >= 0)
-			rc = put_u(r, "credits", n->credits);
+		for (k = 0; rc >= 0 && k < LNE_TUN__COUNT; k++)
+			rc = put_u(r, lne_tun_desc[k].name, n->tun[k]);
 		if (rc >= 0)
 			rc = op_close(r);
 	}

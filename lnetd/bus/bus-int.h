@@ -94,8 +94,8 @@ static inline int64_t given_or_unset(const struct field *f, uint32_t v)
 /* An NI (bus-ni.c): AddNI's options, and Apply's "net" objects. */
 struct ni_fields {
 	const char *net, *ifname, *pattern, *cpts;
-	uint32_t tun[4];
-	struct field f[9];
+	uint32_t tun[LNE_TUN__COUNT];
+	struct field f[4 + LNE_TUN__COUNT + 1]; /* the last one's name NULL: the end */
 };
 void bus_ni_fields_init(struct ni_fields *nf);
 void bus_ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op);

@@ -14,27 +14,27 @@
 
 void bus_ni_fields_init(struct ni_fields *nf)
 {
+	int k;
+
 	memset(nf, 0, sizeof(*nf));
 	nf->f[0] = (struct field){"net", 's', &nf->net};
 	nf->f[1] = (struct field){"interface", 's', &nf->ifname};
 	nf->f[2] = (struct field){"pattern", 's', &nf->pattern};
 	nf->f[3] = (struct field){"cpts", 's', &nf->cpts};
-	nf->f[4] = (struct field){"peer_timeout", 'u', &nf->tun[0]};
-	nf->f[5] = (struct field){"peer_credits", 'u', &nf->tun[1]};
-	nf->f[6] = (struct field){"peer_buffer_credits", 'u', &nf->tun[2]};
-	nf->f[7] = (struct field){"credits", 'u', &nf->tun[3]};
+	for (k = 0; k < LNE_TUN__COUNT; k++)
+		nf->f[4 + k] = (struct field){lne_tun_desc[k].name, 'u', &nf->tun[k]};
 }
 
 void bus_ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op)
 {
+	int k;
+
 	op->u.ni = (struct st_ni){.net = nf->net,
 				  .ifname = nf->ifname && *nf->ifname ? nf->ifname : NULL,
 				  .pattern = nf->pattern && *nf->pattern ? nf->pattern : NULL,
-				  .cpts = nf->cpts && *nf->cpts ? nf->cpts : NULL,
-				  .peer_timeout = given_or_unset(&nf->f[4], nf->tun[0]),
-				  .peer_credits = given_or_unset(&nf->f[5], nf->tun[1]),
-				  .peer_buffer_credits = given_or_unset(&nf->f[6], nf->tun[2]),
-				  .credits = given_or_unset(&nf->f[7], nf->tun[3])};
+				  .cpts = nf->cpts && *nf->cpts ? nf->cpts : NULL};
+	for (k = 0; k < LNE_TUN__COUNT; k++)
+		op->u.ni.tun[k] = given_or_unset(&nf->f[4 + k], nf->tun[k]);
 }
 
 int bus_method_add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -81,10 +81,11 @@ int bus_method_delete_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 static int append_tun(sd_bus_message *reply, const struct lnetd_ni *n)
 {
-	return sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}", "peer_timeout", "u",
-				     n->tun.peer_timeout, "peer_credits", "u", n->tun.peer_credits,
-				     "peer_buffer_credits", "u", n->tun.peer_buffer_credits,
-				     "credits", "u", n->tun.credits);
+	int k, rc = 0;
+
+	for (k = 0; rc >= 0 && k < LNE_TUN__COUNT; k++)
+		rc = sd_bus_message_append(reply, "{sv}", lne_tun_desc[k].name, "u", n->tun.v[k]);
+	return rc;
 }
 
 /*

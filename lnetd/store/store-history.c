@@ -126,11 +126,8 @@ enum {
 	U_IFNAME,
 	U_PATTERN,
 	U_CPTS,
-	U_PT,
-	U_PC,
-	U_PBC,
-	U_CR,
-	U_NID,
+	U_TUN, /* LNE_TUN__COUNT of them: S_JSON_FIELDS's order */
+	U_NID = U_TUN + LNE_TUN__COUNT,
 	U_MR,
 	U_GW,
 	U_HOPS,
@@ -224,11 +221,11 @@ static int undo_one(struct store *st, const struct undo_step *u, struct store_er
 		struct st_ni ni = {.net = o.text[U_NET],
 				   .ifname = o.text[U_IFNAME],
 				   .pattern = o.text[U_PATTERN],
-				   .cpts = o.text[U_CPTS],
-				   .peer_timeout = o.num[U_PT],
-				   .peer_credits = o.num[U_PC],
-				   .peer_buffer_credits = o.num[U_PBC],
-				   .credits = o.num[U_CR]};
+				   .cpts = o.text[U_CPTS]};
+		int k;
+
+		for (k = 0; k < LNE_TUN__COUNT; k++)
+			ni.tun[k] = o.num[U_TUN + k];
 
 		rc = add   ? store_ni_del(st, &ni, err)
 		     : del ? store_ni_add(st, &ni, err)

@@ -35,27 +35,26 @@ static void ni_key(char *buf, size_t n, const void *obj)
 static void ni_bind(sqlite3_stmt *s, const void *obj)
 {
 	const struct st_ni *ni = obj;
+	int k;
 
 	bind_text(s, 1, ni->net);
 	bind_text(s, 2, ni->ifname);
 	bind_text(s, 3, ni->pattern);
 	bind_text(s, 4, ni->cpts);
-	bind_int(s, 5, ni->peer_timeout);
-	bind_int(s, 6, ni->peer_credits);
-	bind_int(s, 7, ni->peer_buffer_credits);
-	bind_int(s, 8, ni->credits);
+	for (k = 0; k < LNE_TUN__COUNT; k++)
+		bind_int(s, 5 + k, ni->tun[k]);
 }
 
 static void ni_row(sqlite3_stmt *s, struct st_ni *ni)
 {
+	int k;
+
 	ni->net = col_text(s, 0);
 	ni->ifname = col_text(s, 1);
 	ni->pattern = col_text(s, 2);
 	ni->cpts = col_text(s, 3);
-	ni->peer_timeout = col_int(s, 4);
-	ni->peer_credits = col_int(s, 5);
-	ni->peer_buffer_credits = col_int(s, 6);
-	ni->credits = col_int(s, 7);
+	for (k = 0; k < LNE_TUN__COUNT; k++)
+		ni->tun[k] = col_int(s, 4 + k);
 }
 
 int st_ni_copy(struct st_ni *dst, const struct st_ni *src)

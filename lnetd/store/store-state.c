@@ -109,15 +109,14 @@ struct kind_ops {
 static int ni_cmp(const void *x, const void *y)
 {
 	OBJS(struct st_ni, x, y);
-	int c = cmp_str(a->net, b->net);
+	int c = cmp_str(a->net, b->net), k;
 
 	c = c ? c : cmp_str(a->ifname, b->ifname);
 	c = c ? c : cmp_str(a->pattern, b->pattern);
 	c = c ? c : cmp_str(a->cpts, b->cpts);
-	c = c ? c : cmp_int(a->peer_timeout, b->peer_timeout);
-	c = c ? c : cmp_int(a->peer_credits, b->peer_credits);
-	c = c ? c : cmp_int(a->peer_buffer_credits, b->peer_buffer_credits);
-	return c ? c : cmp_int(a->credits, b->credits);
+	for (k = 0; !c && k < LNE_TUN__COUNT; k++)
+		c = cmp_int(a->tun[k], b->tun[k]);
+	return c;
 }
 
 static int peer_cmp(const void *x, const void *y)

@@ -17,12 +17,16 @@
 
 #define SHIFT "4294967296"
 
-#define NI_COLS \
-	"net, ifname, pattern, cpts, peer_timeout, peer_credits, peer_buffer_credits, credits"
-#define NI_JSON                                                                        \
-	"json_object('net', net, 'ifname', ifname, 'pattern', pattern, 'cpts', cpts, " \
-	"'peer_timeout', peer_timeout, 'peer_credits', peer_credits, "                 \
-	"'peer_buffer_credits', peer_buffer_credits, 'credits', credits)"
+/* An NI's columns: four of its own, then one per tunable (engine/tunables.h). */
+#define TUN_COL(id, name, ...)	 ", " #name
+#define TUN_PARAM(id, name, ...) ", ?"
+#define TUN_SET(id, name, ...)	 ", " #name " = ?"
+#define TUN_JSON(id, name, ...)	 ", '" #name "', " #name
+#define TUN_FIELD(id, name, ...) "json_extract(?1, '$." #name "'), "
+#define NI_COLS			 "net, ifname, pattern, cpts" LNE_TUNABLES(TUN_COL)
+#define NI_JSON                                                                                    \
+	"json_object('net', net, 'ifname', ifname, 'pattern', pattern, 'cpts', cpts" LNE_TUNABLES( \
+		TUN_JSON) ")"
 #define NI_KEY                                                                                         \
 	"net = ?1 AND CASE WHEN ?2 IS NOT NULL THEN ifname = ?2 ELSE ifname IS NULL AND pattern = ?3 " \
 	"END"
@@ -62,12 +66,12 @@ const char *const st_sql[S__COUNT] = {
 			"ORDER BY gen DESC LIMIT ?1",
 	[S_HIST_GET] = "SELECT gen, time, uid, pid, command, summary, change FROM history "
 		       "WHERE gen = ?1",
-	[S_NI_ADD] = "INSERT INTO ni (" NI_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
-		     "RETURNING " NI_JSON,
+	/* A bare ? is numbered after the highest before it: the tunables are ?5, ?6, ... */
+	[S_NI_ADD] = "INSERT INTO ni (" NI_COLS
+		     ") VALUES (?1, ?2, ?3, ?4" LNE_TUNABLES(TUN_PARAM) ") RETURNING " NI_JSON,
 	[S_NI_GET] = "SELECT " NI_COLS ", " NI_JSON " FROM ni WHERE " NI_KEY,
-	[S_NI_UPDATE] = "UPDATE ni SET cpts = ?4, peer_timeout = ?5, peer_credits = ?6, "
-			"peer_buffer_credits = ?7, credits = ?8 WHERE " NI_KEY
-			" RETURNING " NI_JSON,
+	[S_NI_UPDATE] = "UPDATE ni SET cpts = ?4" LNE_TUNABLES(TUN_SET) " WHERE " NI_KEY
+									" RETURNING " NI_JSON,
 	[S_NI_DEL] = "DELETE FROM ni WHERE " NI_KEY " RETURNING " NI_JSON,
 	[S_NI_LIST] = "SELECT " NI_COLS " FROM ni ORDER BY net, ifname, pattern",
 	[S_PEER_ADD] = "INSERT INTO peer (nid, mr) VALUES (?1, ?2)",
@@ -124,18 +128,17 @@ const char *const st_sql[S__COUNT] = {
 		"ORDER BY h.gen DESC, j.key DESC",
 	[S_JSON_FIELDS] =
 		"SELECT json_extract(?1, '$.net'), json_extract(?1, '$.ifname'), "
-		"json_extract(?1, '$.pattern'), json_extract(?1, '$.cpts'), "
-		"json_extract(?1, '$.peer_timeout'), json_extract(?1, '$.peer_credits'), "
-		"json_extract(?1, '$.peer_buffer_credits'), json_extract(?1, '$.credits'), "
-		"json_extract(?1, '$.nid'), json_extract(?1, '$.mr'), "
-		"json_extract(?1, '$.gateway'), json_extract(?1, '$.hops'), "
-		"json_extract(?1, '$.priority'), json_extract(?1, '$.sensitivity'), "
-		"json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
-		"json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
-		"json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
-		"json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
-		"json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
-		"json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules')",
+		"json_extract(?1, '$.pattern'), json_extract(?1, '$.cpts'), " LNE_TUNABLES(
+			TUN_FIELD) ""
+				   "json_extract(?1, '$.nid'), json_extract(?1, '$.mr'), "
+				   "json_extract(?1, '$.gateway'), json_extract(?1, '$.hops'), "
+				   "json_extract(?1, '$.priority'), json_extract(?1, '$.sensitivity'), "
+				   "json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
+				   "json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
+				   "json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
+				   "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
+				   "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
+				   "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules')",
 	[S_JSON_NIDS] = "SELECT value FROM json_each(?1, '$.nids') ORDER BY key",
 };
 

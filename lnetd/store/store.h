@@ -50,6 +50,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine/tunables.h"
+
 #define ST_UNSET	(-1) /* an integer not set (SQL NULL): the default applies */
 #define STORE_ERR_MAX	256
 #define STORE_SYNC_FULL 2 /* PRAGMA synchronous's value for FULL */
@@ -66,8 +68,26 @@ struct st_ni {
 	const char *ifname;  /* NULL: placed by the pattern alone */
 	const char *pattern; /* ip2nets address pattern, or NULL */
 	const char *cpts;    /* "[0,1]", or NULL: all */
-	int64_t peer_timeout, peer_credits, peer_buffer_credits, credits; /* or ST_UNSET */
+	/* The tunables (engine/tunables.h), each ST_UNSET for the LND's default:
+	 * by name or by index.  st_ni_unset() makes them all ST_UNSET. */
+	union {
+		struct {
+#define ST_TUN_FIELD(id, name, ...) int64_t name;
+			LNE_TUNABLES(ST_TUN_FIELD)
+#undef ST_TUN_FIELD
+		};
+		int64_t tun[LNE_TUN__COUNT];
+	};
 };
+
+/* @ni with every tunable ST_UNSET (the other fields as they were). */
+static inline void st_ni_unset(struct st_ni *ni)
+{
+	int k;
+
+	for (k = 0; k < LNE_TUN__COUNT; k++)
+		ni->tun[k] = ST_UNSET;
+}
 
 /* A peer, named by its primary NID; nids are its other NIDs, in order. */
 struct st_peer {

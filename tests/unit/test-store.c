@@ -273,8 +273,12 @@ static int latest_schema(void)
 	return info.schema_latest;
 }
 
-static struct st_ni NI(const char *net, const char *ifname, const char *pattern) {
-	return (struct st_ni){net, ifname, pattern, NULL, ST_UNSET, ST_UNSET, ST_UNSET, ST_UNSET};
+static struct st_ni NI(const char *net, const char *ifname, const char *pattern)
+{
+	struct st_ni ni = {.net = net, .ifname = ifname, .pattern = pattern};
+
+	st_ni_unset(&ni);
+	return ni;
 }
 
 static struct st_route

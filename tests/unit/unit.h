@@ -25,5 +25,6 @@ Suite *make_store_suite(void);
 Suite *make_numa_suite(void);
 Suite *make_tbf_suite(void);
 Suite *make_conf_suite(void);
+Suite *make_attr_suite(void);
 
 #endif

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-attr.c - the engine's descriptor tables against what they describe:
+ * each other (names and options unique, defaults in range), the genl
+ * contract (kernel/uapi/lnetk.h, hand-written ABI) and the store's schema
+ * (the migrations in schema/, hand-written history: PRAGMA table_info).
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/nid.h"
+#include "engine/tunables.h"
+#include "kernel/uapi/lnetk.h"
+#include "lnetd/store/store.h"
+#include "unit.h"
+
+static const unsigned int tun_genl[] = {LNE_TUNABLES(LNE_TUN_GENL)};
+_Static_assert(sizeof(tun_genl) / sizeof(tun_genl[0]) == LNE_TUN__COUNT, "one genl per tunable");
+
+START_TEST(tun_table_consistent)
+{
+	struct lne_tunables sock, o2ib;
+	enum lne_tun bad = LNE_TUN__COUNT;
+	int i, j;
+
+	for (i = 0; i < LNE_TUN__COUNT; i++) {
+		const struct lne_tun_desc *t = &lne_tun_desc[i];
+
+		ck_assert_msg(t->name && *t->name && t->option && *t->option && t->help,
+			      "row %d incomplete", i);
+		ck_assert_msg(t->min <= t->max, "%s: min above max", t->name);
+		ck_assert_msg(t->def_sock >= t->min && t->def_sock <= t->max,
+			      "%s: socklnd default out of range", t->name);
+		ck_assert_msg(t->def_o2ib >= t->min && t->def_o2ib <= t->max,
+			      "%s: o2iblnd default out of range", t->name);
+		ck_assert_msg(t->section == LNE_TUN_NET || t->section == LNE_TUN_LND, "%s: section",
+			      t->name);
+		/* The name is the YAML key and the option Lustre's spelling of it. */
+		ck_assert_msg(!strchr(t->name, '-') && !strchr(t->option, '_'), "%s: spelling",
+			      t->name);
+		ck_assert_int_eq(lne_tun_lookup(t->name), i);
+		ck_assert_int_eq(lne_tun_lookup_option(t->option), i);
+		for (j = 0; j < i; j++) {
+			ck_assert_str_ne(lne_tun_desc[j].name, t->name);
+			ck_assert_str_ne(lne_tun_desc[j].option, t->option);
+		}
+	}
+	ck_assert_int_eq(lne_tun_lookup("no_such_tunable"), -ENOENT);
+	ck_assert_int_eq(lne_tun_lookup_option("no-such-tunable"), -ENOENT);
+
+	lne_tunables_default(LNE_LND_TCP, &sock);
+	lne_tunables_default(LNE_LND_O2IB, &o2ib);
+	ck_assert_int_eq(lne_tunables_check(&sock, &bad), 0);
+	ck_assert_int_eq(lne_tunables_check(&o2ib, &bad), 0);
+	for (i = 0; i < LNE_TUN__COUNT; i++) {
+		ck_assert_uint_eq(sock.v[i], lne_tun_desc[i].def_sock);
+		ck_assert_uint_eq(o2ib.v[i], lne_tun_desc[i].def_o2ib);
+	}
+	/* The named fields and v[] are the same storage. */
+	sock.v[LNE_TUN_PEER_CREDITS] = 77;
+	ck_assert_uint_eq(sock.peer_credits, 77);
+}
+END_TEST
+
+START_TEST(tun_check_names_the_first_bad_one)
+{
+	struct lne_tunables t;
+	enum lne_tun bad = LNE_TUN__COUNT;
+	int i;
+
+	for (i = 0; i < LNE_TUN__COUNT; i++) {
+		lne_tunables_default(LNE_LND_TCP, &t);
+		if (lne_tun_desc[i].min > 0) {
+			t.v[i] = lne_tun_desc[i].min - 1;
+		} else if (lne_tun_desc[i].max < U32_MAX) {
+			t.v[i] = lne_tun_desc[i].max + 1;
+		} else {
+			continue; /* every u32 is good */
+		}
+		ck_assert_int_eq(lne_tunables_check(&t, &bad), -EINVAL);
+		ck_assert_int_eq(bad, i);
+	}
+}
+END_TEST
+
+START_TEST(tun_genl_is_the_contract)
+{
+	static const unsigned int not_tunables[] = {
+		LNETK_NI_A_UNSPEC,
+		LNETK_NI_A_PAD,
+		LNETK_NI_A_NID,
+		LNETK_NI_A_IFNAME,
+		LNETK_NI_A_CPTS,
+		LNETK_NI_A_DEV_CPT,
+		LNETK_NI_A_UP,
+		LNETK_NI_A_HEALTH,
+		LNETK_NI_A_TX_CREDITS,
+		LNETK_NI_A_PRIO,
+		LNETK_NI_A_PRIO_RULE,
+		LNETK_NI_A_NET_PRIO,
+		LNETK_NI_A_NET_PRIO_RULE,
+	};
+	unsigned int i, j;
+
+	/* Every NI attribute is either a tunable or one of the others, once. */
+	ck_assert_uint_eq(LNE_TUN__COUNT + sizeof(not_tunables) / sizeof(not_tunables[0]),
+			  LNETK_NI_A_MAX + 1);
+	for (i = 0; i < LNE_TUN__COUNT; i++) {
+		ck_assert_msg(tun_genl[i] <= LNETK_NI_A_MAX, "%s: genl attribute out of range",
+			      lne_tun_desc[i].name);
+		for (j = 0; j < i; j++)
+			ck_assert_uint_ne(tun_genl[i], tun_genl[j]);
+		for (j = 0; j < sizeof(not_tunables) / sizeof(not_tunables[0]); j++)
+			ck_assert_uint_ne(tun_genl[i], not_tunables[j]);
+	}
+}
+END_TEST
+
+/* Each tunable is a column of the ni table, and nothing else in it is unknown. */
+START_TEST(tun_store_columns)
+{
+	static const char *const other[] = {"id", "net", "ifname", "pattern", "cpts"};
+	char dir[] = "/tmp/unit-attr.XXXXXX", path[64];
+	bool seen[LNE_TUN__COUNT] = {false};
+	struct store *st = NULL;
+	sqlite3_stmt *q;
+	sqlite3 *db;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lnetd.db", dir);
+	ck_assert_int_eq(store_open(path, &st, NULL), 0);
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('ni')", -1, &q,
+					    NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *col = (const char *)sqlite3_column_text(q, 0);
+		int t = lne_tun_lookup(col);
+
+		if (t >= 0) {
+			seen[t] = true;
+			continue;
+		}
+		for (i = 0; i < sizeof(other) / sizeof(other[0]) && strcmp(other[i], col); i++)
+			;
+		ck_assert_msg(i < sizeof(other) / sizeof(other[0]),
+			      "ni column %s is neither a tunable nor known", col);
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	for (i = 0; i < LNE_TUN__COUNT; i++)
+		ck_assert_msg(seen[i], "no ni column for tunable %s (a schema migration adds it)",
+			      lne_tun_desc[i].name);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/lnetd.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/lnetd.db-shm", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+Suite *make_attr_suite(void)
+{
+	Suite *s = suite_create("attr");
+	TCase *tc = tcase_create("tunables");
+
+	tcase_add_test(tc, tun_table_consistent);
+	tcase_add_test(tc, tun_check_names_the_first_bad_one);
+	tcase_add_test(tc, tun_genl_is_the_contract);
+	tcase_add_test(tc, tun_store_columns);
+	suite_add_tcase(s, tc);
+	return s;
+}
