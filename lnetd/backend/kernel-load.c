@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel-int.h"
 #include "engine/udsp.h"
+#include "kernel-int.h"
 
 #define DUMP_TRIES 5 /* reads of the module's state that a change may interrupt */
 
