@@ -53,16 +53,24 @@ static struct netlink_range_validation tbf_depth_range = {.min = 1, .max = LNETK
 		.type = NLA_NUL_STRING, .len = (n)-1 \
 	}
 
+/* Each NI tunable's range (engine/tunables.h), checked before a handler runs. */
+/* Not const: the policy points at it, and 6.1 declares that pointer plain. */
+static struct netlink_range_validation tun_range[LNE_TUN__COUNT] = {
+#define TUN_RANGE(id, name, opt, sec, genl, lo, hi, ...) [LNE_TUN_##id] = {.min = lo, .max = hi},
+	LNE_TUNABLES(TUN_RANGE)
+#undef TUN_RANGE
+};
+
 const struct nla_policy lnk_nl_ni_policy[LNETK_NI_A_MAX + 1] = {
 	[LNETK_NI_A_NID] = STR(LNETK_NID_MAX),
 	[LNETK_NI_A_IFNAME] = STR(LNETK_IFNAME_MAX),
 	[LNETK_NI_A_CPTS] = {.type = NLA_U64},
 	[LNETK_NI_A_DEV_CPT] = NLA_POLICY_RANGE(NLA_S32, -1, LNETK_MAX_CPTS - 1),
-	[LNETK_NI_A_PEER_TIMEOUT] = {.type = NLA_U32},
-	[LNETK_NI_A_PEER_CREDITS] = NLA_POLICY_MIN(NLA_U32, 1),
-	[LNETK_NI_A_PEER_BUFFER_CREDITS] = {.type = NLA_U32},
-	[LNETK_NI_A_CREDITS] = NLA_POLICY_MIN(NLA_U32, 1),
-	[LNETK_NI_A_UP] = NLA_POLICY_MAX(NLA_U8, 1),
+#define TUN_POLICY(id, name, opt, sec, genl, ...) \
+	[genl] = NLA_POLICY_FULL_RANGE(NLA_U32, &tun_range[LNE_TUN_##id]),
+	LNE_TUNABLES(TUN_POLICY)
+#undef TUN_POLICY
+		[LNETK_NI_A_UP] = NLA_POLICY_MAX(NLA_U8, 1),
 	[LNETK_NI_A_HEALTH] = NLA_POLICY_MAX(NLA_U32, LNE_HEALTH_MAX),
 	[LNETK_NI_A_TX_CREDITS] = {.type = NLA_S32},
 };

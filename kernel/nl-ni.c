@@ -15,6 +15,20 @@
 
 /* --- NIs ---------------------------------------------------------------------------- */
 
+/* The genl attribute of each tunable (engine/tunables.h). */
+static const u16 tun_genl[LNE_TUN__COUNT] = {LNE_TUNABLES(LNE_TUN_GENL)};
+
+/* Whether @t is one of an NI's tunables. */
+static bool is_tunable(int t)
+{
+	int k;
+
+	for (k = 0; k < LNE_TUN__COUNT; k++)
+		if (tun_genl[k] == t)
+			return true;
+	return false;
+}
+
 int lnk_nl_ni_add_nest(struct lne_inst *inst, const struct nlattr *nest,
 		       struct netlink_ext_ack *extack)
 {
@@ -34,14 +48,9 @@ int lnk_nl_ni_add_nest(struct lne_inst *inst, const struct nlattr *nest,
 	if (rc)
 		return rc;
 	lne_tunables_default(c.nid.lnd, &tun);
-	if (tb[LNETK_NI_A_PEER_TIMEOUT])
-		tun.peer_timeout = nla_get_u32(tb[LNETK_NI_A_PEER_TIMEOUT]);
-	if (tb[LNETK_NI_A_PEER_CREDITS])
-		tun.peer_credits = nla_get_u32(tb[LNETK_NI_A_PEER_CREDITS]);
-	if (tb[LNETK_NI_A_PEER_BUFFER_CREDITS])
-		tun.peer_buffer_credits = nla_get_u32(tb[LNETK_NI_A_PEER_BUFFER_CREDITS]);
-	if (tb[LNETK_NI_A_CREDITS])
-		tun.credits = nla_get_u32(tb[LNETK_NI_A_CREDITS]);
+	for (rc = 0; rc < LNE_TUN__COUNT; rc++)
+		if (tb[tun_genl[rc]])
+			tun.v[rc] = nla_get_u32(tb[tun_genl[rc]]);
 	c.tun = &tun;
 	if (tb[LNETK_NI_A_IFNAME])
 		c.ifname = nla_data(tb[LNETK_NI_A_IFNAME]);
@@ -49,8 +58,10 @@ int lnk_nl_ni_add_nest(struct lne_inst *inst, const struct nlattr *nest,
 		c.cpts = nla_get_u64(tb[LNETK_NI_A_CPTS]);
 	if (tb[LNETK_NI_A_DEV_CPT])
 		c.dev_cpt = (s16)nla_get_s32(tb[LNETK_NI_A_DEV_CPT]);
-	for (rc = LNETK_NI_A_UP; rc <= LNETK_NI_A_TX_CREDITS; rc++)
-		if (tb[rc])
+	/* By name, not by range: an attribute appended later is refused until taken. */
+	for (rc = 1; rc <= LNETK_NI_A_MAX; rc++)
+		if (tb[rc] && rc != LNETK_NI_A_NID && rc != LNETK_NI_A_IFNAME &&
+		    rc != LNETK_NI_A_CPTS && rc != LNETK_NI_A_DEV_CPT && !is_tunable(rc))
 			return lnk_nl_refuse(extack, tb[rc], -EINVAL,
 					     "state is set with LNETK_CMD_NI_SET, not when adding");
 	rc = lne_ni_add(inst, &c, &err);
@@ -115,8 +126,9 @@ static int do_ni_set(struct lnetk_net *ln, struct genl_info *info, struct sk_buf
 
 	if (rc)
 		return rc;
-	for (t = LNETK_NI_A_IFNAME; t <= LNETK_NI_A_CREDITS; t++)
-		if (tb[t])
+	for (t = 1; t <= LNETK_NI_A_MAX; t++)
+		if (tb[t] && t != LNETK_NI_A_NID && t != LNETK_NI_A_HEALTH && t != LNETK_NI_A_UP &&
+		    t != LNETK_NI_A_TX_CREDITS)
 			return lnk_nl_refuse(
 				info->extack, tb[t], -EINVAL,
 				"set only health, link state or tx credits; delete and add the NI to change the rest");
@@ -144,6 +156,16 @@ int lnk_nl_ni_set(struct sk_buff *skb, struct genl_info *info)
 	return OBJECT(info, LNETK_A_NI) ? lnk_nl_change(info, do_ni_set, 0) : -EINVAL;
 }
 
+static int nl_put_tun(struct sk_buff *skb, const struct lne_tunables *tun)
+{
+	int k;
+
+	for (k = 0; k < LNE_TUN__COUNT; k++)
+		if (nla_put_u32(skb, tun_genl[k], tun->v[k]))
+			return -EMSGSIZE;
+	return 0;
+}
+
 static int nl_put_ni(struct sk_buff *skb, const struct lne_ni *ni)
 {
 	struct nlattr *nest = nla_nest_start(skb, LNETK_A_NI);
@@ -153,11 +175,7 @@ static int nl_put_ni(struct sk_buff *skb, const struct lne_ni *ni)
 	if (lnk_nl_put_nid(skb, LNETK_NI_A_NID, &ni->nid) ||
 	    (ni->ifname[0] && nla_put_string(skb, LNETK_NI_A_IFNAME, ni->ifname)) ||
 	    nla_put_u64_64bit(skb, LNETK_NI_A_CPTS, ni->cpts, LNETK_NI_A_PAD) ||
-	    nla_put_s32(skb, LNETK_NI_A_DEV_CPT, ni->dev_cpt) ||
-	    nla_put_u32(skb, LNETK_NI_A_PEER_TIMEOUT, ni->tun.peer_timeout) ||
-	    nla_put_u32(skb, LNETK_NI_A_PEER_CREDITS, ni->tun.peer_credits) ||
-	    nla_put_u32(skb, LNETK_NI_A_PEER_BUFFER_CREDITS, ni->tun.peer_buffer_credits) ||
-	    nla_put_u32(skb, LNETK_NI_A_CREDITS, ni->tun.credits) ||
+	    nla_put_s32(skb, LNETK_NI_A_DEV_CPT, ni->dev_cpt) || nl_put_tun(skb, &ni->tun) ||
 	    nla_put_u8(skb, LNETK_NI_A_UP, ni->up) ||
 	    nla_put_u32(skb, LNETK_NI_A_HEALTH, ni->health) ||
 	    nla_put_s32(skb, LNETK_NI_A_TX_CREDITS, ni->credits) ||

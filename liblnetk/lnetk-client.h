@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/tunables.h"
 #include "kernel/uapi/lnetk.h"
 
 struct lnetk;
@@ -88,10 +89,6 @@ enum {
 	LNETK_HAS_NI_IFNAME = 1 << 0,
 	LNETK_HAS_NI_CPTS = 1 << 1,
 	LNETK_HAS_NI_DEV_CPT = 1 << 2,
-	LNETK_HAS_NI_PEER_TIMEOUT = 1 << 3,
-	LNETK_HAS_NI_PEER_CREDITS = 1 << 4,
-	LNETK_HAS_NI_PEER_BUFFER_CREDITS = 1 << 5,
-	LNETK_HAS_NI_CREDITS = 1 << 6,
 	LNETK_HAS_NI_UP = 1 << 7,
 	LNETK_HAS_NI_HEALTH = 1 << 8,
 	LNETK_HAS_NI_TX_CREDITS = 1 << 9,
@@ -103,7 +100,8 @@ struct lnetk_ni {
 	char ifname[LNETK_IFNAME_MAX];
 	uint64_t cpts; /* bit per CPT served, 0 = all */
 	int32_t dev_cpt;
-	uint32_t peer_timeout, peer_credits, peer_buffer_credits, credits;
+	struct lne_tunables tun; /* engine/tunables.h */
+	unsigned int tun_has;	 /* bit (1 << enum lne_tun) per tunable given */
 	bool up;
 	uint32_t health;
 	int32_t tx_credits;
@@ -113,6 +111,9 @@ struct lnetk_ni {
 };
 
 typedef int (*lnetk_ni_cb)(const struct lnetk_ni *ni, void *arg);
+
+/* Every tunable, for tun_has. */
+#define LNETK_TUN_ALL ((1u << LNE_TUN__COUNT) - 1)
 
 /* NI_ADD takes ifname, cpts, dev_cpt and the tunables; NI_SET up, health, tx_credits. */
 int lnetk_ni_add(struct lnetk *lk, const struct lnetk_ni *ni, struct lnetk_err *err);

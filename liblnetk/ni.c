@@ -8,46 +8,44 @@
 
 #include "client-int.h"
 
-#define NI_ADD_FIELDS                                                     \
-	(LNETK_HAS_NI_IFNAME | LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT | \
-	 LNETK_HAS_NI_PEER_TIMEOUT | LNETK_HAS_NI_PEER_CREDITS |          \
-	 LNETK_HAS_NI_PEER_BUFFER_CREDITS | LNETK_HAS_NI_CREDITS)
+#define NI_ADD_FIELDS (LNETK_HAS_NI_IFNAME | LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT)
+
+/* The genl attribute of each tunable (engine/tunables.h). */
+static const uint16_t tun_genl[LNE_TUN__COUNT] = {LNE_TUNABLES(LNE_TUN_GENL)};
+_Static_assert(LNE_TUN__COUNT <= 32, "tun_has has a bit per tunable");
 #define NI_SET_FIELDS (LNETK_HAS_NI_UP | LNETK_HAS_NI_HEALTH | LNETK_HAS_NI_TX_CREDITS)
 
 /* One LNETK_A_NI nest with the fields of @ni in @fields. */
-static int put_ni(struct nl_msg *msg, const struct lnetk_ni *ni, unsigned int fields)
+static int put_ni(struct nl_msg *msg, const struct lnetk_ni *ni, unsigned int fields, bool tun)
 {
 	struct nlattr *nest = nla_nest_start(msg, LNETK_A_NI);
 	unsigned int has = ni->has & fields;
+	int k;
 
 	if (!nest || nla_put_string(msg, LNETK_NI_A_NID, ni->nid) < 0)
 		return -NLE_NOMEM;
 	if (((has & LNETK_HAS_NI_IFNAME) && nla_put_string(msg, LNETK_NI_A_IFNAME, ni->ifname)) ||
 	    ((has & LNETK_HAS_NI_CPTS) && nla_put_u64(msg, LNETK_NI_A_CPTS, ni->cpts)) ||
 	    ((has & LNETK_HAS_NI_DEV_CPT) && nla_put_s32(msg, LNETK_NI_A_DEV_CPT, ni->dev_cpt)) ||
-	    ((has & LNETK_HAS_NI_PEER_TIMEOUT) &&
-	     nla_put_u32(msg, LNETK_NI_A_PEER_TIMEOUT, ni->peer_timeout)) ||
-	    ((has & LNETK_HAS_NI_PEER_CREDITS) &&
-	     nla_put_u32(msg, LNETK_NI_A_PEER_CREDITS, ni->peer_credits)) ||
-	    ((has & LNETK_HAS_NI_PEER_BUFFER_CREDITS) &&
-	     nla_put_u32(msg, LNETK_NI_A_PEER_BUFFER_CREDITS, ni->peer_buffer_credits)) ||
-	    ((has & LNETK_HAS_NI_CREDITS) && nla_put_u32(msg, LNETK_NI_A_CREDITS, ni->credits)) ||
 	    ((has & LNETK_HAS_NI_UP) && nla_put_u8(msg, LNETK_NI_A_UP, ni->up)) ||
 	    ((has & LNETK_HAS_NI_HEALTH) && nla_put_u32(msg, LNETK_NI_A_HEALTH, ni->health)) ||
 	    ((has & LNETK_HAS_NI_TX_CREDITS) &&
 	     nla_put_s32(msg, LNETK_NI_A_TX_CREDITS, ni->tx_credits)))
 		return -NLE_NOMEM;
+	for (k = 0; tun && k < LNE_TUN__COUNT; k++)
+		if ((ni->tun_has & (1u << k)) && nla_put_u32(msg, tun_genl[k], ni->tun.v[k]) < 0)
+			return -NLE_NOMEM;
 	return nla_nest_end(msg, nest);
 }
 
 int lk_put_ni_add(struct nl_msg *msg, const void *in)
 {
-	return put_ni(msg, in, NI_ADD_FIELDS);
+	return put_ni(msg, in, NI_ADD_FIELDS, true);
 }
 
 static int put_ni_set(struct nl_msg *msg, const void *in)
 {
-	return put_ni(msg, in, NI_SET_FIELDS);
+	return put_ni(msg, in, NI_SET_FIELDS, false);
 }
 
 static int put_ni_nid(struct nl_msg *msg, const void *in)
@@ -64,11 +62,10 @@ static const struct nla_policy ni_policy[LNETK_NI_A_MAX + 1] = {
 	[LNETK_NI_A_IFNAME] = {.type = NLA_STRING},
 	[LNETK_NI_A_CPTS] = {.type = NLA_U64},
 	[LNETK_NI_A_DEV_CPT] = {.type = NLA_U32},
-	[LNETK_NI_A_PEER_TIMEOUT] = {.type = NLA_U32},
-	[LNETK_NI_A_PEER_CREDITS] = {.type = NLA_U32},
-	[LNETK_NI_A_PEER_BUFFER_CREDITS] = {.type = NLA_U32},
-	[LNETK_NI_A_CREDITS] = {.type = NLA_U32},
-	[LNETK_NI_A_UP] = {.type = NLA_U8},
+#define TUN_POLICY(id, name, opt, sec, genl, ...) [genl] = {.type = NLA_U32},
+	LNE_TUNABLES(TUN_POLICY)
+#undef TUN_POLICY
+		[LNETK_NI_A_UP] = {.type = NLA_U8},
 	[LNETK_NI_A_HEALTH] = {.type = NLA_U32},
 	[LNETK_NI_A_TX_CREDITS] = {.type = NLA_U32},
 	[LNETK_NI_A_PRIO] = {.type = NLA_U32},
@@ -80,7 +77,7 @@ static const struct nla_policy ni_policy[LNETK_NI_A_MAX + 1] = {
 static int parse_ni(struct nlattr *nest, struct lnetk_ni *ni)
 {
 	struct nlattr *tb[LNETK_NI_A_MAX + 1];
-	int rc;
+	int rc, k;
 
 	memset(ni, 0, sizeof(*ni));
 	if (!nest)
@@ -101,14 +98,10 @@ static int parse_ni(struct nlattr *nest, struct lnetk_ni *ni)
 	}
 	ni->dev_cpt = get_s32_or(tb[LNETK_NI_A_DEV_CPT], -1);
 	ni->has |= tb[LNETK_NI_A_DEV_CPT] ? LNETK_HAS_NI_DEV_CPT : 0;
-	ni->peer_timeout = get_u32_or(tb[LNETK_NI_A_PEER_TIMEOUT], 0);
-	ni->has |= tb[LNETK_NI_A_PEER_TIMEOUT] ? LNETK_HAS_NI_PEER_TIMEOUT : 0;
-	ni->peer_credits = get_u32_or(tb[LNETK_NI_A_PEER_CREDITS], 0);
-	ni->has |= tb[LNETK_NI_A_PEER_CREDITS] ? LNETK_HAS_NI_PEER_CREDITS : 0;
-	ni->peer_buffer_credits = get_u32_or(tb[LNETK_NI_A_PEER_BUFFER_CREDITS], 0);
-	ni->has |= tb[LNETK_NI_A_PEER_BUFFER_CREDITS] ? LNETK_HAS_NI_PEER_BUFFER_CREDITS : 0;
-	ni->credits = get_u32_or(tb[LNETK_NI_A_CREDITS], 0);
-	ni->has |= tb[LNETK_NI_A_CREDITS] ? LNETK_HAS_NI_CREDITS : 0;
+	for (k = 0; k < LNE_TUN__COUNT; k++) {
+		ni->tun.v[k] = get_u32_or(tb[tun_genl[k]], 0);
+		ni->tun_has |= tb[tun_genl[k]] ? 1u << k : 0;
+	}
 	ni->up = tb[LNETK_NI_A_UP] && nla_get_u8(tb[LNETK_NI_A_UP]);
 	ni->has |= tb[LNETK_NI_A_UP] ? LNETK_HAS_NI_UP : 0;
 	ni->health = get_u32_or(tb[LNETK_NI_A_HEALTH], 0);

@@ -55,6 +55,7 @@ static int load_ni(const struct lnetk_ni *k, void *arg)
 {
 	struct load *l = arg;
 	struct lne_tunables tun;
+	int t;
 	struct lne_ni_conf c = {.ifname = k->ifname[0] ? k->ifname : NULL,
 				.cpts = k->cpts,
 				.dev_cpt = (s16)k->dev_cpt,
@@ -63,14 +64,9 @@ static int load_ni(const struct lnetk_ni *k, void *arg)
 	if (lne_nid_parse(k->nid, &c.nid, &l->err))
 		return load_refused(l, "NI", k->nid);
 	lne_tunables_default(c.nid.lnd, &tun);
-	if (k->has & LNETK_HAS_NI_PEER_TIMEOUT)
-		tun.peer_timeout = k->peer_timeout;
-	if (k->has & LNETK_HAS_NI_PEER_CREDITS)
-		tun.peer_credits = k->peer_credits;
-	if (k->has & LNETK_HAS_NI_PEER_BUFFER_CREDITS)
-		tun.peer_buffer_credits = k->peer_buffer_credits;
-	if (k->has & LNETK_HAS_NI_CREDITS)
-		tun.credits = k->credits;
+	for (t = 0; t < LNE_TUN__COUNT; t++)
+		if (k->tun_has & (1u << t))
+			tun.v[t] = k->tun.v[t];
 	if (!(k->has & LNETK_HAS_NI_DEV_CPT))
 		c.dev_cpt = LNE_CPT_ANY;
 	if (lne_ni_add(l->ln, &c, &l->err))

@@ -322,10 +322,7 @@ static void peers_delete(struct sync *s)
 static bool ni_same(const struct lne_ni *a, const struct lne_ni *b)
 {
 	return !strcmp(a->ifname, b->ifname) && a->cpts == b->cpts && a->dev_cpt == b->dev_cpt &&
-	       a->tun.peer_timeout == b->tun.peer_timeout &&
-	       a->tun.peer_credits == b->tun.peer_credits &&
-	       a->tun.peer_buffer_credits == b->tun.peer_buffer_credits &&
-	       a->tun.credits == b->tun.credits;
+	       !memcmp(&a->tun, &b->tun, sizeof(a->tun));
 }
 
 static void nis_delete(struct sync *s)
@@ -410,15 +407,11 @@ static void ni_add(struct sync *s, const struct lne_ni *w)
 				.cpts = w->cpts,
 				.dev_cpt = w->dev_cpt,
 				.tun = &w->tun};
-	struct lnetk_ni k = {.has = LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT |
-				    LNETK_HAS_NI_PEER_TIMEOUT | LNETK_HAS_NI_PEER_CREDITS |
-				    LNETK_HAS_NI_PEER_BUFFER_CREDITS | LNETK_HAS_NI_CREDITS,
+	struct lnetk_ni k = {.has = LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT,
 			     .cpts = w->cpts,
 			     .dev_cpt = w->dev_cpt,
-			     .peer_timeout = w->tun.peer_timeout,
-			     .peer_credits = w->tun.peer_credits,
-			     .peer_buffer_credits = w->tun.peer_buffer_credits,
-			     .credits = w->tun.credits};
+			     .tun = w->tun,
+			     .tun_has = LNETK_TUN_ALL};
 	struct lne_err le = {.msg = ""};
 	int rc = 0;
 

@@ -137,18 +137,18 @@ static int collect_ni(const struct lnetk_ni *ni, void *arg)
 
 static void case_ni(struct api *a)
 {
-	struct lnetk_ni in = {.has = LNETK_HAS_NI_IFNAME | LNETK_HAS_NI_CPTS |
-				     LNETK_HAS_NI_DEV_CPT | LNETK_HAS_NI_PEER_TIMEOUT |
-				     LNETK_HAS_NI_PEER_CREDITS | LNETK_HAS_NI_PEER_BUFFER_CREDITS |
-				     LNETK_HAS_NI_CREDITS,
+	struct lnetk_ni in = {.has = LNETK_HAS_NI_IFNAME | LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT,
+			      .tun_has =
+				      (1u << LNE_TUN_PEER_TIMEOUT) | (1u << LNE_TUN_PEER_CREDITS) |
+				      (1u << LNE_TUN_PEER_BUFFER_CREDITS) | (1u << LNE_TUN_CREDITS),
 			      .nid = "10.0.0.1@tcp0",
 			      .ifname = "eth0",
 			      .cpts = 0x3,
 			      .dev_cpt = 1,
-			      .peer_timeout = 100,
-			      .peer_credits = 16,
-			      .peer_buffer_credits = 4,
-			      .credits = 512};
+			      .tun.peer_timeout = 100,
+			      .tun.peer_credits = 16,
+			      .tun.peer_buffer_credits = 4,
+			      .tun.credits = 512};
 	struct lnetk_ni ni, o2ib = {.nid = "192.168.0.1@o2ib"}, two = {.nid = "10.0.0.2@tcp"};
 	struct lnetk_ni set = {.has = LNETK_HAS_NI_HEALTH | LNETK_HAS_NI_UP |
 				      LNETK_HAS_NI_TX_CREDITS,
@@ -163,20 +163,22 @@ static void case_ni(struct api *a)
 	rc2 = lnetk_ni_get(a->lk, "10.0.0.1@tcp", &ni, &a->err);
 	diag("NI_GET: %s nid %s if %s cpts %#" PRIx64 " dev_cpt %d tun %u/%u/%u/%u up %d health %u "
 	     "prio %u/%d",
-	     errname(rc2), ni.nid, ni.ifname, ni.cpts, ni.dev_cpt, ni.peer_timeout, ni.peer_credits,
-	     ni.peer_buffer_credits, ni.credits, ni.up, ni.health, ni.prio, ni.prio_rule);
+	     errname(rc2), ni.nid, ni.ifname, ni.cpts, ni.dev_cpt, ni.tun.peer_timeout,
+	     ni.tun.peer_credits, ni.tun.peer_buffer_credits, ni.tun.credits, ni.up, ni.health,
+	     ni.prio, ni.prio_rule);
 	tap(!rc && !rc2 && !strcmp(ni.nid, "10.0.0.1@tcp") && !strcmp(ni.ifname, "eth0") &&
-		    ni.cpts == 0x3 && ni.dev_cpt == 1 && ni.peer_timeout == 100 &&
-		    ni.peer_credits == 16 && ni.peer_buffer_credits == 4 && ni.credits == 512 &&
-		    ni.up && ni.health == 1000 && ni.prio == LNETK_PRIO_NONE && ni.prio_rule == -1,
+		    ni.cpts == 0x3 && ni.dev_cpt == 1 && ni.tun.peer_timeout == 100 &&
+		    ni.tun.peer_credits == 16 && ni.tun.peer_buffer_credits == 4 &&
+		    ni.tun.credits == 512 && ni.up && ni.health == 1000 &&
+		    ni.prio == LNETK_PRIO_NONE && ni.prio_rule == -1,
 	    "NI_ADD with every attribute; NI_GET gives each back, the NID in canonical form");
 
 	rc = mut(a, LNETK_CMD_NI_ADD, lnetk_ni_add(a->lk, &two, &a->err));
 	if (!rc)
 		rc = mut(a, LNETK_CMD_NI_ADD, lnetk_ni_add(a->lk, &o2ib, &a->err));
 	rc2 = lnetk_ni_get(a->lk, "192.168.0.1@o2ib", &ni, &a->err);
-	tap(!rc && !rc2 && ni.peer_timeout == 180 && ni.peer_credits == 32 && ni.credits == 256 &&
-		    ni.dev_cpt == -1 && ni.up,
+	tap(!rc && !rc2 && ni.tun.peer_timeout == 180 && ni.tun.peer_credits == 32 &&
+		    ni.tun.credits == 256 && ni.dev_cpt == -1 && ni.up,
 	    "NI_ADD with only a NID gets the LND's defaults (o2ib: 180 s, 32 peer credits, 256)");
 
 	rc = lnetk_ni_dump(a->lk, collect_ni, &nm, &a->err);

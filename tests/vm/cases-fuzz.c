@@ -61,6 +61,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
+#include "engine/tunables.h"
 #include "kernel/uapi/lnetk.h"
 #include "vm.h"
 
@@ -164,20 +165,23 @@ static const struct aspec pni_pol[] = {
 };
 static const struct nspec pni_nest = {"PEER_NI", LNETK_PNI_A_MAX, pni_pol, 3};
 
+/* The NI tunables (engine/tunables.h), each with the range the table gives it. */
+#define TUN_ASPEC(id, name, opt, sec, genl, l, h, ...) \
+	A_RANGE(genl, K_U32, l, h, l, (h) - (l) > 256 ? (l) + 256 : (h)),
+#define TUN_BIT(id, name, opt, sec, genl, ...) B(genl) |
+#define B(x)				       (1u << (x))
+
 static const struct aspec ni_pol[] = {
 	A_STR(LNETK_NI_A_NID, P_NID, LNETK_NID_MAX),
 	A_STR(LNETK_NI_A_IFNAME, P_IFNAME, LNETK_IFNAME_MAX),
 	A_INT(LNETK_NI_A_CPTS, K_U64, 0, 15),
 	A_RANGE(LNETK_NI_A_DEV_CPT, K_S32, -1, LNETK_MAX_CPTS - 1, -1, 3),
-	A_INT(LNETK_NI_A_PEER_TIMEOUT, K_U32, 0, 300),
-	A_RANGE(LNETK_NI_A_PEER_CREDITS, K_U32, 1, U32_MAX_, 1, 256),
-	A_INT(LNETK_NI_A_PEER_BUFFER_CREDITS, K_U32, 0, 256),
-	A_RANGE(LNETK_NI_A_CREDITS, K_U32, 1, U32_MAX_, 1, 1024),
-	A_RANGE(LNETK_NI_A_UP, K_U8, 0, 1, 0, 1),
+	LNE_TUNABLES(TUN_ASPEC) A_RANGE(LNETK_NI_A_UP, K_U8, 0, 1, 0, 1),
 	A_RANGE(LNETK_NI_A_HEALTH, K_U32, 0, 1000, 0, 1000),
 	A_INT(LNETK_NI_A_TX_CREDITS, K_S32, -8, 64),
 };
-static const struct nspec ni_nest = {"NI", LNETK_NI_A_MAX, ni_pol, 11};
+static const struct nspec ni_nest = {"NI", LNETK_NI_A_MAX, ni_pol,
+				     sizeof(ni_pol) / sizeof(ni_pol[0])};
 
 static const struct aspec peer_pol[] = {
 	A_STR(LNETK_PEER_A_PRIMARY, P_NID, LNETK_NID_MAX),
@@ -274,14 +278,10 @@ struct take {
 	const struct take *sub;
 };
 
-#define B(x) (1u << (x))
-
 static const struct take t_pni_nid = {B(LNETK_PNI_A_NID), B(LNETK_PNI_A_NID), NULL};
-static const struct take t_ni_add = {
-	B(LNETK_NI_A_NID) | B(LNETK_NI_A_IFNAME) | B(LNETK_NI_A_CPTS) | B(LNETK_NI_A_DEV_CPT) |
-		B(LNETK_NI_A_PEER_TIMEOUT) | B(LNETK_NI_A_PEER_CREDITS) |
-		B(LNETK_NI_A_PEER_BUFFER_CREDITS) | B(LNETK_NI_A_CREDITS),
-	B(LNETK_NI_A_NID), NULL};
+static const struct take t_ni_add = {B(LNETK_NI_A_NID) | B(LNETK_NI_A_IFNAME) | B(LNETK_NI_A_CPTS) |
+					     B(LNETK_NI_A_DEV_CPT) | LNE_TUNABLES(TUN_BIT) 0,
+				     B(LNETK_NI_A_NID), NULL};
 static const struct take t_ni_nid = {B(LNETK_NI_A_NID), B(LNETK_NI_A_NID), NULL};
 static const struct take t_ni_set = {B(LNETK_NI_A_NID) | B(LNETK_NI_A_HEALTH) | B(LNETK_NI_A_UP) |
 					     B(LNETK_NI_A_TX_CREDITS),

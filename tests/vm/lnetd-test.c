@@ -302,7 +302,8 @@ static char *nids_sorted(char **nids, size_t n)
 static int m_ni(const struct lnetk_ni *ni, void *arg)
 {
 	line_add(arg, "ni %s if=%s up=%d tun=%u/%u/%u/%u", ni->nid, ni->ifname, ni->up,
-		 ni->peer_timeout, ni->peer_credits, ni->peer_buffer_credits, ni->credits);
+		 ni->tun.peer_timeout, ni->tun.peer_credits, ni->tun.peer_buffer_credits,
+		 ni->tun.credits);
 	return 0;
 }
 

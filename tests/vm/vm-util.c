@@ -152,13 +152,15 @@ void sb_free(struct strbuf *sb)
 
 static int text_ni(const struct lnetk_ni *ni, void *arg)
 {
-	sb_printf(arg,
-		  "ni %s has=%#x if=%s cpts=%#" PRIx64
-		  " dev_cpt=%d tun=%u/%u/%u/%u up=%d health=%u "
-		  "tx=%d prio=%u/%d net_prio=%u/%d\n",
-		  ni->nid, ni->has, ni->ifname, ni->cpts, ni->dev_cpt, ni->peer_timeout,
-		  ni->peer_credits, ni->peer_buffer_credits, ni->credits, ni->up, ni->health,
-		  ni->tx_credits, ni->prio, ni->prio_rule, ni->net_prio, ni->net_prio_rule);
+	int k;
+
+	sb_printf(arg, "ni %s has=%#x if=%s cpts=%#" PRIx64 " dev_cpt=%d tun", ni->nid, ni->has,
+		  ni->ifname, ni->cpts, ni->dev_cpt);
+	for (k = 0; k < LNE_TUN__COUNT; k++) /* every tunable, given or not */
+		sb_printf(arg, "%c%u", k ? '/' : '=', ni->tun.v[k]);
+	sb_printf(arg, " tun_has=%#x up=%d health=%u tx=%d prio=%u/%d net_prio=%u/%d\n",
+		  ni->tun_has, ni->up, ni->health, ni->tx_credits, ni->prio, ni->prio_rule,
+		  ni->net_prio, ni->net_prio_rule);
 	return 0;
 }
 
