@@ -31,20 +31,22 @@ static const sd_bus_error_map lnetd_errors[] = {
 	SD_BUS_ERROR_MAP(LNETD_ERR_STORE, EIO),	     SD_BUS_ERROR_MAP_END,
 };
 
-/* The one place an errno and a sentence become a D-Bus error. */
+/*
+ * The one place an errno and a sentence become a D-Bus error: the same
+ * table clients read back (sd_bus_error_get_errno()).  EPERM and ENOMEM
+ * take sd-bus's own names (AccessDenied, NoMemory); anything else not in
+ * the table is an invalid argument.
+ */
 int bus_fail(sd_bus_error *e, int rc, const char *msg)
 {
-	const char *name = rc == -ENOENT   ? LNETD_ERR_NOT_FOUND
-			   : rc == -EEXIST ? LNETD_ERR_EXISTS
-			   : rc == -ERANGE ? LNETD_ERR_RANGE
-			   : rc == -EBUSY  ? LNETD_ERR_BUSY
-			   : rc == -E2BIG  ? LNETD_ERR_LIMIT
-			   : rc == -EIO	   ? LNETD_ERR_STORE
-			   : rc == -EPERM  ? SD_BUS_ERROR_ACCESS_DENIED
-			   : rc == -ENOMEM ? SD_BUS_ERROR_NO_MEMORY
-					   : LNETD_ERR_INVALID;
+	const sd_bus_error_map *m;
 
-	return sd_bus_error_set(e, name, msg);
+	for (m = lnetd_errors; m->name; m++)
+		if (m->code == -rc)
+			return sd_bus_error_set(e, m->name, msg);
+	if (rc == -EPERM || rc == -ENOMEM)
+		return sd_bus_error_set_errnof(e, -rc, "%s", msg);
+	return sd_bus_error_set(e, LNETD_ERR_INVALID, msg);
 }
 
 /* --- globals --------------------------------------------------------------- */
