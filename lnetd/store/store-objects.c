@@ -249,7 +249,7 @@ static const struct kind_sql {
 	void (*bind)(sqlite3_stmt *s, const void *obj);
 	int (*read)(sqlite3_stmt *s, void *obj); /* a copy of the looked-up row */
 } kind_sql[] = {
-	[K_NI] = {S_NI_GET, 8, ni_key, ni_bind, ni_read},
+	[K_NI] = {S_NI_GET, 4 + LNE_TUN__COUNT, ni_key, ni_bind, ni_read}, /* after NI_COLS */
 	[K_ROUTE] = {S_ROUTE_GET, 5, route_key, route_bind, route_read},
 	[K_GLOBAL] = {S_GLOBAL_GET, 1, global_key, global_bind, global_read},
 	[K_RULE] = {S_RULE_GET, 5, rule_key, rule_bind, rule_read},
