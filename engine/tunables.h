@@ -37,7 +37,10 @@
 	  LNETK_NI_A_PEER_BUFFER_CREDITS, 0, U32_MAX, 0, 0,                                      \
 	  "routing buffers per peer (0: the LND's choice)")                                      \
 	X(CREDITS, credits, "credits", LNE_TUN_NET, LNETK_NI_A_CREDITS, 1, U32_MAX, 256, 256,    \
-	  "messages in flight on the NI")
+	  "messages in flight on the NI")                                                         \
+	X(CONNS_PER_PEER, conns_per_peer, "conns-per-peer", LNE_TUN_LND,                          \
+	  LNETK_NI_A_CONNS_PER_PEER, 0, 127, 0, 1,                                                 \
+	  "connections to each peer (0: from the link speed)")
 
 enum lne_tun {
 #define LNE_TUN_ENUM(id, ...) LNE_TUN_##id,

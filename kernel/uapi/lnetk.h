@@ -382,6 +382,7 @@ enum lnetk_ni_attr {
 	LNETK_NI_A_PRIO_RULE,		/* s32, reply: rule idx or -1 */
 	LNETK_NI_A_NET_PRIO,		/* u32, reply */
 	LNETK_NI_A_NET_PRIO_RULE,	/* s32, reply */
+	LNETK_NI_A_CONNS_PER_PEER,	/* u32, 0..127: 0 from the link speed */
 	__LNETK_NI_A_LAST
 };
 #define LNETK_NI_A_MAX (__LNETK_NI_A_LAST - 1)

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -166,6 +167,73 @@ START_TEST(tun_store_columns)
 }
 END_TEST
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t n = 0;
+
+	ck_assert_msg(f != NULL, "%s: cannot open", path);
+	ck_assert_int_eq(getdelim(&buf, &n, '\0', f) > 0, 1);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * A database of an older schema (migrations 1 and 2 only, an NI in it)
+ * migrated by store_open(): the NI keeps its tunables, and the tunables
+ * added since come back unset (the LND's default).
+ */
+START_TEST(tun_migration_keeps_nis)
+{
+	static const char *const old[] = {"0001-initial.sql", "0002-tbf.sql"};
+	char dir[] = "/tmp/unit-attr.XXXXXX", path[64], sql[512];
+	struct st_ni key = {.net = "tcp", .ifname = "eth0"}, got;
+	struct st_info info;
+	struct store *st = NULL;
+	sqlite3 *db;
+	size_t i;
+	int k;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lnetd.db", dir);
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	for (i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+		char *text;
+
+		snprintf(sql, sizeof(sql), "%s/../../schema/%s", TEST_DATA_DIR, old[i]);
+		text = slurp(sql);
+		ck_assert_msg(sqlite3_exec(db, text, NULL, NULL, NULL) == SQLITE_OK, "%s: %s",
+			      old[i], sqlite3_errmsg(db));
+		free(text);
+	}
+	ck_assert_int_eq(sqlite3_exec(db,
+				      "INSERT INTO ni (net, ifname, peer_credits, credits) "
+				      "VALUES ('tcp', 'eth0', 16, 512); PRAGMA user_version = 2",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	ck_assert_int_eq(store_open(path, &st, NULL), 0);
+	ck_assert_int_eq(store_info(st, &info), 0);
+	ck_assert_int_eq(info.schema, info.schema_latest);
+	ck_assert_int_gt(info.schema, 2);
+	ck_assert_int_eq(store_ni_get(st, &key, &got, NULL), 0);
+	for (k = 0; k < LNE_TUN__COUNT; k++) {
+		int64_t want = k == LNE_TUN_PEER_CREDITS ? 16
+			       : k == LNE_TUN_CREDITS	 ? 512
+							 : ST_UNSET;
+
+		ck_assert_msg(got.tun[k] == want, "%s: %lld, not %lld", lne_tun_desc[k].name,
+			      (long long)got.tun[k], (long long)want);
+	}
+	st_ni_clear(&got);
+	store_close(st);
+	snprintf(sql, sizeof(sql), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(sql), 0);
+}
+END_TEST
+
 Suite *make_attr_suite(void)
 {
 	Suite *s = suite_create("attr");
@@ -175,6 +243,7 @@ Suite *make_attr_suite(void)
 	tcase_add_test(tc, tun_check_names_the_first_bad_one);
 	tcase_add_test(tc, tun_genl_is_the_contract);
 	tcase_add_test(tc, tun_store_columns);
+	tcase_add_test(tc, tun_migration_keeps_nis);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -273,8 +273,7 @@ static int latest_schema(void)
 	return info.schema_latest;
 }
 
-static struct st_ni NI(const char *net, const char *ifname, const char *pattern)
-{
+static struct st_ni NI(const char *net, const char *ifname, const char *pattern) {
 	struct st_ni ni = {.net = net, .ifname = ifname, .pattern = pattern};
 
 	st_ni_unset(&ni);
@@ -1004,7 +1003,7 @@ START_TEST(history_records_every_change)
 		h.change,
 		"[{\"op\":\"add\",\"obj\":\"ni\",\"new\":{\"net\":\"tcp\",\"ifname\":\"eth0\","
 		"\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,\"peer_credits\":null,"
-		"\"peer_buffer_credits\":null,\"credits\":null}}]");
+		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null}}]");
 	st_hist_clear(&h);
 
 	OK(store_history_get(st, 2, &h, err));
@@ -1028,9 +1027,9 @@ START_TEST(history_records_every_change)
 		h.change,
 		"[{\"op\":\"mod\",\"obj\":\"ni\",\"old\":{\"net\":\"tcp\",\"ifname\":\"eth0\","
 		"\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,\"peer_credits\":null,"
-		"\"peer_buffer_credits\":null,\"credits\":null},\"new\":{\"net\":\"tcp\","
+		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null},\"new\":{\"net\":\"tcp\","
 		"\"ifname\":\"eth0\",\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,"
-		"\"peer_credits\":8,\"peer_buffer_credits\":null,\"credits\":null}},\n"
+		"\"peer_credits\":8,\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null}},\n"
 		"{\"op\":\"del\",\"obj\":\"peer\",\"old\":{\"nid\":\"10.0.0.1@tcp\",\"mr\":1,"
 		"\"nids\":[\"10.0.0.2@tcp\",\"10.0.0.3@tcp\"]}},\n"
 		"{\"op\":\"mod\",\"obj\":\"global\",\"old\":{\"name\":\"discovery\",\"value\":1},"

@@ -138,9 +138,7 @@ static int collect_ni(const struct lnetk_ni *ni, void *arg)
 static void case_ni(struct api *a)
 {
 	struct lnetk_ni in = {.has = LNETK_HAS_NI_IFNAME | LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT,
-			      .tun_has =
-				      (1u << LNE_TUN_PEER_TIMEOUT) | (1u << LNE_TUN_PEER_CREDITS) |
-				      (1u << LNE_TUN_PEER_BUFFER_CREDITS) | (1u << LNE_TUN_CREDITS),
+			      .tun_has = LNETK_TUN_ALL,
 			      .nid = "10.0.0.1@tcp0",
 			      .ifname = "eth0",
 			      .cpts = 0x3,
@@ -148,7 +146,8 @@ static void case_ni(struct api *a)
 			      .tun.peer_timeout = 100,
 			      .tun.peer_credits = 16,
 			      .tun.peer_buffer_credits = 4,
-			      .tun.credits = 512};
+			      .tun.credits = 512,
+			      .tun.conns_per_peer = 3};
 	struct lnetk_ni ni, o2ib = {.nid = "192.168.0.1@o2ib"}, two = {.nid = "10.0.0.2@tcp"};
 	struct lnetk_ni set = {.has = LNETK_HAS_NI_HEALTH | LNETK_HAS_NI_UP |
 				      LNETK_HAS_NI_TX_CREDITS,
@@ -169,8 +168,8 @@ static void case_ni(struct api *a)
 	tap(!rc && !rc2 && !strcmp(ni.nid, "10.0.0.1@tcp") && !strcmp(ni.ifname, "eth0") &&
 		    ni.cpts == 0x3 && ni.dev_cpt == 1 && ni.tun.peer_timeout == 100 &&
 		    ni.tun.peer_credits == 16 && ni.tun.peer_buffer_credits == 4 &&
-		    ni.tun.credits == 512 && ni.up && ni.health == 1000 &&
-		    ni.prio == LNETK_PRIO_NONE && ni.prio_rule == -1,
+		    ni.tun.credits == 512 && ni.tun.conns_per_peer == 3 && ni.up &&
+		    ni.health == 1000 && ni.prio == LNETK_PRIO_NONE && ni.prio_rule == -1,
 	    "NI_ADD with every attribute; NI_GET gives each back, the NID in canonical form");
 
 	rc = mut(a, LNETK_CMD_NI_ADD, lnetk_ni_add(a->lk, &two, &a->err));
@@ -178,8 +177,10 @@ static void case_ni(struct api *a)
 		rc = mut(a, LNETK_CMD_NI_ADD, lnetk_ni_add(a->lk, &o2ib, &a->err));
 	rc2 = lnetk_ni_get(a->lk, "192.168.0.1@o2ib", &ni, &a->err);
 	tap(!rc && !rc2 && ni.tun.peer_timeout == 180 && ni.tun.peer_credits == 32 &&
-		    ni.tun.credits == 256 && ni.dev_cpt == -1 && ni.up,
-	    "NI_ADD with only a NID gets the LND's defaults (o2ib: 180 s, 32 peer credits, 256)");
+		    ni.tun.credits == 256 && ni.tun.conns_per_peer == 1 && ni.dev_cpt == -1 &&
+		    ni.up,
+	    "NI_ADD with only a NID gets the LND's defaults (o2ib: 180 s, 32 peer credits, 256, "
+	    "1 connection per peer)");
 
 	rc = lnetk_ni_dump(a->lk, collect_ni, &nm, &a->err);
 	tap(!rc && nm.n == 3 && !strcmp(nm.s[0], "10.0.0.1@tcp") &&

@@ -207,6 +207,13 @@ static void b_peer_credits_0(struct raw *r)
 	raw_end(r);
 }
 
+static void b_conns_per_peer_128(struct raw *r)
+{
+	ni_nid(r, "10.9.0.9@tcp");
+	raw_u32(r, LNETK_NI_A_CONNS_PER_PEER, 128);
+	raw_end(r);
+}
+
 static void b_pni_health_1001(struct raw *r)
 {
 	raw_nest(r, LNETK_A_PEER_NI);
@@ -584,6 +591,7 @@ static const struct refusal refusals[] = {
 	{"NI_SET up 2", LNETK_CMD_NI_SET, -ERANGE, b_up_2},
 	{"NI_ADD dev_cpt 64", LNETK_CMD_NI_ADD, -ERANGE, b_dev_cpt_64},
 	{"NI_ADD peer_credits 0", LNETK_CMD_NI_ADD, -ERANGE, b_peer_credits_0},
+	{"NI_ADD conns_per_peer 128", LNETK_CMD_NI_ADD, -ERANGE, b_conns_per_peer_128},
 	{"PEER_NI_SET health 1001", LNETK_CMD_PEER_NI_SET, -ERANGE, b_pni_health_1001},
 	{"PEER_ADD mr 2", LNETK_CMD_PEER_ADD, -ERANGE, b_mr_2},
 	{"ROUTE_ADD hops 0", LNETK_CMD_ROUTE_ADD, -ERANGE, b_hops_0},
