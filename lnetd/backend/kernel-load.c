@@ -11,6 +11,7 @@
 
 #include "engine/udsp.h"
 #include "kernel-int.h"
+#include "lnetd/log.h"
 
 #define DUMP_TRIES 5 /* reads of the module's state that a change may interrupt */
 
@@ -231,10 +232,9 @@ int kb_read_module(struct kbackend *kb)
 			kb_mine_drop(kb, after.generation);
 			l.ln = NULL;
 		} else if (l.refused) {
-			fprintf(stderr,
-				"lnetd: lnetk module holds what lnetd's engine refuses (%s): "
-				"replacing its state\n",
-				l.what);
+			log_warning("lnetk module holds what lnetd's engine refuses (%s): "
+				    "replacing its state",
+				    l.what);
 			lne_inst_free(kb->pushed);
 			kb->pushed = lne_inst_new();
 			kb->replace = true;

@@ -12,6 +12,7 @@
 #include "engine/udsp.h"
 #include "kernel-int.h"
 #include "ktbf.h"
+#include "lnetd/log.h"
 
 #define BATCH_MIN   64	/* fewer additions than this go one request each */
 #define BATCH_RATIO 16	/* ... and so do fewer than 1/16 of what the module holds */
@@ -103,9 +104,8 @@ static void local(struct sync *s, int rc, const struct lne_err *err, const char 
 	if (!rc || s->local_bad)
 		return;
 	s->local_bad = true;
-	fprintf(stderr,
-		"lnetd: lnetd's copy of the lnetk module refused %s (%s): reading it again\n", what,
-		err->msg);
+	log_warning("lnetd's copy of the lnetk module refused %s (%s): reading it again", what,
+		    err->msg);
 }
 
 static bool live(const struct sync *s)
@@ -660,17 +660,16 @@ static bool batch(struct sync *s, uint32_t flags)
 		rc = lnetk_batch_send(s->batch, &applied, &s->err);
 		t2 = now();
 		if (rc && s->err.msg[0])
-			fprintf(stderr,
-				"lnetd: lnetk module refused a batch of %zu items (%s); sending "
-				"them one request each\n",
-				s->items, s->err.msg);
+			log_warning("lnetk module refused a batch of %zu items (%s); sending "
+				    "them one request each",
+				    s->items, s->err.msg);
 	}
 	lnetk_batch_free(s->batch);
 	s->batch = NULL;
 	if (rc) {
 		if (!s->err.msg[0])
-			fprintf(stderr, "lnetd: a batch of %zu items could not be sent (%s)\n",
-				s->items, strerror(-rc));
+			log_error("a batch of %zu items could not be sent (%s)", s->items,
+				  strerror(-rc));
 		if (before) {
 			lne_inst_free(kb->pushed);
 			kb->pushed = before;
@@ -685,11 +684,10 @@ static bool batch(struct sync *s, uint32_t flags)
 	s->mode = M_LOCAL;
 	additions(s);
 	s->mode = M_SEND;
-	fprintf(stderr,
-		"lnetd: lnetk module took a %sbatch of %u items (%zu bytes): built in %.2f s, "
-		"applied in %.2f s, copied in %.2f s\n",
-		flags & LNETK_F_REPLACE ? "replacing " : "", applied, bytes, t1 - t0, t2 - t1,
-		now() - t2);
+	log_info("lnetk module took a %sbatch of %u items (%zu bytes): built in %.2f s, "
+		 "applied in %.2f s, copied in %.2f s",
+		 flags & LNETK_F_REPLACE ? "replacing " : "", applied, bytes, t1 - t0, t2 - t1,
+		 now() - t2);
 	return true;
 }
 

@@ -56,6 +56,7 @@
 #include <sys/epoll.h>
 
 #include "kernel-int.h"
+#include "lnetd/log.h"
 
 #define RETRY_USEC  1000000   /* after losing the module without its announcement */
 #define BUSY_USEC   2000000   /* after the module said busy (a source holds a TBF policy) */
@@ -124,9 +125,8 @@ static void on_event(uint8_t cmd, uint64_t gen, void *arg)
 	kb->horizon = gen;
 	if (ours || repair_scheduled(kb))
 		return;
-	fprintf(stderr,
-		"lnetd: lnetk module changed behind lnetd's back (command %u, generation %llu)\n",
-		cmd, (unsigned long long)gen);
+	log_notice("lnetk module changed behind lnetd's back (command %u, generation %llu)", cmd,
+		   (unsigned long long)gen);
 	schedule_repair(kb);
 }
 
@@ -141,12 +141,12 @@ void kb_drain(struct kbackend *kb)
 		rc = lnetk_events_dispatch(kb->ev);
 	while (rc > 0);
 	if (rc == -ENOBUFS) {
-		fprintf(stderr, "lnetd: lnetk module announcements were lost: reading it again\n");
+		log_warning("lnetk module announcements were lost: reading it again");
 		schedule_repair(kb);
 		while (lnetk_events_dispatch(kb->ev) > 0)
 			;
 	} else if (rc < 0) {
-		fprintf(stderr, "lnetd: lnetk module announcements: %s, ignoring\n", strerror(-rc));
+		log_warning("lnetk module announcements: %s, ignoring", strerror(-rc));
 	}
 }
 
@@ -220,7 +220,7 @@ static void run_sync(struct kbackend *kb, enum cause cause)
 			kb->applied = false;
 			snprintf(kb->why, sizeof(kb->why),
 				 "cannot read what the lnetk module holds: %s", strerror(-rc));
-			fprintf(stderr, "lnetd: %s\n", kb->why);
+			log_error("%s", kb->why);
 			arm_retry(kb);
 			return;
 		}
@@ -236,20 +236,18 @@ static void run_sync(struct kbackend *kb, enum cause cause)
 	else
 		snprintf(kb->why, sizeof(kb->why), "%s", r.first[0] ? r.first : strerror(-r.stop));
 	if (read && !before && r.changes)
-		fprintf(stderr, "lnetd: lnetk module%s: %zu objects pushed in %.2f s\n",
-			verb[cause], objects(kb->pushed), now() - t0);
+		log_info("lnetk module%s: %zu objects pushed in %.2f s", verb[cause],
+			 objects(kb->pushed), now() - t0);
 	else if (read)
-		fprintf(stderr,
-			"lnetd: lnetk module%s: it held %zu objects, %zu changes made in %.2f s\n",
-			verb[cause], before, r.changes, now() - t0);
+		log_info("lnetk module%s: it held %zu objects, %zu changes made in %.2f s",
+			 verb[cause], before, r.changes, now() - t0);
 	else if (now() - t0 >= 1)
-		fprintf(stderr, "lnetd: lnetk module: %zu changes made in %.2f s\n", r.changes,
-			now() - t0);
+		log_info("lnetk module: %zu changes made in %.2f s", r.changes, now() - t0);
 	if (r.refused)
-		fprintf(stderr, "lnetd: lnetk module refused %zu change(s); the first: %s\n",
-			r.refused, r.first);
+		log_warning("lnetk module refused %zu change(s); the first: %s", r.refused,
+			    r.first);
 	if (r.stop) {
-		fprintf(stderr, "lnetd: %s\n", kb->why);
+		log_error("%s", kb->why);
 		arm_retry(kb);
 	} else if (r.busy) {
 		arm_timer(kb, kb->busy, BUSY_USEC);
@@ -272,8 +270,7 @@ static void connect_module(struct kbackend *kb, enum cause cause)
 		if (rc != -ENOENT)
 			snprintf(kb->why, sizeof(kb->why), "cannot reach the lnetk module: %s",
 				 strerror(-rc));
-		fprintf(stderr, "lnetd: %s; every object waits for it\n",
-			rc == -ENOENT ? NOT_LOADED : kb->why);
+		log_warning("%s; every object waits for it", rc == -ENOENT ? NOT_LOADED : kb->why);
 		/* Absent, the controller will say when it comes; anything else: try again. */
 		if (rc != -ENOENT)
 			arm_retry(kb);
@@ -281,15 +278,14 @@ static void connect_module(struct kbackend *kb, enum cause cause)
 	}
 	rc = lnetk_events_open(on_event, kb, &kb->ev);
 	if (!rc && lnetk_events_set_buffer(kb->ev, EVENTS_ROOM))
-		fprintf(stderr, "lnetd: cannot enlarge the buffer of lnetk announcements, "
-				"ignoring\n");
+		log_warning("cannot enlarge the buffer of lnetk announcements, "
+			    "ignoring");
 	if (!rc)
 		rc = sd_event_add_io(kb->d->event, &kb->ev_io, lnetk_events_fd(kb->ev), EPOLLIN,
 				     on_events_io, kb);
 	if (rc < 0) {
 		/* Without announcements drift would go unseen: try again later. */
-		fprintf(stderr, "lnetd: cannot hear the lnetk module's announcements: %s\n",
-			strerror(-rc));
+		log_error("cannot hear the lnetk module's announcements: %s", strerror(-rc));
 		disconnect(kb);
 		snprintf(kb->why, sizeof(kb->why), "cannot hear the lnetk module: %s",
 			 strerror(-rc));
@@ -307,7 +303,7 @@ static void on_family(bool present, int family, void *arg)
 		if (!kb->lk)
 			return;
 		disconnect(kb);
-		fprintf(stderr, "lnetd: lnetk module vanished: every object waits for it\n");
+		log_warning("lnetk module vanished: every object waits for it");
 		return;
 	}
 	/* Our own lnetk_open() may have loaded it: nothing new then. */
@@ -334,8 +330,7 @@ static int on_watch_io(sd_event_source *s, int fd, uint32_t revents, void *userd
 		}
 	}
 	if (rc < 0)
-		fprintf(stderr, "lnetd: genl controller announcements: %s, ignoring\n",
-			strerror(-rc));
+		log_warning("genl controller announcements: %s, ignoring", strerror(-rc));
 	return 0;
 }
 

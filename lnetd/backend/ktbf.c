@@ -28,9 +28,9 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "engine/tbf.h"
 #include "ktbf.h"
 #include "liblnetk/lnetk-client.h"
-#include "engine/tbf.h"
 
 #define RULES_MAX (LNE_TBF_RULES_MAX + 1) /* the default included */
 
