@@ -107,6 +107,13 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 int lnetd_rollback(struct lnetd *d, const struct st_who *who, uint64_t gen,
 		   struct lnetd_change_err *err);
 
+/*
+ * One operation of a change (change-ops.c), in the store transaction
+ * lnetd_change() holds open: judged by the mirror, then written to the
+ * store.  0, or a negative errno with the sentence in @msg (@len bytes).
+ */
+int lnetd_op_run(struct lnetd *d, struct lnetd_op *op, char *msg, size_t len);
+
 /* An expression's canonical text ("" for NULL), malloc'd. */
 char *lnetd_expr_text(const struct lne_expr *e);
 

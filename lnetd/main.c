@@ -277,5 +277,6 @@ out:
 	free(path);
 	/* Last: the directory is free once everything in it is closed. */
 	close(lock_fd);
-	return rc < 0 ? 1 : 0;
+	/* The loop's exit code: 0 on a signal, EXIT_FAILURE when a change cannot be undone. */
+	return rc < 0 ? 1 : rc;
 }

@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * change-ops.c - the operations of a change, one object kind at a time:
+ * each parses the caller's strings, is judged by the engine mirror and is
+ * written to the store in the list's open transaction (change.c runs the
+ * list and undoes it).  A refusal comes back as a negative errno with its
+ * sentence.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "change.h"
+#include "engine/udsp.h"
+
+/* The sentence of a refused operation. */
+struct msg {
+	char *s;
+	size_t len;
+};
+
+static int say(struct msg *m, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int say(struct msg *m, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->s, m->len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int say_store(struct msg *m, int rc, const struct store_err *serr)
+{
+	return say(m, rc, "%s", serr->msg[0] ? serr->msg : "the store refused the change");
+}
+
+static const char *opt(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+char *lnetd_expr_text(const struct lne_expr *e)
+{
+	char *s;
+	int n;
+
+	if (!e)
+		return strdup("");
+	n = lne_expr_format(e, NULL, 0);
+	s = malloc((size_t)n + 1);
+	if (s)
+		lne_expr_format(e, s, (size_t)n + 1);
+	return s;
+}
+
+/* --- NIs ------------------------------------------------------------------------ */
+
+static bool ni_key_is(const struct lnetd_ni *n, const char *net, const char *ifname,
+		      const char *pattern)
+{
+	if (strcmp(n->net, net))
+		return false;
+	return *ifname ? !strcmp(n->ifname, ifname) : !*n->ifname && !strcmp(n->pattern, pattern);
+}
+
+static bool ni_same(const struct lnetd_ni *a, const struct lnetd_ni *b)
+{
+	return !strcmp(a->pattern, b->pattern) && !strcmp(a->cpts, b->cpts) &&
+	       !memcmp(a->tunv, b->tunv, sizeof(a->tunv));
+}
+
+static const char *ni_where(const struct lnetd_ni *n)
+{
+	return *n->ifname ? n->ifname : n->pattern;
+}
+
+static void ni_remove(struct lnetd *d, struct lnetd_ni *n)
+{
+	lnetd_ni_unrealise(d, n);
+	lnetd_ni_clear(n);
+	memmove(n, n + 1, (size_t)(d->nis + d->nnis - (n + 1)) * sizeof(*n));
+	d->nnis--;
+}
+
+static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	struct store_err serr = {""};
+	struct lnetd_ni n, *grown;
+	struct st_ni sn;
+	bool changed;
+	size_t i;
+	int rc;
+
+	rc = lnetd_ni_init(&n, &op->u.ni, m->s, m->len);
+	if (rc)
+		return rc;
+	for (i = 0; i < d->nnis; i++) {
+		if (!ni_key_is(&d->nis[i], n.net, n.ifname, n.pattern))
+			continue;
+		rc = op->ensure && ni_same(&d->nis[i], &n)
+			     ? 0
+			     : say(m, -EEXIST, "%s on %s is configured already", n.net,
+				   ni_where(&n));
+		lnetd_ni_clear(&n);
+		return rc;
+	}
+	grown = realloc(d->nis, (d->nnis + 1) * sizeof(*d->nis));
+	if (!grown) {
+		lnetd_ni_clear(&n);
+		return say(m, -ENOMEM, "out of memory");
+	}
+	d->nis = grown;
+	d->nis[d->nnis++] = n;
+	d->nis_dirty = true;
+	/* Judged now if its interface is there; else accepted as pending. */
+	rc = lnetd_ni_reconcile(d, &d->nis[d->nnis - 1], &changed);
+	if (rc)
+		return say(m, rc, "%s", d->nis[d->nnis - 1].reason);
+	sn = (struct st_ni){.net = n.net,
+			    .ifname = opt(n.ifname),
+			    .pattern = opt(n.pattern),
+			    .cpts = opt(n.cpts)};
+	memcpy(sn.tun, n.tunv, sizeof(sn.tun));
+	rc = store_ni_add(d->store, &sn, &serr);
+	return rc ? say_store(m, rc, &serr) : 0;
+}
+
+static int op_net_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	const struct st_ni *k = &op->u.ni;
+	struct store_err serr = {""};
+	char net[LNE_NET_STR_MAX];
+	struct lne_err err;
+	struct st_ni key;
+	lne_net_t id;
+	size_t i = 0, gone = 0;
+	int rc;
+
+	if (lne_net_parse(k->net ?: "", &id, &err))
+		return say(m, -EINVAL, "%s", err.msg);
+	lne_net_format(id, net, sizeof(net));
+	while (i < d->nnis) {
+		struct lnetd_ni *n = &d->nis[i];
+
+		if (strcmp(n->net, net) || (opt(k->ifname) && strcmp(n->ifname, k->ifname)) ||
+		    (opt(k->pattern) && strcmp(n->pattern, k->pattern)) ||
+		    (opt(k->pattern) && !opt(k->ifname) && *n->ifname)) {
+			i++;
+			continue;
+		}
+		key = (struct st_ni){
+			.net = n->net, .ifname = opt(n->ifname), .pattern = opt(n->pattern)};
+		rc = store_ni_del(d->store, &key, &serr);
+		if (rc)
+			return say_store(m, rc, &serr);
+		ni_remove(d, n);
+		d->nis_dirty = true;
+		gone++;
+	}
+	if (gone || op->ensure)
+		return 0;
+	if (opt(k->ifname) || opt(k->pattern))
+		return say(m, -ENOENT, "no NI of %s is configured on %s", net,
+			   opt(k->ifname) ?: k->pattern);
+	return say(m, -ENOENT, "no NI of %s is configured", net);
+}
+
+/* --- peers ------------------------------------------------------------------------ */
+
+static int nid_parse(const char *s, struct lne_nid *nid, char *canon, struct msg *m)
+{
+	struct lne_err err;
+
+	if (lne_nid_parse(s ?: "", nid, &err))
+		return say(m, -EINVAL, "%s", err.msg);
+	lne_nid_format(nid, canon, LNE_NID_STR_MAX);
+	return 0;
+}
+
+static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	struct lne_nid prim, *nids = NULL;
+	const char **fresh = NULL;
+	struct lne_peer *peer;
+	size_t i, n = op->u.peer.n, nfresh = 0;
+	bool created;
+	int rc, mr;
+
+	rc = nid_parse(op->u.peer.primary, &prim, pbuf, m);
+	if (rc)
+		return rc;
+	peer = lne_peer_find(d->mirror, &prim);
+	if (peer && !peer->implicit && op->u.peer.mr >= 0 && peer->mr != !!op->u.peer.mr)
+		return say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
+			   peer->mr ? "Multi-Rail" : "non-Multi-Rail");
+	canon = calloc(n + 1, sizeof(*canon));
+	nids = calloc(n + 1, sizeof(*nids));
+	fresh = calloc(n + 1, sizeof(*fresh));
+	if (!canon || !nids || !fresh) {
+		rc = say(m, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; !rc && i < n; i++)
+		rc = nid_parse(op->u.peer.nids[i], &nids[i], canon[i], m);
+	if (rc)
+		goto out;
+	created = !peer || peer->implicit;
+	mr = op->u.peer.mr < 0 ? 1 : !!op->u.peer.mr;
+	if (created) {
+		rc = lne_peer_add(d->mirror, &prim, mr, &lerr);
+		if (rc) {
+			rc = say(m, rc, "%s", lerr.msg);
+			goto out;
+		}
+		peer = lne_peer_find(d->mirror, &prim);
+	}
+	for (i = 0; i < n; i++) {
+		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &nids[i]);
+
+		if (pni && lne_peer_of(pni) == peer) {
+			if (op->ensure || lne_nid_equal(&nids[i], &prim))
+				continue;
+			rc = say(m, -EEXIST, "%s is a NID of peer %s already", canon[i], pbuf);
+			goto out;
+		}
+		rc = lne_peer_add_nid(d->mirror, &prim, &nids[i], &lerr);
+		if (rc) {
+			rc = say(m, rc, "%s", lerr.msg);
+			goto out;
+		}
+		fresh[nfresh++] = canon[i];
+	}
+	if (created) {
+		/* A new peer goes to the store whole: one change, not one per NID. */
+		struct st_peer sp = {.nid = pbuf, .mr = mr, .nnids = nfresh, .nids = fresh};
+
+		rc = store_peer_add(d->store, &sp, &serr);
+	} else {
+		for (i = 0; !rc && i < nfresh; i++)
+			rc = store_peer_nid_add(d->store, pbuf, fresh[i], &serr);
+	}
+	if (rc)
+		rc = say_store(m, rc, &serr);
+	else if (!created && !nfresh && !op->ensure)
+		rc = say(m, -EEXIST, "peer %s exists already", pbuf);
+out:
+	free(canon);
+	free(nids);
+	free(fresh);
+	return rc;
+}
+
+/*
+ * set peer: the Multi-Rail design's refresh.  The peer is whichever owns
+ * one of the NIDs (the first found); its NIDs become exactly these: missing
+ * ones are added, others removed.  A peer whose primary NID is not in the
+ * list is made again with the list's first NID as its primary; no owner
+ * makes a new peer.
+ */
+static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	char(*canon)[LNE_NID_STR_MAX] = calloc(op->u.peer.n + 1, sizeof(*canon));
+	struct lne_nid *all = calloc(op->u.peer.n + 1, sizeof(*all));
+	char pbuf[LNE_NID_STR_MAX], buf[LNE_NID_STR_MAX];
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	struct lne_peer *owner = NULL;
+	const char **rest = NULL;
+	size_t n = op->u.peer.n + 1, i, k;
+	int rc = 0, mr_was = -1;
+
+	if (!canon || !all) {
+		rc = say(m, -ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = nid_parse(op->u.peer.primary, &all[0], canon[0], m);
+	for (i = 1; !rc && i < n; i++)
+		rc = nid_parse(op->u.peer.nids[i - 1], &all[i], canon[i], m);
+	for (i = 0; !rc && !owner && i < n; i++) {
+		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &all[i]);
+
+		if (pni && !lne_peer_of(pni)->implicit)
+			owner = lne_peer_of(pni);
+	}
+	if (rc)
+		goto out;
+	if (owner) {
+		const struct lne_peer_net *pnet;
+		const struct lne_peer_ni *pni;
+		bool keep_primary = false;
+		struct lne_nid prim = owner->primary, drop[64];
+		size_t ndrop = 0;
+
+		lne_nid_format(&prim, pbuf, sizeof(pbuf));
+		if (op->u.peer.mr >= 0 && owner->mr != !!op->u.peer.mr) {
+			rc = say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
+				 owner->mr ? "Multi-Rail" : "non-Multi-Rail");
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			keep_primary |= lne_nid_equal(&all[i], &prim);
+		if (!keep_primary) {
+			/* Made again with the first NID as primary, as it was otherwise. */
+			if (op->u.peer.mr < 0)
+				mr_was = owner->mr;
+			rc = lne_peer_del(d->mirror, &prim, &lerr);
+			if (rc) {
+				rc = say(m, rc, "%s", lerr.msg);
+				goto out;
+			}
+			rc = store_peer_del(d->store, pbuf, &serr);
+			if (rc) {
+				rc = say_store(m, rc, &serr);
+				goto out;
+			}
+			owner = NULL;
+		} else {
+			/* Away with the NIDs the list does not have (a few at a time). */
+			do {
+				ndrop = 0;
+				lne_list_for_each_entry(pnet, &owner->pnets, link)
+					lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+						bool listed = false;
+
+						for (k = 0; k < n; k++)
+							listed |= lne_nid_equal(&all[k], &pni->nid);
+						if (!listed && ndrop < LNE_ARRAY_SIZE(drop))
+							drop[ndrop++] = pni->nid;
+					}
+				for (k = 0; !rc && k < ndrop; k++) {
+					lne_nid_format(&drop[k], buf, sizeof(buf));
+					rc = lne_peer_del_nid(d->mirror, &prim, &drop[k], &lerr);
+					if (rc)
+						rc = say(m, rc, "%s", lerr.msg);
+					else if ((rc = store_peer_nid_del(d->store, pbuf, buf,
+									  &serr)))
+						rc = say_store(m, rc, &serr);
+				}
+			} while (!rc && ndrop == LNE_ARRAY_SIZE(drop));
+			if (rc)
+				goto out;
+		}
+	}
+	/* Then what is missing: a new peer (primary first), or the owner's new NIDs. */
+	rest = calloc(n, sizeof(*rest));
+	if (!rest) {
+		rc = say(m, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 1; i < n; i++)
+		rest[i - 1] = canon[i];
+	{
+		struct lnetd_op add = {.verb = VERB_ADD, .obj = OBJ_PEER, .ensure = true};
+
+		add.u.peer.primary = owner ? pbuf : canon[0];
+		if (owner) {
+			/* The owner keeps its primary: every listed NID is to be there. */
+			for (i = 0; i < n; i++)
+				rest[i] = canon[i];
+			add.u.peer.n = n;
+		} else {
+			add.u.peer.n = n - 1;
+		}
+		add.u.peer.nids = rest;
+		add.u.peer.mr = op->u.peer.mr >= 0 ? op->u.peer.mr : mr_was;
+		rc = op_peer_add(d, &add, m);
+	}
+out:
+	free(rest);
+	free(canon);
+	free(all);
+	return rc;
+}
+
+static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	char pbuf[LNE_NID_STR_MAX], buf[LNE_NID_STR_MAX];
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	struct lne_nid prim, nid;
+	struct lne_peer *peer;
+	size_t i, n = op->u.peer.n;
+	int rc;
+
+	rc = nid_parse(op->u.peer.primary, &prim, pbuf, m);
+	if (rc)
+		return rc;
+	peer = lne_peer_find(d->mirror, &prim);
+	/* NIDs to delete name their peer by any of them, as the Multi-Rail design has it
+	 * (peer del --nid, its peers: under --del); a peer named by its primary alone is
+	 * that peer only. */
+	for (i = 0; (!peer || peer->implicit) && n && i <= n; i++) {
+		struct lne_nid any;
+		struct lne_peer_ni *pni;
+
+		if (i == 0)
+			any = prim;
+		else if (lne_nid_parse(op->u.peer.nids[i - 1], &any, NULL))
+			continue;
+		pni = lne_peer_ni_find(d->mirror, &any);
+		if (pni && !lne_peer_of(pni)->implicit) {
+			peer = lne_peer_of(pni);
+			prim = peer->primary;
+			lne_nid_format(&prim, pbuf, sizeof(pbuf));
+		}
+	}
+	if (!peer || peer->implicit)
+		return op->ensure ? 0 : say(m, -ENOENT, "no peer has the primary NID %s", pbuf);
+	/* Check every NID before touching anything. */
+	for (i = 0; i < n; i++) {
+		struct lne_peer_ni *pni;
+
+		rc = nid_parse(op->u.peer.nids[i], &nid, buf, m);
+		if (rc)
+			return rc;
+		pni = lne_peer_ni_find(d->mirror, &nid);
+		if (!pni || lne_peer_of(pni) != peer)
+			return say(m, -ENOENT, "%s is not a NID of peer %s", buf, pbuf);
+		if (lne_nid_equal(&nid, &prim) && n < peer->npni)
+			return say(m, -EBUSY,
+				   "%s is peer %s's primary NID; delete the peer instead", buf,
+				   pbuf);
+	}
+	if (!n || n >= peer->npni) {
+		rc = lne_peer_del(d->mirror, &prim, &lerr);
+		if (rc)
+			return say(m, rc, "%s", lerr.msg);
+		rc = store_peer_del(d->store, pbuf, &serr);
+		return rc ? say_store(m, rc, &serr) : 0;
+	}
+	for (i = 0; i < n; i++) {
+		nid_parse(op->u.peer.nids[i], &nid, buf, m);
+		rc = lne_peer_del_nid(d->mirror, &prim, &nid, &lerr);
+		if (rc)
+			return say(m, rc, "%s", lerr.msg);
+		rc = store_peer_nid_del(d->store, pbuf, buf, &serr);
+		if (rc)
+			return say_store(m, rc, &serr);
+	}
+	return 0;
+}
+
+/* --- routes ------------------------------------------------------------------------ */
+
+static int route_key(const struct st_route *r, lne_net_t *net, char *nbuf, struct lne_nid *gw,
+		     char *gbuf, struct msg *m)
+{
+	struct lne_err err;
+
+	if (lne_net_parse(r->net ?: "", net, &err))
+		return say(m, -EINVAL, "%s", err.msg);
+	lne_net_format(*net, nbuf, LNE_NET_STR_MAX);
+	return nid_parse(r->gateway, gw, gbuf, m);
+}
+
+static int op_route_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	const struct st_route *r = &op->u.route;
+	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	const struct lne_route *rt;
+	struct st_route sr;
+	struct lne_nid gw;
+	lne_net_t net;
+	int64_t v[3];
+	int rc, k;
+
+	rc = route_key(r, &net, nbuf, &gw, gbuf, m);
+	if (rc)
+		return rc;
+	v[0] = r->hops == ST_UNSET ? LNE_HOPS_DEFAULT : r->hops;
+	v[1] = r->priority == ST_UNSET ? 0 : r->priority;
+	v[2] = r->sensitivity == ST_UNSET ? 1 : r->sensitivity;
+	for (k = 0; k < 3; k++)
+		if (v[k] < 0 || v[k] > UINT32_MAX)
+			return say(m, -ERANGE, "route to %s via %s: %s %lld is out of range", nbuf,
+				   gbuf,
+				   k == 0   ? "hops"
+				   : k == 1 ? "priority"
+					    : "sensitivity",
+				   (long long)v[k]);
+	rt = lne_route_find(d->mirror, net, &gw);
+	if (rt && op->ensure && rt->hops == v[0] && rt->priority == v[1] && rt->sensitivity == v[2])
+		return 0;
+	rc = lne_route_add(d->mirror, net, &gw, (u32)v[0], (u32)v[1], (u32)v[2], &lerr);
+	if (rc)
+		return say(m, rc, "%s", lerr.msg);
+	sr = (struct st_route){
+		.net = nbuf, .gateway = gbuf, .hops = v[0], .priority = v[1], .sensitivity = v[2]};
+	rc = store_route_add(d->store, &sr, &serr);
+	return rc ? say_store(m, rc, &serr) : 0;
+}
+
+static int op_route_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	struct lne_nid gw;
+	lne_net_t net;
+	int rc;
+
+	rc = route_key(&op->u.route, &net, nbuf, &gw, gbuf, m);
+	if (rc)
+		return rc;
+	if (!lne_route_find(d->mirror, net, &gw))
+		return op->ensure ? 0 : say(m, -ENOENT, "no route to %s through %s", nbuf, gbuf);
+	rc = lne_route_del(d->mirror, net, &gw, &lerr);
+	if (rc)
+		return say(m, rc, "%s", lerr.msg);
+	rc = store_route_del(d->store, nbuf, gbuf, &serr);
+	return rc ? say_store(m, rc, &serr) : 0;
+}
+
+/* --- globals ------------------------------------------------------------------------ */
+
+static int op_global_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	const char *name = op->u.global.name ?: "";
+	int64_t stored;
+	int g, rc;
+
+	g = lne_global_lookup(name);
+	if (g < 0)
+		return say(m, -ENOENT, "no global setting is called '%s'", name);
+	rc = lne_global_set(d->mirror, g, op->u.global.value, &lerr);
+	if (rc)
+		return say(m, rc, "%s", lerr.msg);
+	/* Setting what is set already is no change. */
+	if (!store_global_get(d->store, lne_global_info(g)->name, &stored, NULL) &&
+	    stored == op->u.global.value)
+		return 0;
+	rc = store_global_set(d->store, lne_global_info(g)->name, op->u.global.value, &serr);
+	return rc ? say_store(m, rc, &serr) : 0;
+}
+
+/* --- UDSP rules ------------------------------------------------------------------------ */
+
+/* A rule as the store keeps it: canonical texts, NULL for absent parts (free them). */
+static int rule_texts(const struct lne_rule *r, struct st_rule *sr)
+{
+	char *t[3] = {lnetd_expr_text(r->src), lnetd_expr_text(r->dst), lnetd_expr_text(r->rte)};
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		if (!t[k]) {
+			free(t[0]);
+			free(t[1]);
+			free(t[2]);
+			return -ENOMEM;
+		}
+		if (!*t[k]) {
+			free(t[k]);
+			t[k] = NULL;
+		}
+	}
+	*sr = (struct st_rule){.pos = r->idx,
+			       .src = t[0],
+			       .dst = t[1],
+			       .rte = t[2],
+			       .priority = r->prio == LNE_PRIO_NONE ? ST_UNSET : (int64_t)r->prio};
+	return 0;
+}
+
+static void rule_texts_free(struct st_rule *sr)
+{
+	free((char *)sr->src);
+	free((char *)sr->dst);
+	free((char *)sr->rte);
+}
+
+static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	enum lne_rule_outcome outcome;
+	struct st_rule sr, old = {0};
+	u32 prio, oldprio = LNE_PRIO_NONE;
+	const struct lne_rule *r;
+	int64_t pos;
+	int rc;
+
+	if (op->u.rule.priority != ST_UNSET &&
+	    (op->u.rule.priority < 0 || op->u.rule.priority > LNE_PRIO_MAX))
+		return say(m, -ERANGE, "priority %lld is out of range (0 to %u)",
+			   (long long)op->u.rule.priority, LNE_PRIO_MAX);
+	if (op->u.rule.idx != ST_UNSET && (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX))
+		return say(m, -ERANGE, "idx %lld is out of range", (long long)op->u.rule.idx);
+	prio = op->u.rule.priority == ST_UNSET ? LNE_PRIO_NONE : (u32)op->u.rule.priority;
+	/* A net or NID rule without a priority gets 0, the highest, as Lustre's
+	 * lnetctl udsp add gives it; NID pair and router rules need none. */
+	if (prio == LNE_PRIO_NONE && !opt(op->u.rule.rte) &&
+	    !opt(op->u.rule.src) != !opt(op->u.rule.dst))
+		prio = 0;
+	rc = lne_rule_add(d->mirror, opt(op->u.rule.src), opt(op->u.rule.dst), opt(op->u.rule.rte),
+			  prio, op->u.rule.idx == ST_UNSET ? -1 : op->u.rule.idx, &outcome,
+			  &op->idx, &lerr);
+	if (rc == -EEXIST && op->ensure)
+		return 0; /* the same rule with the same priority is there */
+	if (rc)
+		return say(m, rc, "%s", lerr.msg);
+	op->updated = outcome == LNE_RULE_UPDATED;
+	r = lne_rule_at(d->mirror, op->idx);
+	/* lnetctl selection net|nid|peer promise a kind: an expression that makes another
+	 * kind is refused rather than becoming a rule the command did not mean. */
+	if (opt(op->u.rule.kind) && strcmp(lne_rule_kind_name(r->kind), op->u.rule.kind))
+		return say(m, -EINVAL, "these expressions make a %s rule, not a %s rule",
+			   lne_rule_kind_name(r->kind), op->u.rule.kind);
+	if (rule_texts(r, &sr))
+		return say(m, -ENOMEM, "out of memory");
+	if (op->updated) {
+		/* Same matchers: the rule takes the new priority, where it is. */
+		if (!store_rule_get(d->store, op->idx, &old, NULL))
+			oldprio = old.priority == ST_UNSET ? LNE_PRIO_NONE : (u32)old.priority;
+		st_rule_clear(&old);
+		rc = oldprio == prio ? 0 : store_rule_update(d->store, &sr, &serr);
+	} else {
+		rc = store_rule_add(d->store, &sr, &pos, &serr);
+	}
+	rule_texts_free(&sr);
+	return rc ? say_store(m, rc, &serr) : 0;
+}
+
+static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	int rc;
+
+	if (op->u.rule.all) {
+		lne_rule_del_all(d->mirror);
+		rc = store_rule_del_all(d->store, &serr);
+		return rc ? say_store(m, rc, &serr) : 0;
+	}
+	/* By its expressions (the Multi-Rail design's way), and its idx if given too. */
+	if (opt(op->u.rule.src) || opt(op->u.rule.dst) || opt(op->u.rule.rte)) {
+		u32 found;
+
+		rc = lne_rule_find(d->mirror, opt(op->u.rule.src), opt(op->u.rule.dst),
+				   opt(op->u.rule.rte), &found, &lerr);
+		if (rc == -ENOENT && op->ensure)
+			return 0;
+		if (rc)
+			return say(m, rc, "%s", lerr.msg);
+		if (op->u.rule.idx != ST_UNSET && op->u.rule.idx != found)
+			return say(m, -EINVAL,
+				   "rule %lld is not the rule with these expressions (rule %u is)",
+				   (long long)op->u.rule.idx, found);
+		op->u.rule.idx = found;
+	}
+	if (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX ||
+	    !lne_rule_at(d->mirror, (u32)op->u.rule.idx))
+		return op->ensure ? 0
+				  : say(m, -ENOENT, "there is no rule %lld (%u rules)",
+					(long long)op->u.rule.idx, d->mirror->udsp.nrules);
+	rc = lne_rule_del(d->mirror, (u32)op->u.rule.idx, &lerr);
+	if (rc)
+		return say(m, rc, "%s", lerr.msg);
+	rc = store_rule_del(d->store, op->u.rule.idx, &serr);
+	return rc ? say_store(m, rc, &serr) : 0;
+}
+
+/* --- one operation ------------------------------------------------------------------------ */
+
+#define OP(obj, verb) ((obj)*VERB__COUNT + (verb))
+
+static int op_run(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+{
+	switch (OP(op->obj, op->verb)) {
+	case OP(OBJ_NET, VERB_ADD):
+		return op_net_add(d, op, m);
+	case OP(OBJ_NET, VERB_DEL):
+		return op_net_del(d, op, m);
+	case OP(OBJ_PEER, VERB_ADD):
+		return op_peer_add(d, op, m);
+	case OP(OBJ_PEER, VERB_DEL):
+		return op_peer_del(d, op, m);
+	case OP(OBJ_PEER, VERB_SET):
+		return op_peer_set(d, op, m);
+	case OP(OBJ_ROUTE, VERB_ADD):
+		return op_route_add(d, op, m);
+	case OP(OBJ_ROUTE, VERB_DEL):
+		return op_route_del(d, op, m);
+	case OP(OBJ_GLOBAL, VERB_SET):
+		return op_global_set(d, op, m);
+	case OP(OBJ_UDSP, VERB_ADD):
+		return op_rule_add(d, op, m);
+	case OP(OBJ_UDSP, VERB_DEL):
+		return op_rule_del(d, op, m);
+	case OP(OBJ_TBF, VERB_SET):
+	case OP(OBJ_TBF, VERB_ADD):
+	case OP(OBJ_TBF, VERB_DEL):
+		op->u.tbf.ensure = op->ensure;
+		return lnetd_tbf_op(d, op->verb, &op->u.tbf, m->s, m->len);
+	}
+	return say(m, -EINVAL, "a %s cannot be %s", lnetd_obj_name(op->obj),
+		   op->verb == VERB_SET	  ? "set"
+		   : op->verb == VERB_ADD ? "added"
+					  : "deleted");
+}
+int lnetd_op_run(struct lnetd *d, struct lnetd_op *op, char *msg, size_t len)
+{
+	struct msg m = {.s = msg, .len = len};
+
+	return op_run(d, op, &m);
+}
