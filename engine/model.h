@@ -2,8 +2,8 @@
 /*
  * model.h - the LNet object model: one instance holds the local nets and
  * their NIs, the peers with their peer nets and peer NIs, the routes, the
- * globals and the NUMA distance table, and the UDSP rules (udsp.h) that are
- * flattened onto all of them.
+ * globals and the NUMA distance table, and the UDSP rules (rule.h) that
+ * udsp.h flattens onto all of them.
  *
  *   lne_inst ── nets ── lne_net ── nis ── lne_ni            (local side)
  *            ├─ peers ─ lne_peer ── pnets ── lne_peer_net ── pnis ── lne_peer_ni
@@ -33,6 +33,7 @@
 #include "list.h"
 #include "nid.h"
 #include "port.h"
+#include "rule.h"
 #include "tunables.h"
 
 #define LNE_HEALTH_MAX 1000
@@ -42,8 +43,6 @@
 #define LNE_MAX_CPTS   64
 #define LNE_IFNAME_MAX 16  /* IFNAMSIZ */
 #define LNE_NI_HASH    256 /* buckets for local NIs: a node has few */
-
-struct lne_rule;
 
 /* A priority on a construct and the rule that decided it (NULL: none). */
 struct lne_prio {
@@ -174,14 +173,6 @@ struct lne_global_info {
 	const char *name; /* Lustre's name, as `lnetctl global show` prints it */
 	u32 def, min, max;
 	const char *help;
-};
-
-/* Rules of the UDSP list; defined in udsp.h. */
-struct lne_udsp {
-	struct lne_list rules;
-	u32 nrules;
-	u64 visits; /* constructs visited by rule changes: tests check the index */
-	bool quiet; /* lne_inst_copy() at work: constructs come without the rules */
 };
 
 /*

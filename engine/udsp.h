@@ -39,24 +39,9 @@
 
 #include "expr.h"
 #include "model.h"
+#include "rule.h"
 
-enum lne_rule_kind {
-	LNE_RULE_SRC_NET,
-	LNE_RULE_SRC_NID,
-	LNE_RULE_DST_NET,
-	LNE_RULE_DST_NID,
-	LNE_RULE_PAIR,
-	LNE_RULE_ROUTER,
-};
-
-struct lne_rule {
-	struct lne_list link; /* in inst->udsp.rules, in idx order */
-	u32 idx;	      /* position, 0 first */
-	u8 kind;	      /* enum lne_rule_kind */
-	u32 prio;	      /* LNE_PRIO_NONE when not given */
-	u32 key;	      /* hash of the three expressions: rules_key() */
-	struct lne_expr *src, *dst, *rte;
-};
+/* enum lne_rule_kind, struct lne_rule and the rule list are in rule.h. */
 
 /* What lne_rule_add() did. */
 enum lne_rule_outcome {
@@ -83,12 +68,6 @@ int lne_rule_find(const struct lne_inst *ln, const char *src, const char *dst, c
 void lne_rule_del_all(struct lne_inst *ln);
 struct lne_rule *lne_rule_at(const struct lne_inst *ln, u32 idx);
 const char *lne_rule_kind_name(enum lne_rule_kind kind);
-
-/* The idx of the rule behind a flattened value, or -1. */
-static inline s32 lne_rule_idx(const struct lne_rule *r)
-{
-	return r ? (s32)r->idx : -1;
-}
 
 /* The priority @pni gives local NI @ni as a source: LNE_PRIO_NONE if not preferred. */
 bool lne_pref_src(const struct lne_peer_ni *pni, const struct lne_ni *ni, u32 *prio,
