@@ -91,7 +91,7 @@ bool lne_expr_match_net(const struct lne_expr *e, lne_net_t net);
 
 /*
  * Listing what an expression names, for rules that touch few NIDs among
- * many (udsp.c looks them up instead of testing every peer NI of a net).
+ * many (udsp-flat.c looks them up instead of testing every peer NI of a net).
  * lne_expr_nids_on(): at most how many NIDs on @net @e matches, if that is
  * at most @max and they can be listed (IPv4 octet ranges, numbers, IPv6
  * prefixes longer than /96); else U32_MAX.  lne_expr_each_nid(): each NID
