@@ -120,11 +120,12 @@ mkdir -p "$work/nrs-src" &&
 prog=$work/genl-test
 srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-refuse.c
 	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/cases-tbf.c
-	$here/cases-source.c $here/cases-lock.c $here/cases-fuzz.c
+	$here/cases-source.c $here/cases-lock.c $here/cases-fuzz.c $here/fuzz-spec.c
+	$here/fuzz-gen.c $here/fuzz-check.c $here/fuzz-taken.c
 	$here/scn-kernel.c
 	$(ls "$top"/liblnetk/*.c) $top/tests/lib/scenario.c $top/tests/unit/scn-engine.c
 	$(ls "$top"/engine/*.c)"
-deps="$srcs $here/vm.h $here/scn-kernel.h $(ls "$top"/liblnetk/*.h)
+deps="$srcs $here/vm.h $here/fuzz.h $here/scn-kernel.h $(ls "$top"/liblnetk/*.h)
 	$top/tests/lib/scenario.h $top/tests/unit/scn-engine.h $top/kernel/uapi/lnetk.h
 	$(ls "$top"/engine/*.h)"
 stale=no
@@ -162,10 +163,11 @@ elif [ ! -x "$lnetctl_bin" ] && ! command -v busctl >/dev/null; then
 	lnetd_skip="neither lnetctl nor busctl to configure lnetd with"
 fi
 if [ -z "$lnetd_skip" ]; then
-	lsrcs="$here/lnetd-test.c $here/vm-util.c $here/cases-scale.c $(ls "$top"/liblnetk/*.c)"
+	lsrcs="$here/lnetd-test.c $here/lnetd-text.c $here/lnetd-cases.c $here/lnetd-cases-scale.c
+		$here/vm-util.c $here/cases-scale.c $(ls "$top"/liblnetk/*.c)"
 	stale=no
 	[ -x "$lprog" ] || stale=yes
-	for f in $lsrcs $here/vm.h $(ls "$top"/liblnetk/*.h) $top/kernel/uapi/lnetk.h; do
+	for f in $lsrcs $here/vm.h $here/lnetd-test.h $(ls "$top"/liblnetk/*.h) $top/kernel/uapi/lnetk.h; do
 		[ "$f" -nt "$lprog" ] && stale=yes
 	done
 	if [ "$stale" = yes ]; then
