@@ -103,10 +103,10 @@ static const struct lne_rule *first_nid_rule(const struct lne_inst *ln, u8 kind,
 {
 	const struct lne_rule *r;
 
-	udspi_for_each_rule(r,
-			    ln) if (r->kind == kind &&
-				    lne_expr_match_nid(kind == LNE_RULE_SRC_NID ? r->src : r->dst,
-						       nid)) return r;
+	for_each_rule(r, ln)
+		if (r->kind == kind &&
+		    lne_expr_match_nid(kind == LNE_RULE_SRC_NID ? r->src : r->dst, nid))
+			return r;
 	return NULL;
 }
 
@@ -114,10 +114,10 @@ static const struct lne_rule *first_net_rule(const struct lne_inst *ln, u8 kind,
 {
 	const struct lne_rule *r;
 
-	udspi_for_each_rule(r,
-			    ln) if (r->kind == kind &&
-				    lne_expr_match_net(kind == LNE_RULE_SRC_NET ? r->src : r->dst,
-						       net)) return r;
+	for_each_rule(r, ln)
+		if (r->kind == kind &&
+		    lne_expr_match_net(kind == LNE_RULE_SRC_NET ? r->src : r->dst, net))
+			return r;
 	return NULL;
 }
 
@@ -229,9 +229,11 @@ static const struct lne_rule *first_pref_rule(const struct lne_inst *ln, bool gw
 					: &((const struct lne_ni *)target)->nid;
 	const struct lne_rule *r;
 
-	udspi_for_each_rule(r, ln) if (r->kind == (gw ? LNE_RULE_ROUTER : LNE_RULE_PAIR) &&
-				       lne_expr_match_nid(r->dst, &pni->nid) &&
-				       lne_expr_match_nid(gw ? r->rte : r->src, tnid)) return r;
+	for_each_rule(r, ln)
+		if (r->kind == (gw ? LNE_RULE_ROUTER : LNE_RULE_PAIR) &&
+		    lne_expr_match_nid(r->dst, &pni->nid) &&
+		    lne_expr_match_nid(gw ? r->rte : r->src, tnid))
+			return r;
 	return NULL;
 }
 
@@ -450,8 +452,7 @@ int lne_udsp_recompute_all(struct lne_inst *ln)
 				if (pni->prefs)
 					pni->prefs->nsrc = pni->prefs->ngw = 0;
 			}
-	udspi_for_each_rule(r, ln)
-	{
+	for_each_rule(r, ln) {
 		rc = offer_rule(ln, r);
 		if (rc)
 			return rc;
@@ -515,8 +516,9 @@ int lne_udsp_copy_flat(struct lne_inst *dst, const struct lne_inst *src)
 		if (!rules)
 			return -ENOMEM;
 	}
-	udspi_for_each_rule(r, dst) rules[r->idx] = r;
-	/* Every construct of @src has its equal in @dst; -EINVAL if one has not. */
+	for_each_rule(r, dst)
+		rules[r->idx] = r;
+		/* Every construct of @src has its equal in @dst; -EINVAL if one has not. */
 #define COPIED(rule) ((rule) ? rules[(rule)->idx] : NULL)
 	lne_list_for_each_entry(net, &src->nets, link) {
 		struct lne_net *to = lne_net_find(dst, net->id);
@@ -604,8 +606,7 @@ static int target_moved(struct lne_inst *ln, bool gw, const void *target, bool r
 	int rc;
 
 	/* In rule order, so the first offer for a couple is its decider. */
-	udspi_for_each_rule(r, ln)
-	{
+	for_each_rule(r, ln) {
 		if (r->kind != (gw ? LNE_RULE_ROUTER : LNE_RULE_PAIR) ||
 		    !lne_expr_match_nid(gw ? r->rte : r->src, tnid))
 			continue;
@@ -651,8 +652,7 @@ int lne_udsp_pni_added(struct lne_inst *ln, struct lne_peer_ni *pni)
 	if (ln->udsp.quiet || !ln->udsp.nrules)
 		return 0;
 	set_pni_prio(pni, first_nid_rule(ln, LNE_RULE_DST_NID, &pni->nid));
-	udspi_for_each_rule(r, ln)
-	{
+	for_each_rule(r, ln) {
 		if ((r->kind != LNE_RULE_PAIR && r->kind != LNE_RULE_ROUTER) ||
 		    !lne_expr_match_nid(r->dst, &pni->nid))
 			continue;

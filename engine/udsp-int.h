@@ -11,7 +11,8 @@
 
 #include "udsp.h"
 
-#define udspi_for_each_rule(r, ln) lne_list_for_each_entry(r, &(ln)->udsp.rules, link)
+/* Every rule of @ln, in idx order (the name .clang-format knows as a loop). */
+#define for_each_rule(r, ln) lne_list_for_each_entry(r, &(ln)->udsp.rules, link)
 
 /* udsp-flat.c: apply (or, with @recompute, undo) @r over everything it can match. */
 int udspi_apply_rule(struct lne_inst *ln, const struct lne_rule *r, bool recompute);

@@ -131,8 +131,10 @@ static struct lne_rule *rule_same(const struct lne_inst *ln, u32 key, const stru
 {
 	struct lne_rule *r;
 
-	udspi_for_each_rule(r, ln) if (r->key == key && expr_same(r->src, src) &&
-				       expr_same(r->dst, dst) && expr_same(r->rte, rte)) return r;
+	for_each_rule(r, ln)
+		if (r->key == key && expr_same(r->src, src) && expr_same(r->dst, dst) &&
+		    expr_same(r->rte, rte))
+			return r;
 	return NULL;
 }
 
