@@ -66,7 +66,7 @@ struct lne_peer *modeli_peer_new(struct lne_inst *ln, const struct lne_nid *prim
 struct lne_rnet *modeli_rnet_get(struct lne_inst *ln, lne_net_t id);
 void modeli_rnet_put(struct lne_rnet *rnet);
 /* A route; @copy: one the source of a copy holds, to a net that may be local since. */
-int modeli_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
-		     u32 priority, u32 sensitivity, bool copy, struct lne_err *err);
+int modeli_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw,
+		     const u32 v[LNE_ROUTE_A__COUNT], bool copy, struct lne_err *err);
 
 #endif /* LNE_MODEL_INT_H */

@@ -64,8 +64,8 @@ struct lne_route *lne_route_find(const struct lne_inst *ln, lne_net_t net, const
 }
 
 /* A route; @copy: one the source of a copy holds, to a net that may be local since. */
-int modeli_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
-		     u32 priority, u32 sensitivity, bool copy, struct lne_err *err)
+int modeli_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw,
+		     const u32 v[LNE_ROUTE_A__COUNT], bool copy, struct lne_err *err)
 {
 	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
 	struct lne_peer_ni *gpni;
@@ -83,12 +83,17 @@ int modeli_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *g
 	if (lne_nid_net(gw) == net)
 		return lne_err_set(err, -EINVAL, gbuf, -1, "a gateway to %s cannot be on %s itself",
 				   nbuf, nbuf);
-	if (hops < 1 || hops > LNE_HOPS_MAX)
-		return lne_err_set(err, -ERANGE, nbuf, -1, "hops %u is outside 1..%u", hops,
-				   LNE_HOPS_MAX);
-	if (priority > LNE_PRIO_MAX)
-		return lne_err_set(err, -ERANGE, nbuf, -1, "route priority %u is above %u",
-				   priority, LNE_PRIO_MAX);
+	for (rc = 0; rc < LNE_ROUTE_A__COUNT; rc++) {
+		const struct lne_route_desc *a = &lne_route_desc[rc];
+
+		if (v[rc] >= a->min && v[rc] <= a->max)
+			continue;
+		if (a->min)
+			return lne_err_set(err, -ERANGE, nbuf, -1, "%s %u is outside %u..%u",
+					   a->name, v[rc], a->min, a->max);
+		return lne_err_set(err, -ERANGE, nbuf, -1, "route %s %u is above %u", a->name,
+				   v[rc], a->max);
+	}
 	if (lne_route_find(ln, net, gw))
 		return lne_err_set(err, -EEXIST, nbuf, -1, "a route through %s exists already",
 				   gbuf);
@@ -127,9 +132,7 @@ int modeli_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *g
 	}
 	gpni->gw_refs++;
 	rt->gw = gpni;
-	rt->hops = hops;
-	rt->priority = priority;
-	rt->sensitivity = sensitivity;
+	memcpy(rt->v, v, sizeof(rt->v));
 	rt->id = ln->next_id++;
 	lne_list_add_tail(&rt->link, &ln->routes);
 	lne_list_add_tail(&rt->rnet_link, &rt->rnet->routes);
@@ -138,10 +141,30 @@ int modeli_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *g
 	return 0;
 }
 
+int lne_route_add_v(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw,
+		    const u32 v[LNE_ROUTE_A__COUNT], struct lne_err *err)
+{
+	return modeli_route_add(ln, net, gw, v, false, err);
+}
+
+void lne_route_defaults(u32 v[LNE_ROUTE_A__COUNT])
+{
+	int k;
+
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		v[k] = lne_route_desc[k].def;
+}
+
 int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
 		  u32 priority, u32 sensitivity, struct lne_err *err)
 {
-	return modeli_route_add(ln, net, gw, hops, priority, sensitivity, false, err);
+	u32 v[LNE_ROUTE_A__COUNT];
+
+	lne_route_defaults(v);
+	v[LNE_ROUTE_A_HOPS] = hops;
+	v[LNE_ROUTE_A_PRIORITY] = priority;
+	v[LNE_ROUTE_A_SENSITIVITY] = sensitivity;
+	return modeli_route_add(ln, net, gw, v, false, err);
 }
 
 int lne_route_del(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, struct lne_err *err)

@@ -268,8 +268,7 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 	}
 	lne_list_for_each_entry(rt, &src->routes, link)
 		if (!rc)
-			rc = modeli_route_add(dst, rt->rnet->id, &rt->gw->nid, rt->hops,
-					      rt->priority, rt->sensitivity, true, NULL);
+			rc = modeli_route_add(dst, rt->rnet->id, &rt->gw->nid, rt->v, true, NULL);
 	dst->globals[LNE_G_MAX_INTERFACES] = src->globals[LNE_G_MAX_INTERFACES];
 	dst->udsp.quiet = false;
 	if (!rc)

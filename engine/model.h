@@ -33,6 +33,7 @@
 #include "list.h"
 #include "nid.h"
 #include "port.h"
+#include "route-attrs.h"
 #include "rule.h"
 #include "tunables.h"
 
@@ -149,7 +150,7 @@ struct lne_route {
 	struct lne_list rnet_link; /* in rnet->routes */
 	struct lne_rnet *rnet;	   /* the remote net */
 	struct lne_peer_ni *gw;
-	u32 hops, priority, sensitivity;
+	LNE_ROUTE_FIELDS(u32); /* .hops, .priority, .sensitivity, or .v[] (route-attrs.h) */
 	u32 seq;
 };
 
@@ -295,8 +296,14 @@ int lne_peer_ni_set_credits(struct lne_inst *ln, const struct lne_nid *nid, s32 
 #define LNE_HOPS_DEFAULT 1
 #define LNE_HOPS_MAX	 255
 
+/* A route with its settings, indexed by enum lne_route_attr (route-attrs.h). */
+int lne_route_add_v(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw,
+		    const u32 v[LNE_ROUTE_A__COUNT], struct lne_err *err);
+/* The same with the settings spelled out; any others take their defaults. */
 int lne_route_add(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw, u32 hops,
 		  u32 priority, u32 sensitivity, struct lne_err *err);
+/* Each setting's default (route-attrs.h), into @v. */
+void lne_route_defaults(u32 v[LNE_ROUTE_A__COUNT]);
 int lne_route_del(struct lne_inst *ln, lne_net_t net, const struct lne_nid *gw,
 		  struct lne_err *err);
 struct lne_route *lne_route_find(const struct lne_inst *ln, lne_net_t net,

@@ -87,12 +87,21 @@ const struct nla_policy lnk_nl_peer_policy[LNETK_PEER_A_MAX + 1] = {
 	[LNETK_PEER_A_PEER_NI] = NLA_POLICY_NESTED(lnk_nl_pni_policy),
 };
 
+/* Each route setting's range (engine/route-attrs.h). */
+static struct netlink_range_validation route_range[LNE_ROUTE_A__COUNT] = {
+#define ROUTE_RANGE(id, name, yaml, opt, genl, lo, hi, ...) \
+	[LNE_ROUTE_A_##id] = {.min = lo, .max = hi},
+	LNE_ROUTE_ATTRS(ROUTE_RANGE)
+#undef ROUTE_RANGE
+};
+
 const struct nla_policy lnk_nl_route_policy[LNETK_ROUTE_A_MAX + 1] = {
 	[LNETK_ROUTE_A_NET] = STR(LNETK_NET_MAX),
 	[LNETK_ROUTE_A_GATEWAY] = STR(LNETK_NID_MAX),
-	[LNETK_ROUTE_A_HOPS] = NLA_POLICY_RANGE(NLA_U32, 1, LNE_HOPS_MAX),
-	[LNETK_ROUTE_A_PRIORITY] = NLA_POLICY_FULL_RANGE(NLA_U32, &prio_range),
-	[LNETK_ROUTE_A_SENSITIVITY] = {.type = NLA_U32},
+#define ROUTE_POLICY(id, name, yaml, opt, genl, ...) \
+	[genl] = NLA_POLICY_FULL_RANGE(NLA_U32, &route_range[LNE_ROUTE_A_##id]),
+	LNE_ROUTE_ATTRS(ROUTE_POLICY)
+#undef ROUTE_POLICY
 };
 
 const struct nla_policy lnk_nl_rule_policy[LNETK_RULE_A_MAX + 1] = {

@@ -11,11 +11,14 @@
 #include "nl-int.h"
 #include "uapi/lnetk.h"
 
+/* The genl attribute of each route setting (engine/route-attrs.h). */
+static const u16 route_genl[LNE_ROUTE_A__COUNT] = {LNE_ROUTE_ATTRS(LNE_ROUTE_GENL)};
+
 int lnk_nl_route_add_nest(struct lne_inst *inst, const struct nlattr *nest, bool del,
 			  struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[LNETK_ROUTE_A_MAX + 1], *na, *ga;
-	u32 hops = LNE_HOPS_DEFAULT, prio = 0, sens = 1;
+	u32 v[LNE_ROUTE_A__COUNT];
 	struct lne_err err;
 	struct lne_nid gw;
 	lne_net_t net;
@@ -44,13 +47,11 @@ int lnk_nl_route_add_nest(struct lne_inst *inst, const struct nlattr *nest, bool
 	if (del)
 		rc = lne_route_del(inst, net, &gw, &err);
 	else {
-		if (tb[LNETK_ROUTE_A_HOPS])
-			hops = nla_get_u32(tb[LNETK_ROUTE_A_HOPS]);
-		if (tb[LNETK_ROUTE_A_PRIORITY])
-			prio = nla_get_u32(tb[LNETK_ROUTE_A_PRIORITY]);
-		if (tb[LNETK_ROUTE_A_SENSITIVITY])
-			sens = nla_get_u32(tb[LNETK_ROUTE_A_SENSITIVITY]);
-		rc = lne_route_add(inst, net, &gw, hops, prio, sens, &err);
+		lne_route_defaults(v);
+		for (rc = 0; rc < LNE_ROUTE_A__COUNT; rc++)
+			if (tb[route_genl[rc]])
+				v[rc] = nla_get_u32(tb[route_genl[rc]]);
+		rc = lne_route_add_v(inst, net, &gw, v, &err);
 	}
 	return rc ? lnk_nl_engine_refusal(extack, nest, rc, &err) : 0;
 }
@@ -79,20 +80,22 @@ static int nl_put_route(struct sk_buff *skb, const struct lne_route *rt)
 {
 	struct nlattr *nest = nla_nest_start(skb, LNETK_A_ROUTE);
 	char net[LNE_NET_STR_MAX];
+	int k;
 
 	if (!nest)
 		return -EMSGSIZE;
 	lne_net_format(rt->rnet->id, net, sizeof(net));
 	if (nla_put_string(skb, LNETK_ROUTE_A_NET, net) ||
-	    lnk_nl_put_nid(skb, LNETK_ROUTE_A_GATEWAY, &rt->gw->nid) ||
-	    nla_put_u32(skb, LNETK_ROUTE_A_HOPS, rt->hops) ||
-	    nla_put_u32(skb, LNETK_ROUTE_A_PRIORITY, rt->priority) ||
-	    nla_put_u32(skb, LNETK_ROUTE_A_SENSITIVITY, rt->sensitivity)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
+	    lnk_nl_put_nid(skb, LNETK_ROUTE_A_GATEWAY, &rt->gw->nid))
+		goto full;
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		if (nla_put_u32(skb, route_genl[k], rt->v[k]))
+			goto full;
 	nla_nest_end(skb, nest);
 	return 0;
+full:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
 static void *route_next(const struct lne_inst *inst, struct lne_cursor *c)

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/route-attrs.h"
 #include "engine/tunables.h"
 #include "kernel/uapi/lnetk.h"
 
@@ -172,17 +173,19 @@ int lnetk_peer_dump(struct lnetk *lk, lnetk_peer_cb cb, void *arg, struct lnetk_
 
 /* --- routes ----------------------------------------------------------------- */
 
+/* A route's settings (engine/route-attrs.h): bit (1 << enum lne_route_attr) per one given. */
 enum {
-	LNETK_HAS_ROUTE_HOPS = 1 << 0,
-	LNETK_HAS_ROUTE_PRIORITY = 1 << 1,
-	LNETK_HAS_ROUTE_SENSITIVITY = 1 << 2,
+	LNETK_HAS_ROUTE_HOPS = 1 << LNE_ROUTE_A_HOPS,
+	LNETK_HAS_ROUTE_PRIORITY = 1 << LNE_ROUTE_A_PRIORITY,
+	LNETK_HAS_ROUTE_SENSITIVITY = 1 << LNE_ROUTE_A_SENSITIVITY,
 };
+#define LNETK_ROUTE_ALL ((1u << LNE_ROUTE_A__COUNT) - 1)
 
 struct lnetk_route {
 	unsigned int has; /* LNETK_HAS_ROUTE_* */
 	char net[LNETK_NET_MAX];
 	char gateway[LNETK_NID_MAX];
-	uint32_t hops, priority, sensitivity;
+	LNE_ROUTE_FIELDS(uint32_t); /* .hops, .priority, .sensitivity, or .v[] */
 };
 
 typedef int (*lnetk_route_cb)(const struct lnetk_route *route, void *arg);

@@ -8,19 +8,21 @@
 
 #include "client-int.h"
 
+/* The genl attribute of each setting (engine/route-attrs.h). */
+static const uint16_t route_genl[LNE_ROUTE_A__COUNT] = {LNE_ROUTE_ATTRS(LNE_ROUTE_GENL)};
+
 static int put_route_fields(struct nl_msg *msg, const struct lnetk_route *r, bool all)
 {
 	struct nlattr *nest = nla_nest_start(msg, LNETK_A_ROUTE);
 	unsigned int has = all ? r->has : 0;
+	int k;
 
 	if (!nest || nla_put_string(msg, LNETK_ROUTE_A_NET, r->net) < 0 ||
-	    nla_put_string(msg, LNETK_ROUTE_A_GATEWAY, r->gateway) < 0 ||
-	    ((has & LNETK_HAS_ROUTE_HOPS) && nla_put_u32(msg, LNETK_ROUTE_A_HOPS, r->hops) < 0) ||
-	    ((has & LNETK_HAS_ROUTE_PRIORITY) &&
-	     nla_put_u32(msg, LNETK_ROUTE_A_PRIORITY, r->priority) < 0) ||
-	    ((has & LNETK_HAS_ROUTE_SENSITIVITY) &&
-	     nla_put_u32(msg, LNETK_ROUTE_A_SENSITIVITY, r->sensitivity) < 0))
+	    nla_put_string(msg, LNETK_ROUTE_A_GATEWAY, r->gateway) < 0)
 		return -NLE_NOMEM;
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		if ((has & (1u << k)) && nla_put_u32(msg, route_genl[k], r->v[k]) < 0)
+			return -NLE_NOMEM;
 	return nla_nest_end(msg, nest);
 }
 
@@ -61,9 +63,9 @@ int lnetk_route_del(struct lnetk *lk, const char *net, const char *gateway, stru
 static const struct nla_policy route_policy[LNETK_ROUTE_A_MAX + 1] = {
 	[LNETK_ROUTE_A_NET] = {.type = NLA_STRING},
 	[LNETK_ROUTE_A_GATEWAY] = {.type = NLA_STRING},
-	[LNETK_ROUTE_A_HOPS] = {.type = NLA_U32},
-	[LNETK_ROUTE_A_PRIORITY] = {.type = NLA_U32},
-	[LNETK_ROUTE_A_SENSITIVITY] = {.type = NLA_U32},
+#define ROUTE_POLICY(id, name, yaml, opt, genl, ...) [genl] = {.type = NLA_U32},
+	LNE_ROUTE_ATTRS(ROUTE_POLICY)
+#undef ROUTE_POLICY
 };
 
 static int parse_route_dump(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh __maybe_unused)
@@ -71,7 +73,7 @@ static int parse_route_dump(struct req *rq, struct nlattr **tb, struct nlmsghdr 
 	struct nlattr *rtb[LNETK_ROUTE_A_MAX + 1];
 	struct dump *d = rq->arg;
 	struct lnetk_route r = {.has = 0};
-	int rc;
+	int rc, k;
 
 	if (!tb[LNETK_A_ROUTE] ||
 	    nla_parse_nested(rtb, LNETK_ROUTE_A_MAX, tb[LNETK_A_ROUTE], route_policy) < 0)
@@ -81,12 +83,10 @@ static int parse_route_dump(struct req *rq, struct nlattr **tb, struct nlmsghdr 
 		rc = lk_get_str(r.gateway, sizeof(r.gateway), rtb[LNETK_ROUTE_A_GATEWAY]);
 	if (rc)
 		return rc;
-	r.has = (rtb[LNETK_ROUTE_A_HOPS] ? LNETK_HAS_ROUTE_HOPS : 0) |
-		(rtb[LNETK_ROUTE_A_PRIORITY] ? LNETK_HAS_ROUTE_PRIORITY : 0) |
-		(rtb[LNETK_ROUTE_A_SENSITIVITY] ? LNETK_HAS_ROUTE_SENSITIVITY : 0);
-	r.hops = get_u32_or(rtb[LNETK_ROUTE_A_HOPS], 0);
-	r.priority = get_u32_or(rtb[LNETK_ROUTE_A_PRIORITY], 0);
-	r.sensitivity = get_u32_or(rtb[LNETK_ROUTE_A_SENSITIVITY], 0);
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++) {
+		r.has |= rtb[route_genl[k]] ? 1u << k : 0;
+		r.v[k] = get_u32_or(rtb[route_genl[k]], 0);
+	}
 	return cb_rc(d->cb.route(&r, d->arg));
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/route-attrs.h"
 #include "lnetctl.h"
 #include "yout.h"
 
@@ -15,22 +16,23 @@
 
 static int route_add(struct ctl_opt *opt, int argc, char **argv)
 {
-	static const char *const names[] = {"hop", "priority", "health-sensitivity"};
-	static const char *const fields[] = {"hops", "priority", "sensitivity"};
-	static const uint32_t max[] = {255, 4294967294u, UINT32_MAX};
+	const struct lne_route_desc *a = lne_route_desc;
 	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
 	sd_bus_message *m = NULL;
 	sd_bus *bus = NULL;
-	uint32_t v[3];
+	uint32_t v[LNE_ROUTE_A__COUNT];
 	int rc = 0, k;
 
 	if (!net->given || !gw->given)
 		return ctl_usage("--net and --gateway are required");
-	for (k = 0; !rc && k < 3; k++)
-		if (ctl_opt(opt, names[k])->given)
-			rc = ctl_u32(ctl_opt(opt, names[k]), max[k], &v[k]);
-	if (!rc && ctl_opt(opt, "hop")->given && !v[0])
-		rc = ctl_usage("--hop: hops are 1 to 255");
+	/* Each setting of engine/route-attrs.h, by its option. */
+	for (k = 0; !rc && k < LNE_ROUTE_A__COUNT; k++)
+		if (ctl_opt(opt, a[k].option)->given) {
+			rc = ctl_u32(ctl_opt(opt, a[k].option), a[k].max, &v[k]);
+			if (!rc && v[k] < a[k].min)
+				rc = ctl_usage("--%s: %s are %u to %u", a[k].option, a[k].name,
+					       a[k].min, a[k].max);
+		}
 	if (!rc)
 		rc = ctl_bus(&bus);
 	if (rc)
@@ -41,9 +43,9 @@ static int route_add(struct ctl_opt *opt, int argc, char **argv)
 		rc = sd_bus_message_append(m, "ss", net->val, gw->val);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(m, 'a', "{sv}");
-	for (k = 0; rc >= 0 && k < 3; k++)
-		if (ctl_opt(opt, names[k])->given)
-			rc = sd_bus_message_append(m, "{sv}", fields[k], "u", v[k]);
+	for (k = 0; rc >= 0 && k < LNE_ROUTE_A__COUNT; k++)
+		if (ctl_opt(opt, a[k].option)->given)
+			rc = sd_bus_message_append(m, "{sv}", a[k].name, "u", v[k]);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(m);
 	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
@@ -398,6 +400,9 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 	return ctl_finish(rc, bus, r);
 }
 
+/* One option per route setting (engine/route-attrs.h). */
+#define ROUTE_OPT(id, name, yaml, option, genl, lo, hi, def, help) {option, 0, "N", help},
+
 const struct ctl_cmd ctl_route_cmds[] = {
 	{"route add",
 	 "--net NET --gateway NID [--hop N] [--priority P] [--health_sensitivity S]",
@@ -405,9 +410,7 @@ const struct ctl_cmd ctl_route_cmds[] = {
 	 route_add,
 	 {{"net", 0, "NET", "the remote network"},
 	  {"gateway", 0, "NID", "the router's NID"},
-	  {"hop", 0, "N", "hops to the remote net, 1 to 255"},
-	  {"priority", 0, "P", "lower is preferred"},
-	  {"health-sensitivity", 0, "S", "how much a failure lowers the route's health"}},
+	  LNE_ROUTE_ATTRS(ROUTE_OPT)},
 	 0,
 	 0},
 	{"route del",

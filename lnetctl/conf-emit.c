@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "conf-int.h"
+#include "engine/route-attrs.h"
 #include "engine/tunables.h"
 #include "yout.h"
 
@@ -38,10 +39,10 @@ static const struct fielddef schema[] = {
 	{"peer", "multi_rail", CF_BOOL, false},
 	{"route", "net", CF_STR, true},
 	{"route", "gateway", CF_STR, true},
-	{"route", "hops", CF_U32, false},
-	{"route", "priority", CF_U32, false},
-	{"route", "sensitivity", CF_U32, false},
-	{"udsp", "src", CF_STR, false},
+#define ROUTE_FIELD(id, name, ...) {"route", #name, CF_U32, false},
+	LNE_ROUTE_ATTRS(ROUTE_FIELD)
+#undef ROUTE_FIELD
+		{"udsp", "src", CF_STR, false},
 	{"udsp", "dst", CF_STR, false},
 	{"udsp", "rte", CF_STR, false},
 	{"udsp", "priority", CF_U32, false},
@@ -273,9 +274,9 @@ static int emit_routes(struct yout *y, const struct cf_doc *doc)
 		yout_str(y, cf_op_get_str(op, "net"));
 		yout_key(y, "gateway");
 		yout_str(y, cf_op_get_str(op, "gateway"));
-		for (k = 0; k < CF_NROUTE_NUMS; k++) {
-			if (cf_op_get_u32(op, cf_route_nums[k].field, &u)) {
-				yout_key(y, cf_route_nums[k].key);
+		for (k = 0; k < LNE_ROUTE_A__COUNT; k++) {
+			if (cf_op_get_u32(op, lne_route_desc[k].name, &u)) {
+				yout_key(y, lne_route_desc[k].yaml);
 				yout_u32(y, u);
 			}
 		}

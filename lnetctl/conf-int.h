@@ -26,13 +26,6 @@ int cf_global_lookup(const char *s);
 /* By the engine's name only, what a "set global" op carries; -1 if none. */
 int cf_global_by_name(const char *name);
 
-/* A route's optional numbers: Lustre's key, the op's field; -1 is "default" in all three. */
-struct cf_route_num {
-	const char *key, *field;
-};
-#define CF_NROUTE_NUMS 3
-extern const struct cf_route_num cf_route_nums[];
-
 /* The canonical order of ops (conf.h): cf_parse() sorts into it, cf_emit() writes it. */
 enum cf_rank {
 	CF_R_NET,     /* net ops without a pattern: the net: section */

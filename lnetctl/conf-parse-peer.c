@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "conf-int.h"
+#include "engine/route-attrs.h"
 
 /* ---------------------------------------------------------------------- */
 /* peer:                                                                  */
@@ -213,8 +214,8 @@ int cfp_sec_peers(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 
 struct route_spec {
 	yaml_node_t *net, *gw;
-	bool set[CF_NROUTE_NUMS];
-	uint32_t v[CF_NROUTE_NUMS];
+	bool set[LNE_ROUTE_A__COUNT];
+	uint32_t v[LNE_ROUTE_A__COUNT];
 };
 
 static int h_route_str(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
@@ -232,12 +233,12 @@ static int h_route_str(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 static int h_route_u32(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
 	struct route_spec *s = st;
+	int i = lne_route_attr_by_yaml(cfp_sval(k));
 	bool dflt;
-	size_t i;
 	int rc;
 
-	for (i = 0; strcmp(cf_route_nums[i].key, cfp_sval(k)); i++)
-		;
+	if (i < 0) /* only the keys of route_keys come here */
+		return cfp_fail(p, k, cfp_sval(k), "is not a route setting");
 	rc = cfp_get_u32(p, cfp_sval(k), v, &s->v[i], &dflt);
 	s->set[i] = !rc && !dflt;
 	return rc;
@@ -246,10 +247,10 @@ static int h_route_u32(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 static const struct cfp_keydef route_keys[] = {
 	{"net", h_route_str},
 	{"gateway", h_route_str},
-	{"hop", h_route_u32},
-	{"priority", h_route_u32},
-	{"health_sensitivity", h_route_u32},
-	{"state", NULL},
+#define ROUTE_KEY(id, name, yaml, ...) {yaml, h_route_u32},
+	LNE_ROUTE_ATTRS(ROUTE_KEY)
+#undef ROUTE_KEY
+		{"state", NULL},
 	{"type", NULL},
 	{"seq_no", NULL},
 	{NULL, NULL},
@@ -273,9 +274,9 @@ static int do_route(struct cfp *p, yaml_node_t *item, void *st)
 		return cfp_nomem(p);
 	rc = cf_op_set_str(op, "net", cfp_sval(s.net));
 	rc = rc ? rc : cf_op_set_str(op, "gateway", cfp_sval(s.gw));
-	for (i = 0; !rc && p->mode == CF_ADD && i < CF_NROUTE_NUMS; i++)
+	for (i = 0; !rc && p->mode == CF_ADD && i < LNE_ROUTE_A__COUNT; i++)
 		if (s.set[i])
-			rc = cf_op_set_u32(op, cf_route_nums[i].field, s.v[i]);
+			rc = cf_op_set_u32(op, lne_route_desc[i].name, s.v[i]);
 	return cfp_push(p, op, rc);
 }
 

@@ -357,14 +357,6 @@ int cf_global_by_name(const char *name)
 	return -1;
 }
 
-const struct cf_route_num cf_route_nums[] = {
-	{"hop", "hops"},
-	{"priority", "priority"},
-	{"health_sensitivity", "sensitivity"},
-};
-_Static_assert(sizeof(cf_route_nums) / sizeof(cf_route_nums[0]) == CF_NROUTE_NUMS,
-	       "CF_NROUTE_NUMS");
-
 int cf_doc_sort(struct cf_doc *doc, enum cf_mode mode)
 {
 	struct cf_op *v;

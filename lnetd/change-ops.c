@@ -466,34 +466,28 @@ static int op_route_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	struct lne_err lerr = {.msg = ""};
 	struct store_err serr = {""};
 	const struct lne_route *rt;
-	struct st_route sr;
+	struct st_route sr = {.net = nbuf, .gateway = gbuf};
+	u32 v[LNE_ROUTE_A__COUNT];
 	struct lne_nid gw;
 	lne_net_t net;
-	int64_t v[3];
 	int rc, k;
 
 	rc = route_key(r, &net, nbuf, &gw, gbuf, m);
 	if (rc)
 		return rc;
-	v[0] = r->hops == ST_UNSET ? LNE_HOPS_DEFAULT : r->hops;
-	v[1] = r->priority == ST_UNSET ? 0 : r->priority;
-	v[2] = r->sensitivity == ST_UNSET ? 1 : r->sensitivity;
-	for (k = 0; k < 3; k++)
-		if (v[k] < 0 || v[k] > UINT32_MAX)
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		if (r->v[k] != ST_UNSET && (r->v[k] < 0 || r->v[k] > UINT32_MAX))
 			return say(m, -ERANGE, "route to %s via %s: %s %lld is out of range", nbuf,
-				   gbuf,
-				   k == 0   ? "hops"
-				   : k == 1 ? "priority"
-					    : "sensitivity",
-				   (long long)v[k]);
+				   gbuf, lne_route_desc[k].name, (long long)r->v[k]);
+	lnetd_route_values(r, v);
 	rt = lne_route_find(d->mirror, net, &gw);
-	if (rt && op->ensure && rt->hops == v[0] && rt->priority == v[1] && rt->sensitivity == v[2])
+	if (rt && op->ensure && !memcmp(rt->v, v, sizeof(v)))
 		return 0;
-	rc = lne_route_add(d->mirror, net, &gw, (u32)v[0], (u32)v[1], (u32)v[2], &lerr);
+	rc = lne_route_add_v(d->mirror, net, &gw, v, &lerr);
 	if (rc)
 		return say(m, rc, "%s", lerr.msg);
-	sr = (struct st_route){
-		.net = nbuf, .gateway = gbuf, .hops = v[0], .priority = v[1], .sensitivity = v[2]};
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		sr.v[k] = v[k];
 	rc = store_route_add(d->store, &sr, &serr);
 	return rc ? say_store(m, rc, &serr) : 0;
 }

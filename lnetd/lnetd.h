@@ -115,6 +115,18 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why);
 
 /* Fill @n from a stored NI (parsing its pattern); -EINVAL with @why if it makes no sense. */
 int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t len);
+
+/* A stored route's settings, each its default where the store has none; returns @v. */
+static inline const u32 *lnetd_route_values(const struct st_route *r, u32 v[LNE_ROUTE_A__COUNT])
+{
+	int k;
+
+	lne_route_defaults(v);
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		if (r->v[k] != ST_UNSET)
+			v[k] = (u32)r->v[k];
+	return v;
+}
 void lnetd_ni_clear(struct lnetd_ni *n);
 /*
  * One NI against the interfaces now; an engine refusal comes back as an

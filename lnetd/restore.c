@@ -69,6 +69,7 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 	}
 	for (i = 0; !rc && i < st.n_route; i++) {
 		const struct st_route *r = &st.route[i];
+		u32 v[LNE_ROUTE_A__COUNT];
 		struct lne_nid gw;
 		lne_net_t net;
 
@@ -76,11 +77,7 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 		if (!rc)
 			rc = lne_nid_parse(r->gateway, &gw, &err);
 		if (!rc)
-			rc = lne_route_add(ln, net, &gw,
-					   r->hops == ST_UNSET ? LNE_HOPS_DEFAULT : (u32)r->hops,
-					   r->priority == ST_UNSET ? 0 : (u32)r->priority,
-					   r->sensitivity == ST_UNSET ? 1 : (u32)r->sensitivity,
-					   &err);
+			rc = lne_route_add_v(ln, net, &gw, lnetd_route_values(r, v), &err);
 		if (rc)
 			refused(why, "route", err.msg);
 	}

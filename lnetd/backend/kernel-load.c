@@ -114,14 +114,17 @@ static int load_peer(const struct lnetk_peer *p, void *arg)
 static int load_route(const struct lnetk_route *r, void *arg)
 {
 	struct load *l = arg;
+	u32 v[LNE_ROUTE_A__COUNT];
 	struct lne_nid gw;
 	lne_net_t net;
+	int k;
 
+	lne_route_defaults(v);
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		if (r->has & (1u << k))
+			v[k] = r->v[k];
 	if (lne_net_parse(r->net, &net, &l->err) || lne_nid_parse(r->gateway, &gw, &l->err) ||
-	    lne_route_add(l->ln, net, &gw,
-			  r->has & LNETK_HAS_ROUTE_HOPS ? r->hops : LNE_HOPS_DEFAULT,
-			  r->has & LNETK_HAS_ROUTE_PRIORITY ? r->priority : 0,
-			  r->has & LNETK_HAS_ROUTE_SENSITIVITY ? r->sensitivity : 1, &l->err))
+	    lne_route_add_v(l->ln, net, &gw, v, &l->err))
 		return load_refused(l, "route to", r->net);
 	return 0;
 }

@@ -239,7 +239,7 @@ static void rules_delete(struct sync *s)
 
 static bool route_same(const struct lne_route *a, const struct lne_route *b)
 {
-	return a->hops == b->hops && a->priority == b->priority && a->sensitivity == b->sensitivity;
+	return !memcmp(a->v, b->v, sizeof(a->v));
 }
 
 static void routes_delete(struct sync *s)
@@ -503,14 +503,11 @@ static void peers_add(struct sync *s)
 
 static void route_add(struct sync *s, const struct lne_route *w)
 {
-	struct lnetk_route k = {.has = LNETK_HAS_ROUTE_HOPS | LNETK_HAS_ROUTE_PRIORITY |
-				       LNETK_HAS_ROUTE_SENSITIVITY,
-				.hops = w->hops,
-				.priority = w->priority,
-				.sensitivity = w->sensitivity};
+	struct lnetk_route k = {.has = LNETK_ROUTE_ALL};
 	struct lne_err le = {.msg = ""};
 	int rc = 0;
 
+	memcpy(k.v, w->v, sizeof(k.v));
 	lne_net_format(w->rnet->id, k.net, sizeof(k.net));
 	nid_text(&w->gw->nid, k.gateway);
 	if (s->mode == M_COLLECT)
@@ -518,10 +515,8 @@ static void route_add(struct sync *s, const struct lne_route *w)
 	else if (s->mode == M_SEND)
 		rc = lnetk_route_add(s->kb->lk, &k, &s->err);
 	if (sent(s, rc, "the route to %s via %s", k.net, k.gateway))
-		local(s,
-		      lne_route_add(s->kb->pushed, w->rnet->id, &w->gw->nid, w->hops, w->priority,
-				    w->sensitivity, &le),
-		      &le, "a route");
+		local(s, lne_route_add_v(s->kb->pushed, w->rnet->id, &w->gw->nid, w->v, &le), &le,
+		      "a route");
 }
 
 static void routes_add(struct sync *s)

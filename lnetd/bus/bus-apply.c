@@ -483,12 +483,8 @@ static int export_state(sd_bus_message *r, const struct st_state *st)
 		if (rc >= 0)
 			rc = sd_bus_message_append(r, "{sv}{sv}", "net", "s", rt->net, "gateway",
 						   "s", rt->gateway);
-		if (rc >= 0)
-			rc = put_u(r, "hops", rt->hops);
-		if (rc >= 0)
-			rc = put_u(r, "priority", rt->priority);
-		if (rc >= 0)
-			rc = put_u(r, "sensitivity", rt->sensitivity);
+		for (k = 0; rc >= 0 && k < LNE_ROUTE_A__COUNT; k++)
+			rc = put_u(r, lne_route_desc[k].name, rt->v[k]);
 		if (rc >= 0)
 			rc = op_close(r);
 	}

@@ -103,8 +103,8 @@ void bus_ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op);
 /* A route (bus-route.c): AddRoute's options, and Apply's "route" objects. */
 struct route_fields {
 	const char *net, *gateway;
-	uint32_t v[3];
-	struct field f[6];
+	uint32_t v[LNE_ROUTE_A__COUNT];
+	struct field f[2 + LNE_ROUTE_A__COUNT + 1]; /* the last one's name NULL: the end */
 };
 void bus_route_fields_init(struct route_fields *rf);
 void bus_route_fields_op(const struct route_fields *rf, struct lnetd_op *op);

@@ -130,9 +130,8 @@ enum {
 	U_NID = U_TUN + LNE_TUN__COUNT,
 	U_MR,
 	U_GW,
-	U_HOPS,
-	U_PRIO,
-	U_SENS,
+	U_ROUTE,			       /* LNE_ROUTE_A__COUNT of them */
+	U_PRIO = U_ROUTE + LNE_ROUTE_A__COUNT, /* a rule's */
 	U_NAME,
 	U_VALUE,
 	U_POS,
@@ -241,11 +240,11 @@ static int undo_one(struct store *st, const struct undo_step *u, struct store_er
 		if (!rc && !add)
 			rc = store_peer_add(st, &p, err);
 	} else if (!strcmp(u->obj, "route")) {
-		struct st_route r = {.net = o.text[U_NET],
-				     .gateway = o.text[U_GW],
-				     .hops = o.num[U_HOPS],
-				     .priority = o.num[U_PRIO],
-				     .sensitivity = o.num[U_SENS]};
+		struct st_route r = {.net = o.text[U_NET], .gateway = o.text[U_GW]};
+		int k;
+
+		for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+			r.v[k] = o.num[U_ROUTE + k];
 
 		rc = add   ? store_route_del(st, r.net, r.gateway, err)
 		     : del ? store_route_add(st, &r, err)

@@ -87,21 +87,22 @@ static void route_key(char *buf, size_t n, const void *obj)
 static void route_bind(sqlite3_stmt *s, const void *obj)
 {
 	const struct st_route *r = obj;
+	int k;
 
 	bind_text(s, 1, r->net);
 	bind_text(s, 2, r->gateway);
-	bind_int(s, 3, r->hops);
-	bind_int(s, 4, r->priority);
-	bind_int(s, 5, r->sensitivity);
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		bind_int(s, 3 + k, r->v[k]);
 }
 
 static void route_row(sqlite3_stmt *s, struct st_route *r)
 {
+	int k;
+
 	r->net = col_text(s, 0);
 	r->gateway = col_text(s, 1);
-	r->hops = col_int(s, 2);
-	r->priority = col_int(s, 3);
-	r->sensitivity = col_int(s, 4);
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		r->v[k] = col_int(s, 2 + k);
 }
 
 int st_route_copy(struct st_route *dst, const struct st_route *src)
@@ -250,7 +251,7 @@ static const struct kind_sql {
 	int (*read)(sqlite3_stmt *s, void *obj); /* a copy of the looked-up row */
 } kind_sql[] = {
 	[K_NI] = {S_NI_GET, 4 + LNE_TUN__COUNT, ni_key, ni_bind, ni_read}, /* after NI_COLS */
-	[K_ROUTE] = {S_ROUTE_GET, 5, route_key, route_bind, route_read},
+	[K_ROUTE] = {S_ROUTE_GET, 2 + LNE_ROUTE_A__COUNT, route_key, route_bind, route_read},
 	[K_GLOBAL] = {S_GLOBAL_GET, 1, global_key, global_bind, global_read},
 	[K_RULE] = {S_RULE_GET, 5, rule_key, rule_bind, rule_read},
 	[K_TBF] = {S_TBF_GET, 6, tbf_key, tbf_bind, tbf_read},

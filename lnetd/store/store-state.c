@@ -135,12 +135,12 @@ static int peer_cmp(const void *x, const void *y)
 static int route_cmp(const void *x, const void *y)
 {
 	OBJS(struct st_route, x, y);
-	int c = cmp_str(a->net, b->net);
+	int c = cmp_str(a->net, b->net), k;
 
 	c = c ? c : cmp_str(a->gateway, b->gateway);
-	c = c ? c : cmp_int(a->hops, b->hops);
-	c = c ? c : cmp_int(a->priority, b->priority);
-	return c ? c : cmp_int(a->sensitivity, b->sensitivity);
+	for (k = 0; !c && k < LNE_ROUTE_A__COUNT; k++)
+		c = cmp_int(a->v[k], b->v[k]);
+	return c;
 }
 
 static int global_cmp(const void *x, const void *y)

@@ -33,13 +33,17 @@
 #define PEER_JSON                                                                                \
 	"json_object('nid', p.nid, 'mr', p.mr, 'nids', json((SELECT json_group_array(nid) FROM " \
 	"(SELECT nid FROM peer_nid WHERE peer = p.id AND nid <> p.nid ORDER BY id))))"
-#define ROUTE_COLS "net, gateway, hops, priority, sensitivity"
-#define ROUTE_JSON                                                                         \
-	"json_object('net', net, 'gateway', gateway, 'hops', hops, 'priority', priority, " \
-	"'sensitivity', sensitivity)"
-#define ROUTE_KEY   "net = ?1 AND gateway = ?2"
-#define GLOBAL_JSON "json_object('name', name, 'value', value)"
-#define TBF_COLS    "service, reg_type, reg_depth, hp_type, hp_depth, rules"
+/* A route's columns: its key, then one per setting (engine/route-attrs.h). */
+#define RT_COL(id, name, ...)	", " #name
+#define RT_PARAM(id, name, ...) ", ?"
+#define RT_SET(id, name, ...)	", " #name " = ?"
+#define RT_JSON(id, name, ...)	", '" #name "', " #name
+#define RT_FIELD(id, name, ...) "json_extract(?1, '$." #name "'), "
+#define ROUTE_COLS		"net, gateway" LNE_ROUTE_ATTRS(RT_COL)
+#define ROUTE_JSON		"json_object('net', net, 'gateway', gateway" LNE_ROUTE_ATTRS(RT_JSON) ")"
+#define ROUTE_KEY		"net = ?1 AND gateway = ?2"
+#define GLOBAL_JSON		"json_object('name', name, 'value', value)"
+#define TBF_COLS		"service, reg_type, reg_depth, hp_type, hp_depth, rules"
 #define TBF_JSON                                                                         \
 	"json_object('service', service, 'reg_type', reg_type, 'reg_depth', reg_depth, " \
 	"'hp_type', hp_type, 'hp_depth', hp_depth, 'rules', rules)"
@@ -88,11 +92,12 @@ const char *const st_sql[S__COUNT] = {
 			"ORDER BY p.nid, n.id",
 	[S_NID_OWNER] =
 		"SELECT p.nid FROM peer_nid n JOIN peer p ON p.id = n.peer WHERE n.nid = ?1",
-	[S_ROUTE_ADD] = "INSERT INTO route (" ROUTE_COLS ") VALUES (?1, ?2, ?3, ?4, ?5) "
-			"RETURNING " ROUTE_JSON,
+	[S_ROUTE_ADD] = "INSERT INTO route (" ROUTE_COLS
+			") VALUES (?1, ?2" LNE_ROUTE_ATTRS(RT_PARAM) ") RETURNING " ROUTE_JSON,
 	[S_ROUTE_GET] = "SELECT " ROUTE_COLS ", " ROUTE_JSON " FROM route WHERE " ROUTE_KEY,
-	[S_ROUTE_UPDATE] = "UPDATE route SET hops = ?3, priority = ?4, sensitivity = ?5 "
-			   "WHERE " ROUTE_KEY " RETURNING " ROUTE_JSON,
+	/* gateway = ?2 changes nothing (the key says so): it numbers the settings ?3, ... */
+	[S_ROUTE_UPDATE] = "UPDATE route SET gateway = ?2" LNE_ROUTE_ATTRS(
+		RT_SET) " WHERE " ROUTE_KEY " RETURNING " ROUTE_JSON,
 	[S_ROUTE_DEL] = "DELETE FROM route WHERE " ROUTE_KEY " RETURNING " ROUTE_JSON,
 	[S_ROUTE_LIST] = "SELECT " ROUTE_COLS " FROM route ORDER BY net, gateway",
 	[S_GLOBAL_SET] = "INSERT INTO global (name, value) VALUES (?1, ?2) ON CONFLICT (name) "
@@ -131,14 +136,14 @@ const char *const st_sql[S__COUNT] = {
 		"json_extract(?1, '$.pattern'), json_extract(?1, '$.cpts'), " LNE_TUNABLES(
 			TUN_FIELD) ""
 				   "json_extract(?1, '$.nid'), json_extract(?1, '$.mr'), "
-				   "json_extract(?1, '$.gateway'), json_extract(?1, '$.hops'), "
-				   "json_extract(?1, '$.priority'), json_extract(?1, '$.sensitivity'), "
-				   "json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
-				   "json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
-				   "json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
-				   "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
-				   "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
-				   "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules')",
+				   "json_extract(?1, '$.gateway'), " LNE_ROUTE_ATTRS(
+					   RT_FIELD) "json_extract(?1, '$.priority'), "
+						     "json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
+						     "json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
+						     "json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
+						     "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
+						     "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
+						     "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules')",
 	[S_JSON_NIDS] = "SELECT value FROM json_each(?1, '$.nids') ORDER BY key",
 };
 

@@ -50,6 +50,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine/route-attrs.h"
 #include "engine/tunables.h"
 
 #define ST_UNSET	(-1) /* an integer not set (SQL NULL): the default applies */
@@ -98,9 +99,19 @@ struct st_peer {
 };
 
 struct st_route {
-	const char *net, *gateway;	     /* key */
-	int64_t hops, priority, sensitivity; /* or ST_UNSET */
+	const char *net, *gateway; /* key */
+	/* engine/route-attrs.h: .hops, .priority, .sensitivity or .v[], each
+	 * ST_UNSET for the default; st_route_unset() makes them all so. */
+	LNE_ROUTE_FIELDS(int64_t);
 };
+
+static inline void st_route_unset(struct st_route *r)
+{
+	int k;
+
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		r->v[k] = ST_UNSET;
+}
 
 struct st_global {
 	const char *name;

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/model.h"
 #include "engine/nid.h"
+#include "engine/route-attrs.h"
 #include "engine/tunables.h"
 #include "kernel/uapi/lnetk.h"
 #include "lnetd/store/store.h"
@@ -234,6 +236,76 @@ START_TEST(tun_migration_keeps_nis)
 }
 END_TEST
 
+static const unsigned int route_genl[] = {LNE_ROUTE_ATTRS(LNE_ROUTE_GENL)};
+_Static_assert(sizeof(route_genl) / sizeof(route_genl[0]) == LNE_ROUTE_A__COUNT,
+	       "one genl per route setting");
+
+/* The route settings' table: consistent, the genl contract's, the store's columns. */
+START_TEST(route_table_consistent)
+{
+	static const char *const keys[] = {"id", "net", "gateway"};
+	char dir[] = "/tmp/unit-attr.XXXXXX", path[64];
+	bool seen[LNE_ROUTE_A__COUNT] = {false};
+	u32 v[LNE_ROUTE_A__COUNT];
+	struct store *st = NULL;
+	sqlite3_stmt *q;
+	sqlite3 *db;
+	size_t n;
+	int i, j;
+
+	lne_route_defaults(v);
+	for (i = 0; i < LNE_ROUTE_A__COUNT; i++) {
+		const struct lne_route_desc *a = &lne_route_desc[i];
+
+		ck_assert_msg(a->min <= a->def && a->def <= a->max, "%s: default out of range",
+			      a->name);
+		ck_assert_uint_eq(v[i], a->def);
+		ck_assert_int_eq(lne_route_attr_by_name(a->name), i);
+		ck_assert_int_eq(lne_route_attr_by_yaml(a->yaml), i);
+		ck_assert_msg(route_genl[i] > LNETK_ROUTE_A_GATEWAY &&
+				      route_genl[i] <= LNETK_ROUTE_A_MAX,
+			      "%s: genl attribute", a->name);
+		for (j = 0; j < i; j++) {
+			ck_assert_str_ne(lne_route_desc[j].name, a->name);
+			ck_assert_str_ne(lne_route_desc[j].option, a->option);
+			ck_assert_uint_ne(route_genl[j], route_genl[i]);
+		}
+	}
+	/* Every route attribute but the key is a setting. */
+	ck_assert_uint_eq(LNE_ROUTE_A__COUNT + 3, LNETK_ROUTE_A_MAX + 1);
+	ck_assert_uint_eq(v[LNE_ROUTE_A_HOPS], LNE_HOPS_DEFAULT);
+	ck_assert_int_eq(lne_route_attr_by_name("gateway"), -ENOENT);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lnetd.db", dir);
+	ck_assert_int_eq(store_open(path, &st, NULL), 0);
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('route')", -1,
+					    &q, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *col = (const char *)sqlite3_column_text(q, 0);
+
+		i = lne_route_attr_by_name(col);
+		if (i >= 0) {
+			seen[i] = true;
+			continue;
+		}
+		for (n = 0; n < sizeof(keys) / sizeof(keys[0]) && strcmp(keys[n], col); n++)
+			;
+		ck_assert_msg(n < sizeof(keys) / sizeof(keys[0]), "route column %s is unknown",
+			      col);
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	for (i = 0; i < LNE_ROUTE_A__COUNT; i++)
+		ck_assert_msg(seen[i], "no route column for %s", lne_route_desc[i].name);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 Suite *make_attr_suite(void)
 {
 	Suite *s = suite_create("attr");
@@ -244,6 +316,9 @@ Suite *make_attr_suite(void)
 	tcase_add_test(tc, tun_genl_is_the_contract);
 	tcase_add_test(tc, tun_store_columns);
 	tcase_add_test(tc, tun_migration_keeps_nis);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("route");
+	tcase_add_test(tc, route_table_consistent);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -280,9 +280,13 @@ static struct st_ni NI(const char *net, const char *ifname, const char *pattern)
 	return ni;
 }
 
-static struct st_route
-ROUTE(const char *net, const char *gw, int64_t hops) {
-	return (struct st_route){net, gw, hops, ST_UNSET, ST_UNSET};
+static struct st_route ROUTE(const char *net, const char *gw, int64_t hops)
+{
+	struct st_route r = {.net = net, .gateway = gw};
+
+	st_route_unset(&r);
+	r.hops = hops;
+	return r;
 }
 
 static int64_t
