@@ -154,26 +154,29 @@ struct lne_route {
 	u32 seq;
 };
 
+/* In the order Lustre's `lnetctl global show` and export print them. */
 enum lne_global {
 	LNE_G_NUMA_RANGE,
-	LNE_G_DISCOVERY,
 	LNE_G_MAX_INTERFACES,
+	LNE_G_DISCOVERY,
+	LNE_G_DROP_ASYM_ROUTE,
 	LNE_G_RETRY_COUNT,
 	LNE_G_TRANSACTION_TIMEOUT,
 	LNE_G_HEALTH_SENSITIVITY,
 	LNE_G_RECOVERY_INTERVAL,
 	LNE_G_ROUTER_SENSITIVITY,
-	LNE_G_DROP_ASYM_ROUTE,
 	LNE_G_RESPONSE_TRACKING,
 	LNE_G_RECOVERY_LIMIT,
 	LNE_G_MAX_RECOVERY_PING_INTERVAL,
 	LNE_G__COUNT
 };
 
+/* One global setting, described once: every layer takes it from here. */
 struct lne_global_info {
 	const char *name; /* Lustre's name, as `lnetctl global show` prints it */
 	u32 def, min, max;
 	const char *help;
+	const char *yaml; /* Lustre's key in lnet.conf's global: (older: max_intf) */
 };
 
 /*

@@ -335,7 +335,7 @@ static int emit_globals(struct yout *y, const struct cf_doc *doc)
 
 		if (cf_op_rank(op) != CF_R_GLOBAL || emit_check(op))
 			continue;
-		yout_key(y, cf_globals[cf_global_by_name(cf_op_get_str(op, "name"))].yaml);
+		yout_key(y, lne_global_info(cf_global_by_name(cf_op_get_str(op, "name")))->yaml);
 		cf_op_get_u32(op, "value", &u);
 		yout_u32(y, u);
 	}
@@ -417,7 +417,7 @@ int cf_emit(FILE *out, const struct cf_doc *doc, unsigned int flags)
 		[CF_R_ROUTE] = emit_routes,   [CF_R_UDSP] = emit_udsps,
 		[CF_R_GLOBAL] = emit_globals, [CF_R_TBF] = emit_tbf,
 	};
-	bool used[CF_R__COUNT] = {false}, gseen[CF_NGLOBALS] = {false};
+	bool used[CF_R__COUNT] = {false}, gseen[LNE_G__COUNT] = {false};
 	struct yout *y;
 	size_t i, r, n = 0;
 	int rc, err;

@@ -12,16 +12,15 @@
 #include <yaml.h>
 
 #include "conf.h"
+#include "engine/model.h"
 
 #define CF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The engine's globals (engine/globals.c), with Lustre's YAML key. */
-struct cf_global {
-	const char *yaml, *name;
-};
-#define CF_NGLOBALS 12
-extern const struct cf_global cf_globals[];
-/* By Lustre's key or the engine's name (newer Lustre reads max_interfaces too); -1 if neither. */
+/*
+ * The engine's globals (engine/globals.c: lne_global_info() gives each one's
+ * name and Lustre's YAML key), as enum lne_global.
+ * By Lustre's key or the engine's name (newer Lustre reads max_interfaces too); -1 if neither.
+ */
 int cf_global_lookup(const char *s);
 /* By the engine's name only, what a "set global" op carries; -1 if none. */
 int cf_global_by_name(const char *name);
@@ -57,8 +56,8 @@ struct cfp {
 	struct cf_doc out; /* ops in file order, warnings */
 	char *err;
 	size_t errlen;
-	const yaml_node_t *gset[CF_NGLOBALS]; /* where each global was set */
-	char kind[80];			      /* cfp_kind()'s text */
+	const yaml_node_t *gset[LNE_G__COUNT]; /* where each global was set */
+	char kind[80];			       /* cfp_kind()'s text */
 };
 
 static inline size_t cfp_line_of(const yaml_node_t *n)

@@ -22,13 +22,13 @@ static int set_global(struct cfp *p, yaml_node_t *k, size_t g, yaml_node_t *v)
 		return rc;
 	if (p->gset[g])
 		return cfp_fail(p, k, key, "%s is set twice (also at line %zu, column %zu)",
-				cf_globals[g].name, cfp_line_of(p->gset[g]),
+				lne_global_info(g)->name, cfp_line_of(p->gset[g]),
 				cfp_col_of(p->gset[g]));
 	p->gset[g] = k;
 	op = cfp_op_at("set", "global", k);
 	if (!op)
 		return cfp_nomem(p);
-	rc = cf_op_set_str(op, "name", cf_globals[g].name);
+	rc = cf_op_set_str(op, "name", lne_global_info(g)->name);
 	rc = rc ? rc : cf_op_set_u32(op, "value", u);
 	return cfp_push(p, op, rc);
 }

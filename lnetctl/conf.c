@@ -321,28 +321,12 @@ void cf_doc_free(struct cf_doc *doc)
 /* The vocabulary                                                          */
 /* ---------------------------------------------------------------------- */
 
-const struct cf_global cf_globals[] = {
-	{"numa_range", "numa_range"},
-	{"max_intf", "max_interfaces"},
-	{"discovery", "discovery"},
-	{"drop_asym_route", "drop_asym_route"},
-	{"retry_count", "retry_count"},
-	{"transaction_timeout", "transaction_timeout"},
-	{"health_sensitivity", "health_sensitivity"},
-	{"recovery_interval", "recovery_interval"},
-	{"router_sensitivity", "router_sensitivity"},
-	{"response_tracking", "response_tracking"},
-	{"recovery_limit", "recovery_limit"},
-	{"max_recovery_ping_interval", "max_recovery_ping_interval"},
-};
-_Static_assert(sizeof(cf_globals) / sizeof(cf_globals[0]) == CF_NGLOBALS, "CF_NGLOBALS");
-
 int cf_global_lookup(const char *s)
 {
 	size_t i;
 
-	for (i = 0; i < CF_NGLOBALS; i++)
-		if (!strcmp(cf_globals[i].yaml, s) || !strcmp(cf_globals[i].name, s))
+	for (i = 0; i < LNE_G__COUNT; i++)
+		if (!strcmp(lne_global_info(i)->yaml, s) || !strcmp(lne_global_info(i)->name, s))
 			return (int)i;
 	return -1;
 }
@@ -351,8 +335,8 @@ int cf_global_by_name(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < CF_NGLOBALS; i++)
-		if (!strcmp(cf_globals[i].name, name))
+	for (i = 0; i < LNE_G__COUNT; i++)
+		if (!strcmp(lne_global_info(i)->name, name))
 			return (int)i;
 	return -1;
 }
