@@ -493,7 +493,9 @@ int lnk_nl_cursor_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
 
 static const struct genl_ops lnk_nl_ops[] = {
 	OP(LNETK_CMD_GET_INFO, lnk_nl_get_info, 0),
+#ifdef LNETK_DEBUG
 	OP(LNETK_CMD_BUMP, lnk_nl_bump, ADMIN), /* tests only: nl-test.c */
+#endif
 	OP(LNETK_CMD_NI_ADD, lnk_nl_ni_add, ADMIN),
 	OP(LNETK_CMD_NI_DEL, lnk_nl_ni_del, ADMIN),
 	OP(LNETK_CMD_NI_SET, lnk_nl_ni_set, ADMIN),
@@ -517,7 +519,9 @@ static const struct genl_ops lnk_nl_ops[] = {
 	OP(LNETK_CMD_TBF_CMD, lnk_nl_tbf_cmd, ADMIN),
 	OP(LNETK_CMD_TBF_DEL, lnk_nl_tbf_del, ADMIN),
 	{.cmd = LNETK_CMD_TBF_GET, .doit = lnk_nl_tbf_get, .dumpit = lnk_nl_tbf_dump},
+#ifdef LNETK_DEBUG
 	OP(LNETK_CMD_TBF_LOAD, lnk_nl_tbf_load, ADMIN), /* tests only: nl-test.c */
+#endif
 	{.cmd = LNETK_CMD_TBF_CLASS_GET, .dumpit = lnk_nl_tbf_class_dump},
 	OP(LNETK_CMD_EXPLAIN, lnk_nl_explain, 0),
 };

@@ -71,8 +71,10 @@
  *   LNETK_A_GENERATION, LNETK_A_VERSION (the module's version, "0.1.0"),
  *   LNETK_A_COUNT (how many objects: NIs + peer NIs + routes + rules).
  *
- * LNETK_CMD_BUMP (admin): a harmless change, for tests of the change path.
- *   Takes LNETK_A_COUNT (required, 1..LNETK_BUMP_MAX) and adds it to the
+ * LNETK_CMD_BUMP (admin; a test build only, like LNETK_CMD_TBF_LOAD: the
+ *   module built with LNETK_DEBUG=y, as the VM tier does; a production
+ *   module answers -EOPNOTSUPP): a harmless change, for tests of the change
+ *   path.  Takes LNETK_A_COUNT (required, 1..LNETK_BUMP_MAX) and adds it to the
  *   generation.  Replies LNETK_A_GENERATION.
  *
  * LNETK_CMD_NI_ADD (admin): add a local NI.  Takes LNETK_A_NI with
@@ -219,7 +221,8 @@
  *   the non-dump GET is one message of about 32 KiB: a policy that does
  *   not fit it is refused with -EMSGSIZE (dump it instead).  Dump readers
  *   must read with buffers of 8 KiB or more.
- * LNETK_CMD_TBF_LOAD (admin): a test load, in the kernel.  LNETK_A_TBF
+ * LNETK_CMD_TBF_LOAD (admin; a test build only, see LNETK_CMD_BUMP): a test
+ *   load, in the kernel.  LNETK_A_TBF
  *   with LNETK_TBF_A_SERVICE, LNETK_TBF_A_LOAD_MS (required,
  *   LNETK_TBF_LOAD_MS_MIN..LNETK_TBF_LOAD_MS_MAX) and one to
  *   LNETK_TBF_LOAD_CLASSES_MAX LNETK_TBF_A_LOAD_CLASS, each with

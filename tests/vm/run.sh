@@ -99,7 +99,7 @@ work=$(cd "$work" && pwd)
 
 # --- the module -------------------------------------------------------------
 "$top/kernel/stage.sh" "$top/kernel" "$work/kmod" &&
-	make -s -C "$kdir" M="$work/kmod" -j"$(nproc)" modules >"$work/kmod.log" 2>&1 ||
+	make -s -C "$kdir" M="$work/kmod" LNETK_DEBUG=y -j"$(nproc)" modules >"$work/kmod.log" 2>&1 ||
 	fail "build lnetk.ko against $kdir" "$work/kmod.log"
 
 # A request source in a module of its own, on lnetk's exported symbols.
