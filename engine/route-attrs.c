@@ -7,13 +7,14 @@
 #include "model.h"
 
 const struct lne_route_desc lne_route_desc[LNE_ROUTE_A__COUNT] = {
-#define LNE_ROUTE_ROW(id, nm, ym, opt, genl, lo, hi, df, hlp) \
-	[LNE_ROUTE_A_##id] = {.name = #nm,                    \
-			      .yaml = ym,                     \
-			      .option = opt,                  \
-			      .min = lo,                      \
-			      .max = hi,                      \
-			      .def = df,                      \
+#define LNE_ROUTE_ROW(id, nm, ym, opt, genl, lo, hi, df, sh, hlp) \
+	[LNE_ROUTE_A_##id] = {.name = #nm,                        \
+			      .yaml = ym,                         \
+			      .option = opt,                      \
+			      .min = lo,                          \
+			      .max = hi,                          \
+			      .def = df,                          \
+			      .shown = sh,                        \
 			      .help = hlp},
 	LNE_ROUTE_ATTRS(LNE_ROUTE_ROW)
 #undef LNE_ROUTE_ROW

@@ -8,7 +8,7 @@
  * restore, and lnetctl's options, YAML reader and writer and show output
  * walk it; a route's net and gateway are its key and stay by name.
  *
- * A row: X(ID, name, yaml, option, genl, min, max, default, help)
+ * A row: X(ID, name, yaml, option, genl, min, max, default, shown, help)
  *   name     lnetd's D-Bus key and the store's column and history key
  *   yaml     Lustre's YAML key (lnetctl route show, lnet.conf)
  *   option   lnetctl's option ("--<option>", Lustre's spelling)
@@ -16,18 +16,21 @@
  *   min, max the range every layer enforces (priority: LNE_PRIO_MAX; hops:
  *            LNE_HOPS_MAX; route-attrs.c checks both against model.h)
  *   default  what a route gets when it is not given
+ *   shown    whether `lnetctl route show` prints it without -v (as Lustre's)
  */
 #ifndef LNE_ROUTE_ATTRS_H
 #define LNE_ROUTE_ATTRS_H
 
 #include "port.h"
 
-#define LNE_ROUTE_ATTRS(X)                                                                  \
-	X(HOPS, hops, "hop", "hop", LNETK_ROUTE_A_HOPS, 1, 255, 1, "hops to the remote net, 1 to 255")  \
-	X(PRIORITY, priority, "priority", "priority", LNETK_ROUTE_A_PRIORITY, 0, 0xfffffffeu, \
-	  0, "lower is preferred")                                       \
-	X(SENSITIVITY, sensitivity, "health_sensitivity", "health-sensitivity",               \
-	  LNETK_ROUTE_A_SENSITIVITY, 0, U32_MAX, 1, "how much a failure lowers the route's health")
+#define LNE_ROUTE_ATTRS(X)                                                                    \
+	X(HOPS, hops, "hop", "hop", LNETK_ROUTE_A_HOPS, 1, 255, 1, true,                        \
+	  "hops to the remote net, 1 to 255")                                                   \
+	X(PRIORITY, priority, "priority", "priority", LNETK_ROUTE_A_PRIORITY, 0, 0xfffffffeu, 0, \
+	  true, "lower is preferred")                                                           \
+	X(SENSITIVITY, sensitivity, "health_sensitivity", "health-sensitivity",                 \
+	  LNETK_ROUTE_A_SENSITIVITY, 0, U32_MAX, 1, false,                                      \
+	  "how much a failure lowers the route's health")
 
 enum lne_route_attr {
 #define LNE_ROUTE_ENUM(id, ...) LNE_ROUTE_A_##id,
@@ -51,6 +54,7 @@ enum lne_route_attr {
 struct lne_route_desc {
 	const char *name, *yaml, *option;
 	u32 min, max, def;
+	bool shown; /* by route show without -v */
 	const char *help;
 };
 

@@ -71,11 +71,11 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
 	bool verbose = ctl_opt(opt, "verbose")->given;
 	sd_bus_message *r = NULL;
-	const char *rnet, *rgw;
-	uint32_t hops, prio, sens;
+	const char *rnet, *rgw, *key;
+	uint32_t v[LNE_ROUTE_A__COUNT];
 	struct yout *y;
 	sd_bus *bus = NULL;
-	int rc, yrc;
+	int rc, yrc, k;
 
 	rc = ctl_canon(net, false) ?: ctl_canon(gw, true);
 	if (rc)
@@ -89,9 +89,30 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 	yout_map_begin(y);
 	yout_key(y, "route");
 	yout_seq_begin(y);
-	rc = sd_bus_message_enter_container(r, 'a', "(ssuuu)");
-	while (rc >= 0 &&
-	       (rc = sd_bus_message_read(r, "(ssuuu)", &rnet, &rgw, &hops, &prio, &sens)) > 0) {
+	rc = sd_bus_message_enter_container(r, 'a', "(ssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "ssa{sv}")) > 0) {
+		bool got[LNE_ROUTE_A__COUNT] = {false};
+
+		rc = sd_bus_message_read(r, "ss", &rnet, &rgw);
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+		/* Each setting by its name (engine/route-attrs.h); others are skipped. */
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+			rc = sd_bus_message_read(r, "s", &key);
+			k = rc < 0 ? -1 : lne_route_attr_by_name(key);
+			if (k >= 0 && (rc = sd_bus_message_read(r, "v", "u", &v[k])) >= 0)
+				got[k] = true;
+			else if (rc >= 0)
+				rc = sd_bus_message_skip(r, "v");
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc < 0)
+			break;
 		if ((net->given && strcmp(net->val, rnet)) || (gw->given && strcmp(gw->val, rgw)))
 			continue;
 		yout_map_begin(y);
@@ -99,13 +120,11 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 		yout_str(y, rnet);
 		yout_key(y, "gateway");
 		yout_str(y, rgw);
-		yout_key(y, "hop");
-		yout_u32(y, hops);
-		yout_key(y, "priority");
-		yout_u32(y, prio);
-		if (verbose) {
-			yout_key(y, "health_sensitivity");
-			yout_u32(y, sens);
+		for (k = 0; k < LNE_ROUTE_A__COUNT; k++) {
+			if (!got[k] || (!verbose && !lne_route_desc[k].shown))
+				continue;
+			yout_key(y, lne_route_desc[k].yaml);
+			yout_u32(y, v[k]);
 		}
 		yout_map_end(y);
 	}
@@ -401,7 +420,7 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 }
 
 /* One option per route setting (engine/route-attrs.h). */
-#define ROUTE_OPT(id, name, yaml, option, genl, lo, hi, def, help) {option, 0, "N", help},
+#define ROUTE_OPT(id, name, yaml, option, genl, lo, hi, def, shown, help) {option, 0, "N", help},
 
 const struct ctl_cmd ctl_route_cmds[] = {
 	{"route add",

@@ -62,17 +62,27 @@ int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
 	const struct lne_route *rt;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	int rc;
+	int rc, k;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
-		rc = sd_bus_message_open_container(reply, 'a', "(ssuuu)");
+		rc = sd_bus_message_open_container(reply, 'a', "(ssa{sv})");
 	lne_list_for_each_entry(rt, &d->mirror->routes, link) {
 		lne_net_format(rt->rnet->id, nbuf, sizeof(nbuf));
 		lne_nid_format(&rt->gw->nid, gbuf, sizeof(gbuf));
 		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "(ssuuu)", nbuf, gbuf, rt->hops,
-						   rt->priority, rt->sensitivity);
+			rc = sd_bus_message_open_container(reply, 'r', "ssa{sv}");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "ss", nbuf, gbuf);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+		for (k = 0; rc >= 0 && k < LNE_ROUTE_A__COUNT; k++)
+			rc = sd_bus_message_append(reply, "{sv}", lne_route_desc[k].name, "u",
+						   rt->v[k]);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(reply);
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);

@@ -130,7 +130,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("DeleteRoute", SD_BUS_ARGS("s", net, "s", gateway),
 				SD_BUS_RESULT("t", generation), bus_method_delete_route,
 				SD_BUS_VTABLE_UNPRIVILEGED),
-	SD_BUS_METHOD_WITH_ARGS("ListRoutes", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssuuu)", routes),
+	SD_BUS_METHOD_WITH_ARGS("ListRoutes", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssa{sv})", routes),
 				bus_method_list_routes, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("AddRule",
 				SD_BUS_ARGS("s", src, "s", dst, "s", rte, "a{sv}", options),

@@ -268,14 +268,36 @@ static int l_peers(struct lines *l)
 static int l_routes(struct lines *l)
 {
 	sd_bus_message *m = NULL;
-	const char *net, *gw;
-	uint32_t hops, prio, sens;
+	const char *net, *gw, *key;
+	uint32_t v[3] = {0, 0, 0}, u; /* hops, priority, sensitivity */
 	int rc = call("ListRoutes", &m);
 
-	rc = rc < 0 ? rc : sd_bus_message_enter_container(m, 'a', "(ssuuu)");
-	while (rc >= 0 &&
-	       (rc = sd_bus_message_read(m, "(ssuuu)", &net, &gw, &hops, &prio, &sens)) > 0)
-		line_add(l, "route %s %s hops=%u prio=%u sens=%u", net, gw, hops, prio, sens);
+	rc = rc < 0 ? rc : sd_bus_message_enter_container(m, 'a', "(ssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "ssa{sv}")) > 0) {
+		rc = sd_bus_message_read(m, "ss", &net, &gw);
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(m, 'a', "{sv}");
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+			rc = sd_bus_message_read(m, "s", &key);
+			if (rc >= 0)
+				rc = sd_bus_message_read(m, "v", "u", &u);
+			if (rc >= 0 && !strcmp(key, "hops"))
+				v[0] = u;
+			else if (rc >= 0 && !strcmp(key, "priority"))
+				v[1] = u;
+			else if (rc >= 0 && !strcmp(key, "sensitivity"))
+				v[2] = u;
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(m);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(m);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(m);
+		if (rc >= 0)
+			line_add(l, "route %s %s hops=%u prio=%u sens=%u", net, gw, v[0], v[1],
+				 v[2]);
+	}
 	sd_bus_message_unref(m);
 	return rc < 0 ? rc : 0;
 }
