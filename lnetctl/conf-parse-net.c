@@ -12,8 +12,8 @@
 #include "conf-int.h"
 #include "engine/tunables.h"
 
-	/* One local NI (net:) or one ip2nets rule. */
-	struct ni_spec {
+/* One local NI (net:) or one ip2nets rule. */
+struct ni_spec {
 	yaml_node_t *net; /* net type / net-spec */
 	struct cfp_nodes ifs, ranges;
 	char *cpts;

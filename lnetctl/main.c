@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lnetctl.h"
 #include "engine/nid.h"
+#include "lnetctl.h"
 
 const char *ctl_cmd_name = "";
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scn-engine.h"
 #include "engine/select.h"
 #include "engine/udsp.h"
+#include "scn-engine.h"
 
 static int nid_arg(const char *s, struct lne_nid *nid, char *out, size_t len)
 {

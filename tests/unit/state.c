@@ -7,8 +7,8 @@
 #include <check.h>
 
 #include "engine/expr.h"
-#include "state.h"
 #include "engine/udsp.h"
+#include "state.h"
 
 struct out {
 	char *buf;

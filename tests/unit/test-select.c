@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scn-engine.h"
 #include "engine/select.h"
 #include "engine/udsp.h"
+#include "scn-engine.h"
 #include "unit.h"
 
 START_TEST(select_conformance)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state.h"
 #include "engine/udsp.h"
+#include "state.h"
 #include "unit.h"
 
 static const struct lne_nid *NP(const char *s)

@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "engine/model.h"
-#include "tests/unit/scn-engine.h"
-#include "scn-kernel.h"
 #include "engine/select.h"
+#include "scn-kernel.h"
+#include "tests/unit/scn-engine.h"
 #include "vm.h"
 
 #define ENTRIES 256

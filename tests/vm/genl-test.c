@@ -45,9 +45,9 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
-#include "tests/lib/scenario.h"
-#include "scn-kernel.h"
 #include "kernel/uapi/lnetk.h"
+#include "scn-kernel.h"
+#include "tests/lib/scenario.h"
 #include "vm.h"
 
 /* A socket speaking the family, with extack and capped acks turned on. */
