@@ -78,6 +78,20 @@ static void print_pat(struct lne_sb *sb, const struct lne_expr *e, const struct 
 		print_list(sb, e, pat->net);
 }
 
+char *lne_expr_text(const struct lne_expr *e)
+{
+	char *text;
+	int n;
+
+	if (!e)
+		return NULL;
+	n = lne_expr_format(e, NULL, 0);
+	text = lne_zalloc((size_t)n + 1);
+	if (text)
+		lne_expr_format(e, text, (size_t)n + 1);
+	return text;
+}
+
 int lne_expr_format(const struct lne_expr *e, char *buf, size_t size)
 {
 	struct lne_sb sb;

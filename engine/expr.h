@@ -81,6 +81,11 @@ void lne_expr_free(struct lne_expr *e);
 
 /* Canonical text; like snprintf, returns the length it needs. */
 int lne_expr_format(const struct lne_expr *e, char *buf, size_t size);
+/*
+ * The canonical text in a buffer of its own (lne_zalloc(): free() in
+ * userspace); NULL for no expression or when memory runs out.
+ */
+char *lne_expr_text(const struct lne_expr *e);
 
 /* True for an expression of nets ("tcp1 o2ib*"), false for NID ranges. */
 bool lne_expr_is_net(const struct lne_expr *e);

@@ -151,27 +151,14 @@ void lne_inst_free(struct lne_inst *ln)
 	lne_free(ln);
 }
 
-static char *expr_text(const struct lne_expr *e)
-{
-	char *text;
-	int n;
-
-	if (!e)
-		return NULL;
-	n = lne_expr_format(e, NULL, 0);
-	text = lne_zalloc((size_t)n + 1);
-	if (text)
-		lne_expr_format(e, text, (size_t)n + 1);
-	return text;
-}
-
 static int copy_rules(const struct lne_inst *src, struct lne_inst *dst)
 {
 	const struct lne_rule *r;
 	int rc = 0;
 
 	lne_list_for_each_entry(r, &src->udsp.rules, link) {
-		char *s = expr_text(r->src), *d = expr_text(r->dst), *t = expr_text(r->rte);
+		char *s = lne_expr_text(r->src), *d = lne_expr_text(r->dst),
+		     *t = lne_expr_text(r->rte);
 
 		if ((r->src && !s) || (r->dst && !d) || (r->rte && !t))
 			rc = -ENOMEM;

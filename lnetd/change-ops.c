@@ -44,16 +44,7 @@ static const char *opt(const char *s)
 
 char *lnetd_expr_text(const struct lne_expr *e)
 {
-	char *s;
-	int n;
-
-	if (!e)
-		return strdup("");
-	n = lne_expr_format(e, NULL, 0);
-	s = malloc((size_t)n + 1);
-	if (s)
-		lne_expr_format(e, s, (size_t)n + 1);
-	return s;
+	return e ? lne_expr_text(e) : strdup("");
 }
 
 /* --- NIs ------------------------------------------------------------------------ */

@@ -128,20 +128,6 @@ static int nid_room(struct sync *s, size_t n)
 	return s->nidcap ? 0 : -ENOMEM;
 }
 
-static char *expr_text(const struct lne_expr *e)
-{
-	char *text;
-	int n;
-
-	if (!e)
-		return NULL;
-	n = lne_expr_format(e, NULL, 0);
-	text = malloc((size_t)n + 1);
-	if (text)
-		lne_expr_format(e, text, (size_t)n + 1);
-	return text;
-}
-
 /* --- peers: what stays ----------------------------------------------------------------- */
 
 /*
@@ -534,9 +520,9 @@ static void routes_add(struct sync *s)
 /* @idx < 0 appends. */
 static void rule_add(struct sync *s, const struct lne_rule *w, int64_t idx)
 {
-	struct lnetk_rule k = {.src = expr_text(w->src),
-			       .dst = expr_text(w->dst),
-			       .rte = expr_text(w->rte),
+	struct lnetk_rule k = {.src = lne_expr_text(w->src),
+			       .dst = lne_expr_text(w->dst),
+			       .rte = lne_expr_text(w->rte),
 			       .prio = w->prio,
 			       .idx = idx};
 	struct lne_err le = {.msg = ""};
