@@ -107,6 +107,24 @@ int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char
 	return 0;
 }
 
+int ctl_read_dict(sd_bus_message *r, int (*entry)(sd_bus_message *r, const char *key, void *arg),
+		  void *arg)
+{
+	const char *key;
+	int rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+		rc = sd_bus_message_read(r, "s", &key);
+		if (rc >= 0)
+			rc = entry(r, key, arg);
+		if (rc == 0)
+			rc = sd_bus_message_skip(r, "v");
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+	}
+	return rc < 0 ? rc : sd_bus_message_exit_container(r);
+}
+
 int ctl_finish(int rc, sd_bus *bus, sd_bus_message *reply)
 {
 	sd_bus_message_unref(reply);

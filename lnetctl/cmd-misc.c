@@ -26,14 +26,37 @@ static int done(int rc, struct yout *y, sd_bus *bus, sd_bus_message *r, const ch
 	return rc;
 }
 
+/* One figure of an explanation's step: numbers, by their name. */
+static int reason_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	const char *contents;
+	struct yout *y = arg;
+	int64_t x;
+	uint32_t u;
+	char type;
+	int rc = sd_bus_message_peek_type(r, &type, &contents);
+
+	if (rc >= 0 && !strcmp(contents, "x")) {
+		rc = sd_bus_message_read(r, "v", "x", &x);
+		yout_key(y, key);
+		yout_i64(y, x);
+	} else if (rc >= 0 && !strcmp(contents, "u")) {
+		rc = sd_bus_message_read(r, "v", "u", &u);
+		yout_key(y, key);
+		yout_u32(y, u);
+	} else if (rc > 0) {
+		rc = 0;
+	}
+	return rc;
+}
+
 static int explain(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *dst = ctl_opt(opt, "dst"), *src = ctl_opt(opt, "src");
-	const char *ni, *pni, *gw, *step, *nid, *verdict, *key, *contents;
+	const char *ni, *pni, *gw, *step, *nid, *verdict;
 	sd_bus_message *r = NULL;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
-	char type;
 	int rc;
 
 	if (!dst->given)
@@ -73,30 +96,7 @@ static int explain(struct ctl_opt *opt, int argc, char **argv)
 		yout_key(y, "verdict");
 		yout_str(y, verdict);
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-			int64_t x;
-			uint32_t u;
-
-			rc = sd_bus_message_read(r, "s", &key);
-			if (rc >= 0)
-				rc = sd_bus_message_peek_type(r, &type, &contents);
-			if (rc >= 0 && !strcmp(contents, "x")) {
-				rc = sd_bus_message_read(r, "v", "x", &x);
-				yout_key(y, key);
-				yout_i64(y, x);
-			} else if (rc >= 0 && !strcmp(contents, "u")) {
-				rc = sd_bus_message_read(r, "v", "u", &u);
-				yout_key(y, key);
-				yout_u32(y, u);
-			} else if (rc >= 0) {
-				rc = sd_bus_message_skip(r, "v");
-			}
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
+			rc = ctl_read_dict(r, reason_entry, y);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(r);
 		yout_map_end(y);

@@ -66,13 +66,30 @@ static int route_del(struct ctl_opt *opt, int argc, char **argv)
 	return ctl_finish(rc, bus, reply);
 }
 
+/* One route of ListRoutes: its settings by name (engine/route-attrs.h). */
+struct route_row {
+	uint32_t v[LNE_ROUTE_A__COUNT];
+	bool got[LNE_ROUTE_A__COUNT];
+};
+
+static int route_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	struct route_row *row = arg;
+	int k = lne_route_attr_by_name(key), rc;
+
+	if (k < 0)
+		return 0;
+	rc = sd_bus_message_read(r, "v", "u", &row->v[k]);
+	row->got[k] = rc > 0;
+	return rc;
+}
+
 static int route_show(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
 	bool verbose = ctl_opt(opt, "verbose")->given;
 	sd_bus_message *r = NULL;
-	const char *rnet, *rgw, *key;
-	uint32_t v[LNE_ROUTE_A__COUNT];
+	const char *rnet, *rgw;
 	struct yout *y;
 	sd_bus *bus = NULL;
 	int rc, yrc, k;
@@ -91,24 +108,11 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 	yout_seq_begin(y);
 	rc = sd_bus_message_enter_container(r, 'a', "(ssa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "ssa{sv}")) > 0) {
-		bool got[LNE_ROUTE_A__COUNT] = {false};
+		struct route_row row = {.got = {false}};
 
 		rc = sd_bus_message_read(r, "ss", &rnet, &rgw);
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-		/* Each setting by its name (engine/route-attrs.h); others are skipped. */
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-			rc = sd_bus_message_read(r, "s", &key);
-			k = rc < 0 ? -1 : lne_route_attr_by_name(key);
-			if (k >= 0 && (rc = sd_bus_message_read(r, "v", "u", &v[k])) >= 0)
-				got[k] = true;
-			else if (rc >= 0)
-				rc = sd_bus_message_skip(r, "v");
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
+			rc = ctl_read_dict(r, route_entry, &row);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(r);
 		if (rc < 0)
@@ -121,10 +125,10 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 		yout_key(y, "gateway");
 		yout_str(y, rgw);
 		for (k = 0; k < LNE_ROUTE_A__COUNT; k++) {
-			if (!got[k] || (!verbose && !lne_route_desc[k].shown))
+			if (!row.got[k] || (!verbose && !lne_route_desc[k].shown))
 				continue;
 			yout_key(y, lne_route_desc[k].yaml);
-			yout_u32(y, v[k]);
+			yout_u32(y, row.v[k]);
 		}
 		yout_map_end(y);
 	}
@@ -255,9 +259,21 @@ static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
 	return ctl_finish(rc, bus, reply);
 }
 
+static int rule_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	struct ctl_rule *rule = arg;
+
+	if (!strcmp(key, "priority")) {
+		rule->has_prio = true;
+		return sd_bus_message_read(r, "v", "u", &rule->prio);
+	}
+	if (!strcmp(key, "kind"))
+		return sd_bus_message_read(r, "v", "s", &rule->kind);
+	return 0;
+}
+
 int ctl_rule_next(sd_bus_message *r, struct ctl_rule *rule)
 {
-	const char *key;
 	int rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}");
 
 	if (rc <= 0)
@@ -265,22 +281,7 @@ int ctl_rule_next(sd_bus_message *r, struct ctl_rule *rule)
 	*rule = (struct ctl_rule){.kind = ""};
 	rc = sd_bus_message_read(r, "usss", &rule->idx, &rule->src, &rule->dst, &rule->rte);
 	if (rc >= 0)
-		rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(r, "s", &key);
-		if (rc >= 0 && !strcmp(key, "priority")) {
-			rc = sd_bus_message_read(r, "v", "u", &rule->prio);
-			rule->has_prio = true;
-		} else if (rc >= 0 && !strcmp(key, "kind")) {
-			rc = sd_bus_message_read(r, "v", "s", &rule->kind);
-		} else if (rc >= 0) {
-			rc = sd_bus_message_skip(r, "v");
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-	}
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(r);
+		rc = ctl_read_dict(r, rule_entry, rule);
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
 	return rc < 0 ? rc : 1;

@@ -92,6 +92,14 @@ int ctl_bus(sd_bus **bus);
 /* A method call; on failure, say why and return the exit code; 0 on success. */
 int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...);
 /*
+ * Read the a{sv} at @r's position, calling @entry with each key and @r at
+ * its variant: @entry reads the variant (> 0), leaves it to be skipped (0)
+ * or fails (< 0).  @r ends after the dictionary; < 0 if the reply is not
+ * one.
+ */
+int ctl_read_dict(sd_bus_message *r, int (*entry)(sd_bus_message *r, const char *key, void *arg),
+		  void *arg);
+/*
  * Send @m, built so far with @rc (a negative errno: it failed, say why), and
  * drop it and the reply: 0, or the exit code after saying why not.
  */
