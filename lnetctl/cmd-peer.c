@@ -200,7 +200,8 @@ static int peer_add(struct ctl_opt *opt, int argc, char **argv)
 		if (rc >= 0)
 			rc = sd_bus_message_append_strv(m, nids);
 		if (rc >= 0)
-			rc = sd_bus_message_append(m, "b", !ctl_opt(opt, "non-mr")->given);
+			rc = sd_bus_message_append(m, "a{sv}", 1, "multi_rail", "b",
+						   !ctl_opt(opt, "non-mr")->given);
 		rc = ctl_send(bus, m, rc);
 	}
 	ctl_strv_free(nids);
@@ -240,18 +241,94 @@ static int peer_del(struct ctl_opt *opt, int argc, char **argv)
 	return rc;
 }
 
+/* One peer of ListPeers (a(sa{sv})): strings point into the reply. */
+struct peer_row {
+	const char *prim;
+	int mr, implicit;
+	size_t n, cap;
+	struct peer_nid {
+		const char *nid;
+		uint32_t health;
+	} * nids; /* grown as needed; kept from row to row */
+};
+
+static int peer_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	struct peer_row *row = arg;
+	const char *nid;
+	uint32_t health;
+	int rc;
+
+	if (!strcmp(key, "multi_rail"))
+		return sd_bus_message_read(r, "v", "b", &row->mr);
+	if (!strcmp(key, "implicit"))
+		return sd_bus_message_read(r, "v", "b", &row->implicit);
+	if (strcmp(key, "nids"))
+		return 0;
+	rc = sd_bus_message_enter_container(r, 'v', "a(su)");
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', "(su)");
+	while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &nid, &health)) > 0) {
+		if (row->n == row->cap) {
+			size_t cap = row->cap ? 2 * row->cap : 16;
+			struct peer_nid *grown = realloc(row->nids, cap * sizeof(*grown));
+
+			if (!grown)
+				return -ENOMEM;
+			row->nids = grown;
+			row->cap = cap;
+		}
+		row->nids[row->n++] = (struct peer_nid){nid, health};
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc < 0 ? rc : 1;
+}
+
+static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, bool verbose)
+{
+	size_t i;
+
+	yout_map_begin(y);
+	yout_key(y, "primary nid");
+	yout_str(y, row->prim);
+	yout_key(y, "Multi-Rail");
+	yout_bool(y, row->mr);
+	yout_key(y, "peer ni");
+	yout_seq_begin(y);
+	for (i = 0; i < row->n; i++) {
+		yout_map_begin(y);
+		yout_key(y, "nid");
+		yout_str(y, row->nids[i].nid);
+		yout_key(y, "state");
+		yout_str(y, "NA");
+		if (verbose) {
+			yout_key(y, "health stats");
+			yout_map_begin(y);
+			yout_key(y, "health value");
+			yout_u32(y, row->nids[i].health);
+			yout_map_end(y);
+			ctl_udsp_info(bus, y, row->nids[i].nid);
+		}
+		yout_map_end(y);
+	}
+	yout_seq_end(y);
+	yout_map_end(y);
+}
+
 static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *want = ctl_opt(opt, "nid");
 	bool verbose = ctl_opt(opt, "verbose")->given;
+	struct peer_row row = {.nids = NULL};
 	sd_bus_message *r = NULL;
-	const char *prim, *nid;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
-	int rc, mr, implicit, yrc, shown = 0;
+	int rc, yrc, shown = 0;
 	char *text = NULL;
-	size_t len = 0;
-	uint32_t health;
+	size_t len = 0, i;
 	FILE *out;
 
 	rc = ctl_canon(want, true);
@@ -270,61 +347,27 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	yout_map_begin(y);
 	yout_key(y, "peer");
 	yout_seq_begin(y);
-	rc = sd_bus_message_enter_container(r, 'a', "(sbba(su))");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sbba(su)")) > 0) {
+	rc = sd_bus_message_enter_container(r, 'a', "(sa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
 		bool match = !want->given;
 
-		rc = sd_bus_message_read(r, "sbb", &prim, &mr, &implicit);
-		/* --nid: the peer that has this NID, primary or not. */
-		if (rc >= 0 && want->given) {
-			rc = sd_bus_message_enter_container(r, 'a', "(su)");
-			while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &nid, &health)) > 0)
-				match |= !strcmp(nid, want->val);
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-			if (rc >= 0 && match)
-				rc = sd_bus_message_rewind(r, false);
-			if (rc >= 0 && match)
-				rc = sd_bus_message_skip(r, "sbb");
-		}
-		if (rc >= 0 && match && !implicit) {
-			shown++;
-			yout_map_begin(y);
-			yout_key(y, "primary nid");
-			yout_str(y, prim);
-			yout_key(y, "Multi-Rail");
-			yout_bool(y, mr);
-			yout_key(y, "peer ni");
-			yout_seq_begin(y);
-			rc = sd_bus_message_enter_container(r, 'a', "(su)");
-			while (rc >= 0 &&
-			       (rc = sd_bus_message_read(r, "(su)", &nid, &health)) > 0) {
-				yout_map_begin(y);
-				yout_key(y, "nid");
-				yout_str(y, nid);
-				yout_key(y, "state");
-				yout_str(y, "NA");
-				if (verbose) {
-					yout_key(y, "health stats");
-					yout_map_begin(y);
-					yout_key(y, "health value");
-					yout_u32(y, health);
-					yout_map_end(y);
-					ctl_udsp_info(bus, y, nid);
-				}
-				yout_map_end(y);
-			}
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-			yout_seq_end(y);
-			yout_map_end(y);
-		} else if (rc >= 0 && (!want->given || match)) {
-			/* Not shown (an implicit peer: a gateway no one configured); its
-			 * NIDs are still to be read past, unless the search did. */
-			rc = sd_bus_message_skip(r, "a(su)");
-		}
+		row.prim = NULL;
+		row.mr = 1;
+		row.implicit = 0;
+		row.n = 0;
+		rc = sd_bus_message_read(r, "s", &row.prim);
+		if (rc >= 0)
+			rc = ctl_read_dict(r, peer_entry, &row);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(r);
+		/* --nid: the peer that has this NID, primary or not. */
+		for (i = 0; !match && i < row.n; i++)
+			match = !strcmp(row.nids[i].nid, want->val);
+		/* An implicit peer (a gateway no one configured) is not shown. */
+		if (rc >= 0 && match && !row.implicit) {
+			shown++;
+			peer_yaml(y, bus, &row, verbose);
+		}
 	}
 	yout_seq_end(y);
 	yout_map_end(y);
@@ -340,6 +383,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		fwrite(text, 1, len, stdout);
 		rc = 0;
 	}
+	free(row.nids);
 	free(text);
 	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);

@@ -20,12 +20,13 @@ static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb,
 	struct caller c;
 	size_t n = 0;
 	int rc, mr = 1;
+	struct field f[] = {{"multi_rail", 'b', &mr}, {NULL}};
 
 	rc = sd_bus_message_read(m, "s", &op.u.peer.primary);
 	if (rc >= 0)
 		rc = bus_read_strv_max(m, LNETD_PEER_NIDS_MAX, &nids, what, "nids", e);
-	if (rc >= 0 && verb == VERB_ADD)
-		rc = sd_bus_message_read(m, "b", &mr);
+	if (rc >= 0 && verb == VERB_ADD) /* options: multi_rail (default true) */
+		rc = bus_read_fields(m, f, what, e);
 	for (; nids && nids[n]; n++)
 		;
 	op.u.peer.nids = (const char *const *)nids;
@@ -87,13 +88,25 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	qsort(all, n, sizeof(*all), cmp_peer);
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
-		rc = sd_bus_message_open_container(reply, 'a', "(sbba(su))");
+		rc = sd_bus_message_open_container(reply, 'a', "(sa{sv})");
 	for (i = 0; rc >= 0 && i < n; i++) {
 		peer = all[i];
 		lne_nid_format(&peer->primary, buf, sizeof(buf));
-		rc = sd_bus_message_open_container(reply, 'r', "sbba(su)");
+		rc = sd_bus_message_open_container(reply, 'r', "sa{sv}");
 		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "sbb", buf, peer->mr, peer->implicit);
+			rc = sd_bus_message_append(reply, "s", buf);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "{sv}{sv}", "multi_rail", "b", peer->mr,
+						   "implicit", "b", peer->implicit);
+		/* Its NIDs with their health, the primary first. */
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'e', "sv");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "s", "nids");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'v', "a(su)");
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "(su)");
 		lne_list_for_each_entry(pnet, &peer->pnets, link)
@@ -104,9 +117,8 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 						reply, "(su)", buf,
 						khealth_get(kh, &pni->nid, (uint32_t)pni->health));
 			}
-		if (rc >= 0)
-			rc = sd_bus_message_close_container(reply);
-		if (rc >= 0)
+		/* close a(su), the variant, the entry, the a{sv} and the record */
+		for (int c = 0; rc >= 0 && c < 5; c++)
 			rc = sd_bus_message_close_container(reply);
 	}
 	free(all);

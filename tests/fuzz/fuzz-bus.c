@@ -285,7 +285,7 @@ static const struct {
 	{"AddNI", "ssa{sv}"},
 	{"DeleteNI", "ss"},
 	{"ListNIs", ""},
-	{"AddPeer", "sasb"},
+	{"AddPeer", "sasa{sv}"},
 	{"DeletePeer", "sas"},
 	{"ListPeers", ""},
 	{"AddRoute", "ssa{sv}"},

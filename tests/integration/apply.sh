@@ -56,7 +56,7 @@ check "and nothing of the list is kept" test "$OUT" = "$EXPORT1"
 
 bcall SetHealth ssu peer_ni 10.0.0.2@tcp 500
 check "SetHealth lowers a peer NI's health" has 'u 1'
-bcall AddPeer sasb 10.0.0.1@tcp 1 10.0.0.2@tcp true
+bcall AddPeer 'sasa{sv}' 10.0.0.1@tcp 1 10.0.0.2@tcp 1 multi_rail b true
 bcall ListPeers
 check "a refused change leaves running health alone" has '"10.0.0.2@tcp" 500'
 bcall SetHealth ssu peer_ni 10.0.0.2@tcp 1001

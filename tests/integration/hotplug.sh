@@ -86,10 +86,10 @@ check "both NIs are configured after the restart, each as its interface allows" 
 	has '"tcp" "lnv0" "pending"'
 has '"o2ib" "lnv2" "applied"' >/dev/null || not_ok "the ready one applied"
 
-bcall AddPeer sasb 10.78.0.1@o2ib 0 true
+bcall AddPeer 'sasa{sv}' 10.78.0.1@o2ib 0 1 multi_rail b true
 check "a peer may not take a local NI's NID" has "is a local NI, not a peer NID"
 
-bcall AddPeer sasb 10.78.0.9@o2ib 1 10.99.0.9@tcp true
+bcall AddPeer 'sasa{sv}' 10.78.0.9@o2ib 1 10.99.0.9@tcp 1 multi_rail b true
 bcall Explain ss 10.78.0.9@o2ib ""
 check "with its link down, no NI is selected, and Explain says so" has "no local NI is up"
 ip link set lnv3 up
@@ -101,7 +101,7 @@ check "Explain picks the NI that came with its interface, and the peer's NID on 
 has '"local NI" "10.78.0.1@o2ib" "chosen"' >/dev/null || not_ok "and says the local NI was chosen"
 bcall Explain ss 10.78.0.200@o2ib ""
 check "Explain for a NID no peer has says so" has "10.78.0.200@o2ib: no peer has this NID"
-bcall AddPeer sasb 10.99.0.50@tcp 0 true
+bcall AddPeer 'sasa{sv}' 10.99.0.50@tcp 0 1 multi_rail b true
 bcall Explain ss 10.99.0.50@tcp ""
 check "Explain for a peer nothing reaches says why" has "no usable route reaches it"
 

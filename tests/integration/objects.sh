@@ -13,21 +13,21 @@ fi
 start_bus
 check "lnetd starts" start_lnetd
 
-bcall AddPeer sasb 10.0.0.1@tcp 2 10.0.0.2@tcp 10.1.0.1@o2ib true
+bcall AddPeer 'sasa{sv}' 10.0.0.1@tcp 2 10.0.0.2@tcp 10.1.0.1@o2ib 1 multi_rail b true
 check "AddPeer makes a peer with its NIDs" has 't 1'
 bcall ListPeers
-check "ListPeers shows it, every NID healthy" \
-	has '"10.0.0.1@tcp" true false 3 "10.0.0.1@tcp" 1000 "10.0.0.2@tcp" 1000 "10.1.0.1@o2ib" 1000'
-bsend AddPeer string:10.0.0.9@tcp array:string:10.0.0.2@tcp boolean:true
+check "ListPeers shows it by named fields, every NID healthy" \
+	has '"10.0.0.1@tcp" 3 "multi_rail" b true "implicit" b false "nids" a(su) 3 "10.0.0.1@tcp" 1000 "10.0.0.2@tcp" 1000 "10.1.0.1@o2ib" 1000'
+bcall AddPeer 'sasa{sv}' 10.0.0.9@tcp 1 10.0.0.2@tcp 1 multi_rail b true
 check "a NID owned by another peer is refused, naming the owner" \
-	has "org.lnetd1.Error.Exists: 10.0.0.2@tcp: already a NID of peer 10.0.0.1@tcp"
-bsend AddPeer string:10.0.0.1@tcp array:string: boolean:true
+	has "10.0.0.2@tcp: already a NID of peer 10.0.0.1@tcp"
+bcall AddPeer 'sasa{sv}' 10.0.0.1@tcp 0 1 multi_rail b true
 check "adding an existing peer with nothing new is refused" has "peer 10.0.0.1@tcp exists already"
-bsend AddPeer string:10.0.0.1@tcp array:string:10.0.0.3@tcp boolean:false
+bcall AddPeer 'sasa{sv}' 10.0.0.1@tcp 1 10.0.0.3@tcp 1 multi_rail b false
 check "a peer keeps its Multi-Rail setting" has "exists as Multi-Rail"
-bsend AddPeer string:10.0.0.300@tcp array:string: boolean:true
+bcall AddPeer 'sasa{sv}' 10.0.0.300@tcp 0 1 multi_rail b true
 check "a bad NID is refused with the grammar's sentence" \
-	has "org.lnetd1.Error.InvalidArgument: 10.0.0.300@tcp: '10.0.0.300' is not an IP address"
+	has "10.0.0.300@tcp: '10.0.0.300' is not an IP address"
 bprop Generation && check "refusals changed nothing" has 't 1'
 
 bsend DeletePeer string:10.0.0.1@tcp array:string:10.0.0.2@tcp,10.9.9.9@tcp
@@ -45,7 +45,7 @@ check "AddRoute with options" has 't 3'
 bcall ListRoutes
 check "ListRoutes shows it, each setting by name" has '"o2ib2" "10.0.0.254@tcp" 3 "hops" u 2 "priority" u 5 "sensitivity" u 1'
 bcall ListPeers
-check "its gateway became an (implicit) peer" has '"10.0.0.254@tcp" false true'
+check "its gateway became an (implicit) peer" has '"10.0.0.254@tcp" 3 "multi_rail" b false "implicit" b true'
 bcall AddRoute 'ssa{sv}' o2ib2 10.0.0.254@tcp 0
 check "the same route again is refused" has "a route through 10.0.0.254@tcp exists already"
 bcall AddRoute 'ssa{sv}' o2ib3 10.0.0.254@tcp 1 hops u 0
@@ -61,10 +61,10 @@ check "DeleteRoute" has 't 5'
 bcall DeleteRoute ss o2ib4 10.0.0.254@tcp
 check "deleting it twice is refused, naming the route" has "no route to o2ib4 through 10.0.0.254@tcp"
 
-bcall AddPeer sasb 10.0.0.254@tcp 0 true
+bcall AddPeer 'sasa{sv}' 10.0.0.254@tcp 0 1 multi_rail b true
 check "a route's gateway becomes an explicit peer when added by name" has 't 6'
 bcall ListPeers
-check "ListPeers shows it explicit and Multi-Rail" has '"10.0.0.254@tcp" true false'
+check "ListPeers shows it explicit and Multi-Rail" has '"10.0.0.254@tcp" 3 "multi_rail" b true "implicit" b false'
 
 bcall ListPeers
 before_peers=$OUT

@@ -53,8 +53,8 @@ static int one_op(sd_bus *bus, int client, int i, unsigned int *seed, uint64_t *
 	case 0: /* a peer of this client's own */
 		snprintf(a, sizeof(a), "10.%d.%d.%d@tcp", client, i / 250, i % 250);
 		snprintf(b, sizeof(b), "10.%d.%d.%d@o2ib", client, i / 250, i % 250);
-		rc = sd_bus_call_method(bus, DEST, PATH, IFACE, "AddPeer", &e, &reply, "sasb", a, 1,
-					b, 1);
+		rc = sd_bus_call_method(bus, DEST, PATH, IFACE, "AddPeer", &e, &reply, "sasa{sv}",
+					a, 1, b, 1, "multi_rail", "b", 1);
 		break;
 	case 1: /* delete one of its earlier peers (may not exist: refused) */
 		snprintf(a, sizeof(a), "10.%d.%d.%d@tcp", client, (i / 2) / 250, (i / 2) % 250);

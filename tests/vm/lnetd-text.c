@@ -236,21 +236,41 @@ static int l_nis(struct lines *l)
 static int l_peers(struct lines *l)
 {
 	sd_bus_message *m = NULL;
-	const char *primary, *nid;
+	const char *primary, *nid, *key;
 	int rc = call("ListPeers", &m), mr, implicit;
 	uint32_t health;
 
-	rc = rc < 0 ? rc : sd_bus_message_enter_container(m, 'a', "(sbba(su))");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "sbba(su)")) > 0) {
+	rc = rc < 0 ? rc : sd_bus_message_enter_container(m, 'a', "(sa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "sa{sv}")) > 0) {
 		char *nids[256], *all;
 		size_t n = 0, i;
 
-		rc = sd_bus_message_read(m, "sbb", &primary, &mr, &implicit);
+		mr = implicit = -1;
+		rc = sd_bus_message_read(m, "s", &primary);
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(m, 'a', "(su)");
-		while (rc >= 0 && n < 256 &&
-		       (rc = sd_bus_message_read(m, "(su)", &nid, &health)) > 0)
-			nids[n++] = strdup(nid);
+			rc = sd_bus_message_enter_container(m, 'a', "{sv}");
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+			rc = sd_bus_message_read(m, "s", &key);
+			if (rc >= 0 && !strcmp(key, "multi_rail"))
+				rc = sd_bus_message_read(m, "v", "b", &mr);
+			else if (rc >= 0 && !strcmp(key, "implicit"))
+				rc = sd_bus_message_read(m, "v", "b", &implicit);
+			else if (rc >= 0 && !strcmp(key, "nids")) {
+				rc = sd_bus_message_enter_container(m, 'v', "a(su)");
+				if (rc >= 0)
+					rc = sd_bus_message_enter_container(m, 'a', "(su)");
+				while (rc >= 0 && n < 256 &&
+				       (rc = sd_bus_message_read(m, "(su)", &nid, &health)) > 0)
+					nids[n++] = strdup(nid);
+				if (rc >= 0)
+					rc = sd_bus_message_exit_container(m);
+				if (rc >= 0)
+					rc = sd_bus_message_exit_container(m);
+			} else if (rc >= 0)
+				rc = sd_bus_message_skip(m, "v");
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(m);
+		}
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
 		if (rc >= 0)
