@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The store's objects: each one's round trip, rule positions, and the
+ * refusals, which name the object and change nothing.  Part of the store
+ * suite (test-store.c), with its fixture and helpers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test-store.h"
+
+/* --- objects ------------------------------------------------------------------ */
+
+START_TEST(ni_round_trip)
+{
+	struct st_ni a = NI("tcp1", "eth1", NULL), b = NI("tcp", "eth0", NULL),
+		     c = NI("tcp", NULL, "10.0.0.*"), d = NI("o2ib", "ib0", "192.168.*.*"), got,
+		     key;
+
+	b.cpts = "[0,1]";
+	b.peer_timeout = 180;
+	b.peer_credits = 8;
+	b.peer_buffer_credits = 0;
+	b.credits = 256;
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_ni_add(st, &a, err));
+	OK(store_ni_add(st, &b, err));
+	OK(store_ni_add(st, &c, err));
+	OK(store_ni_add(st, &d, err));
+	DUMP_EQ("ni o2ib ib0 192.168.*.* - -1 -1 -1 -1\n"
+		"ni tcp - 10.0.0.* - -1 -1 -1 -1\n"
+		"ni tcp eth0 - [0,1] 180 8 0 256\n"
+		"ni tcp1 eth1 - - -1 -1 -1 -1\n");
+
+	key = NI("tcp", "eth0", NULL);
+	OK(store_ni_get(st, &key, &got, err));
+	ck_assert_str_eq(got.net, "tcp");
+	ck_assert_str_eq(got.ifname, "eth0");
+	ck_assert_ptr_null(got.pattern);
+	ck_assert_str_eq(got.cpts, "[0,1]");
+	ck_assert_int_eq(got.peer_timeout, 180);
+	ck_assert_int_eq(got.peer_credits, 8);
+	ck_assert_int_eq(got.peer_buffer_credits, 0);
+	ck_assert_int_eq(got.credits, 256);
+	st_ni_clear(&got);
+	/* By pattern only for an NI the pattern alone places: one that names an
+	 * interface is that interface's (several may share a pattern). */
+	key = NI("o2ib", NULL, "192.168.*.*");
+	FAILS(-ENOENT, "no NI o2ib 192.168.*.*", store_ni_get(st, &key, &got, err));
+	key = NI("o2ib", "ib0", NULL);
+	OK(store_ni_get(st, &key, &got, err));
+	ck_assert_str_eq(got.pattern, "192.168.*.*");
+	st_ni_clear(&got);
+
+	b.cpts = NULL;
+	b.peer_credits = 16;
+	OK(store_ni_update(st, &b, err));
+	key = NI("tcp", "eth0", NULL);
+	OK(store_ni_get(st, &key, &got, err));
+	ck_assert_ptr_null(got.cpts);
+	ck_assert_int_eq(got.peer_credits, 16);
+	st_ni_clear(&got);
+
+	OK(store_ni_del(st, &key, err));
+	FAILS(-ENOENT, "no NI tcp eth0", store_ni_get(st, &key, &got, err));
+	FAILS(-ENOENT, "no NI tcp eth0", store_ni_del(st, &key, err));
+	FAILS(-ENOENT, "no NI tcp eth0", store_ni_update(st, &key, err));
+	key = NI("tcp", NULL, "10.0.0.*");
+	OK(store_ni_del(st, &key, err));
+	commit("nis");
+	DUMP_EQ("ni o2ib ib0 192.168.*.* - -1 -1 -1 -1\nni tcp1 eth1 - - -1 -1 -1 -1\n");
+}
+END_TEST
+
+START_TEST(peer_round_trip)
+{
+	const char *nids[] = {"10.0.0.3@tcp", "10.0.0.2@tcp"}, *other[] = {"10.0.0.3@tcp"};
+	struct st_peer a = {"10.0.0.1@tcp", 1, 2, nids}, z = {"10.0.0.9@tcp", 0, 0, NULL},
+		       e = {"10.0.0.5@tcp", 1, 1, other}, got;
+
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_peer_add(st, &z, err));
+	OK(store_peer_add(st, &a, err));
+	OK(store_peer_get(st, "10.0.0.1@tcp", &got, err));
+	ck_assert_str_eq(got.nid, "10.0.0.1@tcp");
+	ck_assert_int_eq(got.mr, 1);
+	ck_assert_uint_eq(got.nnids, 2);
+	ck_assert_str_eq(got.nids[0], "10.0.0.3@tcp"); /* the order given, not sorted */
+	ck_assert_str_eq(got.nids[1], "10.0.0.2@tcp");
+	st_peer_clear(&got);
+
+	OK(store_peer_nid_add(st, "10.0.0.1@tcp", "10.0.0.4@tcp", err));
+	OK(store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
+	OK(store_peer_set_mr(st, "10.0.0.1@tcp", 0, err));
+	DUMP_EQ("peer 10.0.0.1@tcp mr=0 10.0.0.3@tcp 10.0.0.4@tcp\npeer 10.0.0.9@tcp mr=0\n");
+
+	FAILS(-EINVAL, "primary NID of peer 10.0.0.1@tcp",
+	      store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.1@tcp", err));
+	FAILS(-ENOENT, "NID 10.0.0.2@tcp is not a NID of peer 10.0.0.1@tcp",
+	      store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
+	FAILS(-ENOENT, "no peer 10.0.0.7@tcp", store_peer_set_mr(st, "10.0.0.7@tcp", 1, err));
+	FAILS(-ENOENT, "no peer 10.0.0.7@tcp", store_peer_del(st, "10.0.0.7@tcp", err));
+	FAILS(-ENOENT, "no peer 10.0.0.7@tcp", store_peer_get(st, "10.0.0.7@tcp", &got, err));
+
+	/* Deleting a peer takes its NIDs with it (ON DELETE CASCADE). */
+	OK(store_peer_del(st, "10.0.0.1@tcp", err));
+	OK(store_peer_add(st, &e, err));
+	OK(store_peer_nid_add(st, "10.0.0.9@tcp", "10.0.0.1@tcp", err));
+	commit("peers");
+	DUMP_EQ("peer 10.0.0.5@tcp mr=1 10.0.0.3@tcp\npeer 10.0.0.9@tcp mr=0 10.0.0.1@tcp\n");
+	RAW_EQ("SELECT count(*) FROM peer_nid", "4");
+}
+END_TEST
+
+START_TEST(route_and_global_round_trip)
+{
+	struct st_route r1 = ROUTE("tcp1", "10.0.0.1@tcp", 2),
+			r2 = ROUTE("o2ib", "10.0.0.2@tcp", -1), got;
+	int64_t v = 0;
+
+	r1.priority = 1;
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_route_add(st, &r1, err));
+	OK(store_route_add(st, &r2, err));
+	OK(store_route_get(st, "tcp1", "10.0.0.1@tcp", &got, err));
+	ck_assert_str_eq(got.net, "tcp1");
+	ck_assert_str_eq(got.gateway, "10.0.0.1@tcp");
+	ck_assert_int_eq(got.hops, 2);
+	ck_assert_int_eq(got.priority, 1);
+	ck_assert_int_eq(got.sensitivity, ST_UNSET);
+	st_route_clear(&got);
+	r1.hops = 5;
+	r1.sensitivity = 100;
+	OK(store_route_update(st, &r1, err));
+	DUMP_EQ("route o2ib 10.0.0.2@tcp -1 -1 -1\nroute tcp1 10.0.0.1@tcp 5 1 100\n");
+	OK(store_route_del(st, "o2ib", "10.0.0.2@tcp", err));
+	FAILS(-ENOENT, "no route to o2ib via 10.0.0.2@tcp",
+	      store_route_get(st, "o2ib", "10.0.0.2@tcp", &got, err));
+	FAILS(-ENOENT, "no route to o2ib via 10.0.0.2@tcp",
+	      store_route_del(st, "o2ib", "10.0.0.2@tcp", err));
+
+	OK(store_global_set(st, "max_interfaces", 200, err));
+	OK(store_global_set(st, "discovery", 0, err));
+	OK(store_global_set(st, "discovery", 1, err));
+	OK(store_global_get(st, "discovery", &v, err));
+	ck_assert_int_eq(v, 1);
+	OK(store_global_set(st, "numa_range", 3, err));
+	OK(store_global_unset(st, "numa_range", err));
+	FAILS(-ENOENT, "no global numa_range", store_global_get(st, "numa_range", &v, err));
+	FAILS(-ENOENT, "no global numa_range", store_global_unset(st, "numa_range", err));
+	commit("routes");
+	DUMP_EQ("route tcp1 10.0.0.1@tcp 5 1 100\nglobal discovery=1\nglobal max_interfaces=200\n");
+}
+END_TEST
+
+START_TEST(rule_positions_stay_contiguous)
+{
+	struct st_rule r = {.pos = 1, .src = "tcp", .dst = "10.0.0.[1-9]@tcp", .priority = 3}, got;
+
+	st = open_ok();
+	OK(store_begin(st));
+	ck_assert_int_eq(rule_add("a", -1), 0);
+	ck_assert_int_eq(rule_add("b", 5), 1); /* past the end: appended */
+	ck_assert_int_eq(rule_add("c", 0), 0);
+	ck_assert_int_eq(rule_add("d", 1), 1);
+	RULES_EQ("c d a b ");
+	ck_assert_int_eq(rule_add("e", 4), 4); /* exactly the end */
+	RULES_EQ("c d a b e ");
+	OK(store_rule_del(st, 1, err));
+	RULES_EQ("c a b e ");
+	OK(store_rule_del(st, 0, err));
+	RULES_EQ("a b e ");
+	OK(store_rule_del(st, 2, err));
+	RULES_EQ("a b ");
+	FAILS(-ENOENT, "no rule 2", store_rule_del(st, 2, err));
+	FAILS(-ENOENT, "no rule 7", store_rule_move(st, 7, 0, err));
+
+	ck_assert_int_eq(rule_add("c", -1), 2);
+	OK(store_rule_move(st, 0, 2, err));
+	RULES_EQ("b c a ");
+	OK(store_rule_move(st, 2, 0, err));
+	RULES_EQ("a b c ");
+	OK(store_rule_move(st, 1, 99, err));
+	RULES_EQ("a c b ");
+	OK(store_rule_move(st, 1, 1, err));
+	RULES_EQ("a c b ");
+
+	OK(store_rule_update(st, &r, err));
+	OK(store_rule_get(st, 1, &got, err));
+	ck_assert_int_eq(got.pos, 1);
+	ck_assert_str_eq(got.src, "tcp");
+	ck_assert_str_eq(got.dst, "10.0.0.[1-9]@tcp");
+	ck_assert_ptr_null(got.rte);
+	ck_assert_int_eq(got.priority, 3);
+	st_rule_clear(&got);
+	FAILS(-ENOENT, "no rule 3", store_rule_get(st, 3, &got, err));
+
+	OK(store_rule_del_all(st, err));
+	RULES_EQ("");
+	commit("rules");
+	RAW_EQ("SELECT count(*) FROM rule", "0");
+}
+END_TEST
+
+START_TEST(refusals_name_the_object_and_change_nothing)
+{
+	const char *taken[] = {"10.0.0.8@tcp", "10.0.0.2@tcp"},
+		   *twice[] = {"10.0.0.8@tcp", "10.0.0.8@tcp"};
+	const char *nids[] = {"10.0.0.2@tcp"};
+	struct st_peer a = {"10.0.0.1@tcp", 1, 1, nids}, x = {"10.0.0.7@tcp", 1, 2, taken},
+		       y = {"10.0.0.7@tcp", 1, 2, twice}, b = {"10.0.0.2@tcp", 1, 0, NULL},
+		       bad = {"10.0.0.6@tcp", 2, 0, NULL}, ok = {"10.0.0.8@tcp", 0, 0, NULL};
+	struct st_ni eth0 = NI("tcp", "eth0", NULL), pat = NI("tcp", NULL, "10.*"),
+		     pat2 = NI("tcp", "eth1", "10.*"), none = NI("tcp", NULL, NULL),
+		     longif = NI("tcp", "abcdefghijklmnop", NULL), empty = NI("", "eth0", NULL),
+		     neg = NI("tcp", "eth2", NULL);
+	struct st_route r = ROUTE("tcp1", "10.0.0.1@tcp", 1),
+			hops0 = ROUTE("tcp1", "10.0.0.9@tcp", 0),
+			hops256 = ROUTE("tcp1", "10.0.0.9@tcp", 256),
+			prio = ROUTE("tcp1", "10.0.0.9@tcp", 1);
+	struct st_rule rule = {.pos = -1, .src = "tcp", .priority = 4294967295LL};
+	char *summary, *change;
+	uint64_t gen;
+
+	neg.peer_credits = -5;
+	prio.priority = 4294967295LL;
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_ni_add(st, &eth0, err));
+	OK(store_ni_add(st, &pat, err));
+	FAILS(-EEXIST, "NI tcp eth0 exists already", store_ni_add(st, &eth0, err));
+	/* Interfaces may share a pattern; a pattern alone places one NI per net. */
+	OK(store_ni_add(st, &pat2, err));
+	FAILS(-EEXIST, "NI tcp 10.* exists already", store_ni_add(st, &pat, err));
+	FAILS(-EINVAL, "an NI needs an interface or an address pattern",
+	      store_ni_add(st, &none, err));
+	FAILS(-EINVAL, "an interface name has 1 to 15 characters", store_ni_add(st, &longif, err));
+	FAILS(-EINVAL, "the net must not be empty", store_ni_add(st, &empty, err));
+	FAILS(-EINVAL, "NI tcp eth2: peer_credits must be 0 to 4294967295",
+	      store_ni_add(st, &neg, err));
+
+	OK(store_peer_add(st, &a, err));
+	FAILS(-EEXIST, "peer 10.0.0.1@tcp exists already", store_peer_add(st, &a, err));
+	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp",
+	      store_peer_add(st, &x, err));
+	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp",
+	      store_peer_add(st, &b, err));
+	FAILS(-EEXIST, "NID 10.0.0.8@tcp belongs to peer 10.0.0.7@tcp already",
+	      store_peer_add(st, &y, err));
+	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp already",
+	      store_peer_nid_add(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
+	FAILS(-EINVAL, "peer 10.0.0.6@tcp: mr must be 0 or 1", store_peer_add(st, &bad, err));
+	/* A NID for a peer that is not there: the foreign key, named. */
+	FAILS(-ENOENT, "no peer 10.9.9.9@tcp",
+	      store_peer_nid_add(st, "10.9.9.9@tcp", "10.9.9.10@tcp", err));
+	/* The refused peers left nothing: their NIDs are free. */
+	OK(store_peer_add(st, &ok, err));
+
+	OK(store_route_add(st, &r, err));
+	FAILS(-EEXIST, "route to tcp1 via 10.0.0.1@tcp exists already",
+	      store_route_add(st, &r, err));
+	FAILS(-EINVAL, "route to tcp1 via 10.0.0.9@tcp: hops must be 1 to 255",
+	      store_route_add(st, &hops0, err));
+	FAILS(-EINVAL, "hops must be 1 to 255", store_route_add(st, &hops256, err));
+	FAILS(-EINVAL, "priority must be 0 to 4294967294", store_route_add(st, &prio, err));
+	FAILS(-EINVAL, "a global needs a name", store_global_set(st, "", 1, err));
+	FAILS(-EINVAL, "rule 0: priority must be 0 to 4294967294",
+	      store_rule_add(st, &rule, NULL, err));
+
+	/* The transaction goes on, and records only what was done. */
+	ck_assert_int_eq(store_pending(st, &summary, &change), 0);
+	ck_assert_str_eq(summary,
+			 "+ni tcp eth0\n+ni tcp 10.*\n+ni tcp eth1 10.*\n+peer 10.0.0.1@tcp\n"
+			 "+peer 10.0.0.8@tcp\n+route tcp1 via 10.0.0.1@tcp");
+	free(summary);
+	free(change);
+	gen = commit("refusals");
+	ck_assert_uint_eq(gen, 1);
+	DUMP_EQ("ni tcp - 10.* - -1 -1 -1 -1\n"
+		"ni tcp eth0 - - -1 -1 -1 -1\n"
+		"ni tcp eth1 10.* - -1 -1 -1 -1\n"
+		"peer 10.0.0.1@tcp mr=1 10.0.0.2@tcp\n"
+		"peer 10.0.0.8@tcp mr=0\n"
+		"route tcp1 10.0.0.1@tcp 1 -1 -1\n");
+	RAW_EQ("SELECT count(*) FROM peer_nid", "3");
+}
+END_TEST
+
+void store_objects_tests(TCase *tc)
+{
+	tcase_add_test(tc, ni_round_trip);
+	tcase_add_test(tc, peer_round_trip);
+	tcase_add_test(tc, route_and_global_round_trip);
+	tcase_add_test(tc, rule_positions_stay_contiguous);
+	tcase_add_test(tc, refusals_name_the_object_and_change_nothing);
+}
