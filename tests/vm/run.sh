@@ -118,7 +118,7 @@ mkdir -p "$work/nrs-src" &&
 # parser the unit tier shares, and the engine with its scenario backend, to
 # compare the module's explanations with the engine's.
 prog=$work/genl-test
-srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-refuse.c
+srcs="$here/genl-test.c $here/vm-util.c $here/cases-api.c $here/cases-api-objs.c $here/cases-refuse.c
 	$here/cases-perm.c $here/cases-scale.c $here/cases-explain.c $here/cases-tbf.c
 	$here/cases-source.c $here/cases-lock.c $here/cases-fuzz.c $here/fuzz-spec.c
 	$here/fuzz-gen.c $here/fuzz-check.c $here/fuzz-taken.c

@@ -93,6 +93,35 @@ void restore_free(struct restore *rs);
 int restore_one_by_one(struct lnetk *lk, const struct restore *rs, double t[2],
 		       struct lnetk_err *err);
 
+/* --- the api cases' bookkeeping (cases-api.c, cases-api-objs.c) ------------- */
+
+#define API_MAX_EVENTS 256
+
+struct api_event {
+	uint8_t cmd;
+	uint64_t gen;
+};
+
+/* A client, its events, and every mutation's outcome noted (mut()). */
+struct api {
+	struct lnetk *lk;
+	struct lnetk_events *ev;
+	struct lnetk_err err;
+	struct api_event want[API_MAX_EVENTS], got[API_MAX_EVENTS];
+	int nwant, ngot, reply_gen_bad, mutations;
+};
+
+/*
+ * Note a mutation's outcome @rc, which is returned: what the events group
+ * must announce, and its reply's generation (@raw: sent without the
+ * client).  sel_() checks a SELECT, which must not move the generation.
+ */
+int mut_(struct api *a, uint8_t cmd, int rc, bool raw);
+int mut(struct api *a, uint8_t cmd, int rc);
+int sel_(struct api *a, int rc);
+/* cases-api-objs.c: the cases on each kind of object, in order. */
+void cases_api_objects(struct api *a);
+
 /* --- the case groups ----------------------------------------------------------- */
 
 void cases_basic(void);
