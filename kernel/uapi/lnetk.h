@@ -441,7 +441,7 @@ enum lnetk_rule_outcome {
 	LNETK_RULE_UPDATED,
 };
 
-/* LNETK_RULE_A_KIND values: engine/udsp.h's enum lne_rule_kind. */
+/* LNETK_RULE_A_KIND values: engine/rule.h's enum lne_rule_kind. */
 enum lnetk_rule_kind {
 	LNETK_RULE_SRC_NET,
 	LNETK_RULE_SRC_NID,

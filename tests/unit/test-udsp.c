@@ -489,7 +489,7 @@ END_TEST
 
 /*
  * Rules naming few NIDs on a net with many peer NIs look those NIDs up
- * (each_pni in udsp.c) instead of walking the net: the same property,
+ * (each_pni in udsp-flat.c) instead of walking the net: the same property,
  * incremental equals recomputed (which walks every peer NI), with rules
  * made to take that path, and the peer NIs, local NIs and gateways they
  * meet coming and going under them.
