@@ -30,17 +30,6 @@ static int fail(struct parser *p, const char *at, const char *fmt, ...)
 	return lne_err_set(p->err, -EINVAL, p->in, (int)(at - p->in), "%s", sentence);
 }
 
-static struct lne_span trim(struct lne_span s)
-{
-	while (s.n && lne_isspace(s.p[0])) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n && lne_isspace(s.p[s.n - 1]))
-		s.n--;
-	return s;
-}
-
 static const char *span_chr(struct lne_span s, char c)
 {
 	return s.n ? memchr(s.p, c, s.n) : NULL;
@@ -79,7 +68,7 @@ static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 	u32 v[3] = {0, 0, 1};
 	int i, nparts, rc;
 
-	s = trim(s);
+	s = lne_span_trim(s);
 	if (!s.n)
 		return fail(p, s.p, "empty range in list");
 	end = s.p + s.n;
@@ -96,7 +85,7 @@ static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 			parts[nparts++] = span_from(slash + 1, end);
 	}
 	for (i = 0; i < nparts; i++) {
-		struct lne_span t = trim(parts[i]);
+		struct lne_span t = lne_span_trim(parts[i]);
 
 		if (!t.n)
 			return fail(p, s.p, "'%.*s' is not a number or range", (int)s.n, s.p);
@@ -197,7 +186,7 @@ static int parse_list(struct parser *p, struct lne_span s, u32 max, bool hex, st
 		if (s.p[s.n - 1] != ']')
 			return fail(p, s.p, "missing ']' in '%.*s'", (int)s.n, s.p);
 		s = (struct lne_span){s.p + 1, s.n - 2};
-		if (!trim(s).n)
+		if (!lne_span_trim(s).n)
 			return fail(p, s.p, "empty list '[]'");
 		end = s.p + s.n;
 		for (q = s.p; q <= end;) {

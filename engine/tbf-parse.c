@@ -138,17 +138,6 @@ static int parse_option(struct cmd *c, struct lne_span w)
 	return 0;
 }
 
-static struct lne_span trim(struct lne_span s)
-{
-	while (s.n && lne_isspace(s.p[0])) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n && lne_isspace(s.p[s.n - 1]))
-		s.n--;
-	return s;
-}
-
 /* The next space-separated value of a list span, advancing *@p. */
 static bool next_value(const char **p, const char *end, struct lne_span *v)
 {
@@ -262,7 +251,7 @@ static int add_term(struct cmd *c, u8 field, const char *at, struct lne_span lis
 	}
 	t = &c->term[c->nterm++];
 	t->field = field;
-	list = trim(list);
+	list = lne_span_trim(list);
 	if (!list.n)
 		return tbfi_fail(c, -EINVAL, at, "%s={} is empty", tbfi_field_name(field));
 	if (!(c->fields & field))

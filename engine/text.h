@@ -50,6 +50,18 @@ static inline bool lne_isspace(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* @s without the white space at either end. */
+static inline struct lne_span lne_span_trim(struct lne_span s)
+{
+	while (s.n && lne_isspace(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	while (s.n && lne_isspace(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
 /*
  * Parse a whole span as an unsigned decimal number (leading zeros allowed;
  * "0x"/"0X" hexadecimal too when @hex).  Returns 0, -EINVAL when the span is
