@@ -23,13 +23,13 @@
 
 #include "port.h"
 
-#define LNE_ROUTE_ATTRS(X)                                                                    \
-	X(HOPS, hops, "hop", "hop", LNETK_ROUTE_A_HOPS, 1, 255, 1, true,                        \
-	  "hops to the remote net, 1 to 255")                                                   \
+#define LNE_ROUTE_ATTRS(X)                                                                       \
+	X(HOPS, hops, "hop", "hop", LNETK_ROUTE_A_HOPS, 1, 255, 1, true,                         \
+	  "hops to the remote net, 1 to 255")                                                    \
 	X(PRIORITY, priority, "priority", "priority", LNETK_ROUTE_A_PRIORITY, 0, 0xfffffffeu, 0, \
-	  true, "lower is preferred")                                                           \
-	X(SENSITIVITY, sensitivity, "health_sensitivity", "health-sensitivity",                 \
-	  LNETK_ROUTE_A_SENSITIVITY, 0, U32_MAX, 1, false,                                      \
+	  true, "lower is preferred")                                                            \
+	X(SENSITIVITY, sensitivity, "health_sensitivity", "health-sensitivity",                  \
+	  LNETK_ROUTE_A_SENSITIVITY, 0, U32_MAX, 1, false,                                       \
 	  "how much a failure lowers the route's health")
 
 enum lne_route_attr {
@@ -60,8 +60,11 @@ struct lne_route_desc {
 
 extern const struct lne_route_desc lne_route_desc[LNE_ROUTE_A__COUNT];
 
-/* For the layers that include kernel/uapi/lnetk.h: {LNE_ROUTE_ATTRS(LNE_ROUTE_GENL)}. */
-#define LNE_ROUTE_GENL(id, name, yaml, option, genl, ...) [LNE_ROUTE_A_##id] = genl,
+/*
+ * For the layers that include kernel/uapi/lnetk.h, each setting's genl
+ * attribute in enum order: {LNE_ROUTE_ATTRS(LNE_ROUTE_GENL)}.
+ */
+#define LNE_ROUTE_GENL(id, name, yaml, option, genl, ...) genl,
 
 /* The setting whose D-Bus/store name, YAML key or lnetctl option is @s, or -ENOENT. */
 int lne_route_attr_by_name(const char *s);

@@ -28,18 +28,18 @@
 
 #include "port.h"
 
-#define LNE_TUNABLES(X)                                                                     \
-	X(PEER_TIMEOUT, peer_timeout, "peer-timeout", LNE_TUN_NET, LNETK_NI_A_PEER_TIMEOUT, 0,   \
-	  U32_MAX, 180, 180, "seconds without a message before a peer is thought dead")           \
-	X(PEER_CREDITS, peer_credits, "peer-credits", LNE_TUN_NET, LNETK_NI_A_PEER_CREDITS, 1,   \
-	  U32_MAX, 8, 32, "messages in flight to one peer")                                      \
-	X(PEER_BUFFER_CREDITS, peer_buffer_credits, "peer-buffer-credits", LNE_TUN_NET,          \
-	  LNETK_NI_A_PEER_BUFFER_CREDITS, 0, U32_MAX, 0, 0,                                      \
-	  "routing buffers per peer (0: the LND's choice)")                                      \
-	X(CREDITS, credits, "credits", LNE_TUN_NET, LNETK_NI_A_CREDITS, 1, U32_MAX, 256, 256,    \
-	  "messages in flight on the NI")                                                         \
-	X(CONNS_PER_PEER, conns_per_peer, "conns-per-peer", LNE_TUN_LND,                          \
-	  LNETK_NI_A_CONNS_PER_PEER, 0, 127, 0, 1,                                                 \
+#define LNE_TUNABLES(X)                                                                        \
+	X(PEER_TIMEOUT, peer_timeout, "peer-timeout", LNE_TUN_NET, LNETK_NI_A_PEER_TIMEOUT, 0, \
+	  U32_MAX, 180, 180, "seconds without a message before a peer is thought dead")        \
+	X(PEER_CREDITS, peer_credits, "peer-credits", LNE_TUN_NET, LNETK_NI_A_PEER_CREDITS, 1, \
+	  U32_MAX, 8, 32, "messages in flight to one peer")                                    \
+	X(PEER_BUFFER_CREDITS, peer_buffer_credits, "peer-buffer-credits", LNE_TUN_NET,        \
+	  LNETK_NI_A_PEER_BUFFER_CREDITS, 0, U32_MAX, 0, 0,                                    \
+	  "routing buffers per peer (0: the LND's choice)")                                    \
+	X(CREDITS, credits, "credits", LNE_TUN_NET, LNETK_NI_A_CREDITS, 1, U32_MAX, 256, 256,  \
+	  "messages in flight on the NI")                                                      \
+	X(CONNS_PER_PEER, conns_per_peer, "conns-per-peer", LNE_TUN_LND,                       \
+	  LNETK_NI_A_CONNS_PER_PEER, 0, 127, 0, 1,                                             \
 	  "connections to each peer (0: from the link speed)")
 
 enum lne_tun {
@@ -77,11 +77,13 @@ struct lne_tun_desc {
 };
 
 /*
- * The genl attribute of each tunable, for the layers that include
- * kernel/uapi/lnetk.h (the engine does not):
- *	static const u16 genl[] = { LNE_TUNABLES(LNE_TUN_GENL) };
+ * The genl attribute of each tunable, in enum lne_tun's order, for the
+ * layers that include kernel/uapi/lnetk.h (the engine does not):
+ *	static const u16 genl[LNE_TUN__COUNT] = {LNE_TUNABLES(LNE_TUN_GENL)};
+ * (Positional, not "[LNE_TUN_x] = ...": clang-format takes a header of
+ * such lines for Objective-C.)
  */
-#define LNE_TUN_GENL(id, name, option, section, genl, ...) [LNE_TUN_##id] = genl,
+#define LNE_TUN_GENL(id, name, option, section, genl, ...) genl,
 
 extern const struct lne_tun_desc lne_tun_desc[LNE_TUN__COUNT];
 extern const char *const lne_tun_section_name[2];
