@@ -36,16 +36,6 @@ int lne_tun_lookup(const char *name)
 	return -ENOENT;
 }
 
-int lne_tun_lookup_option(const char *option)
-{
-	int i;
-
-	for (i = 0; i < LNE_TUN__COUNT; i++)
-		if (!strcmp(lne_tun_desc[i].option, option))
-			return i;
-	return -ENOENT;
-}
-
 void lne_tunables_default(unsigned int lnd, struct lne_tunables *tun)
 {
 	int i;

@@ -90,8 +90,6 @@ extern const char *const lne_tun_section_name[2];
 
 /* The tunable called @name (its YAML key), or -ENOENT. */
 int lne_tun_lookup(const char *name);
-/* The tunable whose lnetctl option is @option (without "--"), or -ENOENT. */
-int lne_tun_lookup_option(const char *option);
 /* The LND's defaults (lnd: enum lne_lnd). */
 void lne_tunables_default(unsigned int lnd, struct lne_tunables *tun);
 /*
