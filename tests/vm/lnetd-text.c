@@ -76,11 +76,45 @@ static char *nids_sorted(char **nids, size_t n)
 	return sb.s;
 }
 
+/* An NI's tunables as "a/b/c/...", in the table's order (engine/tunables.h). */
+static void tun_text(char *buf, size_t len, const uint32_t v[LNE_TUN__COUNT])
+{
+	size_t at = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < LNE_TUN__COUNT && at < len; k++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%u", k ? "/" : "", v[k]);
+}
+
+/*
+ * The a{sv} at @m's position: @entry gets each key with @m at its variant,
+ * and reads it (> 0), leaves it to be skipped (0) or fails (< 0).
+ */
+static int read_dict(sd_bus_message *m, int (*entry)(sd_bus_message *m, const char *key, void *arg),
+		     void *arg)
+{
+	const char *key;
+	int rc = sd_bus_message_enter_container(m, 'a', "{sv}");
+
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		rc = sd_bus_message_read(m, "s", &key);
+		if (rc >= 0)
+			rc = entry(m, key, arg);
+		if (rc == 0)
+			rc = sd_bus_message_skip(m, "v");
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(m);
+	}
+	return rc < 0 ? rc : sd_bus_message_exit_container(m);
+}
+
 static int m_ni(const struct lnetk_ni *ni, void *arg)
 {
-	line_add(arg, "ni %s if=%s up=%d tun=%u/%u/%u/%u", ni->nid, ni->ifname, ni->up,
-		 ni->tun.peer_timeout, ni->tun.peer_credits, ni->tun.peer_buffer_credits,
-		 ni->tun.credits);
+	char tun[LNE_TUN__COUNT * 11];
+
+	tun_text(tun, sizeof(tun), ni->tun.v);
+	line_add(arg, "ni %s if=%s up=%d tun=%s", ni->nid, ni->ifname, ni->up, tun);
 	return 0;
 }
 
@@ -172,160 +206,177 @@ int call(const char *method, sd_bus_message **reply)
 	return rc;
 }
 
+/* One ListNIs row's fields: its NIs and its tunables. */
+struct ni_dict {
+	char nid[8][LNETK_NID_MAX], nif[8][LNETK_IFNAME_MAX];
+	int up[8], n;
+	uint32_t tun[LNE_TUN__COUNT];
+};
+
+static int ni_entry(sd_bus_message *m, const char *key, void *arg)
+{
+#define TUN_NAME(id, name, ...) #name,
+	static const char *const tname[LNE_TUN__COUNT] = {LNE_TUNABLES(TUN_NAME)};
+#undef TUN_NAME
+	struct ni_dict *d = arg;
+	const char *a, *b;
+	uint32_t health;
+	int k, rc;
+
+	for (k = 0; k < LNE_TUN__COUNT; k++)
+		if (!strcmp(key, tname[k]))
+			return sd_bus_message_read(m, "v", "u", &d->tun[k]);
+	if (strcmp(key, "nis"))
+		return 0;
+	rc = sd_bus_message_enter_container(m, 'v', "a(ssbu)");
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(m, 'a', "(ssbu)");
+	while (rc >= 0 && d->n < 8 &&
+	       (rc = sd_bus_message_read(m, "(ssbu)", &a, &b, &d->up[d->n], &health)) > 0) {
+		snprintf(d->nid[d->n], sizeof(d->nid[d->n]), "%s", a);
+		snprintf(d->nif[d->n], sizeof(d->nif[d->n]), "%s", b);
+		d->n++;
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	return rc < 0 ? rc : 1;
+}
+
 /* ListNIs rows: (net, interface, state, {nis: a(ssbu), peer_timeout: u, ...}). */
 static int l_nis(struct lines *l)
 {
 	sd_bus_message *m = NULL;
-	const char *net, *ifname, *state, *key;
+	const char *net, *ifname, *state;
 	int rc = call("ListNIs", &m);
 
 	rc = rc < 0 ? rc : sd_bus_message_enter_container(m, 'a', "(sssa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "sssa{sv}")) > 0) {
-		char nid[8][LNETK_NID_MAX], nif[8][LNETK_IFNAME_MAX];
-		uint32_t tun[4] = {0}, health;
-		int up[8], n = 0, k;
+		struct ni_dict d = {.n = 0};
+		char tun[LNE_TUN__COUNT * 11];
+		int k;
 
 		rc = sd_bus_message_read(m, "sss", &net, &ifname, &state);
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(m, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-			static const char *const tname[] = {"peer_timeout", "peer_credits",
-							    "peer_buffer_credits", "credits"};
-			const char *a, *b;
-
-			rc = sd_bus_message_read(m, "s", &key);
-			for (k = 0; rc >= 0 && k < 4; k++)
-				if (!strcmp(key, tname[k]))
-					break;
-			if (rc < 0) {
-			} else if (k < 4) {
-				rc = sd_bus_message_read(m, "v", "u", &tun[k]);
-			} else if (!strcmp(key, "nis")) {
-				rc = sd_bus_message_enter_container(m, 'v', "a(ssbu)");
-				if (rc >= 0)
-					rc = sd_bus_message_enter_container(m, 'a', "(ssbu)");
-				while (rc >= 0 && n < 8 &&
-				       (rc = sd_bus_message_read(m, "(ssbu)", &a, &b, &up[n],
-								 &health)) > 0) {
-					snprintf(nid[n], sizeof(nid[n]), "%s", a);
-					snprintf(nif[n], sizeof(nif[n]), "%s", b);
-					n++;
-				}
-				if (rc >= 0)
-					rc = sd_bus_message_exit_container(m);
-				if (rc >= 0)
-					rc = sd_bus_message_exit_container(m);
-			} else {
-				rc = sd_bus_message_skip(m, "v");
-			}
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(m);
-		}
+			rc = read_dict(m, ni_entry, &d);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(m);
-		for (k = 0; rc >= 0 && k < n; k++)
-			line_add(l, "ni %s if=%s up=%d tun=%u/%u/%u/%u", nid[k], nif[k], up[k],
-				 tun[0], tun[1], tun[2], tun[3]);
+		tun_text(tun, sizeof(tun), d.tun);
+		for (k = 0; rc >= 0 && k < d.n; k++)
+			line_add(l, "ni %s if=%s up=%d tun=%s", d.nid[k], d.nif[k], d.up[k], tun);
 	}
 	sd_bus_message_unref(m);
 	return rc < 0 ? rc : 0;
+}
+
+/* One ListPeers row's fields. */
+struct peer_dict {
+	int mr, implicit;
+	char *nids[256];
+	size_t n;
+};
+
+static int peer_entry(sd_bus_message *m, const char *key, void *arg)
+{
+	struct peer_dict *d = arg;
+	const char *nid;
+	uint32_t health;
+	int rc;
+
+	if (!strcmp(key, "multi_rail"))
+		return sd_bus_message_read(m, "v", "b", &d->mr);
+	if (!strcmp(key, "implicit"))
+		return sd_bus_message_read(m, "v", "b", &d->implicit);
+	if (strcmp(key, "nids"))
+		return 0;
+	rc = sd_bus_message_enter_container(m, 'v', "a(su)");
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(m, 'a', "(su)");
+	while (rc >= 0 && d->n < 256 && (rc = sd_bus_message_read(m, "(su)", &nid, &health)) > 0)
+		d->nids[d->n++] = strdup(nid);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	return rc < 0 ? rc : 1;
 }
 
 static int l_peers(struct lines *l)
 {
 	sd_bus_message *m = NULL;
-	const char *primary, *nid, *key;
-	int rc = call("ListPeers", &m), mr, implicit;
-	uint32_t health;
+	const char *primary;
+	int rc = call("ListPeers", &m);
 
 	rc = rc < 0 ? rc : sd_bus_message_enter_container(m, 'a', "(sa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "sa{sv}")) > 0) {
-		char *nids[256], *all;
-		size_t n = 0, i;
+		struct peer_dict d = {.mr = -1, .implicit = -1};
+		char *all;
+		size_t i;
 
-		mr = implicit = -1;
 		rc = sd_bus_message_read(m, "s", &primary);
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(m, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-			rc = sd_bus_message_read(m, "s", &key);
-			if (rc >= 0 && !strcmp(key, "multi_rail"))
-				rc = sd_bus_message_read(m, "v", "b", &mr);
-			else if (rc >= 0 && !strcmp(key, "implicit"))
-				rc = sd_bus_message_read(m, "v", "b", &implicit);
-			else if (rc >= 0 && !strcmp(key, "nids")) {
-				rc = sd_bus_message_enter_container(m, 'v', "a(su)");
-				if (rc >= 0)
-					rc = sd_bus_message_enter_container(m, 'a', "(su)");
-				while (rc >= 0 && n < 256 &&
-				       (rc = sd_bus_message_read(m, "(su)", &nid, &health)) > 0)
-					nids[n++] = strdup(nid);
-				if (rc >= 0)
-					rc = sd_bus_message_exit_container(m);
-				if (rc >= 0)
-					rc = sd_bus_message_exit_container(m);
-			} else if (rc >= 0)
-				rc = sd_bus_message_skip(m, "v");
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(m);
-		}
+			rc = read_dict(m, peer_entry, &d);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(m);
-		all = nids_sorted(nids, n);
-		line_add(l, "peer %s mr=%d implicit=%d nids=%s", primary, mr, implicit, all);
+		all = nids_sorted(d.nids, d.n);
+		line_add(l, "peer %s mr=%d implicit=%d nids=%s", primary, d.mr, d.implicit, all);
 		free(all);
-		for (i = 0; i < n; i++)
-			free(nids[i]);
+		for (i = 0; i < d.n; i++)
+			free(d.nids[i]);
 	}
 	sd_bus_message_unref(m);
 	return rc < 0 ? rc : 0;
+}
+
+/* A route's settings by name, in the table's order (engine/route-attrs.h). */
+static int route_entry(sd_bus_message *m, const char *key, void *arg)
+{
+#define ROUTE_NAME(id, name, ...) #name,
+	static const char *const rname[LNE_ROUTE_A__COUNT] = {LNE_ROUTE_ATTRS(ROUTE_NAME)};
+#undef ROUTE_NAME
+	uint32_t *v = arg;
+	int k;
+
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
+		if (!strcmp(key, rname[k]))
+			return sd_bus_message_read(m, "v", "u", &v[k]);
+	return 0;
 }
 
 static int l_routes(struct lines *l)
 {
 	sd_bus_message *m = NULL;
-	const char *net, *gw, *key;
-	uint32_t v[3] = {0, 0, 0}, u; /* hops, priority, sensitivity */
+	const char *net, *gw;
 	int rc = call("ListRoutes", &m);
 
 	rc = rc < 0 ? rc : sd_bus_message_enter_container(m, 'a', "(ssa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "ssa{sv}")) > 0) {
+		uint32_t v[LNE_ROUTE_A__COUNT] = {0};
+
 		rc = sd_bus_message_read(m, "ss", &net, &gw);
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(m, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-			rc = sd_bus_message_read(m, "s", &key);
-			if (rc >= 0)
-				rc = sd_bus_message_read(m, "v", "u", &u);
-			if (rc >= 0 && !strcmp(key, "hops"))
-				v[0] = u;
-			else if (rc >= 0 && !strcmp(key, "priority"))
-				v[1] = u;
-			else if (rc >= 0 && !strcmp(key, "sensitivity"))
-				v[2] = u;
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(m);
-		}
+			rc = read_dict(m, route_entry, v);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
 		if (rc >= 0)
-			rc = sd_bus_message_exit_container(m);
-		if (rc >= 0)
-			line_add(l, "route %s %s hops=%u prio=%u sens=%u", net, gw, v[0], v[1],
-				 v[2]);
+			line_add(l, "route %s %s hops=%u prio=%u sens=%u", net, gw,
+				 v[LNE_ROUTE_A_HOPS], v[LNE_ROUTE_A_PRIORITY],
+				 v[LNE_ROUTE_A_SENSITIVITY]);
 	}
 	sd_bus_message_unref(m);
 	return rc < 0 ? rc : 0;
 }
 
+static int rule_entry(sd_bus_message *m, const char *key, void *arg)
+{
+	return strcmp(key, "priority") ? 0 : sd_bus_message_read(m, "v", "u", arg);
+}
+
 static int l_rules(struct lines *l)
 {
 	sd_bus_message *m = NULL;
-	const char *src, *dst, *rte, *key;
+	const char *src, *dst, *rte;
 	uint32_t idx, prio;
 	int rc = call("ListRules", &m);
 
@@ -334,18 +385,7 @@ static int l_rules(struct lines *l)
 		prio = LNETK_PRIO_NONE;
 		rc = sd_bus_message_read(m, "usss", &idx, &src, &dst, &rte);
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(m, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-			rc = sd_bus_message_read(m, "s", &key);
-			if (rc >= 0 && !strcmp(key, "priority"))
-				rc = sd_bus_message_read(m, "v", "u", &prio);
-			else if (rc >= 0)
-				rc = sd_bus_message_skip(m, "v");
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(m);
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(m);
+			rc = read_dict(m, rule_entry, &prio);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
 		line_add(l, "rule %05u src=%s dst=%s rte=%s prio=%u", idx, src, dst, rte, prio);
