@@ -26,5 +26,7 @@ Suite *make_numa_suite(void);
 Suite *make_tbf_suite(void);
 Suite *make_conf_suite(void);
 Suite *make_attr_suite(void);
+Suite *make_wire_suite(void);
+Suite *make_node_suite(void);
 
 #endif

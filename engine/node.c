@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * node.c - the LNet node without I/O (node.h): links, sending through
+ * selection and credits, answering the reserved portal, matching replies.
+ */
+#include "node.h"
+#include "select.h"
+
+#define PING_INFO_MAX LNW_PING_SIZE(LNW_PING_NIS_MAX)
+
+static u32 link_hash(u64 local, u64 peer)
+{
+	u64 k = local * 0x9e3779b97f4a7c15ull ^ peer;
+
+	return (u32)(k ^ k >> 29) % LNE_LINK_HASH;
+}
+
+void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
+		   void *ctx, u64 incarnation)
+{
+	memset(n, 0, sizeof(*n));
+	n->ln = ln;
+	n->ops = ops;
+	n->ctx = ctx;
+	n->pid = LNW_PID_LUSTRE;
+	n->incarnation = incarnation;
+	n->next_cookie = 1;
+	n->multi_rail = true;
+	n->discovery = true;
+	n->credtail = &n->credq;
+}
+
+void lne_node_set_inst(struct lne_node *n, struct lne_inst *ln)
+{
+	n->ln = ln;
+}
+
+/* Statistics, by nid4: local NIs and the peer NIs links go to. */
+static struct lne_stat *stat_get(struct lne_node *n, u64 nid, bool local)
+{
+	u32 b = link_hash(nid, local) % LNE_STAT_HASH;
+	struct lne_stat *s;
+
+	for (s = n->stats[b]; s; s = s->hnext)
+		if (s->nid == nid && s->local == local)
+			return s;
+	s = lne_zalloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	s->nid = nid;
+	s->local = local;
+	s->hnext = n->stats[b];
+	n->stats[b] = s;
+	return s;
+}
+
+const struct lne_counts *lne_node_counts(const struct lne_node *n, const struct lne_nid *nid)
+{
+	u64 k;
+	int local;
+
+	if (lnw_nid4(nid, &k))
+		return NULL;
+	for (local = 1; local >= 0; local--) {
+		const struct lne_stat *s = n->stats[link_hash(k, local) % LNE_STAT_HASH];
+
+		for (; s; s = s->hnext)
+			if (s->nid == k && s->local == local)
+				return &s->c;
+	}
+	return NULL;
+}
+
+void lne_node_stats_reset(struct lne_node *n)
+{
+	struct lne_stat *s;
+	u32 b;
+
+	memset(&n->st.c, 0, sizeof(n->st.c));
+	n->st.errors = n->st.route_count = n->st.route_length = 0;
+	memset(n->st.faults, 0, sizeof(n->st.faults));
+	for (b = 0; b < LNE_STAT_HASH; b++)
+		for (s = n->stats[b]; s; s = s->hnext)
+			memset(&s->c, 0, sizeof(s->c));
+}
+
+static void count(struct lne_counts *c, bool send, u32 type, u32 bytes)
+{
+	if (!c || type > LNW_REPLY)
+		return;
+	if (send) {
+		c->send_count++;
+		c->send_length += bytes;
+		c->sent[type]++;
+	} else {
+		c->recv_count++;
+		c->recv_length += bytes;
+		c->recvd[type]++;
+	}
+}
+
+static void count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes)
+{
+	struct lne_stat *s = l ? stat_get(n, l->peer, false) : NULL;
+
+	n->st.c.drop_count++;
+	n->st.c.drop_length += bytes;
+	if (type <= LNW_REPLY)
+		n->st.c.dropped[type]++;
+	if (s) {
+		s->c.drop_count++;
+		s->c.drop_length += bytes;
+		if (type <= LNW_REPLY)
+			s->c.dropped[type]++;
+	}
+}
+
+void lne_msg_free(struct lne_msg *m)
+{
+	if (!m)
+		return;
+	lne_free(m->payload);
+	lne_free(m->reply);
+	lne_free(m);
+	/* msgs_alloc is counted by the node that made it */
+}
+
+static u32 pending_hash(u64 cookie)
+{
+	return link_hash(cookie, 0);
+}
+
+static void pending_del(struct lne_node *n, struct lne_msg *m)
+{
+	struct lne_msg **pp = &n->pending[pending_hash(m->hdr.wh_object)];
+
+	for (; *pp; pp = &(*pp)->pnext)
+		if (*pp == m) {
+			*pp = m->pnext;
+			m->pnext = NULL;
+			m->wants_answer = false;
+			return;
+		}
+}
+
+static struct lne_msg *pending_take(struct lne_node *n, u64 cookie)
+{
+	struct lne_msg **pp = &n->pending[pending_hash(cookie)];
+
+	for (; *pp; pp = &(*pp)->pnext)
+		if ((*pp)->hdr.wh_object == cookie) {
+			struct lne_msg *m = *pp;
+
+			*pp = m->pnext;
+			m->pnext = NULL;
+			m->wants_answer = false;
+			return m;
+		}
+	return NULL;
+}
+
+/* The message is over: its callback runs, and it is freed. */
+static void finish(struct lne_node *n, struct lne_msg *m, int status)
+{
+	if (m->wants_answer)
+		pending_del(n, m);
+	m->status = status;
+	if (status && !m->cancelled)
+		n->st.errors++;
+	if (m->cb)
+		m->cb(m, status);
+	n->st.msgs_alloc--;
+	lne_msg_free(m);
+}
+
+/* Its time is over while a queue still holds it: answer now, free it when it leaves. */
+static void cancel(struct lne_node *n, struct lne_msg *m, int status)
+{
+	m->wants_answer = false;
+	m->status = status;
+	n->st.errors++;
+	if (m->cb)
+		m->cb(m, status);
+	m->cb = NULL;
+	m->cancelled = true;
+}
+
+static void credits_back(struct lne_node *n, struct lne_msg *m)
+{
+	struct lne_ni *ni;
+	struct lne_peer_ni *pni;
+
+	if (!m->sel_ln)
+		return;
+	if (m->sel_ln == n->ln) {
+		ni = lne_ni_find(n->ln, &m->ni);
+		if (ni)
+			ni->credits++;
+		pni = m->pni.alen ? lne_peer_ni_find(n->ln, &m->pni) : NULL;
+		if (pni)
+			pni->credits++;
+	}
+	m->sel_ln = NULL;
+}
+
+static void dispatch(struct lne_node *n, struct lne_msg *m);
+
+static void credq_kick(struct lne_node *n)
+{
+	struct lne_msg *q = n->credq, *m;
+
+	n->credq = NULL;
+	n->credtail = &n->credq;
+	while ((m = q)) {
+		q = m->next;
+		m->next = NULL;
+		dispatch(n, m);
+	}
+}
+
+static struct lne_link *link_find(struct lne_node *n, u64 local, u64 peer)
+{
+	struct lne_link *l;
+
+	for (l = n->links[link_hash(local, peer)]; l; l = l->hnext)
+		if (l->local == local && l->peer == peer && l->conn.state != LNC_DEAD)
+			return l;
+	return NULL;
+}
+
+static void link_hash_add(struct lne_node *n, struct lne_link *l)
+{
+	u32 b = link_hash(l->local, l->peer);
+
+	l->hnext = n->links[b];
+	n->links[b] = l;
+	l->hashed = true;
+}
+
+static void link_hash_del(struct lne_node *n, struct lne_link *l)
+{
+	struct lne_link **pp;
+
+	if (!l->hashed)
+		return;
+	for (pp = &n->links[link_hash(l->local, l->peer)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == l) {
+			*pp = l->hnext;
+			break;
+		}
+	l->hashed = false;
+}
+
+static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer)
+{
+	struct lnw_hello h = {
+		.version = LNW_SOCK_V3,
+		.src_nid = local,
+		.dst_nid = peer,
+		.src_pid = n->pid,
+		.dst_pid = LNW_PID_LUSTRE,
+		.src_inc = n->incarnation,
+		.ctype = LNW_CONN_ANY,
+	};
+	struct lne_link *l = link_find(n, local, peer);
+
+	if (l)
+		return l;
+	l = n->ops->link_new(n->ctx);
+	if (!l)
+		return NULL;
+	l->local = local;
+	l->peer = peer;
+	l->waittail = &l->wait;
+	lne_conn_init_active(&l->conn, &h, &l->hs);
+	link_hash_add(n, l);
+	n->st.links_made++;
+	if (!n->ops->connect(n->ctx, l)) {
+		link_hash_del(n, l);
+		n->ops->close(n->ctx, l);
+		return NULL;
+	}
+	return l;
+}
+
+static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
+{
+	m->frame.msg = m;
+	lne_frame_lnet(&m->frame, &m->hdr, m->payload, 0);
+	if (!l->ready) {
+		m->next = NULL;
+		*l->waittail = m;
+		l->waittail = &m->next;
+		return;
+	}
+	lne_conn_queue(&l->conn, &m->frame);
+	n->ops->wake(n->ctx, l);
+}
+
+/* A local NI on the destination's own net, for a peer nobody configured. */
+static struct lne_ni *direct_ni(struct lne_node *n, const struct lne_nid *dst)
+{
+	struct lne_net *net = lne_net_find(n->ln, lne_nid_net(dst));
+	struct lne_ni *ni;
+
+	if (!net)
+		return NULL;
+	lne_list_for_each_entry(ni, &net->nis, link)
+		if (ni->up)
+			return ni;
+	return NULL;
+}
+
+/* Choose the path, take the credits and hand the message to its link. */
+static void dispatch(struct lne_node *n, struct lne_msg *m)
+{
+	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY};
+	struct lne_sel sel = {0};
+	struct lne_nid dst;
+	struct lne_link *l;
+	u64 ni4 = 0;
+	int rc;
+
+	lnw_nid_from4(m->hdr.dst_nid, &dst);
+	req.dst = dst;
+	req.src = m->ni.alen ? &m->ni : NULL;
+	req.kind = m->hdr.type == LNW_PUT ? LNE_MSG_PUT : LNE_MSG_GET;
+	rc = lne_select(n->ln, &req, &sel, NULL, NULL);
+	if (rc == -ENOENT && !req.src)
+		sel.ni = direct_ni(n, &dst);
+	else if (rc)
+		sel.ni = NULL;
+	if (!sel.ni) {
+		finish(n, m, -EHOSTUNREACH);
+		return;
+	}
+	if (sel.ni->credits <= 0 || (sel.pni && sel.pni->credits <= 0)) {
+		m->next = NULL;
+		*n->credtail = m;
+		n->credtail = &m->next;
+		return;
+	}
+	sel.ni->credits--;
+	if (sel.pni)
+		sel.pni->credits--;
+	m->sel_ln = n->ln;
+	m->ni = sel.ni->nid;
+	memset(&m->pni, 0, sizeof(m->pni));
+	if (sel.pni)
+		m->pni = sel.pni->nid;
+	if (lnw_nid4(&sel.ni->nid, &ni4) || (sel.route ? lnw_nid4(&sel.route->gw->nid, &m->via)
+					     : sel.pni ? lnw_nid4(&sel.pni->nid, &m->via)
+						       : lnw_nid4(&dst, &m->via))) {
+		credits_back(n, m);
+		finish(n, m, -EAFNOSUPPORT);
+		return;
+	}
+	if (sel.pni && !sel.route)
+		m->hdr.dst_nid = m->via;
+	m->hdr.src_nid = ni4;
+	l = link_get(n, ni4, m->via);
+	if (!l) {
+		credits_back(n, m);
+		finish(n, m, -ENOTCONN);
+		return;
+	}
+	link_send(n, l, m);
+}
+
+static struct lne_msg *msg_new(struct lne_node *n, const struct lne_nid *dst,
+			       const struct lne_nid *src, u32 type, struct lne_err *err)
+{
+	struct lne_msg *m;
+	u64 d;
+
+	if (lnw_nid4(dst, &d)) {
+		lne_err_set(err, -EAFNOSUPPORT, NULL, -1,
+			    "IPv6 NIDs need socklnd protocol version 4, which is not built yet");
+		return NULL;
+	}
+	m = lne_zalloc(sizeof(*m));
+	if (!m) {
+		lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
+		return NULL;
+	}
+	m->node = n;
+	m->hdr.dst_nid = d;
+	m->hdr.dst_pid = LNW_PID_LUSTRE;
+	m->hdr.src_pid = n->pid;
+	m->hdr.type = type;
+	if (src)
+		m->ni = *src;
+	if (++n->st.msgs_alloc > n->st.msgs_max)
+		n->st.msgs_max = n->st.msgs_alloc;
+	return m;
+}
+
+static void start(struct lne_node *n, struct lne_msg *m, u32 timeout_ms)
+{
+	if (m->wants_answer) {
+		u32 b;
+
+		m->hdr.wh_iface = n->incarnation;
+		m->hdr.wh_object = n->next_cookie++;
+		m->deadline_ms = n->now_ms + timeout_ms;
+		b = pending_hash(m->hdr.wh_object);
+		m->pnext = n->pending[b];
+		n->pending[b] = m;
+	}
+	dispatch(n, m);
+}
+
+int lne_node_put(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+		 u32 portal, u64 match, u64 hdr_data, u8 *payload, u32 len, bool ack,
+		 u32 timeout_ms, lne_msg_cb cb, void *arg, struct lne_err *err)
+{
+	struct lne_msg *m;
+
+	if (portal >= LNW_PORTALS || len > LNW_MTU) {
+		lne_free(payload);
+		return lne_err_set(err, -EINVAL, NULL, -1, "portal or length out of range");
+	}
+	m = msg_new(n, dst, src, LNW_PUT, err);
+	if (!m) {
+		lne_free(payload);
+		return err ? -EINVAL : -ENOMEM;
+	}
+	m->payload = payload;
+	m->hdr.payload = len;
+	m->hdr.portal = portal;
+	m->hdr.match = match;
+	m->hdr.hdr_data = hdr_data;
+	m->hdr.wh_iface = m->hdr.wh_object = LNW_WH_NONE;
+	m->wants_answer = ack;
+	m->cb = cb;
+	m->arg = arg;
+	start(n, m, timeout_ms);
+	return 0;
+}
+
+int lne_node_get(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+		 u32 portal, u64 match, u32 len, u32 timeout_ms, lne_msg_cb cb, void *arg,
+		 struct lne_err *err)
+{
+	struct lne_msg *m;
+
+	if (portal >= LNW_PORTALS || len > LNW_MTU)
+		return lne_err_set(err, -EINVAL, NULL, -1, "portal or length out of range");
+	m = msg_new(n, dst, src, LNW_GET, err);
+	if (!m)
+		return -EINVAL;
+	m->hdr.portal = portal;
+	m->hdr.match = match;
+	m->hdr.length = len;
+	m->wants_answer = true;
+	m->cb = cb;
+	m->arg = arg;
+	start(n, m, timeout_ms);
+	return 0;
+}
+
+int lne_node_ping(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+		  u32 timeout_ms, lne_msg_cb cb, void *arg, struct lne_err *err)
+{
+	return lne_node_get(n, dst, src, LNW_PORTAL_RESERVED, LNW_PING_MATCHBITS, PING_INFO_MAX,
+			    timeout_ms, cb, arg, err);
+}
+
+int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
+{
+	struct lnw_ping p = {.pid = n->pid};
+	struct lnw_ping_ent e;
+	struct lne_ni *ni;
+	int rc;
+
+	p.features = LNW_PING_FEAT_BASE | LNW_PING_FEAT_NI_STATUS;
+	if (n->multi_rail)
+		p.features |= LNW_PING_FEAT_MULTI_RAIL;
+	if (n->discovery)
+		p.features |= LNW_PING_FEAT_DISCOVERY;
+	if (!n->routing)
+		p.features |= LNW_PING_FEAT_RTE_DISABLED;
+	/* 0@lo first, its status the sequence number; then each NI, one at a time */
+	e.nid = (u64)LNE_MKNET(LNE_LND_LO, 0) << 32;
+	e.status = n->ping_seq;
+	p.n = 1;
+	rc = lnw_ping_pack(&p, &e, buf, cap);
+	if (rc < 0)
+		return rc;
+	lne_list_for_each_entry(ni, &n->ln->nis, all_link) {
+		if (p.n == LNW_PING_NIS_MAX || cap < LNW_PING_SIZE(p.n + 1))
+			break;
+		if (ni->nid.lnd == LNE_LND_LO || lnw_nid4(&ni->nid, &e.nid))
+			continue;
+		e.status = ni->up ? LNW_NI_STATUS_UP : LNW_NI_STATUS_DOWN;
+		lnw_ping_put_ent(buf, p.n++, &e);
+	}
+	lnw_put32(buf + 12, p.n);
+	return (int)LNW_PING_SIZE(p.n);
+}
+
+/* Answer on the link the request came by: the reply goes back the way it came. */
+static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr *rq, u32 type,
+		   u8 *payload, u32 len)
+{
+	struct lne_msg *m = lne_zalloc(sizeof(*m));
+
+	if (!m) {
+		lne_free(payload);
+		return;
+	}
+	m->node = n;
+	if (++n->st.msgs_alloc > n->st.msgs_max)
+		n->st.msgs_max = n->st.msgs_alloc;
+	m->hdr.type = type;
+	m->hdr.dst_nid = rq->src_nid;
+	m->hdr.src_nid = rq->dst_nid;
+	m->hdr.dst_pid = rq->src_pid;
+	m->hdr.src_pid = n->pid;
+	m->hdr.wh_iface = rq->wh_iface;
+	m->hdr.wh_object = rq->wh_object;
+	m->hdr.match = rq->match;
+	m->hdr.length = type == LNW_ACK ? rq->payload : 0;
+	m->hdr.payload = len;
+	m->payload = payload;
+	link_send(n, l, m);
+}
+
+static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *ev)
+{
+	const struct lnw_hdr *h = &ev->hdr;
+	struct lne_stat *ps = stat_get(n, l->peer, false);
+	struct lne_stat *ls = stat_get(n, l->local, true);
+	struct lne_msg *m;
+	struct lne_nid dst;
+
+	if (ev->zc_req) {
+		struct lne_frame *f = lne_zalloc(sizeof(*f));
+
+		if (f) {
+			lne_frame_noop(f, ev->zc_req);
+			lne_conn_queue(&l->conn, f);
+			n->ops->wake(n->ctx, l);
+		}
+	}
+	lnw_nid_from4(h->dst_nid, &dst);
+	if (h->dst_nid != l->local && !lne_ni_find(n->ln, &dst)) {
+		/* for another node: forwarding is the router's (not built yet) */
+		count_drop(n, l, h->type, h->payload);
+		lne_free(ev->payload);
+		return;
+	}
+	count(&n->st.c, false, h->type, h->payload);
+	count(ls ? &ls->c : NULL, false, h->type, h->payload);
+	count(ps ? &ps->c : NULL, false, h->type, h->payload);
+
+	switch (h->type) {
+	case LNW_GET:
+		if (h->portal == LNW_PORTAL_RESERVED && h->match == LNW_PING_MATCHBITS) {
+			u8 *info = lne_zalloc(PING_INFO_MAX);
+			int len = info ? lne_node_ping_info(n, info, PING_INFO_MAX) : -ENOMEM;
+
+			if (len < 0) {
+				lne_free(info);
+				break;
+			}
+			answer(n, l, h, LNW_REPLY, info,
+			       (u32)len < h->length ? (u32)len : h->length);
+			break;
+		}
+		if (n->ops->recv)
+			n->ops->recv(n->ctx, h, NULL);
+		else
+			count_drop(n, l, h->type, 0);
+		break;
+	case LNW_PUT:
+		if (!(h->portal == LNW_PORTAL_RESERVED && h->match == LNW_PING_MATCHBITS)) {
+			if (n->ops->recv)
+				n->ops->recv(n->ctx, h, ev->payload);
+			else
+				count_drop(n, l, h->type, h->payload);
+		}
+		if (h->wh_object != LNW_WH_NONE)
+			answer(n, l, h, LNW_ACK, NULL, 0);
+		break;
+	case LNW_REPLY:
+	case LNW_ACK:
+		m = pending_take(n, h->wh_object);
+		if (!m || m->hdr.wh_iface != h->wh_iface) {
+			if (m) {
+				/* not ours after all: put it back */
+				u32 b = pending_hash(m->hdr.wh_object);
+
+				m->wants_answer = true;
+				m->pnext = n->pending[b];
+				n->pending[b] = m;
+			}
+			n->st.faults[LNW_F_UNMATCHED]++;
+			count_drop(n, l, h->type, h->payload);
+			break;
+		}
+		if (h->type == LNW_REPLY) {
+			m->reply = ev->payload;
+			m->reply_len = h->payload;
+			ev->payload = NULL;
+		}
+		if (m->sent)
+			finish(n, m, 0);
+		else
+			m->status = 1; /* answered before the send completed: finish then */
+		break;
+	}
+	lne_free(ev->payload);
+}
+
+static bool on_hello(struct lne_node *n, struct lne_link *l, u64 dst)
+{
+	struct lnw_hello h = {0};
+	struct lne_nid pn, ln;
+	struct lne_msg *m;
+
+	lnw_nid_from4(l->conn.peer_nid, &pn);
+	lnw_nid_from4(l->local, &ln);
+	/* The peer's NID is on our NI's net, and the hello is for our NI. */
+	if (lne_nid_net(&pn) != lne_nid_net(&ln) || dst != l->local)
+		return false;
+	if (!l->conn.active) {
+		l->peer = l->conn.peer_nid;
+		link_hash_add(n, l);
+		h.version = LNW_SOCK_V3;
+		h.src_nid = l->local;
+		h.dst_nid = l->peer;
+		h.src_pid = n->pid;
+		h.dst_pid = l->conn.peer_pid;
+		h.src_inc = n->incarnation;
+		h.dst_inc = l->conn.peer_inc;
+		lne_conn_reply_hello(&l->conn, &h, &l->hs);
+	}
+	l->ready = true;
+	while ((m = l->wait)) {
+		l->wait = m->next;
+		m->next = NULL;
+		lne_conn_queue(&l->conn, &m->frame);
+	}
+	l->waittail = &l->wait;
+	n->ops->wake(n->ctx, l);
+	return true;
+}
+
+static int link_fault(struct lne_node *n, struct lne_link *l, enum lnw_fault f)
+{
+	lne_conn_fail(&l->conn, f);
+	n->st.faults[f]++;
+	if (n->ops->fault)
+		n->ops->fault(n->ctx, l, f);
+	return -EPROTO;
+}
+
+void lne_node_accepted(struct lne_node *n, struct lne_link *l)
+{
+	lne_conn_init_passive(&l->conn);
+	l->waittail = &l->wait;
+	n->st.links_accepted++;
+}
+
+int lne_node_input(struct lne_node *n, struct lne_link *l, const u8 *buf, size_t len)
+{
+	struct lne_conn_ev ev;
+	struct lne_nid nid;
+
+	while (len) {
+		size_t used = lne_conn_input(&l->conn, buf, len, &ev);
+
+		buf += used;
+		len -= used;
+		switch (ev.type) {
+		case LNC_EV_FAULT:
+			return link_fault(n, l, l->conn.fault);
+		case LNC_EV_CONNREQ:
+			lnw_nid_from4(ev.nid, &nid);
+			if (!lne_ni_find(n->ln, &nid))
+				return link_fault(n, l, LNW_F_NID);
+			l->local = l->conn.local_nid = ev.nid;
+			break;
+		case LNC_EV_HELLO:
+			if (!on_hello(n, l, ev.nid))
+				return link_fault(n, l, LNW_F_NID);
+			break;
+		case LNC_EV_MSG:
+			on_msg(n, l, &ev);
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static void frame_done(void *ctx, struct lne_frame *f)
+{
+	struct lne_link *l = ctx;
+	struct lne_msg *m = f->msg;
+	struct lne_node *n;
+
+	if (f == &l->hs)
+		return;
+	if (!m) {
+		lne_free(f); /* a NOOP */
+		return;
+	}
+	n = m->node;
+	m->sent = true;
+	count(&n->st.c, true, m->hdr.type, m->hdr.payload);
+	{
+		struct lne_stat *ls = stat_get(n, l->local, true);
+		struct lne_stat *ps = stat_get(n, l->peer, false);
+
+		count(ls ? &ls->c : NULL, true, m->hdr.type, m->hdr.payload);
+		count(ps ? &ps->c : NULL, true, m->hdr.type, m->hdr.payload);
+	}
+	credits_back(n, m);
+	if (!m->wants_answer || m->status == 1)
+		finish(n, m, 0);
+}
+
+void lne_node_sent(struct lne_node *n, struct lne_link *l, size_t bytes)
+{
+	lne_conn_tx_sent(&l->conn, bytes, frame_done, l);
+	if (n->credq)
+		credq_kick(n);
+}
+
+static void frame_fail(void *ctx, struct lne_frame *f)
+{
+	struct lne_link *l = ctx;
+	struct lne_msg *m = f->msg;
+
+	if (f == &l->hs)
+		return;
+	if (!m) {
+		lne_free(f);
+		return;
+	}
+	credits_back(m->node, m);
+	finish(m->node, m, -ECONNRESET);
+}
+
+void lne_node_closed(struct lne_node *n, struct lne_link *l, int err)
+{
+	struct lne_msg *m;
+
+	link_hash_del(n, l);
+	n->st.links_closed++;
+	lne_conn_tx_flush(&l->conn, frame_fail, l);
+	while ((m = l->wait)) {
+		l->wait = m->next;
+		credits_back(n, m);
+		finish(n, m, err ? err : -ECONNRESET);
+	}
+	l->waittail = &l->wait;
+	lne_conn_fail(&l->conn, l->conn.fault);
+	if (n->credq)
+		credq_kick(n);
+}
+
+void lne_node_tick(struct lne_node *n, u64 now_ms)
+{
+	u32 b;
+
+	n->now_ms = now_ms;
+	for (b = 0; b < LNE_LINK_HASH; b++) {
+		struct lne_msg **pp = &n->pending[b];
+
+		while (*pp) {
+			struct lne_msg *m = *pp;
+
+			if (m->deadline_ms > now_ms) {
+				pp = &m->pnext;
+				continue;
+			}
+			*pp = m->pnext;
+			m->pnext = NULL;
+			m->wants_answer = false;
+			if (m->sent)
+				finish(n, m, -ETIMEDOUT);
+			else
+				cancel(n, m, -ETIMEDOUT);
+		}
+	}
+}
+
+u64 lne_node_next_deadline(const struct lne_node *n)
+{
+	u64 best = ~0ull;
+	u32 b;
+
+	for (b = 0; b < LNE_LINK_HASH; b++) {
+		const struct lne_msg *m;
+
+		for (m = n->pending[b]; m; m = m->pnext)
+			if (m->deadline_ms < best)
+				best = m->deadline_ms;
+	}
+	return best;
+}
+
+void lne_node_fini(struct lne_node *n)
+{
+	struct lne_msg *m;
+	u32 b;
+
+	for (b = 0; b < LNE_LINK_HASH; b++) {
+		struct lne_link *l;
+
+		while ((l = n->links[b])) {
+			lne_node_closed(n, l, -ESHUTDOWN);
+			n->ops->close(n->ctx, l);
+		}
+	}
+	while ((m = n->credq)) {
+		n->credq = m->next;
+		finish(n, m, -ESHUTDOWN);
+	}
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		while ((m = n->pending[b])) {
+			n->pending[b] = m->pnext;
+			m->wants_answer = false;
+			finish(n, m, -ESHUTDOWN);
+		}
+	for (b = 0; b < LNE_STAT_HASH; b++) {
+		struct lne_stat *s;
+
+		while ((s = n->stats[b])) {
+			n->stats[b] = s->hnext;
+			lne_free(s);
+		}
+	}
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * node.h - an LNet node without I/O: messages in and out over socklnd
+ * connections (conn.h), chosen by selection (select.h) and paid for with
+ * credits, the reserved portal's ping answered, statistics kept.
+ *
+ * The shell gives the node its instance (the model the NIs, peers and
+ * rules live in), an incarnation and callbacks; it owns sockets and time:
+ *
+ *   ops->link_new + ops->connect   the node wants a connection: the shell
+ *                                  allocates a link (the node's part first)
+ *                                  and connects from the local NI's address
+ *                                  (a reserved port) to the peer's, port 988;
+ *   lne_node_accepted()            a socket the shell accepted;
+ *   lne_node_input()               bytes that arrived on a link;
+ *   lne_conn_tx_iov()/lne_node_sent()  what to write, and what went;
+ *   ops->wake                      a link has something to write;
+ *   lne_node_closed()              the socket is gone (EOF, error, fault);
+ *   lne_node_tick()                time passed: waits that are over fail.
+ *
+ * The node keeps NIDs, not pointers, to the instance's objects: lnetd may
+ * replace its instance (a refused change), so credits are taken and given
+ * back through a lookup in the instance the message was selected in.
+ */
+#ifndef LNE_NODE_H
+#define LNE_NODE_H
+
+#include "conn.h"
+#include "model.h"
+#include "wire.h"
+
+#define LNE_LINK_HASH	    256
+#define LNE_STAT_HASH	    1024
+#define LNE_PING_TIMEOUT_MS 50000 /* upstream's default */
+
+struct lne_node;
+struct lne_msg;
+
+/* One connection to a peer NI from a local NI: the node's part of a shell's socket. */
+struct lne_link {
+	struct lne_link *hnext;
+	struct lne_conn conn;
+	struct lne_frame hs; /* the handshake */
+	u64 local, peer;     /* nid4s */
+	bool ready;	     /* the hellos crossed */
+	bool hashed;
+	struct lne_msg *wait, **waittail; /* sent once the hellos have crossed */
+};
+
+typedef void (*lne_msg_cb)(struct lne_msg *m, int status);
+
+/* A message the node sends, or the answer it waits for. */
+struct lne_msg {
+	struct lne_msg *next;  /* on a wait queue */
+	struct lne_msg *pnext; /* in the pending table */
+	struct lne_node *node;
+	struct lnw_hdr hdr;
+	u8 *payload; /* owned: freed when the message ends */
+	struct lne_frame frame;
+	const struct lne_inst *sel_ln; /* where credits were taken; NULL: none */
+	struct lne_nid ni, pni;
+	u64 via; /* the nid4 the frame goes to (a gateway, or the peer NI) */
+	u64 deadline_ms;
+	bool wants_answer; /* a GET's REPLY, or a PUT's ACK */
+	bool sent;
+	bool cancelled; /* over (its callback ran) while still queued: freed when it leaves the queue */
+	int status;
+	u8 *reply; /* the REPLY's payload (owned) */
+	u32 reply_len;
+	lne_msg_cb cb;
+	void *arg;
+};
+
+struct lne_node_ops {
+	/* A zeroed link of the shell's size, the node's struct lne_link at its start. */
+	struct lne_link *(*link_new)(void *ctx);
+	/* Open the socket for @l (l->local to l->peer); false if it cannot start. */
+	bool (*connect)(void *ctx, struct lne_link *l);
+	void (*wake)(void *ctx, struct lne_link *l);
+	/* The node is done with @l: close its socket and free it later. */
+	void (*close)(void *ctx, struct lne_link *l);
+	/* A PUT or GET arrived for a portal other than the reserved one (may be NULL). */
+	void (*recv)(void *ctx, const struct lnw_hdr *h, const u8 *payload);
+	/* A fault from a peer, for a rate-limited log line. */
+	void (*fault)(void *ctx, const struct lne_link *l, enum lnw_fault f);
+};
+
+/* Counters, as Lustre's `stats show` and `net show -v` / `peer show -v` print them. */
+struct lne_counts {
+	u64 send_count, recv_count, drop_count;
+	u64 send_length, recv_length, drop_length;
+	u64 sent[4], recvd[4], dropped[4]; /* by type: ACK, PUT, GET, REPLY */
+};
+
+struct lne_stat {
+	struct lne_stat *hnext;
+	u64 nid; /* nid4 */
+	bool local;
+	struct lne_counts c;
+};
+
+struct lne_node_stats {
+	struct lne_counts c;
+	u64 errors, msgs_alloc, msgs_max, route_count, route_length;
+	u64 faults[LNW_F__COUNT];
+	u64 links_made, links_accepted, links_closed;
+};
+
+struct lne_node {
+	struct lne_inst *ln;
+	const struct lne_node_ops *ops;
+	void *ctx;
+	u32 pid;
+	u64 incarnation;
+	u64 now_ms;
+	u64 next_cookie;
+	u32 ping_seq;
+	bool multi_rail, discovery, routing;
+	struct lne_link *links[LNE_LINK_HASH];
+	struct lne_msg *pending[LNE_LINK_HASH]; /* waiting for a REPLY or an ACK, by cookie */
+	struct lne_msg *credq, **credtail;	/* waiting for credits */
+	struct lne_stat *stats[LNE_STAT_HASH];
+	struct lne_node_stats st;
+};
+
+void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
+		   void *ctx, u64 incarnation);
+/* Every link closed (ops->close), every message failed with -ESHUTDOWN, stats freed. */
+void lne_node_fini(struct lne_node *n);
+/* The shell's instance changed (credits taken in the old one are not given back). */
+void lne_node_set_inst(struct lne_node *n, struct lne_inst *ln);
+
+/*
+ * Send: a PUT (@len bytes of @payload, which the node then owns) or a GET
+ * (@len: the most the answer may hold).  @src NULL lets selection choose.
+ * @cb runs once, when the message is done (a PUT: sent, or ACKed if
+ * @ack; a GET: answered) or failed; @timeout_ms bounds a wait for an answer.
+ */
+int lne_node_put(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+		 u32 portal, u64 match, u64 hdr_data, u8 *payload, u32 len, bool ack,
+		 u32 timeout_ms, lne_msg_cb cb, void *arg, struct lne_err *err);
+int lne_node_get(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+		 u32 portal, u64 match, u32 len, u32 timeout_ms, lne_msg_cb cb, void *arg,
+		 struct lne_err *err);
+/* A ping: a GET on the reserved portal; m->reply holds the ping info. */
+int lne_node_ping(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+		  u32 timeout_ms, lne_msg_cb cb, void *arg, struct lne_err *err);
+void lne_msg_free(struct lne_msg *m);
+
+/* The shell accepted @l's socket on the NI address it listens on. */
+void lne_node_accepted(struct lne_node *n, struct lne_link *l);
+/* Bytes from @l; a negative errno means close it (a fault, counted). */
+int lne_node_input(struct lne_node *n, struct lne_link *l, const u8 *buf, size_t len);
+void lne_node_sent(struct lne_node *n, struct lne_link *l, size_t bytes);
+/* @l's socket is gone: its messages fail (@err) and the node forgets it. */
+void lne_node_closed(struct lne_node *n, struct lne_link *l, int err);
+void lne_node_tick(struct lne_node *n, u64 now_ms);
+/* The earliest deadline, or U64 max when nothing waits. */
+u64 lne_node_next_deadline(const struct lne_node *n);
+
+const struct lne_counts *lne_node_counts(const struct lne_node *n, const struct lne_nid *nid);
+void lne_node_stats_reset(struct lne_node *n);
+
+/* This node's ping info (0@lo first), as it answers a ping; returns its size. */
+int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap);
+
+#endif /* LNE_NODE_H */

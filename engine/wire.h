@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wire.h - LNet's bytes on a TCP rail, as upstream Lustre's socket LND
+ * (socklnd) puts them, so that an lnetd or lnetk node joins a Lustre fabric.
+ *
+ * A connection opens with the acceptor's request (magic, version, the NID
+ * the caller wants), sent by the side that connects, and a socklnd hello
+ * each way (magic, protocol version, both NIDs, pids, incarnations and the
+ * connection type).  Then each message is a socklnd header (type, checksum,
+ * two zero-copy cookies), for LNet messages followed by the 72-byte LNet
+ * header and the payload it announces.  A ping is a GET on the reserved
+ * portal with the ping match bits; its REPLY carries the ping info: magic,
+ * feature bits, pid, and one (NID, status) pair per NI, 0@lo first with
+ * the sequence number in its status.
+ *
+ * This is protocol version 3 (8-byte NIDs: IPv4 and numeric addresses),
+ * what upstream speaks over IPv4.  Numbers are little-endian, as x86 hosts
+ * send them; a peer whose magic arrives byte-swapped is read swapped.
+ *
+ * Decoders check every length and field against the bounds below before
+ * anything else reads them, and say what was wrong with one of enum
+ * lnw_fault, so that bytes from a hostile peer are counted and refused.
+ */
+#ifndef LNE_WIRE_H
+#define LNE_WIRE_H
+
+#include "nid.h"
+#include "port.h"
+
+#define LNW_PORT_DEFAULT      988
+#define LNW_RESERVED_PORT_MIN 512 /* a connection from above 1023 is a user process */
+#define LNW_RESERVED_PORT_MAX 1023
+#define LNW_PID_LUSTRE	      12345u
+#define LNW_PID_USERFLAG      0x80000000u
+
+#define LNW_MAGIC_ACCEPTOR   0xacce7100u
+#define LNW_ACCEPTOR_VERSION 1u
+#define LNW_MAGIC_PROTO	     0x45726963u /* the hello */
+#define LNW_MAGIC_TCP_OLD    0xeebc0dedu /* socklnd before the acceptor */
+#define LNW_MAGIC_PING	     0x70696e67u
+#define LNW_SOCK_V3	     3u
+
+enum lnw_ctype {
+	LNW_CONN_ANY = 0,
+	LNW_CONN_CONTROL = 1,
+	LNW_CONN_BULK_IN = 2,
+	LNW_CONN_BULK_OUT = 3,
+};
+
+#define LNW_KSM_NOOP	     0xc0u
+#define LNW_KSM_LNET	     0xc1u
+#define LNW_KEEPALIVE_COOKIE 1u /* a NOOP's second cookie when it is a keepalive */
+
+enum lnw_type {
+	LNW_ACK = 0,
+	LNW_PUT = 1,
+	LNW_GET = 2,
+	LNW_REPLY = 3,
+	LNW_HELLO = 4, /* socklnd v1 only: never valid in a v3 message */
+};
+
+#define LNW_MTU			   (1u << 20) /* the largest payload */
+#define LNW_PORTAL_RESERVED	   0u
+#define LNW_PORTALS		   64u
+#define LNW_PING_MATCHBITS	   0x8000000000000000ull
+#define LNW_WH_NONE		   (~0ull) /* a PUT that wants no ACK */
+#define LNW_NI_STATUS_UP	   0x15aac0deu
+#define LNW_NI_STATUS_DOWN	   0xdeadfaceu
+#define LNW_PING_FEAT_BASE	   (1u << 0)
+#define LNW_PING_FEAT_NI_STATUS	   (1u << 1)
+#define LNW_PING_FEAT_RTE_DISABLED (1u << 2)
+#define LNW_PING_FEAT_MULTI_RAIL   (1u << 3)
+#define LNW_PING_FEAT_DISCOVERY	   (1u << 4)
+#define LNW_PING_FEAT_LARGE_ADDR   (1u << 5)
+#define LNW_PING_NIS_MAX	   256u /* entries we read from one ping info */
+
+#define LNW_CONNREQ_SIZE  16u
+#define LNW_HELLO_SIZE	  56u /* without the deprecated address list */
+#define LNW_HELLO_IPS_MAX 16u
+#define LNW_KSM_SIZE	  24u
+#define LNW_HDR_SIZE	  72u
+#define LNW_FRAME_HDR	  (LNW_KSM_SIZE + LNW_HDR_SIZE)
+#define LNW_PING_HDR_SIZE 16u
+#define LNW_PING_ENT_SIZE 16u
+#define LNW_PING_SIZE(n)  (LNW_PING_HDR_SIZE + (n)*LNW_PING_ENT_SIZE)
+
+/* What was wrong with bytes from a peer: each is counted on its own. */
+enum lnw_fault {
+	LNW_OK = 0,
+	LNW_F_MAGIC,	 /* not a magic we speak */
+	LNW_F_VERSION,	 /* a protocol version we do not speak */
+	LNW_F_NID,	 /* a NID that is not ours, or not the peer's */
+	LNW_F_CTYPE,	 /* a connection type socklnd does not have */
+	LNW_F_MSGTYPE,	 /* a socklnd or LNet message type that does not exist */
+	LNW_F_LENGTH,	 /* a payload beyond the MTU, or where none may be */
+	LNW_F_FIELD,	 /* a field out of its range (portal, address count, ...) */
+	LNW_F_COOKIE,	 /* a zero-copy acknowledgement for nothing we sent */
+	LNW_F_UNMATCHED, /* a reply or ACK for no message we are waiting on */
+	LNW_F__COUNT
+};
+
+const char *lnw_fault_name(enum lnw_fault f);
+
+/* 8-byte NIDs: net (LND << 16 | number) above a 32-bit address. */
+int lnw_nid4(const struct lne_nid *nid, u64 *out);
+void lnw_nid_from4(u64 nid4, struct lne_nid *out);
+
+struct lnw_connreq {
+	u32 magic, version;
+	u64 nid; /* the NID the caller wants to reach */
+};
+
+struct lnw_hello {
+	u32 version;
+	u64 src_nid, dst_nid;
+	u32 src_pid, dst_pid;
+	u64 src_inc, dst_inc;
+	u32 ctype, nips;
+};
+
+/* Every variant's fields; the type says which mean something. */
+struct lnw_hdr {
+	u64 dst_nid, src_nid;
+	u32 dst_pid, src_pid, type, payload;
+	u64 wh_iface,
+		wh_object; /* PUT: where to ACK; GET: where to REPLY; ACK, REPLY: the target */
+	u64 match;	   /* PUT, GET, ACK */
+	u64 hdr_data;	   /* PUT */
+	u32 portal;	   /* PUT, GET */
+	u32 offset;	   /* PUT: offset; GET: source offset */
+	u32 length;	   /* ACK: matched length; GET: the sink's length */
+};
+
+struct lnw_ksm {
+	u32 type, csum;
+	u64 zc[2];
+};
+
+struct lnw_ping_ent {
+	u64 nid;
+	u32 status;
+};
+
+struct lnw_ping {
+	u32 features, pid, n; /* n: entries, 0@lo included */
+};
+
+/* Little-endian words; @flip reads a byte-swapped peer. */
+static inline u32 lnw_get32(const u8 *p, bool flip)
+{
+	u32 v = (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+
+	return flip ? __builtin_bswap32(v) : v;
+}
+
+static inline u64 lnw_get64(const u8 *p, bool flip)
+{
+	u64 lo = (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+	u64 hi = (u32)p[4] | (u32)p[5] << 8 | (u32)p[6] << 16 | (u32)p[7] << 24;
+	u64 v = hi << 32 | lo;
+
+	return flip ? __builtin_bswap64(v) : v;
+}
+
+static inline void lnw_put32(u8 *p, u32 v)
+{
+	p[0] = (u8)v;
+	p[1] = (u8)(v >> 8);
+	p[2] = (u8)(v >> 16);
+	p[3] = (u8)(v >> 24);
+}
+
+static inline void lnw_put64(u8 *p, u64 v)
+{
+	lnw_put32(p, (u32)v);
+	lnw_put32(p + 4, (u32)(v >> 32));
+}
+
+void lnw_connreq_pack(u64 nid, u8 out[LNW_CONNREQ_SIZE]);
+/* The first four bytes decide the byte order; *@flip says which it was. */
+enum lnw_fault lnw_connreq_unpack(const u8 in[LNW_CONNREQ_SIZE], struct lnw_connreq *cr,
+				  bool *flip);
+
+void lnw_hello_pack(const struct lnw_hello *h, u8 out[LNW_HELLO_SIZE]);
+enum lnw_fault lnw_hello_unpack(const u8 in[LNW_HELLO_SIZE], struct lnw_hello *h, bool *flip);
+
+void lnw_ksm_pack(const struct lnw_ksm *k, u8 out[LNW_KSM_SIZE]);
+enum lnw_fault lnw_ksm_unpack(const u8 in[LNW_KSM_SIZE], bool flip, struct lnw_ksm *k);
+
+void lnw_hdr_pack(const struct lnw_hdr *h, u8 out[LNW_HDR_SIZE]);
+enum lnw_fault lnw_hdr_unpack(const u8 in[LNW_HDR_SIZE], bool flip, struct lnw_hdr *h);
+
+/* The bytes written (LNW_PING_SIZE(n)), or -ENOSPC when @cap is short. */
+int lnw_ping_pack(const struct lnw_ping *p, const struct lnw_ping_ent *e, u8 *out, u32 cap);
+/* Entry @i of a ping info being built. */
+void lnw_ping_put_ent(u8 *info, u32 i, const struct lnw_ping_ent *e);
+/* Up to @cap entries into @e; p->n says how many the info holds. */
+enum lnw_fault lnw_ping_unpack(const u8 *in, u32 len, struct lnw_ping *p, struct lnw_ping_ent *e,
+			       u32 cap);
+
+#endif /* LNE_WIRE_H */

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/* simnet.c - in-memory links for the data path's unit tests (simnet.h). */
+#include "simnet.h"
+
+#include <check.h>
+
+static struct lne_link *sim_link_new(void *ctx)
+{
+	struct simnode *sn = ctx;
+	struct simlink *sl = calloc(1, sizeof(*sl));
+
+	ck_assert_ptr_nonnull(sl);
+	sl->owner = sn;
+	sl->next = sn->net->links;
+	sn->net->links = sl;
+	return &sl->l;
+}
+
+static struct simnode *owner_of(struct simnet *s, u64 nid4)
+{
+	struct lne_nid nid;
+	int i;
+
+	lnw_nid_from4(nid4, &nid);
+	for (i = 0; i < s->n; i++)
+		if (lne_ni_find(s->nodes[i]->ln, &nid))
+			return s->nodes[i];
+	return NULL;
+}
+
+static bool sim_connect(void *ctx, struct lne_link *l)
+{
+	struct simnode *sn = ctx;
+	struct simnode *to = owner_of(sn->net, l->peer);
+	struct simlink *a = (struct simlink *)l, *b;
+
+	if (!to)
+		return false; /* connection refused */
+	b = (struct simlink *)sim_link_new(to);
+	lne_node_accepted(&to->node, &b->l);
+	a->other = b;
+	b->other = a;
+	return true;
+}
+
+static void sim_wake(void *ctx, struct lne_link *l)
+{
+	(void)ctx;
+	(void)l;
+}
+
+static void sim_close(void *ctx, struct lne_link *l)
+{
+	(void)ctx;
+	((struct simlink *)l)->closed = true;
+}
+
+static void sim_recv(void *ctx, const struct lnw_hdr *h, const u8 *payload)
+{
+	struct simnode *sn = ctx;
+
+	(void)payload;
+	if (h->type == LNW_PUT)
+		sn->recv_puts++;
+}
+
+static const struct lne_node_ops sim_ops = {
+	.link_new = sim_link_new,
+	.connect = sim_connect,
+	.wake = sim_wake,
+	.close = sim_close,
+	.recv = sim_recv,
+};
+
+void simnet_init(struct simnet *s, size_t chunk)
+{
+	memset(s, 0, sizeof(*s));
+	s->chunk = chunk;
+	s->now_ms = 1000;
+}
+
+struct simnode *simnet_node(struct simnet *s, const char *const *nids)
+{
+	struct simnode *sn = calloc(1, sizeof(*sn));
+	struct lne_err err;
+
+	ck_assert_ptr_nonnull(sn);
+	ck_assert_int_lt(s->n, SIM_NODES_MAX);
+	sn->ln = lne_inst_new();
+	sn->net = s;
+	for (; *nids; nids++) {
+		struct lne_ni_conf c = {.dev_cpt = LNE_CPT_ANY};
+
+		ck_assert_msg(!lne_nid_parse(*nids, &c.nid, &err), "%s", err.msg);
+		ck_assert_msg(!lne_ni_add(sn->ln, &c, &err), "%s", err.msg);
+	}
+	lne_node_init(&sn->node, sn->ln, &sim_ops, sn, 0x1000 + (u64)s->n);
+	sn->node.now_ms = s->now_ms;
+	s->nodes[s->n++] = sn;
+	return sn;
+}
+
+static void close_pair(struct simlink *a, int err)
+{
+	struct simlink *b = a->other;
+
+	if (!a->closed) {
+		a->closed = true;
+		lne_node_closed(&a->owner->node, &a->l, err);
+	}
+	if (b && !b->closed) {
+		b->closed = true;
+		lne_node_closed(&b->owner->node, &b->l, err);
+	}
+}
+
+size_t simnet_pump(struct simnet *s)
+{
+	size_t total = 0, moved;
+	u8 buf[4096];
+
+	do {
+		struct simlink *a;
+
+		moved = 0;
+		for (a = s->links; a; a = a->next) {
+			struct lne_iov iov[8];
+			size_t n = 0, want = s->chunk < sizeof(buf) ? s->chunk : sizeof(buf);
+			int k, i, rc;
+
+			if (a->closed || !a->other || a->other->closed)
+				continue;
+			k = lne_conn_tx_iov(&a->l.conn, iov, 8);
+			for (i = 0; i < k && n < want; i++) {
+				size_t c = iov[i].len < want - n ? iov[i].len : want - n;
+
+				memcpy(buf + n, iov[i].base, c);
+				n += c;
+			}
+			if (!n)
+				continue;
+			lne_node_sent(&a->owner->node, &a->l, n);
+			moved += n;
+			if (a->other->owner->mute)
+				continue; /* a black hole: it takes bytes and never reads them */
+			rc = lne_node_input(&a->other->owner->node, &a->other->l, buf, n);
+			if (rc < 0)
+				close_pair(a, rc);
+		}
+		total += moved;
+	} while (moved);
+	return total;
+}
+
+void simnet_advance(struct simnet *s, u64 ms)
+{
+	int i;
+
+	s->now_ms += ms;
+	for (i = 0; i < s->n; i++)
+		lne_node_tick(&s->nodes[i]->node, s->now_ms);
+}
+
+int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len)
+{
+	struct simlink *b = (struct simlink *)sim_link_new(to);
+	int rc;
+
+	(void)s;
+	lne_node_accepted(&to->node, &b->l);
+	rc = lne_node_input(&to->node, &b->l, bytes, len);
+	if (rc < 0 && !b->closed) {
+		b->closed = true;
+		lne_node_closed(&to->node, &b->l, rc);
+	}
+	return rc;
+}
+
+void simnet_fini(struct simnet *s)
+{
+	struct simlink *a, *next;
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		lne_node_fini(&s->nodes[i]->node);
+		lne_inst_free(s->nodes[i]->ln);
+		free(s->nodes[i]);
+	}
+	for (a = s->links; a; a = next) {
+		next = a->next;
+		free(a);
+	}
+}

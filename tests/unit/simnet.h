@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * simnet.h - simulated links for the data path's unit tests: an I/O shell
+ * for engine/node.h whose sockets are byte queues in memory, pumped in
+ * chunks of a chosen size, with a virtual clock.
+ */
+#ifndef LNETD_SIMNET_H
+#define LNETD_SIMNET_H
+
+#include "engine/node.h"
+
+#define SIM_NODES_MAX 8
+
+struct simnet;
+
+struct simnode {
+	struct lne_node node;
+	struct lne_inst *ln;
+	struct simnet *net;
+	bool mute; /* accepts connections, never reads from them */
+	u64 recv_puts;
+};
+
+struct simlink {
+	struct lne_link l; /* first: the node's part */
+	struct simlink *other, *next;
+	struct simnode *owner;
+	bool closed;
+};
+
+struct simnet {
+	struct simnode *nodes[SIM_NODES_MAX];
+	int n;
+	struct simlink *links;
+	u64 now_ms;
+	size_t chunk; /* bytes moved per step (1 exercises every partial read) */
+};
+
+void simnet_init(struct simnet *s, size_t chunk);
+void simnet_fini(struct simnet *s);
+/* A node with one NI per NID in the NULL-ended list. */
+struct simnode *simnet_node(struct simnet *s, const char *const *nids);
+/* Move bytes until nothing moves; returns how many moved. */
+size_t simnet_pump(struct simnet *s);
+/* Advance the clock (every node's tick). */
+void simnet_advance(struct simnet *s, u64 ms);
+/* Connect a raw link to @to's NI @nid and write @bytes into it; returns the node's verdict. */
+int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len);
+
+#endif

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-node.c - the LNet node (engine/node.h) on simulated links with a
+ * virtual clock: pings both ways, PUTs and GETs through selection, credits
+ * that make messages wait, timeouts, statistics, and hostile peers that are
+ * cut off without disturbing anyone else.
+ */
+#include "engine/node.h"
+#include "simnet.h"
+#include "unit.h"
+
+static struct lne_nid N(const char *s) {
+	struct lne_nid nid;
+
+	ck_assert_msg(!lne_nid_parse(s, &nid, NULL), "%s", s);
+	return nid;
+}
+
+struct result {
+	int done, status;
+	struct lnw_ping p;
+	struct lnw_ping_ent e[LNW_PING_NIS_MAX];
+};
+
+static void on_done(struct lne_msg *m, int status)
+{
+	struct result *r = m->arg;
+
+	r->done++;
+	r->status = status;
+	if (!status && m->reply)
+		ck_assert_int_eq(lnw_ping_unpack(m->reply, m->reply_len, &r->p, r->e,
+						 LNW_PING_NIS_MAX),
+				 LNW_OK);
+}
+
+static const char *const A_NIDS[] = {"10.0.0.1@tcp", "10.0.1.1@tcp", NULL};
+static const char *const B_NIDS[] = {"10.0.0.2@tcp", "10.0.1.2@tcp", NULL};
+
+START_TEST(ping_both_ways)
+{
+	size_t chunks[] = {1, 13, 4096};
+	size_t c;
+
+	for (c = 0; c < LNE_ARRAY_SIZE(chunks); c++) {
+		struct simnet s;
+		struct simnode *a, *b;
+		struct result r = {0};
+		struct lne_nid dst;
+
+		simnet_init(&s, chunks[c]);
+		a = simnet_node(&s, A_NIDS);
+		b = simnet_node(&s, B_NIDS);
+		dst = N("10.0.1.2@tcp");
+		ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &r, NULL), 0);
+		simnet_pump(&s);
+		ck_assert_int_eq(r.done, 1);
+		ck_assert_int_eq(r.status, 0);
+		/* 0@lo first, then B's two NIs, both up, and B is Multi-Rail */
+		ck_assert_uint_eq(r.p.n, 3);
+		ck_assert_uint_eq(r.e[0].nid >> 32, LNE_MKNET(LNE_LND_LO, 0));
+		ck_assert_uint_eq(r.e[1].nid, 0x000200000a000002ull);
+		ck_assert_uint_eq(r.e[2].nid, 0x000200000a000102ull);
+		ck_assert_uint_eq(r.e[2].status, LNW_NI_STATUS_UP);
+		ck_assert(r.p.features & LNW_PING_FEAT_MULTI_RAIL);
+		ck_assert_uint_eq(r.p.pid, LNW_PID_LUSTRE);
+
+		/* and back, over the connection B accepted or one of its own */
+		memset(&r, 0, sizeof(r));
+		dst = N("10.0.0.1@tcp");
+		ck_assert_int_eq(lne_node_ping(&b->node, &dst, NULL, 1000, on_done, &r, NULL), 0);
+		simnet_pump(&s);
+		ck_assert_int_eq(r.done, 1);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_uint_eq(r.p.n, 3);
+		simnet_fini(&s);
+	}
+}
+END_TEST
+
+START_TEST(ping_timeout_and_refused)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct result r = {0};
+	struct lne_nid dst = N("10.0.0.2@tcp");
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, A_NIDS);
+	b = simnet_node(&s, B_NIDS);
+	b->mute = true; /* takes the connection, never answers */
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &r, NULL), 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.done, 0);
+	simnet_advance(&s, 499);
+	ck_assert_int_eq(r.done, 0);
+	/* never sent (no hello came back), and still over when its time is */
+	simnet_advance(&s, 2);
+	ck_assert_int_eq(r.done, 1);
+	ck_assert_int_eq(r.status, -ETIMEDOUT);
+	simnet_advance(&s, 10000);
+	ck_assert_int_eq(r.done, 1);
+
+	/* nobody owns the NID: refused at once */
+	memset(&r, 0, sizeof(r));
+	dst = N("10.0.0.9@tcp");
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &r, NULL), 0);
+	ck_assert_int_eq(r.done, 1);
+	ck_assert_int_eq(r.status, -ENOTCONN);
+
+	/* a net we have no NI on: unreachable */
+	memset(&r, 0, sizeof(r));
+	dst = N("10.0.0.9@tcp7");
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &r, NULL), 0);
+	ck_assert_int_eq(r.status, -EHOSTUNREACH);
+	simnet_fini(&s);
+}
+END_TEST
+
+START_TEST(ping_sent_then_silence)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct result r = {0};
+	struct lne_nid dst = N("10.0.0.2@tcp");
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, A_NIDS);
+	b = simnet_node(&s, B_NIDS);
+	/* connect and ping once, then B stops reading */
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &r, NULL), 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.done, 1);
+	memset(&r, 0, sizeof(r));
+	b->mute = true;
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &r, NULL), 0);
+	simnet_pump(&s);
+	simnet_advance(&s, 499);
+	ck_assert_int_eq(r.done, 0);
+	simnet_advance(&s, 2);
+	ck_assert_int_eq(r.done, 1);
+	ck_assert_int_eq(r.status, -ETIMEDOUT);
+	simnet_fini(&s);
+}
+END_TEST
+
+static void add_peer(struct simnode *n, const char *const *nids)
+{
+	struct lne_nid p = N(nids[0]);
+	struct lne_err err;
+
+	ck_assert_msg(!lne_peer_add(n->ln, &p, true, &err), "%s", err.msg);
+	for (nids++; *nids; nids++) {
+		struct lne_nid x = N(*nids);
+
+		ck_assert_msg(!lne_peer_add_nid(n->ln, &p, &x, &err), "%s", err.msg);
+	}
+}
+
+START_TEST(puts_spread_over_rails)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct result r = {0};
+	struct lne_nid dst = N("10.0.0.2@tcp"), l0 = N("10.0.0.1@tcp"), l1 = N("10.0.1.1@tcp");
+	const struct lne_counts *c0, *c1;
+	int i;
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, A_NIDS);
+	b = simnet_node(&s, B_NIDS);
+	add_peer(a, B_NIDS);
+	for (i = 0; i < 100; i++) {
+		u8 *p = calloc(1, 100);
+
+		ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, 4, 1, 0, p, 100, false, 0,
+					      on_done, &r, NULL),
+				 0);
+		simnet_pump(&s);
+	}
+	ck_assert_int_eq(r.done, 100);
+	ck_assert_uint_eq(b->recv_puts, 100);
+	c0 = lne_node_counts(&a->node, &l0);
+	c1 = lne_node_counts(&a->node, &l1);
+	ck_assert_ptr_nonnull(c0);
+	ck_assert_ptr_nonnull(c1);
+	/* round robin: both rails carry half */
+	ck_assert_uint_eq(c0->sent[LNW_PUT], 50);
+	ck_assert_uint_eq(c1->sent[LNW_PUT], 50);
+	ck_assert_uint_eq(c0->send_length + c1->send_length, 100 * 100);
+	ck_assert_uint_eq(a->node.st.c.send_count, 100);
+	ck_assert_uint_eq(b->node.st.c.recv_count, 100);
+	/* credits all given back */
+	ck_assert_int_eq(lne_ni_find(a->ln, &l0)->credits,
+			 (s32)lne_ni_find(a->ln, &l0)->tun.credits);
+	simnet_fini(&s);
+}
+END_TEST
+
+START_TEST(credits_make_messages_wait)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct result r = {0};
+	struct lne_nid dst = N("10.0.0.2@tcp"), l0 = N("10.0.0.1@tcp");
+	static const char *const one[] = {"10.0.0.1@tcp", NULL};
+	int i;
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, one);
+	b = simnet_node(&s, B_NIDS);
+	add_peer(a, B_NIDS);
+	ck_assert(!lne_ni_set_credits(a->ln, &l0, 2, NULL));
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, 4, 1, 0, NULL, 0, false, 0,
+					      on_done, &r, NULL),
+				 0);
+	/* two took the NI's credits; three wait */
+	ck_assert_int_eq(lne_ni_find(a->ln, &l0)->credits, 0);
+	ck_assert_ptr_nonnull(a->node.credq);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.done, 5);
+	ck_assert_uint_eq(b->recv_puts, 5);
+	ck_assert_int_eq(lne_ni_find(a->ln, &l0)->credits, 2);
+	simnet_fini(&s);
+}
+END_TEST
+
+START_TEST(get_and_put_with_ack)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct result r = {0};
+	struct lne_nid dst = N("10.0.0.2@tcp");
+
+	simnet_init(&s, 7);
+	a = simnet_node(&s, A_NIDS);
+	b = simnet_node(&s, B_NIDS);
+	ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, 4, 1, 0, NULL, 0, true, 1000, on_done,
+				      &r, NULL),
+			 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.done, 1);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(b->node.st.c.sent[LNW_ACK], 1);
+	ck_assert_uint_eq(a->node.st.c.recvd[LNW_ACK], 1);
+	simnet_fini(&s);
+}
+END_TEST
+
+START_TEST(hostile_peer_is_cut_off)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct result r = {0};
+	struct lne_nid dst = N("10.0.0.1@tcp");
+	u8 bytes[LNW_CONNREQ_SIZE + LNW_HELLO_SIZE + LNW_FRAME_HDR];
+	struct lnw_hello h = {.version = 3, .dst_nid = 0x000200000a000001ull, .ctype = 1};
+	struct lnw_ksm k = {.type = LNW_KSM_LNET};
+	struct lnw_hdr m = {.type = 9};
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, A_NIDS);
+	b = simnet_node(&s, B_NIDS);
+
+	/* a request for a NID this node does not have */
+	lnw_connreq_pack(0x000200000a000063ull, bytes);
+	ck_assert_int_eq(simnet_inject(&s, a, bytes, LNW_CONNREQ_SIZE), -EPROTO);
+	ck_assert_uint_eq(a->node.st.faults[LNW_F_NID], 1);
+
+	/* a hello claiming a NID on another net */
+	lnw_connreq_pack(0x000200000a000001ull, bytes);
+	h.src_nid = 0x000200070a000002ull;
+	lnw_hello_pack(&h, bytes + LNW_CONNREQ_SIZE);
+	ck_assert_int_eq(simnet_inject(&s, a, bytes, LNW_CONNREQ_SIZE + LNW_HELLO_SIZE), -EPROTO);
+	ck_assert_uint_eq(a->node.st.faults[LNW_F_NID], 2);
+
+	/* a good hello, then an LNet message of a type that does not exist */
+	h.src_nid = 0x000200000a000002ull;
+	lnw_hello_pack(&h, bytes + LNW_CONNREQ_SIZE);
+	lnw_ksm_pack(&k, bytes + LNW_CONNREQ_SIZE + LNW_HELLO_SIZE);
+	lnw_hdr_pack(&m, bytes + LNW_CONNREQ_SIZE + LNW_HELLO_SIZE + LNW_KSM_SIZE);
+	lnw_put32(bytes + LNW_CONNREQ_SIZE + LNW_HELLO_SIZE + LNW_KSM_SIZE + 24, 9);
+	ck_assert_int_eq(simnet_inject(&s, a, bytes, sizeof(bytes)), -EPROTO);
+	ck_assert_uint_eq(a->node.st.faults[LNW_F_MSGTYPE], 1);
+
+	/* nobody else noticed: B still pings A */
+	ck_assert_int_eq(lne_node_ping(&b->node, &dst, NULL, 1000, on_done, &r, NULL), 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.done, 1);
+	ck_assert_int_eq(r.status, 0);
+	simnet_fini(&s);
+}
+END_TEST
+
+START_TEST(random_bytes_never_crash)
+{
+	struct simnet s;
+	struct simnode *a;
+	unsigned int seed = 7;
+	int round;
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, A_NIDS);
+	for (round = 0; round < unit_rounds(2000); round++) {
+		u8 buf[256];
+		size_t len = (size_t)rand_r(&seed) % sizeof(buf), i;
+
+		/* a valid prefix half the time, so the fuzz reaches the later states */
+		for (i = 0; i < len; i++)
+			buf[i] = (u8)rand_r(&seed);
+		if (round & 1 && len > LNW_CONNREQ_SIZE + LNW_HELLO_SIZE) {
+			struct lnw_hello h = {.version = 3,
+					      .src_nid = 0x000200000a000002ull,
+					      .dst_nid = 0x000200000a000001ull,
+					      .ctype = 1};
+
+			lnw_connreq_pack(0x000200000a000001ull, buf);
+			lnw_hello_pack(&h, buf + LNW_CONNREQ_SIZE);
+		}
+		simnet_inject(&s, a, buf, len);
+	}
+	simnet_fini(&s);
+}
+END_TEST
+
+Suite *make_node_suite(void)
+{
+	Suite *s = suite_create("node");
+	TCase *tc = tcase_create("node");
+
+	tcase_add_test(tc, ping_both_ways);
+	tcase_add_test(tc, ping_timeout_and_refused);
+	tcase_add_test(tc, ping_sent_then_silence);
+	tcase_add_test(tc, puts_spread_over_rails);
+	tcase_add_test(tc, credits_make_messages_wait);
+	tcase_add_test(tc, get_and_put_with_ack);
+	tcase_add_test(tc, hostile_peer_is_cut_off);
+	tcase_add_test(tc, random_bytes_never_crash);
+	suite_add_tcase(s, tc);
+	return s;
+}
