@@ -297,18 +297,52 @@ static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
 	n->ops->wake(n->ctx, l);
 }
 
-/* A local NI on the destination's own net, for a peer nobody configured. */
+/* Leading bits two addresses share. */
+static u32 common_bits(const struct lne_nid *a, const struct lne_nid *b)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < a->alen && i < b->alen; i++) {
+		u8 x = a->addr[i] ^ b->addr[i];
+
+		if (x) {
+			while (!(x & 0x80)) {
+				n++;
+				x <<= 1;
+			}
+			return n;
+		}
+		n += 8;
+	}
+	return n;
+}
+
+/*
+ * A local NI on the destination's own net, for a peer nobody configured:
+ * of the NIs that are up, the one whose address shares the most leading
+ * bits with the destination's (most likely its own subnet, the rail that
+ * reaches it).
+ */
 static struct lne_ni *direct_ni(struct lne_node *n, const struct lne_nid *dst)
 {
 	struct lne_net *net = lne_net_find(n->ln, lne_nid_net(dst));
-	struct lne_ni *ni;
+	struct lne_ni *ni, *best = NULL;
+	u32 best_bits = 0;
 
 	if (!net)
 		return NULL;
-	lne_list_for_each_entry(ni, &net->nis, link)
-		if (ni->up)
-			return ni;
-	return NULL;
+	lne_list_for_each_entry(ni, &net->nis, link) {
+		u32 bits;
+
+		if (!ni->up)
+			continue;
+		bits = common_bits(&ni->nid, dst);
+		if (!best || bits > best_bits) {
+			best = ni;
+			best_bits = bits;
+		}
+	}
+	return best;
 }
 
 /* Choose the path, take the credits and hand the message to its link. */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "change.h"
+#include "dp.h"
 #include "lnetd/backend/kernel.h"
 #include "lnetd/log.h"
 
@@ -76,6 +77,7 @@ void lnetd_mirror_changed(struct lnetd *d)
 {
 	if (d->kb)
 		kbackend_sync(d->kb);
+	lnetd_dp_sync(d->dp);
 }
 
 static void announce(struct lnetd *d, uint64_t before)

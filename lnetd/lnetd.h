@@ -102,6 +102,7 @@ struct lnetd {
 	struct lne_inst *mirror; /* the desired state, as the engine sees it */
 	const char *engine;	 /* "kernel" or "userspace" */
 	struct kbackend *kb;	 /* the kernel backend (engine "kernel"), or NULL */
+	struct lnetd_dp *dp;	 /* the userspace engine's data path (dp.h), or NULL */
 	struct lne_tbf **tbf;	 /* the mirror's NRS TBF policies, one per service */
 	size_t ntbf;
 	const char *state_dir;

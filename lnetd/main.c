@@ -20,6 +20,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "dp.h"
 #include "lnetd.h"
 #include "lnetd/backend/kernel.h"
 #include "lnetd/log.h"
@@ -33,7 +34,9 @@ static void usage(FILE *f)
 		   "The daemon that owns LNet's configuration (see lnetd(8)).\n"
 		   "\n"
 		   "  --engine=kernel|userspace  where LNet runs: the lnetk module (default),\n"
-		   "                             or the engine inside lnetd (no module needed)\n"
+		   "                             or the engine inside lnetd (no module needed),\n"
+		   "                             which then sends and receives LNet messages\n"
+		   "  --lnet-port=PORT           the userspace engine's LNet port (default 988)\n"
 		   "  --state-dir=DIR            where lnetd.db lives, one lnetd at a time\n"
 		   "                             (default: $STATE_DIRECTORY, else /var/lib/lnetd)\n"
 		   "  -h, --help                 this text\n"
@@ -131,12 +134,15 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"engine", required_argument, NULL, 'e'},
+		{"lnet-port", required_argument, NULL, 'p'},
 		{"state-dir", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
 	struct lnetd d = {.engine = "kernel"};
+	unsigned long lnet_port = LNW_PORT_DEFAULT;
+	char *end;
 	struct store_err serr = {""};
 	char *path = NULL, *why = NULL;
 	sigset_t mask;
@@ -153,6 +159,14 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			d.state_dir = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			lnet_port = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || !lnet_port || lnet_port > 65535) {
+				log_error("--lnet-port: '%s' is not a port number (1-65535)", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -250,6 +264,14 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* The userspace engine is a node itself: it sends, receives and answers pings. */
+	if (!strcmp(d.engine, "userspace")) {
+		rc = lnetd_dp_start(&d, (uint16_t)lnet_port, &d.dp);
+		if (rc < 0) {
+			log_error("cannot start the data path: %s", strerror(-rc));
+			goto out;
+		}
+	}
 	rc = sd_bus_attach_event(d.bus, d.event, SD_EVENT_PRIORITY_NORMAL);
 	if (rc >= 0)
 		rc = lnetd_bus_start(&d);
@@ -266,6 +288,7 @@ int main(int argc, char **argv)
 		log_error("event loop: %s", strerror(-rc));
 out:
 	sd_bus_flush_close_unref(d.bus);
+	lnetd_dp_stop(d.dp);
 	kbackend_stop(d.kb);
 	netif_close(d.netif);
 	sd_event_unref(d.event);

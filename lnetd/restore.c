@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/udsp.h"
+#include "dp.h"
 #include "lnetd.h"
 #include "lnetd/log.h"
 #include "nrs.h"
@@ -161,6 +162,7 @@ int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why)
 	nh = health_save(d->mirror, &h);
 	lne_inst_free(d->mirror);
 	d->mirror = ln;
+	lnetd_dp_sync(d->dp); /* before anything can send: the old instance is gone */
 	rc = tbf ? lnetd_tbf_restore(d, why) : 0;
 	if (!rc)
 		rc = lnetd_nis_load(d);

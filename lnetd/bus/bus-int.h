@@ -147,6 +147,10 @@ int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e);
 
 /* bus-health.c */
 int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e);
+/* bus-dp.c: the data path */
+int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
 
 /* bus-tbf.c */
 int bus_method_tbf_set_policy(sd_bus_message *m, void *userdata, sd_bus_error *e);

@@ -188,6 +188,14 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("History", SD_BUS_ARGS("u", limit),
 				SD_BUS_RESULT("a(txuuss)", entries), bus_method_history,
 				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Ping", SD_BUS_ARGS("s", nid, "s", source, "u", timeout_ms),
+				SD_BUS_RESULT("a{sv}", reply), bus_method_ping,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Counters", SD_BUS_NO_ARGS,
+				SD_BUS_RESULT("a{st}", totals, "a{st}", node, "a(sba{st})", nids),
+				bus_method_counters, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ResetCounters", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+				bus_method_reset_counters, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-dp.c - the data path's commands: ping, stats show, stats reset, as
+ * Lustre's lnetctl spells and prints them (lnetd's extra counters follow
+ * Lustre's own under their own names).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetctl.h"
+#include "yout.h"
+
+struct ping_out {
+	struct yout *y;
+	const char *primary;
+	int mr;
+};
+
+static int ping_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	struct ping_out *p = arg;
+	int rc;
+
+	if (!strcmp(key, "primary"))
+		return sd_bus_message_read(r, "v", "s", &p->primary) < 0 ? -EBADMSG : 1;
+	if (!strcmp(key, "multi_rail"))
+		return sd_bus_message_read(r, "v", "b", &p->mr) < 0 ? -EBADMSG : 1;
+	if (strcmp(key, "nids"))
+		return 0;
+	/* the primary and Multi-Rail come first in lnetd's reply: print them, then the NIDs */
+	yout_map_begin(p->y);
+	yout_key(p->y, "primary nid");
+	yout_str(p->y, p->primary ? p->primary : "");
+	yout_key(p->y, "Multi-Rail");
+	yout_bool(p->y, p->mr);
+	yout_key(p->y, "peer ni");
+	yout_seq_begin(p->y);
+	rc = sd_bus_message_enter_container(r, 'v', "a(ss)");
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', "(ss)");
+	while (rc >= 0) {
+		const char *nid, *status;
+
+		rc = sd_bus_message_read(r, "(ss)", &nid, &status);
+		if (rc <= 0)
+			break;
+		yout_map_begin(p->y);
+		yout_key(p->y, "nid");
+		yout_str(p->y, nid);
+		yout_map_end(p->y);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	yout_seq_end(p->y);
+	yout_map_end(p->y);
+	return rc < 0 ? rc : 1;
+}
+
+static int ping(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *src = ctl_opt(opt, "source"), *to = ctl_opt(opt, "timeout");
+	uint32_t timeout_s = 1;
+	struct yout *y = NULL;
+	sd_bus *bus = NULL;
+	int rc, i, failed = 0, shown = 0;
+
+	if (to->given && (ctl_u32(to, 300, &timeout_s) || !timeout_s))
+		return to->given && !timeout_s ? ctl_usage("--timeout must be 1 to 300 seconds")
+					       : EXIT_USAGE;
+	if (src->given && ctl_canon(src, true))
+		return EXIT_USAGE;
+	rc = ctl_bus(&bus);
+	if (rc)
+		return rc;
+	for (i = 0; i < argc; i++) {
+		char **nids = NULL;
+		size_t n = 0, k;
+
+		nids = ctl_split(argv[i], &n);
+		for (k = 0; k < n; k++) {
+			sd_bus_message *r = NULL;
+			struct ping_out p = {0};
+
+			rc = ctl_call(bus, "Ping", &r, "ssu", nids[k], src->given ? src->val : "",
+				      timeout_s * 1000);
+			if (rc) {
+				failed = rc;
+				continue;
+			}
+			if (!y) {
+				y = yout_begin(stdout);
+				yout_map_begin(y);
+				yout_key(y, "ping");
+				yout_seq_begin(y);
+			}
+			p.y = y;
+			rc = ctl_read_dict(r, ping_entry, &p);
+			sd_bus_message_unref(r);
+			if (rc < 0)
+				failed = ctl_fail(EXIT_REFUSED,
+						  "lnetd's ping reply makes no sense: %s",
+						  strerror(-rc));
+			shown++;
+		}
+		ctl_strv_free(nids);
+	}
+	if (y) {
+		yout_seq_end(y);
+		yout_map_end(y);
+		yout_end(y);
+	}
+	sd_bus_flush_close_unref(bus);
+	(void)shown;
+	return failed;
+}
+
+static int print_counts(sd_bus_message *r, struct yout *y, const char *const *only)
+{
+	const char *key;
+	uint64_t v;
+	int rc = sd_bus_message_enter_container(r, 'a', "{st}");
+
+	while (rc >= 0 && (rc = sd_bus_message_read(r, "{st}", &key, &v)) > 0) {
+		size_t i;
+		bool want = !only;
+
+		for (i = 0; only && only[i]; i++)
+			want |= !strcmp(only[i], key);
+		if (!want)
+			continue;
+		yout_key(y, key);
+		yout_u64(y, v);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc;
+}
+
+static int stats_show(struct ctl_opt *opt, int argc, char **argv)
+{
+	/* Lustre's keys, in Lustre's order, then lnetd's own */
+	static const char *const node_first[] = {"msgs_alloc", "msgs_max", "errors", NULL};
+	static const char *const totals[] = {"send_count",  "recv_count",  "drop_count",
+					     "send_length", "recv_length", "drop_length",
+					     NULL};
+	sd_bus_message *r = NULL;
+	struct yout *y;
+	sd_bus *bus = NULL;
+	int rc;
+
+	(void)opt;
+	(void)argc;
+	(void)argv;
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "Counters", &r, NULL);
+	if (rc) {
+		sd_bus_flush_close_unref(bus);
+		return rc;
+	}
+	y = yout_begin(stdout);
+	yout_map_begin(y);
+	yout_key(y, "statistics");
+	yout_map_begin(y);
+	/* totals come first in the reply, but Lustre prints msgs_* first: read twice */
+	rc = sd_bus_message_skip(r, "a{st}");
+	if (rc >= 0)
+		rc = print_counts(r, y, node_first);
+	if (rc >= 0)
+		rc = sd_bus_message_rewind(r, true);
+	if (rc >= 0)
+		rc = print_counts(r, y, totals);
+	if (rc >= 0) {
+		static const char *const rest[] = {"route_count", "route_length", NULL};
+
+		rc = print_counts(r, y, rest);
+	}
+	yout_map_end(y);
+	yout_key(y, "lnetd");
+	yout_map_begin(y);
+	if (rc >= 0)
+		rc = sd_bus_message_rewind(r, true);
+	if (rc >= 0)
+		rc = sd_bus_message_skip(r, "a{st}");
+	if (rc >= 0) {
+		static const char *const extra[] = {"connections_made", "connections_accepted",
+						    "connections_closed", NULL};
+		rc = print_counts(r, y, extra);
+	}
+	yout_map_end(y);
+	yout_map_end(y);
+	yout_end(y);
+	sd_bus_message_unref(r);
+	sd_bus_flush_close_unref(bus);
+	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's counters make no sense: %s", strerror(-rc))
+		      : 0;
+}
+
+static int stats_reset(struct ctl_opt *opt, int argc, char **argv)
+{
+	sd_bus *bus = NULL;
+	int rc;
+
+	(void)opt;
+	(void)argc;
+	(void)argv;
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "ResetCounters", NULL, NULL);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
+const struct ctl_cmd ctl_dp_cmds[] = {
+	{"ping",
+	 "NID[,NID...] [NID...] [--timeout SECONDS] [--source NID]",
+	 "Ping NIDs over LNet and show the NIDs each answering node has.",
+	 ping,
+	 {{"timeout", 't', "SECONDS", "how long to wait for each answer (default 1, at most 300)"},
+	  {"source", 's', "NID", "send from this local NI"}},
+	 1,
+	 1024},
+	{"stats show", "", "Show the node's message counters.", stats_show, {{0}}, 0, 0},
+	{"stats reset", "", "Set the message counters back to zero.", stats_reset, {{0}}, 0, 0},
+	{0},
+};

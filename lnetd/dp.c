@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dp.c - the userspace engine's data path (dp.h): listeners, connections
+ * and the node's clock on sd-event.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bus/bus-errors.h"
+#include "dp.h"
+#include "lnetd.h"
+#include "log.h"
+
+#define RX_BUF	     (64 * 1024)
+#define LISTEN_MAX   64 /* IPv4 addresses with a TCP NI */
+#define LOG_FAULTS_S 10 /* one line per peer fault kind per this many seconds */
+
+struct dplink {
+	struct lne_link l; /* first: the node's part */
+	struct lnetd_dp *dp;
+	struct dplink *prev, *next;
+	int fd;
+	sd_event_source *io;
+	bool connecting;
+};
+
+struct listener {
+	uint32_t addr; /* host order */
+	int fd;
+	sd_event_source *io;
+	bool seen;
+};
+
+struct lnetd_dp {
+	struct lnetd *d;
+	struct lne_node node;
+	uint16_t port;
+	struct listener ls[LISTEN_MAX];
+	size_t nls;
+	struct dplink *links;
+	sd_event_source *timer;
+	uint32_t pings;
+	uint64_t fault_logged[LNW_F__COUNT];
+	uint8_t *rx;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void arm(struct lnetd_dp *dp);
+
+static void link_free(struct dplink *k)
+{
+	struct lnetd_dp *dp = k->dp;
+
+	if (k->prev)
+		k->prev->next = k->next;
+	else if (dp->links == k)
+		dp->links = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	sd_event_source_disable_unref(k->io);
+	if (k->fd >= 0)
+		close(k->fd);
+	free(k);
+}
+
+/* The socket is over: the node forgets the link, then it goes. */
+static void link_drop(struct dplink *k, int err)
+{
+	lne_node_closed(&k->dp->node, &k->l, err);
+	link_free(k);
+}
+
+static void want_write(struct dplink *k)
+{
+	uint32_t ev = EPOLLIN;
+
+	if (k->connecting || k->l.conn.txq)
+		ev |= EPOLLOUT;
+	sd_event_source_set_io_events(k->io, ev);
+}
+
+static int do_write(struct dplink *k)
+{
+	struct lne_iov iov[16];
+	struct iovec v[16];
+	ssize_t n;
+	int i, cnt;
+
+	while ((cnt = lne_conn_tx_iov(&k->l.conn, iov, 16)) > 0) {
+		for (i = 0; i < cnt; i++) {
+			v[i].iov_base = (void *)iov[i].base;
+			v[i].iov_len = iov[i].len;
+		}
+		n = writev(k->fd, v, cnt);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		lne_node_sent(&k->dp->node, &k->l, (size_t)n);
+	}
+	return 0;
+}
+
+static int do_read(struct dplink *k)
+{
+	struct lnetd_dp *dp = k->dp;
+	ssize_t n;
+	int rounds;
+
+	/* a bounded number of reads per wakeup: one busy peer does not starve the loop */
+	for (rounds = 0; rounds < 16; rounds++) {
+		n = read(k->fd, dp->rx, RX_BUF);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		n = lne_node_input(&dp->node, &k->l, dp->rx, (size_t)n);
+		if (n < 0)
+			return (int)n;
+	}
+	return 0;
+}
+
+static int on_link_io(sd_event_source *s, int fd, uint32_t events, void *userdata)
+{
+	struct dplink *k = userdata;
+	struct lnetd_dp *dp = k->dp;
+	int rc = 0, err = 0;
+	socklen_t len = sizeof(err);
+
+	(void)s;
+	if (k->connecting) {
+		if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+			return 0;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+			err = errno;
+		if (err) {
+			log_debug("data path: connecting to %08llx: %s",
+				  (unsigned long long)k->l.peer, strerror(err));
+			link_drop(k, -err);
+			arm(dp);
+			return 0;
+		}
+		k->connecting = false;
+	}
+	if (events & EPOLLIN)
+		rc = do_read(k);
+	if (!rc && (events & EPOLLOUT || k->l.conn.txq))
+		rc = do_write(k);
+	if (!rc && events & (EPOLLERR | EPOLLHUP) && !(events & EPOLLIN))
+		rc = -ECONNRESET;
+	if (rc) {
+		link_drop(k, rc);
+		arm(dp);
+		return 0;
+	}
+	want_write(k);
+	arm(dp);
+	return 0;
+}
+
+static struct lne_link *ops_link_new(void *ctx)
+{
+	struct lnetd_dp *dp = ctx;
+	struct dplink *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->dp = dp;
+	k->fd = -1;
+	k->next = dp->links;
+	if (dp->links)
+		dp->links->prev = k;
+	dp->links = k;
+	return &k->l;
+}
+
+static void nid4_addr(u64 nid4, struct sockaddr_in *sa, uint16_t port)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(port);
+	sa->sin_addr.s_addr = htonl((uint32_t)nid4);
+}
+
+/* From the NI's address, on a reserved port when we may (upstream's acceptor wants one). */
+static int bind_local(int fd, u64 local)
+{
+	struct sockaddr_in sa;
+	int port;
+
+	for (port = LNW_RESERVED_PORT_MAX; port >= (int)LNW_RESERVED_PORT_MIN; port--) {
+		nid4_addr(local, &sa, (uint16_t)port);
+		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			return 0;
+		if (errno != EADDRINUSE)
+			break;
+	}
+	nid4_addr(local, &sa, 0);
+	return bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+}
+
+static bool ops_connect(void *ctx, struct lne_link *l)
+{
+	struct lnetd_dp *dp = ctx;
+	struct dplink *k = (struct dplink *)l;
+	struct sockaddr_in sa;
+	int one = 1;
+
+	k->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (k->fd < 0)
+		return false;
+	setsockopt(k->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(k->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind_local(k->fd, l->local) < 0) {
+		log_debug("data path: cannot bind to the NI address: %m");
+		return false;
+	}
+	nid4_addr(l->peer, &sa, dp->port);
+	if (connect(k->fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
+		return false;
+	k->connecting = true;
+	if (sd_event_add_io(dp->d->event, &k->io, k->fd, EPOLLIN | EPOLLOUT, on_link_io, k) < 0)
+		return false;
+	return true;
+}
+
+static void ops_wake(void *ctx, struct lne_link *l)
+{
+	struct dplink *k = (struct dplink *)l;
+
+	(void)ctx;
+	if (k->io)
+		want_write(k);
+}
+
+static void ops_close(void *ctx, struct lne_link *l)
+{
+	(void)ctx;
+	link_free((struct dplink *)l);
+}
+
+static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
+{
+	struct lnetd_dp *dp = ctx;
+	uint64_t now = now_ms();
+	char peer[LNE_NID_STR_MAX];
+	struct lne_nid nid;
+
+	if (dp->fault_logged[f] && now - dp->fault_logged[f] < LOG_FAULTS_S * 1000)
+		return;
+	dp->fault_logged[f] = now;
+	lnw_nid_from4(l->conn.peer_nid, &nid);
+	lne_nid_format(&nid, peer, sizeof(peer));
+	log_warning("data path: closed a connection from %s: %s (%llu so far; this line at most "
+		    "every %d s)",
+		    l->conn.peer_nid ? peer : "a peer before its hello", lnw_fault_name(f),
+		    (unsigned long long)dp->node.st.faults[f], LOG_FAULTS_S);
+}
+
+static const struct lne_node_ops ops = {
+	.link_new = ops_link_new,
+	.connect = ops_connect,
+	.wake = ops_wake,
+	.close = ops_close,
+	.fault = ops_fault,
+};
+
+static int on_accept(sd_event_source *s, int fd, uint32_t events, void *userdata)
+{
+	struct lnetd_dp *dp = userdata;
+	struct dplink *k;
+	int c, one = 1;
+
+	(void)s;
+	(void)events;
+	c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (c < 0)
+		return 0;
+	k = (struct dplink *)ops_link_new(dp);
+	if (!k) {
+		close(c);
+		return 0;
+	}
+	k->fd = c;
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	lne_node_accepted(&dp->node, &k->l);
+	if (sd_event_add_io(dp->d->event, &k->io, c, EPOLLIN, on_link_io, k) < 0)
+		link_drop(k, -ENOMEM);
+	return 0;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct lnetd_dp *dp = userdata;
+
+	(void)s;
+	(void)usec;
+	lne_node_tick(&dp->node, now_ms());
+	arm(dp);
+	return 0;
+}
+
+/* The clock runs only while something waits on it. */
+static void arm(struct lnetd_dp *dp)
+{
+	uint64_t next = lne_node_next_deadline(&dp->node);
+
+	if (next == ~0ull) {
+		sd_event_source_set_enabled(dp->timer, SD_EVENT_OFF);
+		return;
+	}
+	/* CLOCK_MONOTONIC in µs, a little after the deadline */
+	sd_event_source_set_time(dp->timer, next * 1000 + 1000);
+	sd_event_source_set_enabled(dp->timer, SD_EVENT_ONESHOT);
+}
+
+static void listener_close(struct listener *l)
+{
+	sd_event_source_disable_unref(l->io);
+	close(l->fd);
+}
+
+static void listen_on(struct lnetd_dp *dp, uint32_t addr)
+{
+	struct listener *l;
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	int fd, one = 1;
+	size_t i;
+
+	for (i = 0; i < dp->nls; i++)
+		if (dp->ls[i].addr == addr) {
+			dp->ls[i].seen = true;
+			return;
+		}
+	if (dp->nls == LISTEN_MAX)
+		return;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa.sin_port = htons(dp->port);
+	sa.sin_addr.s_addr = htonl(addr);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 128)) {
+		char a[INET_ADDRSTRLEN];
+
+		log_warning("data path: cannot listen on %s port %u: %m (peers cannot connect to "
+			    "this NI; it may still connect to them)",
+			    inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a)), dp->port);
+		close(fd);
+		return;
+	}
+	l = &dp->ls[dp->nls];
+	l->addr = addr;
+	l->fd = fd;
+	l->seen = true;
+	if (sd_event_add_io(dp->d->event, &l->io, fd, EPOLLIN, on_accept, dp) < 0) {
+		close(fd);
+		return;
+	}
+	dp->nls++;
+}
+
+void lnetd_dp_sync(struct lnetd_dp *dp)
+{
+	struct lne_ni *ni;
+	size_t i;
+
+	if (!dp)
+		return;
+	lne_node_set_inst(&dp->node, dp->d->mirror);
+	for (i = 0; i < dp->nls; i++)
+		dp->ls[i].seen = false;
+	lne_list_for_each_entry(ni, &dp->d->mirror->nis, all_link)
+		if (ni->nid.lnd == LNE_LND_TCP && ni->nid.alen == 4)
+			listen_on(dp, lne_nid_ip4(&ni->nid));
+	for (i = 0; i < dp->nls;) {
+		if (dp->ls[i].seen) {
+			i++;
+			continue;
+		}
+		listener_close(&dp->ls[i]);
+		dp->ls[i] = dp->ls[--dp->nls];
+	}
+}
+
+struct lne_node *lnetd_dp_node(struct lnetd_dp *dp)
+{
+	return dp ? &dp->node : NULL;
+}
+
+int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out)
+{
+	struct lnetd_dp *dp = calloc(1, sizeof(*dp));
+	struct timespec ts;
+	int rc;
+
+	if (!dp)
+		return -ENOMEM;
+	dp->rx = malloc(RX_BUF);
+	if (!dp->rx) {
+		free(dp);
+		return -ENOMEM;
+	}
+	dp->d = d;
+	dp->port = port;
+	/* A new incarnation each start: peers see a restart. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	lne_node_init(&dp->node, d->mirror, &ops, dp,
+		      (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	dp->node.now_ms = now_ms();
+	rc = sd_event_add_time(d->event, &dp->timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_timer,
+			       dp);
+	if (rc < 0) {
+		free(dp->rx);
+		free(dp);
+		return rc;
+	}
+	sd_event_source_set_enabled(dp->timer, SD_EVENT_OFF);
+	*out = dp;
+	lnetd_dp_sync(dp);
+	return 0;
+}
+
+void lnetd_dp_stop(struct lnetd_dp *dp)
+{
+	size_t i;
+
+	if (!dp)
+		return;
+	lne_node_fini(&dp->node);
+	while (dp->links)
+		link_free(dp->links);
+	for (i = 0; i < dp->nls; i++)
+		listener_close(&dp->ls[i]);
+	sd_event_source_disable_unref(dp->timer);
+	free(dp->rx);
+	free(dp);
+}
+
+/* --- pings for D-Bus callers ---------------------------------------------------------- */
+
+struct ping_call {
+	struct lnetd_dp *dp;
+	sd_bus_message *m;
+};
+
+static int reply_ping(sd_bus_message *call, struct lne_msg *msg, sd_bus_error *e)
+{
+	sd_bus_message *r = NULL;
+	struct lnw_ping_ent ent[LNW_PING_NIS_MAX];
+	struct lnw_ping p;
+	char nid[LNE_NID_STR_MAX], primary[LNE_NID_STR_MAX] = "";
+	enum lnw_fault f;
+	u32 i;
+	int rc;
+
+	f = lnw_ping_unpack(msg->reply, msg->reply_len, &p, ent, LNW_PING_NIS_MAX);
+	if (f)
+		return sd_bus_error_setf(e, LNETD_ERR_PROTOCOL, "the ping reply is malformed: %s",
+					 lnw_fault_name(f));
+	for (i = 0; i < p.n && i < LNW_PING_NIS_MAX && !primary[0]; i++)
+		if (ent[i].nid >> 32 != LNE_MKNET(LNE_LND_LO, 0)) {
+			struct lne_nid x;
+
+			lnw_nid_from4(ent[i].nid, &x);
+			lne_nid_format(&x, primary, sizeof(primary));
+		}
+	rc = sd_bus_message_new_method_return(call, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{sv}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "primary", "s", primary,
+					   "multi_rail", "b",
+					   (int)!!(p.features & LNW_PING_FEAT_MULTI_RAIL),
+					   "features", "u", p.features, "pid", "u", p.pid);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", "nids");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "a(ss)");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ss)");
+	for (i = 0; rc >= 0 && i < p.n && i < LNW_PING_NIS_MAX; i++) {
+		struct lne_nid x;
+
+		if (ent[i].nid >> 32 == LNE_MKNET(LNE_LND_LO, 0))
+			continue;
+		lnw_nid_from4(ent[i].nid, &x);
+		lne_nid_format(&x, nid, sizeof(nid));
+		rc = sd_bus_message_append(r, "(ss)", nid,
+					   ent[i].status == LNW_NI_STATUS_UP	 ? "up"
+					   : ent[i].status == LNW_NI_STATUS_DOWN ? "down"
+										 : "unknown");
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, r, NULL);
+	sd_bus_message_unref(r);
+	return rc;
+}
+
+static void on_ping_done(struct lne_msg *msg, int status)
+{
+	struct ping_call *pc = msg->arg;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int rc;
+
+	pc->dp->pings--;
+	if (status) {
+		char dst[LNE_NID_STR_MAX];
+		struct lne_nid x;
+
+		lnw_nid_from4(msg->hdr.dst_nid, &x);
+		lne_nid_format(&x, dst, sizeof(dst));
+		sd_bus_error_setf(&e, LNETD_ERR_UNREACHABLE, "failed to ping %s: %s", dst,
+				  strerror(-status));
+		rc = -1;
+	} else {
+		rc = reply_ping(pc->m, msg, &e);
+	}
+	if (rc < 0 && sd_bus_error_is_set(&e))
+		sd_bus_reply_method_error(pc->m, &e);
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(pc->m);
+	free(pc);
+}
+
+int lnetd_dp_ping(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
+		  const struct lne_nid *src, uint32_t timeout_ms, sd_bus_error *e)
+{
+	struct lne_err err = {.msg = ""};
+	struct ping_call *pc;
+	int rc;
+
+	if (dp->pings >= LNETD_PINGS_MAX)
+		return sd_bus_error_setf(e, LNETD_ERR_LIMIT,
+					 "%u pings are waiting already: try again later",
+					 LNETD_PINGS_MAX);
+	pc = calloc(1, sizeof(*pc));
+	if (!pc)
+		return -ENOMEM;
+	pc->dp = dp;
+	pc->m = sd_bus_message_ref(m);
+	dp->pings++;
+	dp->node.now_ms = now_ms();
+	rc = lne_node_ping(&dp->node, dst, src, timeout_ms, on_ping_done, pc, &err);
+	if (rc) {
+		dp->pings--;
+		sd_bus_message_unref(pc->m);
+		free(pc);
+		return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s",
+					 err.msg[0] ? err.msg : strerror(-rc));
+	}
+	arm(dp);
+	return 1;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dp.h - the userspace engine's data path: the I/O shell around the
+ * engine's LNet node (engine/node.h), on lnetd's event loop.
+ *
+ * With --engine=userspace lnetd is an LNet node itself: it listens on the
+ * LNet port (988 unless --lnet-port says otherwise) of every IPv4 address
+ * a TCP NI has, connects to peers from a reserved port of the local NI's
+ * address (as upstream's acceptor requires), and moves bytes between
+ * non-blocking sockets and the node.  Everything the node decides is the
+ * engine's; this file only reads, writes, accepts, connects and keeps time.
+ */
+#ifndef LNETD_DP_H
+#define LNETD_DP_H
+
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "engine/node.h"
+
+struct lnetd;
+struct lnetd_dp;
+
+/* The most pings waiting for an answer at once (anyone may ping). */
+#define LNETD_PINGS_MAX	       64
+#define LNETD_PING_TIMEOUT_MAX 300000 /* ms */
+
+int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out);
+void lnetd_dp_stop(struct lnetd_dp *dp);
+/* The mirror changed or was replaced: listen where the NIs are now. */
+void lnetd_dp_sync(struct lnetd_dp *dp);
+struct lne_node *lnetd_dp_node(struct lnetd_dp *dp);
+
+/* A ping for a D-Bus call: @m is answered when it ends (the reply is an a{sv}). */
+int lnetd_dp_ping(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
+		  const struct lne_nid *src, uint32_t timeout_ms, sd_bus_error *e);
+
+#endif /* LNETD_DP_H */

@@ -1,0 +1,140 @@
+#!/bin/sh
+# The data path between userspace-engine nodes: two lnetd nodes, each in a
+# network namespace of the test's own with its own bus, joined by two veth
+# rails.  They ping each other over real TCP, messages spread over both
+# rails, counters count them, and a peer sending garbage is cut off and
+# counted while the other keeps working.  TAP.
+set -u
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
+	echo "1..0 # SKIP needs root and ip netns"
+	exit 0
+fi
+. "$(dirname "$0")/lib.sh"
+LNETD=${LNETD:-lnetd/lnetd}
+LNETCTL=${LNETCTL:-lnetctl/lnetctl}
+NS=lnf$$
+PIDS=
+
+fabric_cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for x in a b; do ip netns del "$NS$x" 2>/dev/null; done
+	cleanup
+}
+trap fabric_cleanup EXIT
+
+# node X: a namespace, a bus and an lnetd of its own (bus at $T/X.bus).
+node() {
+	sed 's|<policy context="default">|&<allow user="*"/>|' \
+		/usr/share/dbus-1/session.conf >"$T/bus.conf"
+	dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/$1.bus" --nofork \
+		--nopidfile 2>>"$T/$1.buslog" &
+	PIDS="$PIDS $!"
+	for _ in $(seq 50); do [ -S "$T/$1.bus" ] && break; sleep 0.1; done
+	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" ip netns exec "$NS$1" \
+		"$LNETD" --engine=userspace --state-dir="$T/$1.state" 2>>"$T/lnetd.log" &
+	PIDS="$PIDS $!"
+	for _ in $(seq 100); do
+		busctl --address="unix:path=$T/$1.bus" --timeout=2 status org.lnetd1 \
+			>/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
+on() {
+	x=$1
+	shift
+	OUT=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$x.bus" "$LNETCTL" "$@" 2>&1)
+	RC=$?
+}
+
+ip netns add "${NS}a" && ip netns add "${NS}b" || {
+	echo "1..0 # SKIP cannot make network namespaces"
+	exit 0
+}
+for r in 0 1; do
+	ip link add "fa$r" netns "${NS}a" type veth peer name "fb$r" netns "${NS}b"
+	ip -n "${NS}a" addr add "10.77.$r.1/24" dev "fa$r"
+	ip -n "${NS}b" addr add "10.77.$r.2/24" dev "fb$r"
+	ip -n "${NS}a" link set "fa$r" up
+	ip -n "${NS}b" link set "fb$r" up
+done
+ip -n "${NS}a" link set lo up
+ip -n "${NS}b" link set lo up
+
+check "node a starts" node a
+check "node b starts" node b
+on a net add --net tcp --if fa0,fa1
+check "a: two NIs on tcp" test "$RC" = 0
+on b net add --net tcp --if fb0,fb1
+check "b: two NIs on tcp" test "$RC" = 0
+
+# up X: until every NI of X is up (a veth's carrier can take a second to show)
+up() {
+	for _ in $(seq 100); do
+		on "$1" net show
+		case $OUT in *"status: down"*) sleep 0.05 ;; *) return 0 ;; esac
+	done
+	diag "$OUT"
+	return 1
+}
+check "a's NIs are up" up a
+check "b's NIs are up" up b
+
+on a ping 10.77.0.2@tcp
+check "a pings b's first NID" test "$RC" = 0
+check "the reply names b's primary NID" has "primary nid: 10.77.0.2@tcp"
+check "b is Multi-Rail" has "Multi-Rail: True"
+check "and lists both of b's NIDs" has "nid: 10.77.1.2@tcp"
+on b ping --timeout 5 10.77.1.1@tcp
+check "b pings a's second NID" has "nid: 10.77.0.1@tcp"
+
+
+# Both rails: b as a Multi-Rail peer of a, then pings spread over a's NIs.
+on a peer add --prim_nid 10.77.0.2@tcp --nid 10.77.1.2@tcp
+check "a: b as a peer with both NIDs" test "$RC" = 0
+i=0
+while [ $i -lt 20 ]; do
+	on a ping 10.77.0.2@tcp
+	[ "$RC" = 0 ] || break
+	i=$((i + 1))
+done
+check "20 pings in a row answered" test $i = 20
+OUT=$(busctl --address="unix:path=$T/a.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager Counters 2>&1)
+sent() { # sent NID: the GETs a sent from local NI NID
+	printf '%s' "$OUT" | tr ' ' '\n' | awk -v nid="\"$1\"" '
+		$0 == nid { getline; if ($0 == "true") want = 1; next }
+		want && $0 == "\"sent_get\"" { getline; print; exit }'
+}
+s0=$(sent 10.77.0.1@tcp)
+s1=$(sent 10.77.1.1@tcp)
+diag "GETs sent: rail 0 ${s0:-none}, rail 1 ${s1:-none}"
+check "rail 0 carried pings" test "${s0:-0}" -ge 5
+check "rail 1 carried pings" test "${s1:-0}" -ge 5
+
+on a stats show
+check "stats show prints Lustre's counters" has "send_count:"
+check "stats show counts what a sent" test "$(printf '%s\n' "$OUT" | awk '/send_count:/ {print $2}')" -ge 22
+
+# A hostile peer: garbage to b's LNet port, from inside a's namespace.
+ip netns exec "${NS}a" sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc -q1 10.77.0.2 988' \
+	>/dev/null 2>&1 || ip netns exec "${NS}a" timeout 5 bash -c \
+	'exec 3<>/dev/tcp/10.77.0.2/988; printf "GET / HTTP/1.0\r\n\r\n" >&3; cat <&3' >/dev/null 2>&1
+sleep 0.2
+OUT=$(busctl --address="unix:path=$T/b.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager Counters 2>&1)
+check "b counted the bad magic" has '"fault_bad_magic" 1'
+on a ping 10.77.0.2@tcp
+check "and still answers a" has "primary nid: 10.77.0.2@tcp"
+check "b's log names the fault once" grep -q "closed a connection from a peer before its hello: bad magic" "$T/lnetd.log"
+
+# A NID nobody has: refused, named.
+on a ping --timeout 1 10.77.0.9@tcp
+check "a ping to nobody fails" test "$RC" != 0
+check "saying which NID" has "10.77.0.9@tcp"
+on a ping --timeout 0 10.77.0.2@tcp
+check "a zero timeout is a usage error" test "$RC" = 2
+finish
