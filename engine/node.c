@@ -260,7 +260,12 @@ static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer)
 		.src_pid = n->pid,
 		.dst_pid = LNW_PID_LUSTRE,
 		.src_inc = n->incarnation,
-		.ctype = LNW_CONN_ANY,
+		/*
+		 * Typed: socklnd v3 never sends on an untyped (ANY) connection.
+		 * Over a control connection the peer sends everything (bulk as its
+		 * fallback); we send on any connection to it.
+		 */
+		.ctype = LNW_CONN_CONTROL,
 	};
 	struct lne_link *l = link_find(n, local, peer);
 

@@ -64,6 +64,13 @@ START_TEST(ping_both_ways)
 		ck_assert_uint_eq(r.e[2].status, LNW_NI_STATUS_UP);
 		ck_assert(r.p.features & LNW_PING_FEAT_MULTI_RAIL);
 		ck_assert_uint_eq(r.p.pid, LNW_PID_LUSTRE);
+		/* typed connections: upstream's socklnd v3 never sends on an untyped one */
+		{
+			struct simlink *k;
+
+			for (k = s.links; k; k = k->next)
+				ck_assert_uint_eq(k->l.conn.ctype, LNW_CONN_CONTROL);
+		}
 
 		/* and back, over the connection B accepted or one of its own */
 		memset(&r, 0, sizeof(r));
