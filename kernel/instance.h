@@ -30,6 +30,7 @@
 struct net;
 struct lne_inst;
 struct lne_tbf;
+struct lnetk_dp;
 
 /*
  * One NRS TBF policy of an instance (engine/tbf.h), in its list.  The list
@@ -51,6 +52,7 @@ struct lnetk_net {
 	struct lne_inst *inst;	 /* changed under lock and sel (write); read under either */
 	struct list_head tbf;	 /* under lock: struct lnetk_tbf, sorted by service */
 	u32 ntbf;		 /* under lock: how many */
+	struct lnetk_dp *dp;	 /* the data path (dp.h), set once at start */
 };
 
 /* main.c: the instance of @net. */

@@ -19,6 +19,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
+#include "dp.h"
 #include "engine/model.h"
 #include "instance.h"
 #include "netlink.h"
@@ -91,6 +92,11 @@ static int __net_init lnetk_net_init(struct net *net)
 	ln->generation = 0;
 	INIT_LIST_HEAD(&ln->tbf);
 	ln->ntbf = 0;
+	if (lnetk_dp_start(net, ln)) {
+		lne_inst_free(ln->inst);
+		ln->inst = NULL;
+		return -ENOMEM;
+	}
 	atomic_inc(&lnetk_instances);
 	return 0;
 }
@@ -100,6 +106,7 @@ static void __net_exit lnetk_net_exit(struct net *net)
 	struct lnetk_net *ln = lnetk_net(net);
 	struct lnetk_tbf *t, *tmp;
 
+	lnetk_dp_stop(ln); /* its sockets first: they live in this namespace */
 	list_for_each_entry_safe(t, tmp, &ln->tbf, link)
 		lnetk_tbf_free(t);
 	ln->ntbf = 0;

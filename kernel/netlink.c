@@ -34,6 +34,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
+#include "dp.h"
 #include "engine/model.h"
 #include "instance.h"
 #include "netlink.h"
@@ -47,6 +48,8 @@
 
 static struct netlink_range_validation prio_range = {.max = LNE_PRIO_MAX};
 static struct netlink_range_validation tbf_depth_range = {.min = 1, .max = LNETK_TBF_DEPTH_MAX};
+static struct netlink_range_validation ping_timeout_range = {.min = 1,
+							     .max = LNETK_PING_TIMEOUT_MAX};
 
 #define STR(n)                                       \
 	{                                            \
@@ -134,6 +137,12 @@ const struct nla_policy lnk_nl_tbfl_policy[LNETK_TBFL_A_MAX + 1] = {
 	[LNETK_TBFL_A_QUEUE] = NLA_POLICY_MAX(NLA_U8, LNETK_TBF_HP),
 };
 
+const struct nla_policy lnk_nl_ping_policy[LNETK_PING_A_MAX + 1] = {
+	[LNETK_PING_A_NID] = STR(LNETK_NID_MAX),
+	[LNETK_PING_A_SRC] = STR(LNETK_NID_MAX),
+	[LNETK_PING_A_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &ping_timeout_range),
+};
+
 const struct nla_policy lnk_nl_tbf_policy[LNETK_TBF_A_MAX + 1] = {
 	[LNETK_TBF_A_SERVICE] = STR(LNETK_TBF_SERVICE_MAX),
 	[LNETK_TBF_A_QUEUE] = NLA_POLICY_MAX(NLA_U8, LNETK_TBF_HP),
@@ -158,6 +167,7 @@ static const struct nla_policy lnk_nl_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_NUMA] = NLA_POLICY_NESTED(lnk_nl_numa_policy),
 	[LNETK_A_SELECT] = NLA_POLICY_NESTED(lnk_nl_sel_policy),
 	[LNETK_A_TBF] = NLA_POLICY_NESTED(lnk_nl_tbf_policy),
+	[LNETK_A_PING] = NLA_POLICY_NESTED(lnk_nl_ping_policy),
 };
 
 enum lnetk_group {
@@ -345,6 +355,8 @@ int lnk_nl_run_change(struct genl_info *info, lnk_nl_change_fn fn, size_t reply_
 		notify(net, info->genlhdr->cmd, ln->generation);
 	}
 	mutex_unlock(&ln->lock);
+	if (!rc)
+		lnetk_dp_changed(ln); /* listen where the NIs are now */
 	if (rc) {
 		nlmsg_free(reply);
 		return rc;
@@ -524,6 +536,7 @@ static const struct genl_ops lnk_nl_ops[] = {
 #endif
 	{.cmd = LNETK_CMD_TBF_CLASS_GET, .dumpit = lnk_nl_tbf_class_dump},
 	OP(LNETK_CMD_EXPLAIN, lnk_nl_explain, 0),
+	OP(LNETK_CMD_PING, lnk_nl_ping, ADMIN),
 };
 
 static const struct genl_multicast_group lnk_nl_mcgrps[] = {

@@ -226,6 +226,28 @@ int lnetk_global_get(struct lnetk *lk, lnetk_global_cb cb, void *arg, struct lne
 /* @ncpt * @ncpt distances, row-major; @ncpt 0 removes the table. */
 int lnetk_numa_set(struct lnetk *lk, uint32_t ncpt, const uint32_t *dist, struct lnetk_err *err);
 
+/* --- the data path ------------------------------------------------------------- */
+
+#define LNETK_PING_NIDS_MAX 256
+
+struct lnetk_ping_nid {
+	char nid[LNETK_NID_MAX];
+	uint32_t status; /* enum lnetk_ni_status */
+};
+
+struct lnetk_ping {
+	uint32_t features, pid; /* the ping info's (Lustre's LNET_PING_FEAT_* bits) */
+	unsigned int n;
+	struct lnetk_ping_nid nid[LNETK_PING_NIDS_MAX];
+};
+
+/*
+ * Ping @dst over LNet from the module's data path (from @src if not NULL),
+ * waiting up to @timeout_ms for the answer: it blocks that long at most.
+ */
+int lnetk_ping(struct lnetk *lk, const char *dst, const char *src, uint32_t timeout_ms,
+	       struct lnetk_ping *out, struct lnetk_err *err);
+
 /* --- selection ---------------------------------------------------------------- */
 
 struct lnetk_select_req {

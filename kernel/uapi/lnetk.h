@@ -167,6 +167,14 @@
  *   module's running state: health, credits and round robin as traffic
  *   left them.
  *
+ * LNETK_CMD_PING (admin, as it sends): LNETK_A_PING with LNETK_PING_A_NID,
+ *   and LNETK_PING_A_SRC and LNETK_PING_A_TIMEOUT_MS if wanted.  The
+ *   instance's data path sends a GET on the reserved portal (a Lustre ping,
+ *   upstream's wire protocol over TCP) and the command waits for the
+ *   answer: the reply's LNETK_A_PING holds the features, the pid and one
+ *   LNETK_PING_A_ENTRY per NID the node has (0@lo left out).  No answer in
+ *   time: -ETIMEDOUT; nothing reaches the NID: -EHOSTUNREACH or -ENOTCONN.
+ *
  * LNETK_CMD_BATCH (admin): apply many objects in one message, all or
  *   nothing, for a fast restore.  The message carries, in order, any number
  *   of LNETK_A_NI, LNETK_A_PEER, LNETK_A_ROUTE, LNETK_A_RULE and
@@ -337,6 +345,7 @@ enum lnetk_cmd {
 	LNETK_CMD_TBF_LOAD,
 	LNETK_CMD_TBF_CLASS_GET,
 	LNETK_CMD_EXPLAIN,
+	LNETK_CMD_PING,
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
@@ -363,6 +372,7 @@ enum lnetk_attr {
 	LNETK_A_NUMA,	    /* nest, LNETK_NUMA_A_* */
 	LNETK_A_SELECT,	    /* nest, LNETK_SEL_A_* */
 	LNETK_A_TBF,	    /* nest, LNETK_TBF_A_* */
+	LNETK_A_PING,	    /* nest, LNETK_PING_A_* */
 	__LNETK_A_LAST
 };
 #define LNETK_A_MAX (__LNETK_A_LAST - 1)
@@ -435,6 +445,27 @@ enum lnetk_route_attr {
 	__LNETK_ROUTE_A_LAST
 };
 #define LNETK_ROUTE_A_MAX (__LNETK_ROUTE_A_LAST - 1)
+
+/* LNETK_CMD_PING: the most it waits (ms), and the NI status values. */
+#define LNETK_PING_TIMEOUT_MAX 300000
+enum lnetk_ni_status {
+	LNETK_NI_STATUS_UNKNOWN,
+	LNETK_NI_STATUS_UP,
+	LNETK_NI_STATUS_DOWN,
+};
+
+enum lnetk_ping_attr {
+	LNETK_PING_A_UNSPEC,
+	LNETK_PING_A_NID,	 /* string: whom to ping; reply, in an entry: one of its NIDs */
+	LNETK_PING_A_SRC,	 /* string: the local NI to send from */
+	LNETK_PING_A_TIMEOUT_MS, /* u32, 1..LNETK_PING_TIMEOUT_MAX (default 1000) */
+	LNETK_PING_A_FEATURES,	 /* u32, reply: the ping info's feature bits */
+	LNETK_PING_A_PID,	 /* u32, reply */
+	LNETK_PING_A_ENTRY,	 /* nest, repeated, reply: LNETK_PING_A_NID and _STATUS */
+	LNETK_PING_A_STATUS,	 /* u32, reply, in an entry: enum lnetk_ni_status */
+	__LNETK_PING_A_LAST
+};
+#define LNETK_PING_A_MAX (__LNETK_PING_A_LAST - 1)
 
 enum lnetk_rule_outcome {
 	LNETK_RULE_ADDED,

@@ -5,23 +5,165 @@
  * Anyone may ping and read counters (a ping costs the node one GET and is
  * bounded: LNETD_PINGS_MAX waiting at once, a timeout of at most
  * LNETD_PING_TIMEOUT_MAX); resetting counters needs the right to change.
- * With the kernel engine the module's data path answers (not built yet:
- * the calls say so).
+ * With the kernel engine the module's data path answers: a ping waits in
+ * the module (LNETK_CMD_PING blocks), so it runs on a thread of its own
+ * and is answered from the event loop when it ends.  Counters are the
+ * userspace engine's only, so far.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <systemd/sd-bus.h>
+#include <unistd.h>
 
 #include "bus-errors.h"
 #include "bus-int.h"
+#include "liblnetk/lnetk-client.h"
 #include "lnetd/dp.h"
 #include "lnetd/lnetd.h"
 
 static int no_data_path(sd_bus_error *e)
 {
 	return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-				 "this lnetd runs the kernel engine, whose data path is not built "
-				 "yet: run lnetd --engine=userspace to send and receive");
+				 "the kernel engine's counters are not served yet: run lnetd "
+				 "--engine=userspace for them");
+}
+
+/* --- the kernel engine's ping: a thread per ping ---------------------------------- */
+
+struct kping {
+	sd_bus_message *m;
+	char dst[LNETK_NID_MAX], src[LNETK_NID_MAX];
+	uint32_t timeout_ms;
+	struct lnetk_ping out;
+	struct lnetk_err err;
+	int rc, efd;
+	sd_event_source *ev;
+	pthread_t th;
+};
+
+static unsigned int kpings; /* waiting, at most LNETD_PINGS_MAX */
+
+static void *kping_thread(void *arg)
+{
+	struct kping *k = arg;
+	struct lnetk *lk = NULL;
+	uint64_t one = 1;
+
+	k->rc = lnetk_open(&lk);
+	if (!k->rc)
+		k->rc = lnetk_ping(lk, k->dst, k->src[0] ? k->src : NULL, k->timeout_ms, &k->out,
+				   &k->err);
+	lnetk_close(lk);
+	if (write(k->efd, &one, sizeof(one)) < 0)
+		k->rc = -errno;
+	return NULL;
+}
+
+static int kping_reply(struct kping *k)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	const char *primary = k->out.n ? k->out.nid[0].nid : "";
+	unsigned int i;
+	int rc;
+
+	rc = sd_bus_message_new_method_return(k->m, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{sv}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "primary", "s", primary,
+					   "multi_rail", "b",
+					   (int)!!(k->out.features & LNW_PING_FEAT_MULTI_RAIL),
+					   "features", "u", k->out.features, "pid", "u",
+					   k->out.pid);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", "nids");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "a(ss)");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ss)");
+	for (i = 0; rc >= 0 && i < k->out.n; i++)
+		rc = sd_bus_message_append(r, "(ss)", k->out.nid[i].nid,
+					   k->out.nid[i].status == LNETK_NI_STATUS_UP ? "up"
+					   : k->out.nid[i].status == LNETK_NI_STATUS_DOWN
+						   ? "down"
+						   : "unknown");
+	for (i = 0; rc >= 0 && i < 4; i++)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, r, NULL);
+	return rc;
+}
+
+static int on_kping_done(sd_event_source *s, int fd, uint32_t events, void *userdata)
+{
+	struct kping *k = userdata;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+
+	(void)s;
+	(void)fd;
+	(void)events;
+	pthread_join(k->th, NULL);
+	kpings--;
+	if (k->rc) {
+		sd_bus_error_setf(&e,
+				  k->rc == -ETIMEDOUT || k->rc == -EHOSTUNREACH ||
+						  k->rc == -ENOTCONN
+					  ? LNETD_ERR_UNREACHABLE
+					  : LNETD_ERR_INVALID,
+				  "failed to ping %s: %s", k->dst,
+				  k->err.msg[0] ? k->err.msg : strerror(-k->rc));
+		sd_bus_reply_method_error(k->m, &e);
+		sd_bus_error_free(&e);
+	} else if (kping_reply(k) < 0) {
+		sd_bus_reply_method_errorf(k->m, LNETD_ERR_PROTOCOL,
+					   "cannot build the ping's reply");
+	}
+	sd_event_source_disable_unref(k->ev);
+	close(k->efd);
+	sd_bus_message_unref(k->m);
+	free(k);
+	return 0;
+}
+
+static int kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
+		       uint32_t timeout, sd_bus_error *e)
+{
+	struct kping *k;
+	int rc;
+
+	if (kpings >= LNETD_PINGS_MAX)
+		return sd_bus_error_setf(e, LNETD_ERR_LIMIT,
+					 "%u pings are waiting already: try again later",
+					 LNETD_PINGS_MAX);
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	snprintf(k->dst, sizeof(k->dst), "%s", dst);
+	snprintf(k->src, sizeof(k->src), "%s", src);
+	k->timeout_ms = timeout;
+	k->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	rc = k->efd < 0 ? -errno : 0;
+	if (!rc)
+		rc = sd_event_add_io(d->event, &k->ev, k->efd, EPOLLIN, on_kping_done, k);
+	if (!rc)
+		k->m = sd_bus_message_ref(m);
+	if (!rc)
+		rc = -pthread_create(&k->th, NULL, kping_thread, k);
+	if (rc) {
+		sd_bus_message_unref(k->m);
+		sd_event_source_disable_unref(k->ev);
+		if (k->efd >= 0)
+			close(k->efd);
+		free(k);
+		return rc;
+	}
+	kpings++;
+	return 1;
 }
 
 /* Ping(s nid, s source, u timeout_ms) -> a{sv}: primary, multi_rail, features, pid, nids a(ss). */
@@ -51,6 +193,8 @@ int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (!timeout || timeout > LNETD_PING_TIMEOUT_MAX)
 		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "timeout %u ms is outside 1..%u ms",
 					 timeout, LNETD_PING_TIMEOUT_MAX);
+	if (d->kb)
+		return kernel_ping(d, m, dst, src, timeout, e);
 	if (!d->dp)
 		return no_data_path(e);
 	return lnetd_dp_ping(d->dp, m, &nd, *src ? &ns : NULL, timeout, e);

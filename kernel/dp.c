@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dp.c - the module's data path (dp.h): kernel TCP sockets around the
+ * engine's LNet node.
+ *
+ * Socket callbacks (softirq) only mark their socket and queue the
+ * instance's one work item; the work, on an ordered workqueue, takes @lock
+ * and ln->sel (read) and serves every marked socket: accepts, reads into
+ * the node, writes what the node queued.  Nothing here decides anything
+ * about LNet: that is the node's (engine/node.c).
+ */
+#include <linux/in.h>
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "dp.h"
+#include "instance.h"
+
+static ushort lnet_port = LNW_PORT_DEFAULT;
+module_param(lnet_port, ushort, 0444);
+MODULE_PARM_DESC(lnet_port, "the TCP port LNet listens on and connects to (988)");
+
+#define RX_BUF	      (64 * 1024)
+#define READS_PER_RUN 16
+#define LISTEN_MAX    64
+
+struct ksock {
+	struct socket *sock;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	int kick; /* an event came: serve it on the next run */
+};
+
+struct klink {
+	struct lne_link l; /* first: the node's part */
+	struct lnetk_dp *dp;
+	struct list_head item; /* in dp->links */
+	struct ksock ks;
+	bool connecting;
+};
+
+struct klisten {
+	struct lnetk_dp *dp;
+	struct list_head item;
+	struct ksock ks;
+	__be32 addr;
+	bool seen;
+};
+
+struct lnetk_dp {
+	struct net *net;
+	struct lnetk_net *ln;
+	struct mutex lock; /* every call into the node; the lists */
+	struct lne_node node;
+	struct workqueue_struct *wq;
+	struct work_struct run;
+	struct delayed_work tick;
+	struct list_head links, listeners;
+	bool need_sync, stopping;
+	u8 *rx;
+};
+
+/* The instance's data path: main.c keeps it beside the instance. */
+static struct lnetk_dp *dp_of(struct lnetk_net *ln)
+{
+	return ln->dp;
+}
+
+static u64 now_ms(void)
+{
+	return ktime_to_ms(ktime_get());
+}
+
+/* --- socket callbacks: mark and queue ------------------------------------------------ */
+
+static struct lnetk_dp *ks_dp(struct ksock *ks, bool listener)
+{
+	return listener ? container_of(ks, struct klisten, ks)->dp
+			: container_of(ks, struct klink, ks)->dp;
+}
+
+static void ks_event(struct sock *sk)
+{
+	struct ksock *ks;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	ks = sk->sk_user_data;
+	if (ks) {
+		/* bit 1: a listener (set when installed) */
+		struct lnetk_dp *dp = ks_dp(ks, READ_ONCE(ks->kick) & 2);
+
+		WRITE_ONCE(ks->kick, READ_ONCE(ks->kick) | 1);
+		if (!dp->stopping)
+			queue_work(dp->wq, &dp->run);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void on_data_ready(struct sock *sk)
+{
+	ks_event(sk);
+}
+
+static void on_write_space(struct sock *sk)
+{
+	ks_event(sk);
+}
+
+static void on_state_change(struct sock *sk)
+{
+	ks_event(sk);
+}
+
+static void ks_install(struct ksock *ks, bool listener)
+{
+	struct sock *sk = ks->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	ks->kick = listener ? 2 : 0;
+	ks->saved_data_ready = sk->sk_data_ready;
+	ks->saved_write_space = sk->sk_write_space;
+	ks->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = ks;
+	sk->sk_data_ready = on_data_ready;
+	sk->sk_write_space = on_write_space;
+	sk->sk_state_change = on_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* After this no callback touches @ks; then the socket goes. */
+static void ks_release(struct ksock *ks)
+{
+	struct sock *sk;
+
+	if (!ks->sock)
+		return;
+	sk = ks->sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data == ks) {
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = ks->saved_data_ready;
+		sk->sk_write_space = ks->saved_write_space;
+		sk->sk_state_change = ks->saved_state_change;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+	kernel_sock_shutdown(ks->sock, SHUT_RDWR);
+	sock_release(ks->sock);
+	ks->sock = NULL;
+}
+
+static bool ks_take_kick(struct ksock *ks)
+{
+	int k = READ_ONCE(ks->kick);
+
+	if (!(k & 1))
+		return false;
+	WRITE_ONCE(ks->kick, k & ~1);
+	return true;
+}
+
+/* --- links ------------------------------------------------------------------------- */
+
+static void link_free(struct klink *k)
+{
+	ks_release(&k->ks);
+	list_del(&k->item);
+	kfree(k);
+}
+
+static void link_drop(struct lnetk_dp *dp, struct klink *k, int err)
+{
+	lne_node_closed(&dp->node, &k->l, err);
+	link_free(k);
+}
+
+static struct lne_link *ops_link_new(void *ctx)
+{
+	struct lnetk_dp *dp = ctx;
+	struct klink *k = kzalloc(sizeof(*k), GFP_KERNEL);
+
+	if (!k)
+		return NULL;
+	k->dp = dp;
+	list_add(&k->item, &dp->links);
+	return &k->l;
+}
+
+static void nid4_sin(u64 nid4, struct sockaddr_in *sin, u16 port)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	sin->sin_addr.s_addr = htonl((u32)nid4);
+}
+
+static bool ops_connect(void *ctx, struct lne_link *l)
+{
+	struct lnetk_dp *dp = ctx;
+	struct klink *k = (struct klink *)l;
+	struct sockaddr_in sin;
+	int port, rc;
+
+	rc = sock_create_kern(dp->net, PF_INET, SOCK_STREAM, IPPROTO_TCP, &k->ks.sock);
+	if (rc)
+		return false;
+	tcp_sock_set_nodelay(k->ks.sock->sk);
+	sock_set_reuseaddr(k->ks.sock->sk);
+	/* from the NI's address and a reserved port, as upstream's acceptor wants */
+	rc = -EADDRINUSE;
+	for (port = LNW_RESERVED_PORT_MAX; rc == -EADDRINUSE && port >= LNW_RESERVED_PORT_MIN;
+	     port--) {
+		nid4_sin(l->local, &sin, (u16)port);
+		rc = kernel_bind(k->ks.sock, (struct sockaddr *)&sin, sizeof(sin));
+	}
+	if (rc)
+		return false;
+	ks_install(&k->ks, false);
+	nid4_sin(l->peer, &sin, lnet_port);
+	k->connecting = true;
+	rc = kernel_connect(k->ks.sock, (struct sockaddr *)&sin, sizeof(sin), O_NONBLOCK);
+	return !rc || rc == -EINPROGRESS;
+}
+
+static void ops_wake(void *ctx, struct lne_link *l)
+{
+	struct lnetk_dp *dp = ctx;
+	struct klink *k = (struct klink *)l;
+
+	WRITE_ONCE(k->ks.kick, READ_ONCE(k->ks.kick) | 1);
+	if (!dp->stopping)
+		queue_work(dp->wq, &dp->run);
+}
+
+static void ops_close(void *ctx, struct lne_link *l)
+{
+	(void)ctx;
+	link_free((struct klink *)l);
+}
+
+static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
+{
+	struct lne_nid nid;
+	char peer[LNE_NID_STR_MAX];
+
+	(void)ctx;
+	lnw_nid_from4(l->conn.peer_nid, &nid);
+	lne_nid_format(&nid, peer, sizeof(peer));
+	pr_warn_ratelimited("lnetk: closed a connection from %s: %s\n",
+			    l->conn.peer_nid ? peer : "a peer before its hello", lnw_fault_name(f));
+}
+
+static const struct lne_node_ops kops = {
+	.link_new = ops_link_new,
+	.connect = ops_connect,
+	.wake = ops_wake,
+	.close = ops_close,
+	.fault = ops_fault,
+};
+
+/* Read, feed the node, write: one link's turn.  Returns false when it went. */
+static bool link_serve(struct lnetk_dp *dp, struct klink *k)
+{
+	struct sock *sk = k->ks.sock->sk;
+	int rounds, rc = 0;
+
+	if (k->connecting) {
+		if (sk->sk_err || sk->sk_state == TCP_CLOSE) {
+			link_drop(dp, k, sk->sk_err ? -sk->sk_err : -ECONNREFUSED);
+			return false;
+		}
+		if (sk->sk_state != TCP_ESTABLISHED)
+			return true;
+		k->connecting = false;
+	}
+	for (rounds = 0; rounds < READS_PER_RUN; rounds++) {
+		struct kvec kv = {.iov_base = dp->rx, .iov_len = RX_BUF};
+		struct msghdr msg = {.msg_flags = MSG_DONTWAIT};
+
+		rc = kernel_recvmsg(k->ks.sock, &msg, &kv, 1, RX_BUF, MSG_DONTWAIT);
+		if (rc == -EAGAIN) {
+			rc = 0;
+			break;
+		}
+		if (rc <= 0) {
+			rc = rc ?: -ECONNRESET;
+			break;
+		}
+		rc = lne_node_input(&dp->node, &k->l, dp->rx, rc);
+		if (rc < 0)
+			break;
+	}
+	if (rounds == READS_PER_RUN)
+		WRITE_ONCE(k->ks.kick, READ_ONCE(k->ks.kick) | 1); /* more later: others first */
+	while (!rc && k->l.conn.txq) {
+		struct lne_iov iov[16];
+		struct kvec kv[16];
+		struct msghdr msg = {.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL};
+		size_t total = 0;
+		int i, n = lne_conn_tx_iov(&k->l.conn, iov, 16);
+
+		for (i = 0; i < n; i++) {
+			kv[i].iov_base = (void *)iov[i].base;
+			kv[i].iov_len = iov[i].len;
+			total += iov[i].len;
+		}
+		rc = kernel_sendmsg(k->ks.sock, &msg, kv, n, total);
+		if (rc == -EAGAIN) {
+			rc = 0;
+			break; /* write_space kicks us again */
+		}
+		if (rc <= 0) {
+			rc = rc ?: -EPIPE;
+			break;
+		}
+		lne_node_sent(&dp->node, &k->l, rc);
+		rc = 0;
+	}
+	if (rc) {
+		link_drop(dp, k, rc);
+		return false;
+	}
+	return true;
+}
+
+/* --- listeners ----------------------------------------------------------------------- */
+
+static void accept_all(struct lnetk_dp *dp, struct klisten *ls)
+{
+	for (;;) {
+		struct socket *ns;
+		struct klink *k;
+
+		if (kernel_accept(ls->ks.sock, &ns, O_NONBLOCK))
+			return;
+		k = (struct klink *)ops_link_new(dp);
+		if (!k) {
+			sock_release(ns);
+			return;
+		}
+		k->ks.sock = ns;
+		tcp_sock_set_nodelay(ns->sk);
+		lne_node_accepted(&dp->node, &k->l);
+		ks_install(&k->ks, false);
+		WRITE_ONCE(k->ks.kick, 1);
+	}
+}
+
+static void listen_on(struct lnetk_dp *dp, __be32 addr)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = addr};
+	struct klisten *ls;
+	int rc;
+
+	list_for_each_entry(ls, &dp->listeners, item)
+		if (ls->addr == addr) {
+			ls->seen = true;
+			return;
+		}
+	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
+	if (!ls)
+		return;
+	ls->dp = dp;
+	ls->addr = addr;
+	ls->seen = true;
+	sin.sin_port = htons(lnet_port);
+	rc = sock_create_kern(dp->net, PF_INET, SOCK_STREAM, IPPROTO_TCP, &ls->ks.sock);
+	if (!rc) {
+		sock_set_reuseaddr(ls->ks.sock->sk);
+		rc = kernel_bind(ls->ks.sock, (struct sockaddr *)&sin, sizeof(sin));
+	}
+	if (!rc)
+		rc = kernel_listen(ls->ks.sock, 128);
+	if (rc) {
+		pr_warn("lnetk: cannot listen on %pI4 port %u: %d\n", &addr, lnet_port, rc);
+		if (ls->ks.sock)
+			sock_release(ls->ks.sock);
+		kfree(ls);
+		return;
+	}
+	ks_install(&ls->ks, true);
+	list_add(&ls->item, &dp->listeners);
+}
+
+static void listeners_sync(struct lnetk_dp *dp)
+{
+	struct klisten *ls, *tmp;
+	struct lne_ni *ni;
+
+	list_for_each_entry(ls, &dp->listeners, item)
+		ls->seen = false;
+	lne_list_for_each_entry(ni, &dp->ln->inst->nis, all_link)
+		if (ni->nid.lnd == LNE_LND_TCP && ni->nid.alen == 4)
+			listen_on(dp, htonl(lne_nid_ip4(&ni->nid)));
+	list_for_each_entry_safe(ls, tmp, &dp->listeners, item) {
+		if (ls->seen)
+			continue;
+		ks_release(&ls->ks);
+		list_del(&ls->item);
+		kfree(ls);
+	}
+}
+
+/* --- the work ------------------------------------------------------------------------ */
+
+static void arm_tick(struct lnetk_dp *dp)
+{
+	u64 next = lne_node_next_deadline(&dp->node), now = now_ms();
+
+	if (next == ~0ull || dp->stopping)
+		return;
+	mod_delayed_work(dp->wq, &dp->tick, next > now ? msecs_to_jiffies(next - now) + 1 : 0);
+}
+
+/* Enter the node: @lock, then the instance for reading (instance.h's order). */
+static void node_enter(struct lnetk_dp *dp)
+{
+	mutex_lock(&dp->lock);
+	down_read(&dp->ln->sel);
+	lne_node_set_inst(&dp->node, dp->ln->inst);
+	dp->node.now_ms = now_ms();
+}
+
+static void node_leave(struct lnetk_dp *dp)
+{
+	arm_tick(dp);
+	up_read(&dp->ln->sel);
+	mutex_unlock(&dp->lock);
+}
+
+static void dp_run(struct work_struct *w)
+{
+	struct lnetk_dp *dp = container_of(w, struct lnetk_dp, run);
+	struct klisten *ls;
+	struct klink *k, *tmp;
+
+	node_enter(dp);
+	if (dp->stopping)
+		goto out;
+	if (dp->need_sync) {
+		dp->need_sync = false;
+		listeners_sync(dp);
+	}
+	list_for_each_entry(ls, &dp->listeners, item)
+		if (ks_take_kick(&ls->ks))
+			accept_all(dp, ls);
+	list_for_each_entry_safe(k, tmp, &dp->links, item)
+		if (k->ks.sock && ks_take_kick(&k->ks))
+			link_serve(dp, k);
+	/* anyone still marked goes round again */
+	list_for_each_entry(k, &dp->links, item)
+		if (READ_ONCE(k->ks.kick) & 1) {
+			queue_work(dp->wq, &dp->run);
+			break;
+		}
+out:
+	node_leave(dp);
+}
+
+static void dp_tick(struct work_struct *w)
+{
+	struct lnetk_dp *dp = container_of(to_delayed_work(w), struct lnetk_dp, tick);
+
+	node_enter(dp);
+	if (!dp->stopping)
+		lne_node_tick(&dp->node, dp->node.now_ms);
+	node_leave(dp);
+}
+
+void lnetk_dp_changed(struct lnetk_net *ln)
+{
+	struct lnetk_dp *dp = dp_of(ln);
+
+	if (!dp)
+		return;
+	WRITE_ONCE(dp->need_sync, true);
+	queue_work(dp->wq, &dp->run);
+}
+
+int lnetk_dp_start(struct net *net, struct lnetk_net *ln)
+{
+	struct lnetk_dp *dp = kzalloc(sizeof(*dp), GFP_KERNEL);
+
+	if (!dp)
+		return -ENOMEM;
+	dp->rx = kmalloc(RX_BUF, GFP_KERNEL);
+	dp->wq = alloc_ordered_workqueue("lnetk-dp", WQ_MEM_RECLAIM);
+	if (!dp->rx || !dp->wq) {
+		kfree(dp->rx);
+		if (dp->wq)
+			destroy_workqueue(dp->wq);
+		kfree(dp);
+		return -ENOMEM;
+	}
+	dp->net = net;
+	dp->ln = ln;
+	mutex_init(&dp->lock);
+	INIT_LIST_HEAD(&dp->links);
+	INIT_LIST_HEAD(&dp->listeners);
+	INIT_WORK(&dp->run, dp_run);
+	INIT_DELAYED_WORK(&dp->tick, dp_tick);
+	lne_node_init(&dp->node, ln->inst, &kops, dp, ktime_get_real_ns());
+	ln->dp = dp;
+	return 0;
+}
+
+void lnetk_dp_stop(struct lnetk_net *ln)
+{
+	struct lnetk_dp *dp = dp_of(ln);
+	struct klisten *ls, *ltmp;
+	struct klink *k, *tmp;
+
+	if (!dp)
+		return;
+	mutex_lock(&dp->lock);
+	dp->stopping = true;
+	mutex_unlock(&dp->lock);
+	/* no callback queues anything once the sockets are released below */
+	cancel_delayed_work_sync(&dp->tick);
+	flush_workqueue(dp->wq);
+	mutex_lock(&dp->lock);
+	down_read(&ln->sel);
+	lne_node_set_inst(&dp->node, ln->inst);
+	lne_node_fini(&dp->node); /* closes the links it knows */
+	list_for_each_entry_safe(k, tmp, &dp->links, item)
+		link_free(k);
+	list_for_each_entry_safe(ls, ltmp, &dp->listeners, item) {
+		ks_release(&ls->ks);
+		list_del(&ls->item);
+		kfree(ls);
+	}
+	up_read(&ln->sel);
+	mutex_unlock(&dp->lock);
+	destroy_workqueue(dp->wq);
+	kfree(dp->rx);
+	ln->dp = NULL;
+	kfree(dp);
+}
+
+/* --- ping, for the genl command ------------------------------------------------------ */
+
+struct ping_wait {
+	struct completion done;
+	struct lnetk_ping_result *out;
+	bool abandoned, finished; /* under dp->lock */
+};
+
+static void on_ping(struct lne_msg *m, int status)
+{
+	struct ping_wait *w = m->arg;
+
+	if (w->abandoned) {
+		kfree(w->out);
+		kfree(w);
+		return;
+	}
+	w->out->status = status;
+	if (!status &&
+	    lnw_ping_unpack(m->reply, m->reply_len, &w->out->p, w->out->e, LNW_PING_NIS_MAX))
+		w->out->status = -EPROTO;
+	w->finished = true;
+	complete(&w->done);
+}
+
+int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct lne_nid *src,
+		  u32 timeout_ms, struct lnetk_ping_result *out, struct lne_err *err)
+{
+	struct lnetk_dp *dp = dp_of(ln);
+	struct ping_wait *w;
+	long left;
+	int rc;
+
+	if (!dp)
+		return -ENODEV;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->out = kzalloc(sizeof(*w->out), GFP_KERNEL);
+	if (!w->out) {
+		kfree(w);
+		return -ENOMEM;
+	}
+	init_completion(&w->done);
+	node_enter(dp);
+	rc = dp->stopping ? -ESHUTDOWN
+			  : lne_node_ping(&dp->node, dst, src, timeout_ms, on_ping, w, err);
+	node_leave(dp);
+	if (rc) {
+		kfree(w->out);
+		kfree(w);
+		return rc;
+	}
+	/* the node's own deadline ends it; a second more only guards against a lost wakeup */
+	left = wait_for_completion_killable_timeout(&w->done, msecs_to_jiffies(timeout_ms + 1000));
+	mutex_lock(&dp->lock);
+	if (!w->finished) {
+		w->abandoned = true; /* on_ping frees it */
+		mutex_unlock(&dp->lock);
+		return left < 0 ? -EINTR : -ETIMEDOUT;
+	}
+	mutex_unlock(&dp->lock);
+	memcpy(out, w->out, sizeof(*out));
+	kfree(w->out);
+	kfree(w);
+	return 0;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dp.h - the module's data path: the engine's LNet node (engine/node.h)
+ * on kernel TCP sockets in the instance's network namespace.
+ *
+ * One per instance.  It listens on the LNet port of every IPv4 address a
+ * TCP NI has, connects from a reserved port of the local NI's address, and
+ * runs every socket event and every call into the node on one ordered
+ * workqueue of its own, under @lock: the node itself is single-threaded.
+ * The node reads the instance's objects with ln->sel held for reading, so
+ * changes (which take it for writing) never race a message.
+ */
+#ifndef LNETK_DP_H
+#define LNETK_DP_H
+
+#include <linux/types.h>
+
+#include "engine/node.h"
+
+struct lnetk_net;
+struct lnetk_dp;
+
+#define LNETK_PING_TIMEOUT_MAX 300000 /* ms */
+
+int lnetk_dp_start(struct net *net, struct lnetk_net *ln);
+void lnetk_dp_stop(struct lnetk_net *ln);
+/* The NIs may have changed: listen where they are now (asynchronously). */
+void lnetk_dp_changed(struct lnetk_net *ln);
+
+/* A ping's answer, as the caller of lnetk_dp_ping() gets it. */
+struct lnetk_ping_result {
+	int status;
+	struct lnw_ping p;
+	struct lnw_ping_ent e[LNW_PING_NIS_MAX];
+};
+
+/* Ping @dst (from @src if given) and wait, up to @timeout_ms, for the answer. */
+int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct lne_nid *src,
+		  u32 timeout_ms, struct lnetk_ping_result *out, struct lne_err *err);
+
+#endif /* LNETK_DP_H */

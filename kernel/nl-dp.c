@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nl-dp.c - the data path's commands: PING (uapi/lnetk.h says what it
+ * takes and answers).
+ */
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "dp.h"
+#include "instance.h"
+#include "nl-int.h"
+#include "uapi/lnetk.h"
+
+static u32 status_of(u32 wire)
+{
+	switch (wire) {
+	case LNW_NI_STATUS_UP:
+		return LNETK_NI_STATUS_UP;
+	case LNW_NI_STATUS_DOWN:
+		return LNETK_NI_STATUS_DOWN;
+	default:
+		return LNETK_NI_STATUS_UNKNOWN;
+	}
+}
+
+static int put_result(struct sk_buff *reply, const struct lnetk_ping_result *r)
+{
+	struct nlattr *out = nla_nest_start(reply, LNETK_A_PING), *ent;
+	u32 i;
+
+	if (!out || nla_put_u32(reply, LNETK_PING_A_FEATURES, r->p.features) ||
+	    nla_put_u32(reply, LNETK_PING_A_PID, r->p.pid))
+		return -EMSGSIZE;
+	for (i = 0; i < r->p.n && i < LNW_PING_NIS_MAX; i++) {
+		struct lne_nid nid;
+
+		if (r->e[i].nid >> 32 == LNE_MKNET(LNE_LND_LO, 0))
+			continue;
+		lnw_nid_from4(r->e[i].nid, &nid);
+		ent = nla_nest_start(reply, LNETK_PING_A_ENTRY);
+		if (!ent || lnk_nl_put_nid(reply, LNETK_PING_A_NID, &nid) ||
+		    nla_put_u32(reply, LNETK_PING_A_STATUS, status_of(r->e[i].status)))
+			return -EMSGSIZE;
+		nla_nest_end(reply, ent);
+	}
+	nla_nest_end(reply, out);
+	return 0;
+}
+
+int lnk_nl_ping(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
+	struct nlattr *nest = OBJECT(info, LNETK_A_PING);
+	struct nlattr *tb[LNETK_PING_A_MAX + 1];
+	struct lnetk_ping_result *r;
+	struct lne_nid dst, src;
+	struct lne_err err = {.msg = ""};
+	struct sk_buff *reply;
+	u32 timeout = 1000;
+	void *hdr;
+	int rc;
+
+	if (!nest)
+		return -EINVAL;
+	rc = lnk_nl_parse_nest(tb, LNETK_PING_A_MAX, nest, lnk_nl_ping_policy, info->extack);
+	if (rc)
+		return rc;
+	for (rc = LNETK_PING_A_FEATURES; rc <= LNETK_PING_A_STATUS; rc++)
+		if (tb[rc])
+			return lnk_nl_refuse(info->extack, tb[rc], -EINVAL,
+					     "reply attributes are not input");
+	if (!lnk_nl_need(tb, LNETK_PING_A_NID, "LNETK_PING_A_NID", nest, info->extack))
+		return -EINVAL;
+	rc = lnk_nl_get_nid(tb[LNETK_PING_A_NID], &dst, info->extack);
+	if (!rc && tb[LNETK_PING_A_SRC])
+		rc = lnk_nl_get_nid(tb[LNETK_PING_A_SRC], &src, info->extack);
+	if (rc)
+		return rc;
+	if (tb[LNETK_PING_A_TIMEOUT_MS])
+		timeout = nla_get_u32(tb[LNETK_PING_A_TIMEOUT_MS]);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return lnk_nl_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	rc = lnetk_dp_ping(ln, &dst, tb[LNETK_PING_A_SRC] ? &src : NULL, timeout, r, &err);
+	if (!rc)
+		rc = r->status;
+	if (rc) {
+		kfree(r);
+		if (err.msg[0])
+			return lnk_nl_engine_refusal(info->extack, tb[LNETK_PING_A_NID], rc, &err);
+		return lnk_nl_refuse(info->extack, tb[LNETK_PING_A_NID], rc,
+				     rc == -ETIMEDOUT ? "no answer in time" : "the ping failed");
+	}
+	reply = lnk_nl_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, NLMSG_GOODSIZE,
+			       &hdr);
+	if (!reply) {
+		kfree(r);
+		return lnk_nl_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	}
+	rc = put_result(reply, r);
+	kfree(r);
+	if (rc) {
+		nlmsg_free(reply);
+		return lnk_nl_refuse(info->extack, NULL, -EMSGSIZE, "the answer did not fit");
+	}
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+}

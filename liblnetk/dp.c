@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dp.c - the data path's commands: PING. */
+#include <errno.h>
+#include <string.h>
+
+#include "client-int.h"
+
+struct ping_in {
+	const char *dst, *src;
+	uint32_t timeout_ms;
+};
+
+static int put_ping(struct nl_msg *msg, const void *arg)
+{
+	const struct ping_in *in = arg;
+	struct nlattr *nest = nla_nest_start(msg, LNETK_A_PING);
+
+	if (!nest || nla_put_string(msg, LNETK_PING_A_NID, in->dst) < 0 ||
+	    (in->src && nla_put_string(msg, LNETK_PING_A_SRC, in->src) < 0) ||
+	    nla_put_u32(msg, LNETK_PING_A_TIMEOUT_MS, in->timeout_ms) < 0)
+		return -NLE_NOMEM;
+	return nla_nest_end(msg, nest);
+}
+
+static const struct nla_policy ping_policy[LNETK_PING_A_MAX + 1] = {
+	[LNETK_PING_A_NID] = {.type = NLA_STRING}, [LNETK_PING_A_FEATURES] = {.type = NLA_U32},
+	[LNETK_PING_A_PID] = {.type = NLA_U32},	   [LNETK_PING_A_ENTRY] = {.type = NLA_NESTED},
+	[LNETK_PING_A_STATUS] = {.type = NLA_U32},
+};
+
+static int parse_ping(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh __maybe_unused)
+{
+	struct nlattr *ptb[LNETK_PING_A_MAX + 1], *a;
+	struct lnetk_ping *out = rq->arg;
+	int rem, rc;
+
+	if (!tb[LNETK_A_PING] ||
+	    nla_parse_nested(ptb, LNETK_PING_A_MAX, tb[LNETK_A_PING], ping_policy) < 0)
+		return -EPROTO;
+	out->features = get_u32_or(ptb[LNETK_PING_A_FEATURES], 0);
+	out->pid = get_u32_or(ptb[LNETK_PING_A_PID], 0);
+	nla_for_each_nested(a, tb[LNETK_A_PING], rem) {
+		struct nlattr *etb[LNETK_PING_A_MAX + 1];
+		struct lnetk_ping_nid *e;
+
+		if (nla_type(a) != LNETK_PING_A_ENTRY)
+			continue;
+		if (out->n == LNETK_PING_NIDS_MAX)
+			return -EPROTO;
+		if (nla_parse_nested(etb, LNETK_PING_A_MAX, a, ping_policy) < 0)
+			return -EPROTO;
+		e = &out->nid[out->n++];
+		rc = lk_get_str(e->nid, sizeof(e->nid), etb[LNETK_PING_A_NID]);
+		if (rc)
+			return rc;
+		e->status = get_u32_or(etb[LNETK_PING_A_STATUS], LNETK_NI_STATUS_UNKNOWN);
+	}
+	return 0;
+}
+
+int lnetk_ping(struct lnetk *lk, const char *dst, const char *src, uint32_t timeout_ms,
+	       struct lnetk_ping *out, struct lnetk_err *err)
+{
+	struct ping_in in = {dst, src, timeout_ms};
+	struct req rq = {.err = err, .parse = parse_ping, .arg = out};
+
+	memset(out, 0, sizeof(*out));
+	return lk_run(lk, LNETK_CMD_PING, 0, 256, put_ping, &in, &rq);
+}
