@@ -11,8 +11,8 @@
  *   addrpat  := "*"                              any address on the net
  *             | oct "." oct "." oct "." oct      IPv4 LNDs; oct := "*" | range | list
  *             | a.b.c.d "/" len                  IPv4 CIDR, stored as octets
- *             | ipv6 [ "/" len ]                 tcp and o2ib
- *             | range | list                     numeric LNDs (gni, ptlf, kfi)
+ *             | ipv6 [ "/" len ]                 tcp, o2ib and efa
+ *             | range | list                     numeric LNDs (gni, ptlf, kfi, bxi3f)
  *
  * An expression is parsed into a canonical form, so two expressions that
  * print the same are the same, and lne_expr_equal() is exact on that form:

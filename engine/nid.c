@@ -26,6 +26,8 @@ static const struct lnd_info lnds[] = {
 	{"gip", 3, LNE_LND_GIP, LNE_AC_IP4},
 	{"ptlf", 4, LNE_LND_PTLF, LNE_AC_NUM},
 	{"kfi", 3, LNE_LND_KFI, LNE_AC_NUM},
+	{"efa", 3, LNE_LND_EFA, LNE_AC_IP},
+	{"bxi3f", 5, LNE_LND_BXI3, LNE_AC_NUM}, /* a digit in the name: see parse_net_span() */
 	/*
 	 * "ib": the Multi-Rail design writes its examples with ib0, ib1...
 	 * (10.2.2.3@ib0).  Lustre has no such LND; InfiniBand's is o2ib, so
@@ -59,7 +61,7 @@ enum lne_addr_class lne_lnd_addr_class(unsigned int lnd)
 	return li ? (enum lne_addr_class)li->addr_class : LNE_AC_NUM;
 }
 
-/* Does @s start with @li's name?  Inline: names are 2 to 4 letters. */
+/* Does @s start with @li's name?  Inline: names are 2 to 5 characters. */
 static bool lnd_prefix(const char *s, size_t n, const struct lnd_info *li)
 {
 	size_t i;
@@ -90,13 +92,19 @@ int lne_lnd_lookup(const char *s, size_t n, size_t *name_len)
 
 int lne_err_unknown_lnd(struct lne_err *err, const char *input, int pos, const char *name, size_t n)
 {
+	char known[64];
+	struct lne_sb sb;
+	size_t i;
+
 	/* "foo1" names the type "foo": leave the number out. */
 	while (n > 0 && lne_isdigit(name[n - 1]))
 		n--;
-	return lne_err_set(
-		err, -EINVAL, input, pos,
-		"unknown network type '%.*s' (known: tcp, o2ib, lo, gni, gip, ptlf, kfi)", (int)n,
-		name);
+	lne_sb_init(&sb, known, sizeof(known));
+	for (i = 0; i < LNE_ARRAY_SIZE(lnds); i++)
+		if (lnd_find(lnds[i].type) == &lnds[i]) /* not the "ib" alias */
+			lne_sb_printf(&sb, "%s%s", i ? ", " : "", lnds[i].name);
+	return lne_err_set(err, -EINVAL, input, pos, "unknown network type '%.*s' (known: %s)",
+			   (int)n, name, known);
 }
 
 /*
