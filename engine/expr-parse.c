@@ -406,6 +406,11 @@ static int parse_item(struct parser *p, struct lne_span s)
 	}
 	pat = &e->pat[e->npat];
 	memset(pat, 0, sizeof(*pat));
+	/* No LND name starts so: an address that lost its net. */
+	if (!at && (lne_isdigit(s.p[0]) || s.p[0] == ':' || s.p[0] == '*' || s.p[0] == '['))
+		return fail(p, s.p,
+			    "missing '@network' after '%.*s' (an item without '@' is a net)",
+			    (int)s.n, s.p);
 	if (e->npat && (e->pat[0].kind == LNE_PAT_NET) != !at)
 		return fail(p, s.p, "cannot mix networks and NID ranges in one expression");
 	if (at && span_chr(span_from(at + 1, end), '@'))

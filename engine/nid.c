@@ -210,6 +210,19 @@ int lne_nid_parse(const char *s, struct lne_nid *nid, struct lne_err *err)
 	return nid_parse_fast(s, nid) ? 0 : lne_nid_parse_slow(s, nid, err);
 }
 
+/* An IPv4 or IPv6 address into @nid's address. */
+static int parse_ip(struct lne_span addr, struct lne_nid *nid)
+{
+	/* IPv4 first, without looking for a ':' (a dotted quad has none). */
+	nid->alen = 4;
+	if (!lne_parse_ip4(addr, nid->addr))
+		return 0;
+	nid->alen = 16;
+	if (addr.n && memchr(addr.p, ':', addr.n) && !lne_parse_ip6(addr, nid->addr))
+		return 0;
+	return -EINVAL;
+}
+
 int lne_nid_parse_slow(const char *s, struct lne_nid *nid, struct lne_err *err)
 {
 	const char *at, *end;
@@ -226,11 +239,20 @@ int lne_nid_parse_slow(const char *s, struct lne_nid *nid, struct lne_err *err)
 		;
 	if (!*s)
 		return lne_err_set(err, -EINVAL, s, 0, "empty NID");
-	if (!*at)
-		return lne_err_set(err, -EINVAL, s, 0, "missing '@' between address and network");
 	memset(&out, 0, sizeof(out));
 	alen = (size_t)(at - s);
 	addr = (struct lne_span){s, alen};
+	if (!*at) {
+		/* An address alone is on tcp, as Lustre's libcfs_strnid() has it. */
+		out.lnd = LNE_LND_TCP;
+		if (parse_ip(addr, &out))
+			return lne_err_set(err, -EINVAL, s, 0,
+					   "missing '@' between address and network, and '%.*s' is "
+					   "not an IP address (an address alone is on tcp)",
+					   (int)alen, s);
+		*nid = out;
+		return 0;
+	}
 	rc = parse_net_span((struct lne_span){at + 1, (size_t)(end - at - 1)}, s, (int)alen + 1,
 			    &out.lnd, &out.num, err);
 	if (rc)
@@ -264,14 +286,7 @@ int lne_nid_parse_slow(const char *s, struct lne_nid *nid, struct lne_err *err)
 		out.alen = 4;
 		break;
 	case LNE_AC_IP:
-		/* IPv4 first, without looking for a ':' (a dotted quad has none). */
-		rc = lne_parse_ip4(addr, out.addr);
-		out.alen = 4;
-		if (rc && memchr(s, ':', alen)) {
-			rc = lne_parse_ip6(addr, out.addr);
-			out.alen = 16;
-		}
-		if (rc)
+		if (parse_ip(addr, &out))
 			return lne_err_set(err, -EINVAL, s, 0, "'%.*s' is not an IP address",
 					   (int)alen, s);
 		break;

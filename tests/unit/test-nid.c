@@ -109,8 +109,15 @@ START_TEST(nid_error_names_position)
 	ck_assert_int_eq(err.pos, 9);
 	ck_assert_ptr_nonnull(strstr(err.msg, "unknown network type 'eth'"));
 
-	ck_assert_int_eq(lne_nid_parse("10.0.0.1", &nid, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "10.0.0.1: missing '@' between address and network");
+	ck_assert_int_eq(lne_nid_parse("10.0.0.x", &nid, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "10.0.0.x: missing '@' between address and network, and "
+				  "'10.0.0.x' is not an IP address (an address alone is on tcp)");
+	ck_assert_int_eq(err.pos, 0);
+
+	/* Without '@', an IP address is on tcp, as Lustre's libcfs_strnid() reads it. */
+	ck_assert_int_eq(lne_nid_parse("10.0.0.1", &nid, &err), 0);
+	ck_assert_uint_eq(lne_nid_net(&nid), LNE_MKNET(LNE_LND_TCP, 0));
+	ck_assert_uint_eq(lne_nid_ip4(&nid), 0x0a000001u);
 }
 END_TEST
 
