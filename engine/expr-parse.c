@@ -60,6 +60,62 @@ static int expr_add_range(struct parser *p, u32 lo, u32 hi, u32 step)
 	return 0;
 }
 
+/*
+ * Lustre reads the numbers of an expression as C does (strtoul base 0):
+ * "010" is octal 8 there, "08" no number at all.  The same rule file must
+ * not name other NIDs here, so a decimal number of two or more digits that
+ * starts with 0 is refused, with what Lustre would read.  @t is all digits
+ * (or "0x..." hexadecimal, which is unaffected).
+ */
+static int refuse_leading_zero(struct parser *p, struct lne_span t)
+{
+	bool octal = true;
+	u64 oct = 0;
+	size_t i, z;
+
+	if (t.n < 2 || t.p[0] != '0' || !lne_isdigit(t.p[1]))
+		return 0;
+	for (i = 0; i < t.n; i++) {
+		octal = octal && t.p[i] <= '7' && oct <= U32_MAX;
+		oct = oct * 8 + (u64)(t.p[i] - '0');
+	}
+	octal = octal && oct <= U32_MAX;
+	for (z = 0; z + 1 < t.n && t.p[z] == '0'; z++)
+		;
+	/* Where octal and decimal agree (01..07, 00), only the spelling is off. */
+	if (octal && (t.n - z > 1 || t.p[z] > '7'))
+		return fail(p, t.p,
+			    "'%.*s' has a leading zero, which Lustre reads as octal (%u): "
+			    "write %u or %.*s",
+			    (int)t.n, t.p, (u32)oct, (u32)oct, (int)(t.n - z), t.p + z);
+	if (octal)
+		return fail(p, t.p,
+			    "'%.*s' has a leading zero, which Lustre reads as octal: write %.*s",
+			    (int)t.n, t.p, (int)(t.n - z), t.p + z);
+	return fail(p, t.p,
+		    "'%.*s' has a leading zero, which makes it octal in Lustre, where it is no "
+		    "number: write %.*s",
+		    (int)t.n, t.p, (int)(t.n - z), t.p + z);
+}
+
+/* Each dot-separated part of a dotted quad already parsed, as above. */
+static int refuse_leading_zeros_ip4(struct parser *p, struct lne_span a)
+{
+	const char *q = a.p, *end = a.p + a.n;
+	int rc;
+
+	while (q < end) {
+		const char *dot = memchr(q, '.', (size_t)(end - q));
+		const char *stop = dot ? dot : end;
+
+		rc = refuse_leading_zero(p, span_from(q, stop));
+		if (rc)
+			return rc;
+		q = stop + 1;
+	}
+	return 0;
+}
+
 /* "n", "n-m" or "n-m/s", each bound at most @max. */
 static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 {
@@ -96,6 +152,9 @@ static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 			return fail(p, t.p, "%.*s is above the maximum %u", (int)t.n, t.p, max);
 		if (rc)
 			return fail(p, t.p, "'%.*s' is not a number", (int)t.n, t.p);
+		rc = refuse_leading_zero(p, t);
+		if (rc)
+			return rc;
 	}
 	if (nparts == 1)
 		v[1] = v[0];
@@ -260,6 +319,11 @@ static int parse_ip4_cidr(struct parser *p, struct lne_span s, const char *slash
 	if (lne_parse_u32(len_s, false, 32, &len))
 		return fail(p, len_s.p, "prefix length '%.*s' is above 32 or not a number",
 			    (int)len_s.n, len_s.p);
+	rc = refuse_leading_zeros_ip4(p, span_from(s.p, slash));
+	if (!rc)
+		rc = refuse_leading_zero(p, len_s);
+	if (rc)
+		return rc;
 	addr = (u32)a[0] << 24 | (u32)a[1] << 16 | (u32)a[2] << 8 | a[3];
 	mask = len ? ~0u << (32 - len) : 0;
 	if (addr & ~mask)
@@ -340,6 +404,8 @@ static int parse_ip6_pat(struct parser *p, struct lne_span s, struct lne_pat *pa
 		if (lne_parse_u32(l, false, 128, &len))
 			return fail(p, l.p, "prefix length '%.*s' is above 128 or not a number",
 				    (int)l.n, l.p);
+		if (refuse_leading_zero(p, l))
+			return -EINVAL;
 	}
 	for (i = len; i < 128; i++)
 		if (pat->a.ip6[i / 8] & (0x80 >> (i % 8)))
