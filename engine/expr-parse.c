@@ -116,7 +116,7 @@ static int refuse_leading_zeros_ip4(struct parser *p, struct lne_span a)
 	return 0;
 }
 
-/* "n", "n-m" or "n-m/s", each bound at most @max. */
+/* "n", "n-m", "n-m/s" (each bound at most @max) or "*". */
 static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 {
 	const char *dash, *slash, *end;
@@ -127,6 +127,9 @@ static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 	s = lne_span_trim(s);
 	if (!s.n)
 		return fail(p, s.p, "empty range in list");
+	/* "[*]", "[1,*]": every number, as Lustre reads a '*' in a list. */
+	if (s.n == 1 && s.p[0] == '*')
+		return expr_add_range(p, 0, max, 1);
 	end = s.p + s.n;
 	dash = span_chr(s, '-');
 	slash = span_chr(s, '/');
