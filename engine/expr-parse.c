@@ -313,9 +313,9 @@ static int parse_ip4_cidr(struct parser *p, struct lne_span s, const char *slash
 			  struct lne_pat *pat)
 {
 	struct lne_span len_s = span_from(slash + 1, s.p + s.n);
-	u32 len, addr, mask;
 	int i, rc;
 	u8 a[4];
+	u32 len;
 
 	if (lne_parse_ip4(span_from(s.p, slash), a))
 		return fail(p, s.p, "'%.*s' is not an IPv4 address", (int)(slash - s.p), s.p);
@@ -327,11 +327,7 @@ static int parse_ip4_cidr(struct parser *p, struct lne_span s, const char *slash
 		rc = refuse_leading_zero(p, len_s);
 	if (rc)
 		return rc;
-	addr = (u32)a[0] << 24 | (u32)a[1] << 16 | (u32)a[2] << 8 | a[3];
-	mask = len ? ~0u << (32 - len) : 0;
-	if (addr & ~mask)
-		return fail(p, s.p, "'%.*s' has bits set beyond the /%u prefix", (int)s.n, s.p,
-			    len);
+	/* Host bits are masked off ("10.0.0.1/24" is 10.0.0.0/24), as Lustre does. */
 	pat->kind = LNE_PAT_IP4;
 	for (i = 0; i < 4; i++) {
 		u32 bits = len > 8u * i ? len - 8u * i : 0;
@@ -410,10 +406,9 @@ static int parse_ip6_pat(struct parser *p, struct lne_span s, struct lne_pat *pa
 		if (refuse_leading_zero(p, l))
 			return -EINVAL;
 	}
+	/* Host bits are masked off, as Lustre does (and as matching assumes). */
 	for (i = len; i < 128; i++)
-		if (pat->a.ip6[i / 8] & (0x80 >> (i % 8)))
-			return fail(p, s.p, "'%.*s' has bits set beyond the /%u prefix", (int)s.n,
-				    s.p, len);
+		pat->a.ip6[i / 8] &= (u8) ~(0x80 >> (i % 8));
 	pat->kind = LNE_PAT_IP6;
 	pat->prefix = (u8)len;
 	return 0;

@@ -18,7 +18,8 @@
  * Lustre reads "010" in an expression as octal 8, so a leading zero is
  * refused rather than read either way.  An item without '@' is a net
  * pattern, never an address (Lustre's nidlist refuses it, its UDSP reads a
- * net).
+ * net).  CIDR with host bits set is masked ("10.0.0.1/24" is 10.0.0.0/24),
+ * as Lustre does.
  *
  * An expression is parsed into a canonical form, so two expressions that
  * print the same are the same, and lne_expr_equal() is exact on that form:
