@@ -4,9 +4,10 @@
  *
  * Parsing is strict where Lustre is strict and lenient where Lustre is
  * lenient, because admins' files come from Lustre: leading zeros in numbers
- * are accepted, numeric addresses may be written in hex, net names are
- * lowercase.  Nothing is resolved (no host names): the kernel runs this
- * code too.
+ * are decimal (Lustre never reads a NID in octal; expressions refuse them,
+ * see expr.h), numeric addresses may be written in hex, net names are
+ * lowercase, and an IP address without '@' is on tcp.  Nothing is resolved
+ * (no host names): the kernel runs this code too.
  */
 #include "nid.h"
 #include "text.h"
