@@ -60,7 +60,63 @@ static int expr_add_range(struct parser *p, u32 lo, u32 hi, u32 step)
 	return 0;
 }
 
-/* "n", "n-m" or "n-m/s", each bound at most @max. */
+/*
+ * Lustre reads the numbers of an expression as C does (strtoul base 0):
+ * "010" is octal 8 there, "08" no number at all.  The same rule file must
+ * not name other NIDs here, so a decimal number of two or more digits that
+ * starts with 0 is refused, with what Lustre would read.  @t is all digits
+ * (or "0x..." hexadecimal, which is unaffected).
+ */
+static int refuse_leading_zero(struct parser *p, struct lne_span t)
+{
+	bool octal = true;
+	u64 oct = 0;
+	size_t i, z;
+
+	if (t.n < 2 || t.p[0] != '0' || !lne_isdigit(t.p[1]))
+		return 0;
+	for (i = 0; i < t.n; i++) {
+		octal = octal && t.p[i] <= '7' && oct <= U32_MAX;
+		oct = oct * 8 + (u64)(t.p[i] - '0');
+	}
+	octal = octal && oct <= U32_MAX;
+	for (z = 0; z + 1 < t.n && t.p[z] == '0'; z++)
+		;
+	/* Where octal and decimal agree (01..07, 00), only the spelling is off. */
+	if (octal && (t.n - z > 1 || t.p[z] > '7'))
+		return fail(p, t.p,
+			    "'%.*s' has a leading zero, which Lustre reads as octal (%u): "
+			    "write %u or %.*s",
+			    (int)t.n, t.p, (u32)oct, (u32)oct, (int)(t.n - z), t.p + z);
+	if (octal)
+		return fail(p, t.p,
+			    "'%.*s' has a leading zero, which Lustre reads as octal: write %.*s",
+			    (int)t.n, t.p, (int)(t.n - z), t.p + z);
+	return fail(p, t.p,
+		    "'%.*s' has a leading zero, which makes it octal in Lustre, where it is no "
+		    "number: write %.*s",
+		    (int)t.n, t.p, (int)(t.n - z), t.p + z);
+}
+
+/* Each dot-separated part of a dotted quad already parsed, as above. */
+static int refuse_leading_zeros_ip4(struct parser *p, struct lne_span a)
+{
+	const char *q = a.p, *end = a.p + a.n;
+	int rc;
+
+	while (q < end) {
+		const char *dot = memchr(q, '.', (size_t)(end - q));
+		const char *stop = dot ? dot : end;
+
+		rc = refuse_leading_zero(p, span_from(q, stop));
+		if (rc)
+			return rc;
+		q = stop + 1;
+	}
+	return 0;
+}
+
+/* "n", "n-m", "n-m/s" (each bound at most @max) or "*". */
 static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 {
 	const char *dash, *slash, *end;
@@ -71,6 +127,9 @@ static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 	s = lne_span_trim(s);
 	if (!s.n)
 		return fail(p, s.p, "empty range in list");
+	/* "[*]", "[1,*]": every number, as Lustre reads a '*' in a list. */
+	if (s.n == 1 && s.p[0] == '*')
+		return expr_add_range(p, 0, max, 1);
 	end = s.p + s.n;
 	dash = span_chr(s, '-');
 	slash = span_chr(s, '/');
@@ -96,6 +155,9 @@ static int parse_range(struct parser *p, struct lne_span s, u32 max, bool hex)
 			return fail(p, t.p, "%.*s is above the maximum %u", (int)t.n, t.p, max);
 		if (rc)
 			return fail(p, t.p, "'%.*s' is not a number", (int)t.n, t.p);
+		rc = refuse_leading_zero(p, t);
+		if (rc)
+			return rc;
 	}
 	if (nparts == 1)
 		v[1] = v[0];
@@ -251,20 +313,21 @@ static int parse_ip4_cidr(struct parser *p, struct lne_span s, const char *slash
 			  struct lne_pat *pat)
 {
 	struct lne_span len_s = span_from(slash + 1, s.p + s.n);
-	u32 len, addr, mask;
 	int i, rc;
 	u8 a[4];
+	u32 len;
 
 	if (lne_parse_ip4(span_from(s.p, slash), a))
 		return fail(p, s.p, "'%.*s' is not an IPv4 address", (int)(slash - s.p), s.p);
 	if (lne_parse_u32(len_s, false, 32, &len))
 		return fail(p, len_s.p, "prefix length '%.*s' is above 32 or not a number",
 			    (int)len_s.n, len_s.p);
-	addr = (u32)a[0] << 24 | (u32)a[1] << 16 | (u32)a[2] << 8 | a[3];
-	mask = len ? ~0u << (32 - len) : 0;
-	if (addr & ~mask)
-		return fail(p, s.p, "'%.*s' has bits set beyond the /%u prefix", (int)s.n, s.p,
-			    len);
+	rc = refuse_leading_zeros_ip4(p, span_from(s.p, slash));
+	if (!rc)
+		rc = refuse_leading_zero(p, len_s);
+	if (rc)
+		return rc;
+	/* Host bits are masked off ("10.0.0.1/24" is 10.0.0.0/24), as Lustre does. */
 	pat->kind = LNE_PAT_IP4;
 	for (i = 0; i < 4; i++) {
 		u32 bits = len > 8u * i ? len - 8u * i : 0;
@@ -340,11 +403,12 @@ static int parse_ip6_pat(struct parser *p, struct lne_span s, struct lne_pat *pa
 		if (lne_parse_u32(l, false, 128, &len))
 			return fail(p, l.p, "prefix length '%.*s' is above 128 or not a number",
 				    (int)l.n, l.p);
+		if (refuse_leading_zero(p, l))
+			return -EINVAL;
 	}
+	/* Host bits are masked off, as Lustre does (and as matching assumes). */
 	for (i = len; i < 128; i++)
-		if (pat->a.ip6[i / 8] & (0x80 >> (i % 8)))
-			return fail(p, s.p, "'%.*s' has bits set beyond the /%u prefix", (int)s.n,
-				    s.p, len);
+		pat->a.ip6[i / 8] &= (u8) ~(0x80 >> (i % 8));
 	pat->kind = LNE_PAT_IP6;
 	pat->prefix = (u8)len;
 	return 0;
@@ -406,6 +470,11 @@ static int parse_item(struct parser *p, struct lne_span s)
 	}
 	pat = &e->pat[e->npat];
 	memset(pat, 0, sizeof(*pat));
+	/* No LND name starts so: an address that lost its net. */
+	if (!at && (lne_isdigit(s.p[0]) || s.p[0] == ':' || s.p[0] == '*' || s.p[0] == '['))
+		return fail(p, s.p,
+			    "missing '@network' after '%.*s' (an item without '@' is a net)",
+			    (int)s.n, s.p);
 	if (e->npat && (e->pat[0].kind == LNE_PAT_NET) != !at)
 		return fail(p, s.p, "cannot mix networks and NID ranges in one expression");
 	if (at && span_chr(span_from(at + 1, end), '@'))

@@ -7,12 +7,19 @@
  *   item     := addrpat "@" netpat  |  netpat
  *   netpat   := lnd [ number | "*" | list ]      "tcp", "tcp1", "o2ib*", "tcp[1-3]"
  *   list     := "[" range { "," range } "]"      spaces allowed inside
- *   range    := n [ "-" m [ "/" stride ] ]
+ *   range    := n [ "-" m [ "/" stride ] ]  |  "*"   ("*": 0 to the maximum)
  *   addrpat  := "*"                              any address on the net
  *             | oct "." oct "." oct "." oct      IPv4 LNDs; oct := "*" | range | list
  *             | a.b.c.d "/" len                  IPv4 CIDR, stored as octets
- *             | ipv6 [ "/" len ]                 tcp and o2ib
- *             | range | list                     numeric LNDs (gni, ptlf, kfi)
+ *             | ipv6 [ "/" len ]                 tcp, o2ib and efa
+ *             | range | list                     numeric LNDs (gni, ptlf, kfi, bxi3f)
+ *   n, m, len := decimal, without leading zeros   ("0x" hex too for numeric addresses)
+ *
+ * Lustre reads "010" in an expression as octal 8, so a leading zero is
+ * refused rather than read either way.  An item without '@' is a net
+ * pattern, never an address (Lustre's nidlist refuses it, its UDSP reads a
+ * net).  CIDR with host bits set is masked ("10.0.0.1/24" is 10.0.0.0/24),
+ * as Lustre does.
  *
  * An expression is parsed into a canonical form, so two expressions that
  * print the same are the same, and lne_expr_equal() is exact on that form:

@@ -4,9 +4,10 @@
  *
  * Parsing is strict where Lustre is strict and lenient where Lustre is
  * lenient, because admins' files come from Lustre: leading zeros in numbers
- * are accepted, numeric addresses may be written in hex, net names are
- * lowercase.  Nothing is resolved (no host names): the kernel runs this
- * code too.
+ * are decimal (Lustre never reads a NID in octal; expressions refuse them,
+ * see expr.h), numeric addresses may be written in hex, net names are
+ * lowercase, and an IP address without '@' is on tcp.  Nothing is resolved
+ * (no host names): the kernel runs this code too.
  */
 #include "nid.h"
 #include "text.h"
@@ -26,6 +27,8 @@ static const struct lnd_info lnds[] = {
 	{"gip", 3, LNE_LND_GIP, LNE_AC_IP4},
 	{"ptlf", 4, LNE_LND_PTLF, LNE_AC_NUM},
 	{"kfi", 3, LNE_LND_KFI, LNE_AC_NUM},
+	{"efa", 3, LNE_LND_EFA, LNE_AC_IP},
+	{"bxi3f", 5, LNE_LND_BXI3, LNE_AC_NUM}, /* a digit in the name: see parse_net_span() */
 	/*
 	 * "ib": the Multi-Rail design writes its examples with ib0, ib1...
 	 * (10.2.2.3@ib0).  Lustre has no such LND; InfiniBand's is o2ib, so
@@ -59,7 +62,7 @@ enum lne_addr_class lne_lnd_addr_class(unsigned int lnd)
 	return li ? (enum lne_addr_class)li->addr_class : LNE_AC_NUM;
 }
 
-/* Does @s start with @li's name?  Inline: names are 2 to 4 letters. */
+/* Does @s start with @li's name?  Inline: names are 2 to 5 characters. */
 static bool lnd_prefix(const char *s, size_t n, const struct lnd_info *li)
 {
 	size_t i;
@@ -90,13 +93,19 @@ int lne_lnd_lookup(const char *s, size_t n, size_t *name_len)
 
 int lne_err_unknown_lnd(struct lne_err *err, const char *input, int pos, const char *name, size_t n)
 {
+	char known[64];
+	struct lne_sb sb;
+	size_t i;
+
 	/* "foo1" names the type "foo": leave the number out. */
 	while (n > 0 && lne_isdigit(name[n - 1]))
 		n--;
-	return lne_err_set(
-		err, -EINVAL, input, pos,
-		"unknown network type '%.*s' (known: tcp, o2ib, lo, gni, gip, ptlf, kfi)", (int)n,
-		name);
+	lne_sb_init(&sb, known, sizeof(known));
+	for (i = 0; i < LNE_ARRAY_SIZE(lnds); i++)
+		if (lnd_find(lnds[i].type) == &lnds[i]) /* not the "ib" alias */
+			lne_sb_printf(&sb, "%s%s", i ? ", " : "", lnds[i].name);
+	return lne_err_set(err, -EINVAL, input, pos, "unknown network type '%.*s' (known: %s)",
+			   (int)n, name, known);
 }
 
 /*
@@ -202,6 +211,19 @@ int lne_nid_parse(const char *s, struct lne_nid *nid, struct lne_err *err)
 	return nid_parse_fast(s, nid) ? 0 : lne_nid_parse_slow(s, nid, err);
 }
 
+/* An IPv4 or IPv6 address into @nid's address. */
+static int parse_ip(struct lne_span addr, struct lne_nid *nid)
+{
+	/* IPv4 first, without looking for a ':' (a dotted quad has none). */
+	nid->alen = 4;
+	if (!lne_parse_ip4(addr, nid->addr))
+		return 0;
+	nid->alen = 16;
+	if (addr.n && memchr(addr.p, ':', addr.n) && !lne_parse_ip6(addr, nid->addr))
+		return 0;
+	return -EINVAL;
+}
+
 int lne_nid_parse_slow(const char *s, struct lne_nid *nid, struct lne_err *err)
 {
 	const char *at, *end;
@@ -218,11 +240,20 @@ int lne_nid_parse_slow(const char *s, struct lne_nid *nid, struct lne_err *err)
 		;
 	if (!*s)
 		return lne_err_set(err, -EINVAL, s, 0, "empty NID");
-	if (!*at)
-		return lne_err_set(err, -EINVAL, s, 0, "missing '@' between address and network");
 	memset(&out, 0, sizeof(out));
 	alen = (size_t)(at - s);
 	addr = (struct lne_span){s, alen};
+	if (!*at) {
+		/* An address alone is on tcp, as Lustre's libcfs_strnid() has it. */
+		out.lnd = LNE_LND_TCP;
+		if (parse_ip(addr, &out))
+			return lne_err_set(err, -EINVAL, s, 0,
+					   "missing '@' between address and network, and '%.*s' is "
+					   "not an IP address (an address alone is on tcp)",
+					   (int)alen, s);
+		*nid = out;
+		return 0;
+	}
 	rc = parse_net_span((struct lne_span){at + 1, (size_t)(end - at - 1)}, s, (int)alen + 1,
 			    &out.lnd, &out.num, err);
 	if (rc)
@@ -256,14 +287,7 @@ int lne_nid_parse_slow(const char *s, struct lne_nid *nid, struct lne_err *err)
 		out.alen = 4;
 		break;
 	case LNE_AC_IP:
-		/* IPv4 first, without looking for a ':' (a dotted quad has none). */
-		rc = lne_parse_ip4(addr, out.addr);
-		out.alen = 4;
-		if (rc && memchr(s, ':', alen)) {
-			rc = lne_parse_ip6(addr, out.addr);
-			out.alen = 16;
-		}
-		if (rc)
+		if (parse_ip(addr, &out))
 			return lne_err_set(err, -EINVAL, s, 0, "'%.*s' is not an IP address",
 					   (int)alen, s);
 		break;

@@ -3,14 +3,18 @@
  * nid.h - LNet network identifiers.
  *
  * A NID is "<address>@<net>", a net is "<lnd name><number>".  The LND types
- * and names are Lustre's (nidstr.h in Lustre's uapi) so that NIDs mean the
- * same here as on the wire:
+ * and names are Lustre's (the LND numbers of nidstr.h in Lustre's uapi, the
+ * names of libcfs's nidstrings.c; the unit tier checks this list against a
+ * copy of Lustre's) so that NIDs mean the same here as on the wire:
  *
  *   lo   (9)   0@lo only
  *   tcp  (2)   IPv4 or IPv6          o2ib (5)  IPv4 or IPv6
- *   gip  (14)  IPv4                  gni  (13) 32-bit number
- *   ptlf (15)  32-bit number         kfi  (16) 32-bit number
+ *   efa  (18)  IPv4 or IPv6          gip  (14) IPv4
+ *   gni  (13)  32-bit number         ptlf (15) 32-bit number
+ *   kfi  (16)  32-bit number         bxi3f (19) 32-bit number
  *
+ * Lustre's userspace library reads o2ib addresses as IPv4 only (its kernel
+ * takes IPv6 there too); here every IP LND but gip takes IPv6.
  * Net number 0 prints without its number ("tcp", not "tcp0").  Unlike the
  * 64-bit lnet_nid_t of older Lustre, the address field holds 16 bytes from
  * the start, so IPv6 NIDs are first-class everywhere (UDSP included).
@@ -30,6 +34,8 @@ enum lne_lnd {
 	LNE_LND_GIP = 14,
 	LNE_LND_PTLF = 15,
 	LNE_LND_KFI = 16,
+	LNE_LND_EFA = 18,
+	LNE_LND_BXI3 = 19,
 };
 
 /* What kind of address an LND's NIDs carry. */

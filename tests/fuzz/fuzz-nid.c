@@ -28,6 +28,9 @@ static void check_nid(const char *s)
 			abort();
 		return;
 	}
+	/* Without '@', only an IP address on tcp (as Lustre's libcfs_strnid). */
+	if (!strchr(s, '@') && (lne_nid_net(&nid) != LNE_MKNET(LNE_LND_TCP, 0)))
+		abort();
 	if (lne_nid_format(&nid, buf, sizeof(buf)) >= (int)sizeof(buf))
 		abort();
 	if (lne_nid_parse(buf, &back, NULL) || !lne_nid_equal(&nid, &back))

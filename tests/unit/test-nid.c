@@ -109,8 +109,15 @@ START_TEST(nid_error_names_position)
 	ck_assert_int_eq(err.pos, 9);
 	ck_assert_ptr_nonnull(strstr(err.msg, "unknown network type 'eth'"));
 
-	ck_assert_int_eq(lne_nid_parse("10.0.0.1", &nid, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "10.0.0.1: missing '@' between address and network");
+	ck_assert_int_eq(lne_nid_parse("10.0.0.x", &nid, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "10.0.0.x: missing '@' between address and network, and "
+				  "'10.0.0.x' is not an IP address (an address alone is on tcp)");
+	ck_assert_int_eq(err.pos, 0);
+
+	/* Without '@', an IP address is on tcp, as Lustre's libcfs_strnid() reads it. */
+	ck_assert_int_eq(lne_nid_parse("10.0.0.1", &nid, &err), 0);
+	ck_assert_uint_eq(lne_nid_net(&nid), LNE_MKNET(LNE_LND_TCP, 0));
+	ck_assert_uint_eq(lne_nid_ip4(&nid), 0x0a000001u);
 }
 END_TEST
 
@@ -322,17 +329,79 @@ START_TEST(nid_compare_and_hash)
 }
 END_TEST
 
-START_TEST(lnd_names)
+/*
+ * Lustre's LNDs, copied by hand from its nidstr.h (the numbers) and the
+ * libcfs_netstrfns table of nidstrings.c (the names and how each reads an
+ * address): the engine's list must be exactly this.
+ * The class is that of Lustre's kernel (o2ib takes IPv6; its userspace
+ * library reads o2ib as IPv4 only).  Type 17 (TOFULND) is
+ * reserved in nidstr.h but has no entry in nidstrings.c, so no NID names it.
+ */
+static const struct {
+	unsigned int type;
+	const char *name;
+	enum lne_addr_class ac;
+} lustre_lnds[] = {
+	{2, "tcp", LNE_AC_IP},	 {5, "o2ib", LNE_AC_IP},  {9, "lo", LNE_AC_LO},
+	{13, "gni", LNE_AC_NUM}, {14, "gip", LNE_AC_IP4}, {15, "ptlf", LNE_AC_NUM},
+	{16, "kfi", LNE_AC_NUM}, {18, "efa", LNE_AC_IP},  {19, "bxi3f", LNE_AC_NUM},
+};
+
+START_TEST(lnd_list_is_lustres)
 {
-	ck_assert_str_eq(lne_lnd_name(LNE_LND_TCP), "tcp");
-	ck_assert_str_eq(lne_lnd_name(LNE_LND_O2IB), "o2ib");
-	ck_assert_str_eq(lne_lnd_name(LNE_LND_LO), "lo");
-	ck_assert_str_eq(lne_lnd_name(LNE_LND_GNI), "gni");
-	ck_assert_str_eq(lne_lnd_name(LNE_LND_GIP), "gip");
-	ck_assert_str_eq(lne_lnd_name(LNE_LND_PTLF), "ptlf");
-	ck_assert_str_eq(lne_lnd_name(LNE_LND_KFI), "kfi");
-	ck_assert_ptr_null(lne_lnd_name(1));
-	ck_assert_ptr_null(lne_lnd_name(255));
+	unsigned int type, i, known = 0;
+
+	for (type = 0; type < 256; type++) {
+		const char *name = lne_lnd_name(type);
+
+		for (i = 0; i < LNE_ARRAY_SIZE(lustre_lnds); i++)
+			if (lustre_lnds[i].type == type)
+				break;
+		if (i == LNE_ARRAY_SIZE(lustre_lnds)) {
+			ck_assert_msg(!name, "LND %u is '%s', which Lustre does not have", type,
+				      name);
+			continue;
+		}
+		known++;
+		ck_assert_msg(name && !strcmp(name, lustre_lnds[i].name),
+			      "LND %u is '%s', not '%s'", type, name ? name : "(none)",
+			      lustre_lnds[i].name);
+		ck_assert_msg(lne_lnd_addr_class(type) == lustre_lnds[i].ac,
+			      "LND %s reads its addresses in the wrong class", name);
+	}
+	ck_assert_uint_eq(known, LNE_ARRAY_SIZE(lustre_lnds));
+	/* Every name is found by its text, with and without a net number. */
+	for (i = 0; i < LNE_ARRAY_SIZE(lustre_lnds); i++) {
+		char net[16];
+		size_t len = 0;
+		lne_net_t n;
+
+		ck_assert_int_eq(lne_lnd_lookup(lustre_lnds[i].name, strlen(lustre_lnds[i].name),
+						&len),
+				 (int)lustre_lnds[i].type);
+		ck_assert_uint_eq(len, strlen(lustre_lnds[i].name));
+		if (lustre_lnds[i].ac == LNE_AC_LO)
+			continue;
+		snprintf(net, sizeof(net), "%s7", lustre_lnds[i].name);
+		ck_assert_int_eq(lne_net_parse(net, &n, NULL), 0);
+		ck_assert_uint_eq(n, LNE_MKNET(lustre_lnds[i].type, 7));
+	}
+	/* "ib" is only an alias for reading (see nid.c); o2ib prints. */
+	ck_assert_int_eq(lne_lnd_lookup("ib", 2, &(size_t){0}), LNE_LND_O2IB);
+}
+END_TEST
+
+/* The error for an unknown LND lists every LND Lustre has. */
+START_TEST(lnd_unknown_lists_all)
+{
+	struct lne_err err;
+	struct lne_nid nid;
+	size_t i;
+
+	ck_assert_int_eq(lne_nid_parse("1@bogus", &nid, &err), -EINVAL);
+	for (i = 0; i < LNE_ARRAY_SIZE(lustre_lnds); i++)
+		ck_assert_msg(strstr(err.msg, lustre_lnds[i].name), "'%s' lacks %s", err.msg,
+			      lustre_lnds[i].name);
 }
 END_TEST
 
@@ -351,7 +420,8 @@ Suite *make_nid_suite(void)
 	tcase_add_test(tc, nid_random_round_trip);
 	tcase_add_test(tc, nid_fast_path_agrees);
 	tcase_add_test(tc, nid_compare_and_hash);
-	tcase_add_test(tc, lnd_names);
+	tcase_add_test(tc, lnd_list_is_lustres);
+	tcase_add_test(tc, lnd_unknown_lists_all);
 	suite_add_tcase(s, tc);
 	return s;
 }
