@@ -28,18 +28,23 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: lnetd [OPTIONS]\n"
-		   "\n"
-		   "The daemon that owns LNet's configuration (see lnetd(8)).\n"
-		   "\n"
-		   "  --engine=kernel|userspace  where LNet runs: the lnetk module (default),\n"
-		   "                             or the engine inside lnetd (no module needed)\n"
-		   "  --state-dir=DIR            where lnetd.db lives, one lnetd at a time\n"
-		   "                             (default: $STATE_DIRECTORY, else /var/lib/lnetd)\n"
-		   "  -h, --help                 this text\n"
-		   "  --version                  the version\n"
-		   "\n"
-		   "The bus is the system bus ($DBUS_SYSTEM_BUS_ADDRESS if set).\n");
+	fprintf(f,
+		"Usage: lnetd [OPTIONS]\n"
+		"\n"
+		"The daemon that owns LNet's configuration (see lnetd(8)).\n"
+		"\n"
+		"  --engine=kernel|userspace  where LNet runs: the lnetk module (default),\n"
+		"                             or the engine inside lnetd (no module needed)\n"
+		"  --state-dir=DIR            where lnetd.db lives, one lnetd at a time\n"
+		"                             (default: $STATE_DIRECTORY, else /var/lib/lnetd)\n"
+		"  --history-keep=N           keep the last N changes in the history\n"
+		"                             (default %u; 0: no bound)\n"
+		"  --history-days=N           and none older than N days (default %u; 0: no bound)\n"
+		"  -h, --help                 this text\n"
+		"  --version                  the version\n"
+		"\n"
+		"The bus is the system bus ($DBUS_SYSTEM_BUS_ADDRESS if set).\n",
+		STORE_KEEP_CHANGES, STORE_KEEP_DAYS);
 }
 
 static void on_netif_change(void *data)
@@ -127,16 +132,35 @@ static int lock_state_dir(const char *dir)
 	return -1;
 }
 
+/* A bound of the history: a decimal count, 0 for none. */
+static int parse_count(const char *opt, const char *arg, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || *arg == '-' || errno || v > 1000000000ul) {
+		log_error("%s: '%s' is not a count from 0 to 1000000000", opt, arg);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"engine", required_argument, NULL, 'e'},
 		{"state-dir", required_argument, NULL, 's'},
+		{"history-keep", required_argument, NULL, 'k'},
+		{"history-days", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
 	struct lnetd d = {.engine = "kernel"};
+	unsigned int keep = STORE_KEEP_CHANGES, days = STORE_KEEP_DAYS;
 	struct store_err serr = {""};
 	char *path = NULL, *why = NULL;
 	sigset_t mask;
@@ -153,6 +177,12 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			d.state_dir = optarg;
+			break;
+		case 'k':
+		case 'd':
+			if (parse_count(c == 'k' ? "--history-keep" : "--history-days", optarg,
+					c == 'k' ? &keep : &days))
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);
@@ -203,6 +233,7 @@ int main(int argc, char **argv)
 		close(lock_fd);
 		return 1;
 	}
+	store_set_retention(d.store, keep, days);
 	rc = store_generation(d.store, &d.generation);
 	if (!rc)
 		rc = lnetd_restore(&d, &d.mirror, &why);
