@@ -311,6 +311,9 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 	if (nid) {
 		yout_key(y, "nid");
 		yout_str(y, nid);
+	}
+	/* lnetd's word on the entry: a NID known but not held by the module is pending too. */
+	if (nid && row->state && !strcmp(row->state, "applied")) {
 		yout_key(y, "status");
 		yout_str(y, up ? "up" : "down");
 	} else {

@@ -135,6 +135,13 @@ void lnetd_ni_clear(struct lnetd_ni *n);
  * *@changed says whether what is realised changed.
  */
 int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed);
+/*
+ * Whether @n is applied: realised on an interface and held by the engine that
+ * runs LNet (with the kernel engine, the module holds what the mirror does).
+ * The one answer ListNIs, `net show`, Status and the log give; when not,
+ * @why gets the reason.
+ */
+bool lnetd_ni_applied(const struct lnetd *d, const struct lnetd_ni *n, char *why, size_t len);
 /* Take @n's NIs out of the engine (it stays configured). */
 void lnetd_ni_unrealise(struct lnetd *d, struct lnetd_ni *n);
 /* Bring every configured NI in line with the interfaces as they are now. */

@@ -29,20 +29,25 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: lnetd [OPTIONS]\n"
-		   "\n"
-		   "The daemon that owns LNet's configuration (see lnetd(8)).\n"
-		   "\n"
-		   "  --engine=kernel|userspace  where LNet runs: the lnetk module (default),\n"
-		   "                             or the engine inside lnetd (no module needed),\n"
-		   "                             which then sends and receives LNet messages\n"
-		   "  --lnet-port=PORT           the userspace engine's LNet port (default 988)\n"
-		   "  --state-dir=DIR            where lnetd.db lives, one lnetd at a time\n"
-		   "                             (default: $STATE_DIRECTORY, else /var/lib/lnetd)\n"
-		   "  -h, --help                 this text\n"
-		   "  --version                  the version\n"
-		   "\n"
-		   "The bus is the system bus ($DBUS_SYSTEM_BUS_ADDRESS if set).\n");
+	fprintf(f,
+		"Usage: lnetd [OPTIONS]\n"
+		"\n"
+		"The daemon that owns LNet's configuration (see lnetd(8)).\n"
+		"\n"
+		"  --engine=kernel|userspace  where LNet runs: the lnetk module (default),\n"
+		"                             or the engine inside lnetd (no module needed),\n"
+		"                             which then sends and receives LNet messages\n"
+		"  --lnet-port=PORT           the userspace engine's LNet port (default 988)\n"
+		"  --state-dir=DIR            where lnetd.db lives, one lnetd at a time\n"
+		"                             (default: $STATE_DIRECTORY, else /var/lib/lnetd)\n"
+		"  --history-keep=N           keep the last N changes in the history\n"
+		"                             (default %u; 0: no bound)\n"
+		"  --history-days=N           and none older than N days (default %u; 0: no bound)\n"
+		"  -h, --help                 this text\n"
+		"  --version                  the version\n"
+		"\n"
+		"The bus is the system bus ($DBUS_SYSTEM_BUS_ADDRESS if set).\n",
+		STORE_KEEP_CHANGES, STORE_KEEP_DAYS);
 }
 
 static void on_netif_change(void *data)
@@ -130,12 +135,30 @@ static int lock_state_dir(const char *dir)
 	return -1;
 }
 
+/* A bound of the history: a decimal count, 0 for none. */
+static int parse_count(const char *opt, const char *arg, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || *arg == '-' || errno || v > 1000000000ul) {
+		log_error("%s: '%s' is not a count from 0 to 1000000000", opt, arg);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"engine", required_argument, NULL, 'e'},
 		{"lnet-port", required_argument, NULL, 'p'},
 		{"state-dir", required_argument, NULL, 's'},
+		{"history-keep", required_argument, NULL, 'k'},
+		{"history-days", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -143,6 +166,7 @@ int main(int argc, char **argv)
 	struct lnetd d = {.engine = "kernel"};
 	unsigned long lnet_port = LNW_PORT_DEFAULT;
 	char *end;
+	unsigned int keep = STORE_KEEP_CHANGES, days = STORE_KEEP_DAYS;
 	struct store_err serr = {""};
 	char *path = NULL, *why = NULL;
 	sigset_t mask;
@@ -164,9 +188,16 @@ int main(int argc, char **argv)
 			errno = 0;
 			lnet_port = strtoul(optarg, &end, 10);
 			if (errno || *end || !*optarg || !lnet_port || lnet_port > 65535) {
-				log_error("--lnet-port: '%s' is not a port number (1-65535)", optarg);
+				log_error("--lnet-port: '%s' is not a port number (1-65535)",
+					  optarg);
 				return 2;
 			}
+			break;
+		case 'k':
+		case 'd':
+			if (parse_count(c == 'k' ? "--history-keep" : "--history-days", optarg,
+					c == 'k' ? &keep : &days))
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);
@@ -217,6 +248,7 @@ int main(int argc, char **argv)
 		close(lock_fd);
 		return 1;
 	}
+	store_set_retention(d.store, keep, days);
 	rc = store_generation(d.store, &d.generation);
 	if (!rc)
 		rc = lnetd_restore(&d, &d.mirror, &why);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "lnetd.h"
+#include "lnetd/backend/kernel.h"
 #include "lnetd/log.h"
 
 static void set_reason(struct lnetd_ni *n, const char *fmt, ...)
@@ -329,8 +330,18 @@ out:
 	return rc;
 }
 
+bool lnetd_ni_applied(const struct lnetd *d, const struct lnetd_ni *n, char *why, size_t len)
+{
+	if (!n->nreal) {
+		snprintf(why, len, "%s", n->reason);
+		return false;
+	}
+	return !d->kb || kbackend_applied(d->kb, why, len);
+}
+
 void lnetd_nis_reconcile(struct lnetd *d)
 {
+	char why[sizeof(d->nis->reason)];
 	bool changed;
 	size_t i;
 
@@ -338,9 +349,14 @@ void lnetd_nis_reconcile(struct lnetd *d)
 		struct lnetd_ni *n = &d->nis[i];
 
 		lnetd_ni_reconcile(d, n, &changed);
-		if (changed)
-			log_info("NI %s on %s: %s%s", n->net, *n->ifname ? n->ifname : n->pattern,
-				 n->nreal ? "applied" : "pending: ", n->nreal ? "" : n->reason);
+		if (!changed)
+			continue;
+		if (lnetd_ni_applied(d, n, why, sizeof(why)))
+			log_info("NI %s on %s: applied", n->net,
+				 *n->ifname ? n->ifname : n->pattern);
+		else
+			log_info("NI %s on %s: pending: %s", n->net,
+				 *n->ifname ? n->ifname : n->pattern, why);
 	}
 }
 

@@ -559,7 +559,7 @@ int bus_method_status(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (rc)
 		return bus_fail(e, -EIO, "the store cannot be read");
 	for (i = 0; i < d->nnis; i++)
-		nis += d->nis[i].nreal > 0;
+		nis += lnetd_ni_applied(d, &d->nis[i], why, sizeof(why));
 	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
 	 * kernel backend says whether the module holds what the mirror does. */
 	in_module = !d->kb || kbackend_applied(d->kb, why, sizeof(why));
@@ -569,7 +569,7 @@ int bus_method_status(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_append(reply, "ts", d->generation, d->engine);
 	if (rc >= 0)
 		rc = sd_bus_message_append(reply, "a(suu)", 6, "net", (uint32_t)st.n_ni,
-					   (uint32_t)nis * k, "peer", (uint32_t)st.n_peer,
+					   (uint32_t)nis, "peer", (uint32_t)st.n_peer,
 					   (uint32_t)st.n_peer * k, "route", (uint32_t)st.n_route,
 					   (uint32_t)st.n_route * k, "udsp", (uint32_t)st.n_rule,
 					   (uint32_t)st.n_rule * k, "global", (uint32_t)st.n_global,

@@ -99,9 +99,10 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	struct khealth *kh = d->kb ? kbackend_health(d->kb, false) : NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	char nid[LNE_NID_STR_MAX];
+	char nid[LNE_NID_STR_MAX], why[sizeof(d->nis->reason)];
 	uint32_t health;
 	size_t i, k;
+	bool applied;
 	int rc;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
@@ -110,10 +111,11 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	for (i = 0; rc >= 0 && i < d->nnis; i++) {
 		const struct lnetd_ni *n = &d->nis[i];
 
+		applied = lnetd_ni_applied(d, n, why, sizeof(why));
 		rc = sd_bus_message_open_container(reply, 'r', "sssa{sv}");
 		if (rc >= 0)
 			rc = sd_bus_message_append(reply, "sss", n->net, n->ifname,
-						   n->nreal ? "applied" : "pending");
+						   applied ? "applied" : "pending");
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
 		for (k = 0; rc >= 0 && k < n->nreal; k++) {
@@ -145,8 +147,8 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 					rc = sd_bus_message_close_container(reply);
 			}
 		}
-		if (rc >= 0 && !n->nreal)
-			rc = sd_bus_message_append(reply, "{sv}", "reason", "s", n->reason);
+		if (rc >= 0 && !applied)
+			rc = sd_bus_message_append(reply, "{sv}", "reason", "s", why);
 		if (rc >= 0 && *n->pattern)
 			rc = sd_bus_message_append(reply, "{sv}", "pattern", "s", n->pattern);
 		if (rc >= 0 && *n->cpts)

@@ -64,6 +64,17 @@ static void hist_row(sqlite3_stmt *s, struct st_hist *h)
 	h->change = sqlite3_column_count(s) > 6 ? col_text(s, 6) : NULL;
 }
 
+int store_history_oldest(struct store *st, uint64_t *gen)
+{
+	sqlite3_stmt *s = use(st, S_HIST_OLDEST);
+	int rc = sqlite3_step(s);
+
+	*gen = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(s, 0) : 0;
+	rc = st_errno(st, rc);
+	sqlite3_reset(s);
+	return rc;
+}
+
 int store_history_list(struct store *st, int64_t limit, store_hist_cb cb, void *data)
 {
 	sqlite3_stmt *s = use(st, S_HIST_LIST);
@@ -288,16 +299,33 @@ int store_undo_after(struct store *st, uint64_t gen, struct store_err *err)
 	size_t n = 0, i;
 	bool begun;
 	struct mark m;
-	uint64_t now;
+	uint64_t now, oldest;
 	int rc;
 
 	rc = store_generation(st, &now);
+	if (!rc)
+		rc = store_history_oldest(st, &oldest);
 	if (rc)
 		return rc;
 	if (gen > now)
 		return st_seterr(err, -ENOENT,
 				 "generation %llu is in the future (the latest is %llu)",
 				 (unsigned long long)gen, (unsigned long long)now);
+	if (gen < oldest) {
+		char keeps[64] = "", days[32] = "";
+
+		if (st->keep_changes)
+			snprintf(keeps, sizeof(keeps), "the last %u changes", st->keep_changes);
+		if (!st->keep_changes && !st->keep_days)
+			snprintf(keeps, sizeof(keeps), "everything from then on");
+		if (st->keep_days)
+			snprintf(days, sizeof(days), "%s%u days",
+				 *keeps ? ", of the last " : "the last ", st->keep_days);
+		return st_seterr(err, -ENOENT,
+				 "generation %llu is older than the history keeps: the oldest "
+				 "generation kept is %llu (it keeps %s%s)",
+				 (unsigned long long)gen, (unsigned long long)oldest, keeps, days);
+	}
 	/* Read every step first: the undo writes while the list would still be open. */
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)gen);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {

@@ -36,6 +36,8 @@ enum stmt {
 	S_HIST_ADD,
 	S_HIST_LIST,
 	S_HIST_GET,
+	S_HIST_PRUNE,
+	S_HIST_OLDEST,
 	S_NI_ADD,
 	S_NI_GET,
 	S_NI_UPDATE,
@@ -104,6 +106,8 @@ struct store {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[S__COUNT];
 	struct buf change, summary; /* what the open transaction did so far */
+	uint32_t keep_changes;	    /* the history's bounds (store_set_retention()) */
+	uint32_t keep_days;
 };
 
 /* Where a change started, to forget its log lines if it is refused. */

@@ -70,6 +70,11 @@ const char *const st_sql[S__COUNT] = {
 			"ORDER BY gen DESC LIMIT ?1",
 	[S_HIST_GET] = "SELECT gen, time, uid, pid, command, summary, change FROM history "
 		       "WHERE gen = ?1",
+	/* The retention: past the newest ?1 entries or older than ?2, never the newest. */
+	[S_HIST_PRUNE] = "DELETE FROM history WHERE gen < (SELECT max(gen) FROM history) AND "
+			 "(gen <= (SELECT max(gen) FROM history) - ?1 OR time < ?2)",
+	/* The oldest generation the history can return to: the one before its first entry. */
+	[S_HIST_OLDEST] = "SELECT coalesce(min(gen), 1) - 1 FROM history",
 	/* A bare ? is numbered after the highest before it: the tunables are ?5, ?6, ... */
 	[S_NI_ADD] = "INSERT INTO ni (" NI_COLS
 		     ") VALUES (?1, ?2, ?3, ?4" LNE_TUNABLES(TUN_PARAM) ") RETURNING " NI_JSON,

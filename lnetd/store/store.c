@@ -120,8 +120,48 @@ int store_begin(struct store *st)
 	return st_exec(st, use(st, S_BEGIN), NULL);
 }
 
+/* The WAL's size (SQLite truncates it to this at each reset: journal_size_limit). */
+#define WAL_KEEP 1048576
+#define STR_(x)	 #x
+#define STR(x)	 STR_(x)
+
+static off_t wal_size(struct store *st)
+{
+	const char *db = sqlite3_db_filename(st->db, "main");
+	char wal[PATH_MAX];
+	struct stat sb;
+
+	if (!db || snprintf(wal, sizeof(wal), "%s-wal", db) >= (int)sizeof(wal) || stat(wal, &sb))
+		return 0;
+	return sb.st_size;
+}
+
+void store_set_retention(struct store *st, uint32_t changes, uint32_t days)
+{
+	st->keep_changes = changes;
+	st->keep_days = days;
+}
+
+/* The retention, inside the change's transaction: *@pruned says whether it dropped any. */
+static int hist_prune(struct store *st, bool *pruned, struct store_err *err)
+{
+	sqlite3_stmt *s = use(st, S_HIST_PRUNE);
+	int rc;
+
+	if (!st->keep_changes && !st->keep_days)
+		return 0;
+	sqlite3_bind_int64(s, 1, st->keep_changes ? (int64_t)st->keep_changes : INT64_MAX);
+	sqlite3_bind_int64(s, 2,
+			   st->keep_days ? (int64_t)time(NULL) - (int64_t)st->keep_days * 86400
+					 : INT64_MIN);
+	rc = st_exec(st, s, err);
+	*pruned = !rc && sqlite3_changes(st->db) > 0;
+	return rc;
+}
+
 int store_commit(struct store *st, const struct st_who *who, uint64_t *gen, struct store_err *err)
 {
+	bool pruned = false;
 	sqlite3_stmt *s;
 	int rc = 0;
 
@@ -137,9 +177,18 @@ int store_commit(struct store *st, const struct st_who *who, uint64_t *gen, stru
 		bind_text(s, 5, st->summary.s);
 		bind_text(s, 6, st->change.s);
 		rc = rc ? st_seterr(err, rc, "store: out of memory") : st_exec(st, s, err);
+		if (!rc)
+			rc = hist_prune(st, &pruned, err);
 	}
 	if (!rc)
 		rc = st_exec(st, use(st, S_COMMIT), err);
+	/*
+	 * What was pruned is free pages now, for the next changes.  A WAL past
+	 * journal_size_limit (a big change made it so) is copied back and
+	 * truncated now; a smaller one waits for SQLite's own checkpoints.
+	 */
+	if (!rc && pruned && wal_size(st) > WAL_KEEP)
+		sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (rc && !sqlite3_get_autocommit(st->db))
 		st_exec(st, use(st, S_ROLLBACK), NULL);
 	buf_cut(&st->change, 0);
@@ -430,11 +479,13 @@ static int migrate(struct store *st, const char *path, struct store_err *err)
 	 * grows.  64 MiB holds what a change can carry (see LNETD_*_MAX).  And
 	 * each statement's journal (kept so one statement can be undone inside
 	 * the change) stays in memory: on disk it was 700,000 writes to
-	 * /var/tmp for a 40,000-peer dry run.
+	 * /var/tmp for a 40,000-peer dry run.  A WAL the checkpoints reset
+	 * is cut back to 1 MiB, whatever the largest change made it.
 	 */
 	rc = sqlite3_exec(st->db,
 			  "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
-			  "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY",
+			  "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; "
+			  "PRAGMA journal_size_limit = " STR(WAL_KEEP),
 			  NULL, NULL, NULL);
 	if (rc)
 		return open_err(st, rc, path, "setting pragmas", err);
@@ -473,6 +524,7 @@ int store_open(const char *path, struct store **out, struct store_err *err)
 	*out = NULL;
 	if (!st)
 		return st_seterr(err, -ENOMEM, "store: out of memory");
+	store_set_retention(st, STORE_KEEP_CHANGES, STORE_KEEP_DAYS);
 	rc = look_at_file(path, err);
 	if (rc == 1)
 		rc = no_orphans(path, err);

@@ -257,6 +257,18 @@ int store_tbf_del(struct store *st, const char *service, struct store_err *err);
 int store_tbf_get(struct store *st, const char *service, struct st_tbf *tbf, struct store_err *err);
 int store_tbf_list(struct store *st, store_tbf_cb cb, void *data);
 
+/*
+ * The history's bounds: at most @changes entries (0: no bound), none older than
+ * @days days (0: no bound), and the newest always stays.  Each commit prunes
+ * in its own transaction, then checkpoints the WAL (and truncates it) when it
+ * pruned anything, so the file stays the size of what is kept.
+ */
+#define STORE_KEEP_CHANGES 1000
+#define STORE_KEEP_DAYS	   90
+void store_set_retention(struct store *st, uint32_t changes, uint32_t days);
+/* The oldest generation the history can return to (0 while nothing was pruned). */
+int store_history_oldest(struct store *st, uint64_t *gen);
+
 /* The last @limit entries (<= 0: all), newest first, without their change. */
 int store_history_list(struct store *st, int64_t limit, store_hist_cb cb, void *data);
 int store_history_get(struct store *st, uint64_t gen, struct st_hist *hist, struct store_err *err);
@@ -266,7 +278,8 @@ int store_history_get(struct store *st, uint64_t gen, struct st_hist *hist, stru
  * undoing every change recorded after it, newest first; the transaction
  * records only how that state differs from now (so the rollback is itself
  * one history entry of the net change, and can be undone).  -ENOENT if
- * @gen is in the future.
+ * @gen is in the future, or older than the history keeps (the sentence names
+ * the oldest generation kept).
  */
 int store_undo_after(struct store *st, uint64_t gen, struct store_err *err);
 

@@ -126,4 +126,19 @@ stop_lnetd
 start_lnetd
 bcall Export
 check "the state after rollbacks survives a restart" same_as_export1
+
+# The history's bounds: each change prunes what is past them, and a rollback
+# past them is refused, naming the oldest generation kept.
+stop_lnetd
+start_lnetd --history-keep=2
+bprop Generation
+g=${OUT#t }
+for v in 5 6 7; do bcall SetGlobal su retry_count "$v"; done
+bcall History u 0
+check "--history-keep=2: the history holds the last 2 changes" has "a(txuuss) 2 $((g + 3)) "
+bcall Rollback t "$g"
+check "a rollback past them is refused, naming the oldest generation kept" \
+	has "the oldest generation kept is $((g + 1)) (it keeps the last 2 changes, of the last 90 days)"
+bcall Rollback t $((g + 1))
+check "one at the horizon goes through" has "t $((g + 4))"
 finish

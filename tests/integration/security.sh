@@ -31,8 +31,14 @@ alive() {
 
 start_bus
 check "lnetd starts" start_lnetd
-bcall Apply 'a(ssa{sv})b' 1 add peer 2 primary s 10.9.0.1@tcp nids as 1 10.9.0.2@tcp false
-check "root configures one peer" has "tas 1 1"
+# Root seeds one peer; a normal user cannot (lnetd takes changes from root
+# only here), and the calls below run against an empty configuration.
+if [ "$(id -u)" = 0 ]; then
+	bcall Apply 'a(ssa{sv})b' 1 add peer 2 primary s 10.9.0.1@tcp nids as 1 10.9.0.2@tcp false
+	check "root configures one peer" has "tas 1 1"
+fi
+bcall Export
+before=$OUT
 
 # 1. A good dry run, then one whose last operation is unknown, three times:
 #    the refused list's slots were freed uninitialised (a heap corruption).
@@ -75,5 +81,8 @@ check "a deeply nested variant is answered" test "$RC" = 0
 
 check "lnetd is alive at the end" alive
 bcall Export
-check "nothing changed: generation 1, one peer" has "ta(ssa{sv}) 1 1 \"add\" \"peer\""
+check "nothing changed: the configuration is as it was" test "$OUT" = "$before"
+if [ "$(id -u)" = 0 ]; then
+	check "generation 1, one peer" has "ta(ssa{sv}) 1 1 \"add\" \"peer\""
+fi
 finish

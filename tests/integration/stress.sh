@@ -6,6 +6,12 @@
 # STRESS_OPS change the load.
 set -u
 . "$(dirname "$0")/lib.sh"
+
+# Without polkit on a private bus, lnetd takes changes from root only.
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root"
+	exit 0
+fi
 LNETD=${LNETD:-lnetd/lnetd}
 STRESS=${STRESS:-tests/integration/stress}
 clients=${STRESS_CLIENTS:-100}

@@ -6,11 +6,13 @@
  * with its fixture and helpers.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -284,6 +286,89 @@ START_TEST(undo_returns_to_every_generation)
 }
 END_TEST
 
+/* Commit one change: the global "marker" set to @v. */
+static uint64_t mark(int64_t v)
+{
+	OK(store_begin(st));
+	OK(store_global_set(st, "marker", v, err));
+	return commit("lnetctl global set marker");
+}
+
+START_TEST(history_is_bounded)
+{
+	char wal[PATH_MAX + 8];
+	struct stat sb;
+	uint64_t g, oldest;
+	int64_t i;
+
+	st = open_ok();
+	store_set_retention(st, 3, 0);
+	for (i = 1; i <= 6; i++)
+		ck_assert_uint_eq(mark(i), (uint64_t)i);
+	/* The count: the newest three entries, pruned with the change that passed it. */
+	RAW_EQ("SELECT group_concat(gen, ' ') FROM (SELECT gen FROM history ORDER BY gen)",
+	       "4 5 6");
+	ck_assert_int_eq(store_history_oldest(st, &oldest), 0);
+	ck_assert_uint_eq(oldest, 3);
+
+	/* Past the horizon: refused, naming the oldest generation kept; nothing changes. */
+	OK(store_begin(st));
+	FAILS(-ENOENT, "the oldest generation kept is 3", store_undo_after(st, 2, err));
+	OK(store_rollback(st));
+	DUMP_EQ("global marker=6\n");
+	/* At the horizon: the state of generation 3. */
+	OK(store_begin(st));
+	OK(store_undo_after(st, 3, err));
+	ck_assert_uint_eq(commit("rollback 3"), 7);
+	DUMP_EQ("global marker=3\n");
+
+	/* The age: entries older than the bound go with the next change, never the newest. */
+	store_set_retention(st, 0, 30);
+	RAW_EQ("UPDATE history SET time = time - 31 * 86400 RETURNING 'aged'", "aged");
+	g = mark(8);
+	RAW_EQ("SELECT group_concat(gen, ' ') FROM history", "8");
+	ck_assert_uint_eq(g, 8);
+	RAW_EQ("UPDATE history SET time = time - 31 * 86400 RETURNING 'aged'", "aged");
+	OK(store_begin(st));
+	ck_assert_uint_eq(commit("nothing changed"), 8);
+	RAW_EQ("SELECT count(*) FROM history", "1");
+	g = mark(9);
+	RAW_EQ("SELECT group_concat(gen, ' ') FROM history", "9");
+	OK(store_begin(st));
+	FAILS(-ENOENT, "the oldest generation kept is 8 (it keeps the last 30 days)",
+	      store_undo_after(st, 7, err));
+	OK(store_rollback(st));
+
+	/* No bound: nothing is pruned any more. */
+	store_set_retention(st, 0, 0);
+	for (i = 10; i <= 12; i++)
+		mark(i);
+	RAW_EQ("SELECT count(*) FROM history", "4");
+
+	/*
+	 * A big change leaves a WAL past SQLite's limit; the change that prunes
+	 * it from the history copies the WAL back and truncates it.
+	 */
+	OK(store_begin(st));
+	for (i = 0; i < 4000; i++) {
+		char nid[32];
+		struct st_peer p = {nid, 1, 0, NULL};
+
+		snprintf(nid, sizeof(nid), "10.%d.%d.1@tcp", (int)(i / 250), (int)(i % 250));
+		OK(store_peer_add(st, &p, err));
+	}
+	ck_assert_uint_eq(commit("lnetctl import"), 13);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	ck_assert_int_eq(stat(wal, &sb), 0);
+	ck_assert_int_gt(sb.st_size, 1 << 20);
+	store_set_retention(st, 1, 0);
+	mark(14);
+	RAW_EQ("SELECT group_concat(gen, ' ') FROM history", "14");
+	ck_assert_int_eq(stat(wal, &sb), 0);
+	ck_assert_int_eq(sb.st_size, 0);
+}
+END_TEST
+
 START_TEST(state_replace_records_only_differences)
 {
 	struct st_ni eth1 = NI("tcp", "eth1", NULL),
@@ -470,6 +555,7 @@ void store_history_tests(TCase *tc)
 	tcase_add_test(tc, history_records_every_change);
 	tcase_add_test(tc, state_replace_records_only_differences);
 	tcase_add_test(tc, undo_returns_to_every_generation);
+	tcase_add_test(tc, history_is_bounded);
 	tcase_add_test(tc, crash_before_commit_leaves_nothing);
 	tcase_add_test(tc, crash_after_commit_keeps_everything);
 	tcase_add_test(tc, crash_anywhere_is_all_or_nothing);
