@@ -25,13 +25,14 @@ not_ok() {
 	echo "not ok - $*"
 	failed=$((failed + 1))
 }
-# check DESCRIPTION COMMAND...: a TAP line from the command's status; its output as comments on failure.
+# check DESCRIPTION COMMAND...: a TAP line from the command's status; its output as
+# comments on failure (kept apart from $T/out, which has reads).
 check() {
 	d=$1
 	shift
-	if "$@" >"$T/out" 2>&1; then ok "$d"; else
+	if "$@" >"$T/check" 2>&1; then ok "$d"; else
 		not_ok "$d"
-		sed 's/^/# /' "$T/out"
+		sed 's/^/# /' "$T/check"
 	fi
 }
 # on NODE lnetctl-args...

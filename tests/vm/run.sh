@@ -151,6 +151,7 @@ build=${LNETD_BUILDDIR:-$(pwd)}
 lnetd_bin=$build/lnetd/lnetd
 lnetctl_bin=$build/lnetctl/lnetctl
 dbus_daemon=$(command -v dbus-daemon || true)
+iproute_ip=$(command -v ip || echo /usr/sbin/ip)
 lprog=$work/lnetd-test
 lnetd_skip=""
 if [ ! -x "$lnetd_bin" ]; then
@@ -248,6 +249,13 @@ lnetd_tree() {
 		copy_with_libs "$(command -v busctl)" "$1" || return 1
 	fi
 	dummy=$(find "/lib/modules/$kver/kernel/drivers/net" -name 'dummy.ko*' | head -n 1)
+	veth=$(find "/lib/modules/$kver/kernel/drivers/net" -name 'veth.ko*' | head -n 1)
+	# the data path's group (dp.sh): veth rails between namespaces, made
+	# with iproute2's ip (busybox's has no netns), as /bin/ip2
+	[ -n "$veth" ] && [ -x "$iproute_ip" ] &&
+		install -D -m 644 "$veth" "$1/lib/modules/$kver/kernel/drivers/net/${veth##*/}" &&
+		copy_with_libs "$iproute_ip" "$1" && mv "$1/bin/ip" "$1/bin/ip2" &&
+		install -m 755 "$here/dp.sh" "$1/bin/dp.sh" || return 1
 	[ -n "$dummy" ] &&
 		install -D -m 644 "$dummy" "$1/lib/modules/$kver/kernel/drivers/net/${dummy##*/}" &&
 		mkdir -p "$1/etc/lnetd-vm" "$1/var/lib/dbus" &&
