@@ -119,7 +119,8 @@ void lne_msg_free(struct lne_msg *m)
 {
 	if (!m)
 		return;
-	lne_free(m->payload);
+	if (!m->borrowed)
+		lne_free(m->payload);
 	lne_free(m->reply);
 	lne_free(m);
 	/* msgs_alloc is counted by the node that made it */
@@ -449,22 +450,39 @@ static void start(struct lne_node *n, struct lne_msg *m, u32 timeout_ms)
 	dispatch(n, m);
 }
 
+static const u8 *zeros(struct lne_node *n)
+{
+	if (!n->zeros)
+		n->zeros = lne_zalloc(LNW_MTU);
+	return n->zeros;
+}
+
 int lne_node_put(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
 		 u32 portal, u64 match, u64 hdr_data, u8 *payload, u32 len, bool ack,
 		 u32 timeout_ms, lne_msg_cb cb, void *arg, struct lne_err *err)
 {
+	bool borrowed = !payload && len;
 	struct lne_msg *m;
 
+	if (borrowed) {
+		payload = (u8 *)zeros(n);
+		if (!payload)
+			return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
+	}
+
 	if (portal >= LNW_PORTALS || len > LNW_MTU) {
-		lne_free(payload);
+		if (!borrowed)
+			lne_free(payload);
 		return lne_err_set(err, -EINVAL, NULL, -1, "portal or length out of range");
 	}
 	m = msg_new(n, dst, src, LNW_PUT, err);
 	if (!m) {
-		lne_free(payload);
+		if (!borrowed)
+			lne_free(payload);
 		return err ? -EINVAL : -ENOMEM;
 	}
 	m->payload = payload;
+	m->borrowed = borrowed;
 	m->hdr.payload = len;
 	m->hdr.portal = portal;
 	m->hdr.match = match;
@@ -540,14 +558,16 @@ int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
 
 /* Answer on the link the request came by: the reply goes back the way it came. */
 static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr *rq, u32 type,
-		   u8 *payload, u32 len)
+		   u8 *payload, u32 len, bool borrowed)
 {
 	struct lne_msg *m = lne_zalloc(sizeof(*m));
 
 	if (!m) {
-		lne_free(payload);
+		if (!borrowed)
+			lne_free(payload);
 		return;
 	}
+	m->borrowed = borrowed;
 	m->node = n;
 	if (++n->st.msgs_alloc > n->st.msgs_max)
 		n->st.msgs_max = n->st.msgs_alloc;
@@ -589,6 +609,13 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 		lne_free(ev->payload);
 		return;
 	}
+	/* A request nobody serves is dropped, unanswered: counted as such, not received. */
+	if ((h->type == LNW_PUT || h->type == LNW_GET) && h->portal != LNW_PORTAL_RESERVED &&
+	    (h->portal == LNE_PORTAL_TEST ? !n->test_service : !n->ops->recv)) {
+		count_drop(n, l, h->type, h->payload);
+		lne_free(ev->payload);
+		return;
+	}
 	count(&n->st.c, false, h->type, h->payload);
 	count(ls ? &ls->c : NULL, false, h->type, h->payload);
 	count(ps ? &ps->c : NULL, false, h->type, h->payload);
@@ -604,23 +631,26 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 				break;
 			}
 			answer(n, l, h, LNW_REPLY, info,
-			       (u32)len < h->length ? (u32)len : h->length);
+			       (u32)len < h->length ? (u32)len : h->length, false);
 			break;
 		}
-		if (n->ops->recv)
+		if (h->portal == LNE_PORTAL_TEST) {
+			if (zeros(n)) {
+				n->st.test_gets++;
+				answer(n, l, h, LNW_REPLY, n->zeros, h->length, true);
+			}
+			break;
+		}
+		if (h->portal != LNW_PORTAL_RESERVED)
 			n->ops->recv(n->ctx, h, NULL);
-		else
-			count_drop(n, l, h->type, 0);
 		break;
 	case LNW_PUT:
-		if (!(h->portal == LNW_PORTAL_RESERVED && h->match == LNW_PING_MATCHBITS)) {
-			if (n->ops->recv)
-				n->ops->recv(n->ctx, h, ev->payload);
-			else
-				count_drop(n, l, h->type, h->payload);
-		}
+		if (h->portal == LNE_PORTAL_TEST)
+			n->st.test_puts++;
+		else if (h->portal != LNW_PORTAL_RESERVED)
+			n->ops->recv(n->ctx, h, ev->payload);
 		if (h->wh_object != LNW_WH_NONE)
-			answer(n, l, h, LNW_ACK, NULL, 0);
+			answer(n, l, h, LNW_ACK, NULL, 0, false);
 		break;
 	case LNW_REPLY:
 	case LNW_ACK:
@@ -874,4 +904,6 @@ void lne_node_fini(struct lne_node *n)
 			lne_free(s);
 		}
 	}
+	lne_free(n->zeros);
+	n->zeros = NULL;
 }

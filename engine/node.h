@@ -32,6 +32,13 @@
 #define LNE_LINK_HASH	    256
 #define LNE_STAT_HASH	    1024
 #define LNE_PING_TIMEOUT_MS 50000 /* upstream's default */
+/*
+ * The traffic generator's test service (lnetd's, not Lustre's: Lustre's
+ * portals end below it): a PUT to it is taken and ACKed when asked, a GET
+ * is answered with as many zero bytes as it asks for.  Off unless the node
+ * is told (test_service), since a small GET buys a large reply.
+ */
+#define LNE_PORTAL_TEST	    60
 
 struct lne_node;
 struct lne_msg;
@@ -55,7 +62,8 @@ struct lne_msg {
 	struct lne_msg *pnext; /* in the pending table */
 	struct lne_node *node;
 	struct lnw_hdr hdr;
-	u8 *payload; /* owned: freed when the message ends */
+	u8 *payload;   /* owned: freed when the message ends (unless borrowed) */
+	bool borrowed; /* payload is the node's zeros */
 	struct lne_frame frame;
 	const struct lne_inst *sel_ln; /* where credits were taken; NULL: none */
 	struct lne_nid ni, pni;
@@ -104,6 +112,7 @@ struct lne_node_stats {
 	u64 errors, msgs_alloc, msgs_max, route_count, route_length;
 	u64 faults[LNW_F__COUNT];
 	u64 links_made, links_accepted, links_closed;
+	u64 test_puts, test_gets; /* served on LNE_PORTAL_TEST */
 };
 
 struct lne_node {
@@ -116,6 +125,8 @@ struct lne_node {
 	u64 next_cookie;
 	u32 ping_seq;
 	bool multi_rail, discovery, routing;
+	bool test_service; /* serve LNE_PORTAL_TEST */
+	u8 *zeros;	   /* LNW_MTU zero bytes: test replies and payloads without data */
 	struct lne_link *links[LNE_LINK_HASH];
 	struct lne_msg *pending[LNE_LINK_HASH]; /* waiting for a REPLY or an ACK, by cookie */
 	struct lne_msg *credq, **credtail;	/* waiting for credits */
@@ -131,7 +142,8 @@ void lne_node_fini(struct lne_node *n);
 void lne_node_set_inst(struct lne_node *n, struct lne_inst *ln);
 
 /*
- * Send: a PUT (@len bytes of @payload, which the node then owns) or a GET
+ * Send: a PUT (@len bytes of @payload, which the node then owns; NULL: zero
+ * bytes from the node's own buffer, which a traffic generator wants) or a GET
  * (@len: the most the answer may hold).  @src NULL lets selection choose.
  * @cb runs once, when the message is done (a PUT: sent, or ACKed if
  * @ack; a GET: answered) or failed; @timeout_ms bounds a wait for an answer.

@@ -216,6 +216,142 @@ static int stats_reset(struct ctl_opt *opt, int argc, char **argv)
 	return rc;
 }
 
+struct st_out {
+	struct yout *y;
+	uint32_t messages, failed;
+	uint64_t bytes, ns;
+};
+
+static double per_s(uint64_t n, uint64_t ns)
+{
+	return ns ? (double)n * 1e9 / (double)ns : 0;
+}
+
+static int st_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	struct st_out *o = arg;
+	int rc;
+
+	if (!strcmp(key, "messages"))
+		return sd_bus_message_read(r, "v", "u", &o->messages) < 0 ? -EBADMSG : 1;
+	if (!strcmp(key, "failed"))
+		return sd_bus_message_read(r, "v", "u", &o->failed) < 0 ? -EBADMSG : 1;
+	if (!strcmp(key, "bytes"))
+		return sd_bus_message_read(r, "v", "t", &o->bytes) < 0 ? -EBADMSG : 1;
+	if (!strcmp(key, "elapsed_ns"))
+		return sd_bus_message_read(r, "v", "t", &o->ns) < 0 ? -EBADMSG : 1;
+	if (strcmp(key, "rails"))
+		return 0;
+	/* the totals came first: print them, then each rail */
+	yout_key(o->y, "messages");
+	yout_u32(o->y, o->messages);
+	yout_key(o->y, "failed");
+	yout_u32(o->y, o->failed);
+	yout_key(o->y, "seconds");
+	yout_number_fmt(o->y, "%.3f", (double)o->ns / 1e9);
+	yout_key(o->y, "messages/s");
+	yout_number_fmt(o->y, "%.0f", per_s(o->messages - o->failed, o->ns));
+	yout_key(o->y, "MB/s");
+	yout_number_fmt(o->y, "%.1f", per_s(o->bytes, o->ns) / 1e6);
+	yout_key(o->y, "rails");
+	yout_seq_begin(o->y);
+	rc = sd_bus_message_enter_container(r, 'v', "a(stt)");
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', "(stt)");
+	while (rc >= 0) {
+		const char *nid;
+		uint64_t sent, recvd;
+
+		rc = sd_bus_message_read(r, "(stt)", &nid, &sent, &recvd);
+		if (rc <= 0)
+			break;
+		yout_map_begin(o->y);
+		yout_key(o->y, "nid");
+		yout_str(o->y, nid);
+		yout_key(o->y, "sent MB/s");
+		yout_number_fmt(o->y, "%.1f", per_s(sent, o->ns) / 1e6);
+		yout_key(o->y, "received MB/s");
+		yout_number_fmt(o->y, "%.1f", per_s(recvd, o->ns) / 1e6);
+		yout_map_end(o->y);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	yout_seq_end(o->y);
+	return rc < 0 ? rc : 1;
+}
+
+static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *nid = ctl_opt(opt, "nid"), *mode = ctl_opt(opt, "mode");
+	struct ctl_opt *size = ctl_opt(opt, "size"), *count = ctl_opt(opt, "count");
+	struct ctl_opt *conc = ctl_opt(opt, "concurrency");
+	uint32_t sz = 1u << 20, n = 1000, c = 8;
+	struct st_out o = {0};
+	sd_bus_message *r = NULL;
+	sd_bus *bus = NULL;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	if (!nid->given)
+		return ctl_usage("--nid is required");
+	if ((size->given && ctl_u32(size, 1u << 20, &sz)) ||
+	    (count->given && ctl_u32(count, 10000000, &n)) ||
+	    (conc->given && ctl_u32(conc, 256, &c)))
+		return EXIT_USAGE;
+	if (ctl_canon(nid, true))
+		return EXIT_USAGE;
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "Selftest", &r, "sa{sv}", nid->val, 4, "mode", "s",
+			      mode->given ? mode->val : "write", "size", "u", sz, "count", "u", n,
+			      "concurrency", "u", c);
+	if (rc) {
+		sd_bus_flush_close_unref(bus);
+		return rc;
+	}
+	o.y = yout_begin(stdout);
+	yout_map_begin(o.y);
+	yout_key(o.y, "selftest");
+	yout_map_begin(o.y);
+	yout_key(o.y, "nid");
+	yout_str(o.y, nid->val);
+	yout_key(o.y, "mode");
+	yout_str(o.y, mode->given ? mode->val : "write");
+	yout_key(o.y, "size");
+	yout_u32(o.y, sz);
+	rc = ctl_read_dict(r, st_entry, &o);
+	yout_map_end(o.y);
+	yout_map_end(o.y);
+	yout_end(o.y);
+	sd_bus_message_unref(r);
+	sd_bus_flush_close_unref(bus);
+	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's answer makes no sense: %s", strerror(-rc))
+		      : 0;
+}
+
+static int selftest_service(struct ctl_opt *opt, int argc, char **argv)
+{
+	sd_bus *bus = NULL;
+	int on, rc;
+
+	(void)opt;
+	(void)argc;
+	if (!strcmp(argv[0], "on"))
+		on = 1;
+	else if (!strcmp(argv[0], "off"))
+		on = 0;
+	else
+		return ctl_usage("'%s' is neither on nor off", argv[0]);
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_call(bus, "SetTestService", NULL, "b", on);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
 const struct ctl_cmd ctl_dp_cmds[] = {
 	{"ping",
 	 "NID[,NID...] [NID...] [--timeout SECONDS] [--source NID]",
@@ -227,5 +363,23 @@ const struct ctl_cmd ctl_dp_cmds[] = {
 	 1024},
 	{"stats show", "", "Show the node's message counters.", stats_show, {{0}}, 0, 0},
 	{"stats reset", "", "Set the message counters back to zero.", stats_reset, {{0}}, 0, 0},
+	{"selftest run",
+	 "--nid NID [--mode write|read|ping] [--size BYTES] [--count N] [--concurrency N]",
+	 "Send a stream of messages to NID and show the throughput, overall and per rail.",
+	 selftest_run,
+	 {{"nid", 0, "NID", "the peer (its test service must be on for write and read)"},
+	  {"mode", 0, "MODE", "write: PUTs to it (default); read: GETs from it; ping"},
+	  {"size", 0, "BYTES", "each message's payload (default 1048576, at most that)"},
+	  {"count", 0, "N", "how many messages (default 1000)"},
+	  {"concurrency", 0, "N", "how many at a time (default 8, at most 256)"}},
+	 0,
+	 0},
+	{"selftest service",
+	 "on|off",
+	 "Serve (or stop serving) the traffic generator's test portal on this node.",
+	 selftest_service,
+	 {{0}},
+	 1,
+	 1},
 	{0},
 };

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -280,4 +281,15 @@ int yout_i64(struct yout *y, int64_t v)
 int yout_bool(struct yout *y, bool b)
 {
 	return scalar(y, b ? "True" : "False", false);
+}
+
+int yout_number_fmt(struct yout *y, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return scalar(y, buf, false);
 }

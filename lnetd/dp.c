@@ -399,7 +399,20 @@ void lnetd_dp_sync(struct lnetd_dp *dp)
 
 struct lne_node *lnetd_dp_node(struct lnetd_dp *dp)
 {
-	return dp ? &dp->node : NULL;
+	if (!dp)
+		return NULL;
+	dp->node.now_ms = now_ms();
+	return &dp->node;
+}
+
+void lnetd_dp_kick(struct lnetd_dp *dp)
+{
+	arm(dp);
+}
+
+struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp)
+{
+	return dp->d;
 }
 
 int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out)

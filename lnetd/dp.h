@@ -29,7 +29,25 @@ int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out);
 void lnetd_dp_stop(struct lnetd_dp *dp);
 /* The mirror changed or was replaced: listen where the NIs are now. */
 void lnetd_dp_sync(struct lnetd_dp *dp);
+/* The node, its clock brought up to now (NULL without a data path). */
 struct lne_node *lnetd_dp_node(struct lnetd_dp *dp);
+/* After starting messages on the node: run the clock for their deadlines. */
+void lnetd_dp_kick(struct lnetd_dp *dp);
+struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
+
+/* The traffic generator's limits (dp-test.c; lnetctl selftest). */
+#define LNETD_TEST_COUNT_MAX	   10000000
+#define LNETD_TEST_CONCURRENCY_MAX 256
+#define LNETD_TEST_TIMEOUT_MS	   10000 /* each message */
+
+/*
+ * Run the traffic generator for a D-Bus call: @count messages of @size
+ * bytes to @dst, @conc at a time; "write" PUTs to the peer's test service,
+ * "read" GETs from it, "ping" pings it.  @m is answered when the last ends.
+ */
+int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
+		      const char *mode, uint32_t size, uint32_t count, uint32_t conc,
+		      sd_bus_error *e);
 
 /* A ping for a D-Bus call: @m is answered when it ends (the reply is an a{sv}). */
 int lnetd_dp_ping(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,

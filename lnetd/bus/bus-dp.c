@@ -313,3 +313,75 @@ int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e
 	lne_node_stats_reset(lnetd_dp_node(d->dp));
 	return sd_bus_reply_method_return(m, "");
 }
+
+/*
+ * Selftest(s nid, a{sv} options{mode s, size u, count u, concurrency u}) ->
+ * a{sv}{messages u, failed u, bytes t, elapsed_ns t, rails a(stt)}: the
+ * traffic generator (lnetd/dp-test.c).  It loads the network: it needs the
+ * right to change, as SetTestService does.
+ */
+int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	const char *dst, *mode = "write";
+	uint32_t size = 1u << 20, count = 1000, conc = 8;
+	struct field f[] = {
+		{"mode", 's', &mode},
+		{"size", 'u', &size},
+		{"count", 'u', &count},
+		{"concurrency", 'u', &conc},
+		{NULL},
+	};
+	char canon[LNE_NID_STR_MAX];
+	struct lne_nid nd;
+	struct caller c;
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &dst);
+	if (rc < 0)
+		return rc;
+	rc = bus_read_fields(m, f, "Selftest", e);
+	if (rc < 0)
+		return rc;
+	rc = bus_nid_arg(dst, &nd, canon, e);
+	if (rc < 0)
+		return rc;
+	if (size > LNW_MTU)
+		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "size %u is above the MTU (%u)", size,
+					 LNW_MTU);
+	if (!count || count > LNETD_TEST_COUNT_MAX)
+		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "count %u is outside 1..%u", count,
+					 LNETD_TEST_COUNT_MAX);
+	if (!conc || conc > LNETD_TEST_CONCURRENCY_MAX)
+		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "concurrency %u is outside 1..%u",
+					 conc, LNETD_TEST_CONCURRENCY_MAX);
+	rc = bus_authorise(m, &c, e);
+	if (rc != 0)
+		return rc;
+	if (!d->dp)
+		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
+					 "the traffic generator runs in the userspace engine only, "
+					 "so far: run lnetd --engine=userspace");
+	return lnetd_dp_selftest(d->dp, m, &nd, mode, size, count, conc, e);
+}
+
+/* SetTestService(b on): whether this node serves the traffic generator's test portal. */
+int bus_method_set_test_service(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct caller c;
+	int on, rc;
+
+	rc = sd_bus_message_read(m, "b", &on);
+	if (rc < 0)
+		return rc;
+	rc = bus_authorise(m, &c, e);
+	if (rc != 0)
+		return rc;
+	if (!d->dp)
+		return sd_bus_error_setf(
+			e, LNETD_ERR_UNSUPPORTED,
+			"the test service runs in the userspace engine only, so far");
+	lnetd_dp_node(d->dp)->test_service = on;
+	return sd_bus_reply_method_return(m, "");
+}

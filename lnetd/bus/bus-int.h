@@ -151,6 +151,8 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_set_test_service(sd_bus_message *m, void *userdata, sd_bus_error *e);
 
 /* bus-tbf.c */
 int bus_method_tbf_set_policy(sd_bus_message *m, void *userdata, sd_bus_error *e);

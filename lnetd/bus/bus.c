@@ -196,6 +196,11 @@ static const sd_bus_vtable manager_vtable[] = {
 				bus_method_counters, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ResetCounters", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
 				bus_method_reset_counters, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Selftest", SD_BUS_ARGS("s", nid, "a{sv}", options),
+				SD_BUS_RESULT("a{sv}", result), bus_method_selftest,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("SetTestService", SD_BUS_ARGS("b", on), SD_BUS_NO_RESULT,
+				bus_method_set_test_service, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 

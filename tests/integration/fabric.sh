@@ -115,6 +115,28 @@ diag "GETs sent: rail 0 ${s0:-none}, rail 1 ${s1:-none}"
 check "rail 0 carried pings" test "${s0:-0}" -ge 5
 check "rail 1 carried pings" test "${s1:-0}" -ge 5
 
+# The traffic generator: b serves its test portal, a writes to it and reads from it.
+on a selftest run --nid 10.77.0.2@tcp --count 4 --size 4096
+check "selftest needs the peer's test service" test "$RC" != 0
+check "and says the messages failed" has "failed"
+on b selftest service on
+check "b serves the test portal" test "$RC" = 0
+on a selftest run --nid 10.77.0.2@tcp --mode write --size 1048576 --count 64 --concurrency 8
+check "a writes 64 MiB to b" test "$RC" = 0
+check "every message arrived" has "failed: 0"
+diag "$OUT"
+rail_mb() { printf '%s\n' "$OUT" | awk -v nid="$1" -v k="$2" '
+	$0 ~ "nid: " nid { want = 1; next }
+	want && index($0, k ":") { print $NF; exit }'; }
+check "rail 0 carried the writes" awk -v v="$(rail_mb 10.77.0.1@tcp "sent MB/s")" 'BEGIN { exit !(v > 0) }'
+check "rail 1 carried the writes" awk -v v="$(rail_mb 10.77.1.1@tcp "sent MB/s")" 'BEGIN { exit !(v > 0) }'
+on a selftest run --nid 10.77.0.2@tcp --mode read --size 262144 --count 32 --concurrency 4
+check "a reads from b" has "failed: 0"
+check "the reads came in over both rails" awk -v a="$(rail_mb 10.77.0.1@tcp "received MB/s")" \
+	-v b="$(rail_mb 10.77.1.1@tcp "received MB/s")" 'BEGIN { exit !(a > 0 && b > 0) }'
+on a selftest run --nid 10.77.0.2@tcp --mode write --size 2000000
+check "a size beyond the MTU is refused" test "$RC" = 2
+
 on a stats show
 check "stats show prints Lustre's counters" has "send_count:"
 check "stats show counts what a sent" test "$(printf '%s\n' "$OUT" | awk '/send_count:/ {print $2}')" -ge 22

@@ -255,6 +255,56 @@ START_TEST(get_and_put_with_ack)
 }
 END_TEST
 
+static void on_get(struct lne_msg *m, int status)
+{
+	struct result *r = m->arg;
+
+	r->done++;
+	r->status = status;
+	r->p.n = m->reply_len; /* the bytes that came back */
+}
+
+START_TEST(test_service)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct result r = {0};
+	struct lne_nid dst = N("10.0.0.2@tcp");
+
+	simnet_init(&s, 65536);
+	a = simnet_node(&s, A_NIDS);
+	b = simnet_node(&s, B_NIDS);
+	/* off: a PUT is dropped unanswered, a GET too */
+	ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, 5000, true,
+				      100, on_done, &r, NULL),
+			 0);
+	simnet_pump(&s);
+	simnet_advance(&s, 101);
+	ck_assert_int_eq(r.status, -ETIMEDOUT);
+	ck_assert_uint_eq(b->node.st.c.dropped[LNW_PUT], 1);
+	/* on: PUTs of zeros (the node's own buffer) are ACKed, GETs answered in full */
+	b->node.test_service = true;
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, 300000,
+				      true, 1000, on_done, &r, NULL),
+			 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.done, 1);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(b->node.st.test_puts, 1);
+	ck_assert_uint_eq(b->node.st.c.recv_length, 300000);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(lne_node_get(&a->node, &dst, NULL, LNE_PORTAL_TEST, 0, LNW_MTU, 1000,
+				      on_get, &r, NULL),
+			 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(r.p.n, LNW_MTU);
+	ck_assert_uint_eq(b->node.st.test_gets, 1);
+	simnet_fini(&s);
+}
+END_TEST
+
 START_TEST(hostile_peer_is_cut_off)
 {
 	struct simnet s;
@@ -342,6 +392,7 @@ Suite *make_node_suite(void)
 	tcase_add_test(tc, puts_spread_over_rails);
 	tcase_add_test(tc, credits_make_messages_wait);
 	tcase_add_test(tc, get_and_put_with_ack);
+	tcase_add_test(tc, test_service);
 	tcase_add_test(tc, hostile_peer_is_cut_off);
 	tcase_add_test(tc, random_bytes_never_crash);
 	suite_add_tcase(s, tc);
