@@ -216,11 +216,62 @@ static int stats_reset(struct ctl_opt *opt, int argc, char **argv)
 	return rc;
 }
 
+#define TRACE_RAILS_MAX 64
+
 struct st_out {
 	struct yout *y;
 	uint32_t messages, failed;
 	uint64_t bytes, ns;
+	char *rail[TRACE_RAILS_MAX]; /* names, for the trace's header */
+	size_t nrails;
+	FILE *trace;
 };
+
+/* The trace as CSV: seconds, then each rail's MB/s over the interval before. */
+static int write_trace(sd_bus_message *r, struct st_out *o)
+{
+	uint64_t prev_t = 0, prev[TRACE_RAILS_MAX] = {0};
+	size_t i;
+	int rc;
+
+	fprintf(o->trace, "seconds");
+	for (i = 0; i < o->nrails; i++)
+		fprintf(o->trace, ",%s", o->rail[i]);
+	fprintf(o->trace, "\n");
+	rc = sd_bus_message_enter_container(r, 'v', "a(tat)");
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', "(tat)");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "tat")) > 0) {
+		uint64_t t, v;
+		size_t k = 0;
+
+		rc = sd_bus_message_read(r, "t", &t);
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "t");
+		if (rc >= 0 && t > prev_t)
+			fprintf(o->trace, "%.3f", (double)t / 1e9);
+		while (rc >= 0 && (rc = sd_bus_message_read(r, "t", &v)) > 0) {
+			if (k < TRACE_RAILS_MAX && t > prev_t)
+				fprintf(o->trace, ",%.2f",
+					(double)(v - prev[k]) * 1e3 / (double)(t - prev_t));
+			if (k < TRACE_RAILS_MAX)
+				prev[k] = v;
+			k++;
+		}
+		if (rc >= 0 && t > prev_t)
+			fprintf(o->trace, "\n");
+		prev_t = t > prev_t ? t : prev_t;
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc < 0 ? rc : 1;
+}
 
 static double per_s(uint64_t n, uint64_t ns)
 {
@@ -240,6 +291,8 @@ static int st_entry(sd_bus_message *r, const char *key, void *arg)
 		return sd_bus_message_read(r, "v", "t", &o->bytes) < 0 ? -EBADMSG : 1;
 	if (!strcmp(key, "elapsed_ns"))
 		return sd_bus_message_read(r, "v", "t", &o->ns) < 0 ? -EBADMSG : 1;
+	if (!strcmp(key, "trace"))
+		return o->trace ? write_trace(r, o) : 0;
 	if (strcmp(key, "rails"))
 		return 0;
 	/* the totals came first: print them, then each rail */
@@ -265,6 +318,8 @@ static int st_entry(sd_bus_message *r, const char *key, void *arg)
 		rc = sd_bus_message_read(r, "(stt)", &nid, &sent, &recvd);
 		if (rc <= 0)
 			break;
+		if (o->nrails < TRACE_RAILS_MAX)
+			o->rail[o->nrails++] = strdup(nid);
 		yout_map_begin(o->y);
 		yout_key(o->y, "nid");
 		yout_str(o->y, nid);
@@ -286,8 +341,10 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *nid = ctl_opt(opt, "nid"), *mode = ctl_opt(opt, "mode");
 	struct ctl_opt *size = ctl_opt(opt, "size"), *count = ctl_opt(opt, "count");
-	struct ctl_opt *conc = ctl_opt(opt, "concurrency");
-	uint32_t sz = 1u << 20, n = 1000, c = 8;
+	struct ctl_opt *conc = ctl_opt(opt, "concurrency"), *noack = ctl_opt(opt, "no-ack");
+	struct ctl_opt *trace = ctl_opt(opt, "trace"), *every = ctl_opt(opt, "interval");
+	uint32_t sz = 1u << 20, n = 1000, c = 8, interval = 100;
+	size_t i;
 	struct st_out o = {0};
 	sd_bus_message *r = NULL;
 	sd_bus *bus = NULL;
@@ -299,18 +356,30 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 		return ctl_usage("--nid is required");
 	if ((size->given && ctl_u32(size, 1u << 20, &sz)) ||
 	    (count->given && ctl_u32(count, 10000000, &n)) ||
-	    (conc->given && ctl_u32(conc, 256, &c)))
+	    (conc->given && ctl_u32(conc, 256, &c)) ||
+	    (every->given && ctl_u32(every, 60000, &interval)))
 		return EXIT_USAGE;
+	if (every->given && !trace->given)
+		return ctl_usage("--interval goes with --trace");
 	if (ctl_canon(nid, true))
 		return EXIT_USAGE;
 	rc = ctl_bus(&bus);
 	if (!rc)
-		rc = ctl_call(bus, "Selftest", &r, "sa{sv}", nid->val, 4, "mode", "s",
+		rc = ctl_call(bus, "Selftest", &r, "sa{sv}", nid->val, 6, "mode", "s",
 			      mode->given ? mode->val : "write", "size", "u", sz, "count", "u", n,
-			      "concurrency", "u", c);
+			      "concurrency", "u", c, "ack", "b", (int)!noack->given, "interval_ms",
+			      "u", trace->given ? interval : 0);
 	if (rc) {
 		sd_bus_flush_close_unref(bus);
 		return rc;
+	}
+	if (trace->given) {
+		o.trace = fopen(trace->val, "w");
+		if (!o.trace) {
+			sd_bus_message_unref(r);
+			sd_bus_flush_close_unref(bus);
+			return ctl_fail(EXIT_FILE, "%s: %s", trace->val, strerror(errno));
+		}
 	}
 	o.y = yout_begin(stdout);
 	yout_map_begin(o.y);
@@ -326,6 +395,10 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 	yout_map_end(o.y);
 	yout_map_end(o.y);
 	yout_end(o.y);
+	if (o.trace && fclose(o.trace) && rc >= 0)
+		rc = -errno;
+	for (i = 0; i < o.nrails; i++)
+		free(o.rail[i]);
 	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's answer makes no sense: %s", strerror(-rc))
@@ -364,14 +437,18 @@ const struct ctl_cmd ctl_dp_cmds[] = {
 	{"stats show", "", "Show the node's message counters.", stats_show, {{0}}, 0, 0},
 	{"stats reset", "", "Set the message counters back to zero.", stats_reset, {{0}}, 0, 0},
 	{"selftest run",
-	 "--nid NID [--mode write|read|ping] [--size BYTES] [--count N] [--concurrency N]",
+	 "--nid NID [--mode write|read|ping] [--size BYTES] [--count N] [--concurrency N] "
+	 "[--no-ack] [--trace FILE [--interval MS]]",
 	 "Send a stream of messages to NID and show the throughput, overall and per rail.",
 	 selftest_run,
 	 {{"nid", 0, "NID", "the peer (its test service must be on for write and read)"},
 	  {"mode", 0, "MODE", "write: PUTs to it (default); read: GETs from it; ping"},
 	  {"size", 0, "BYTES", "each message's payload (default 1048576, at most that)"},
 	  {"count", 0, "N", "how many messages (default 1000)"},
-	  {"concurrency", 0, "N", "how many at a time (default 8, at most 256)"}},
+	  {"concurrency", 0, "N", "how many at a time (default 8, at most 256)"},
+	  {"no-ack", 0, NULL, "write: done when sent, no ACK asked for"},
+	  {"trace", 0, "FILE", "write each rail's MB/s over time to FILE (CSV)"},
+	  {"interval", 0, "MS", "the trace's step (default 100, at least 10)"}},
 	 0,
 	 0},
 	{"selftest service",

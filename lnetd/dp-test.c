@@ -32,12 +32,18 @@ struct selftest {
 	struct lne_nid dst;
 	enum mode mode;
 	uint32_t size, count, conc;
+	bool ack;
 	uint32_t started, done, failed, inflight;
 	int first_err;
 	bool busy;
 	uint64_t t0;
 	struct rail *rails;
 	size_t nrails;
+	/* the trace: every @interval_ms, each rail's bytes so far (sent + received) */
+	uint32_t interval_ms;
+	sd_event_source *timer;
+	uint64_t *trace; /* nsamples rows of (time since t0 in ns, then nrails counts) */
+	size_t nsamples;
 };
 
 static uint64_t now_ns(void)
@@ -64,6 +70,66 @@ static void snapshot(struct selftest *t, struct lne_node *n, bool start)
 			t->rails[i].received = r - t->rails[i].received;
 		}
 	}
+}
+
+static void sample(struct selftest *t)
+{
+	struct lne_node *n = lnetd_dp_node(t->dp);
+	uint64_t *row;
+	size_t i;
+
+	if (!t->trace || t->nsamples == LNETD_TEST_SAMPLES_MAX)
+		return;
+	row = t->trace + t->nsamples++ * (t->nrails + 1);
+	row[0] = now_ns() - t->t0;
+	for (i = 0; i < t->nrails; i++) {
+		const struct lne_counts *c = lne_node_counts(n, &t->rails[i].nid);
+
+		row[i + 1] = c ? c->send_length + c->recv_length - t->rails[i].sent -
+					     t->rails[i].received
+			       : 0;
+	}
+}
+
+static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct selftest *t = userdata;
+
+	sample(t);
+	sd_event_source_set_time(s, usec + (uint64_t)t->interval_ms * 1000);
+	return 0;
+}
+
+static int append_trace(sd_bus_message *r, const struct selftest *t)
+{
+	size_t i, k;
+	int rc;
+
+	rc = sd_bus_message_open_container(r, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", "trace");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "a(tat)");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(tat)");
+	for (i = 0; rc >= 0 && i < t->nsamples; i++) {
+		const uint64_t *row = t->trace + i * (t->nrails + 1);
+
+		rc = sd_bus_message_open_container(r, 'r', "tat");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "t", row[0]);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(r, 'a', "t");
+		for (k = 0; rc >= 0 && k < t->nrails; k++)
+			rc = sd_bus_message_append(r, "t", row[k + 1]);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+	}
+	for (i = 0; rc >= 0 && i < 3; i++)
+		rc = sd_bus_message_close_container(r);
+	return rc;
 }
 
 static int reply(struct selftest *t, uint64_t elapsed)
@@ -94,7 +160,11 @@ static int reply(struct selftest *t, uint64_t elapsed)
 		lne_nid_format(&t->rails[i].nid, nid, sizeof(nid));
 		rc = sd_bus_message_append(r, "(stt)", nid, t->rails[i].sent, t->rails[i].received);
 	}
-	for (i = 0; rc >= 0 && i < 4; i++)
+	for (i = 0; rc >= 0 && i < 3; i++)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0 && t->trace)
+		rc = append_trace(r, t);
+	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, r, NULL);
@@ -122,6 +192,7 @@ static void finish(struct selftest *t)
 	struct lne_node *n = lnetd_dp_node(t->dp);
 	uint64_t elapsed = now_ns() - t->t0;
 
+	sample(t); /* the last row: where it ended */
 	snapshot(t, n, false);
 	if (t->failed == t->done)
 		sd_bus_reply_method_errorf(t->m, LNETD_ERR_UNREACHABLE,
@@ -130,6 +201,8 @@ static void finish(struct selftest *t)
 	else if (reply(t, elapsed) < 0)
 		sd_bus_reply_method_errorf(t->m, LNETD_ERR_PROTOCOL, "cannot build the reply");
 	sd_bus_message_unref(t->m);
+	sd_event_source_disable_unref(t->timer);
+	free(t->trace);
 	free(t->rails);
 	free(t);
 }
@@ -177,8 +250,8 @@ static void topup(struct selftest *t)
 }
 
 int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
-		      const char *mode, uint32_t size, uint32_t count, uint32_t conc,
-		      sd_bus_error *e)
+		      const char *mode, uint32_t size, uint32_t count, uint32_t conc, bool ack,
+		      uint32_t interval_ms, sd_bus_error *e)
 {
 	struct lnetd *d = lnetd_dp_daemon(dp);
 	struct selftest *t;
@@ -204,6 +277,7 @@ int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_n
 	t->size = size;
 	t->count = count;
 	t->conc = conc;
+	t->ack = ack;
 	t->rails = calloc(d->mirror->nni ? d->mirror->nni : 1, sizeof(*t->rails));
 	if (!t->rails) {
 		free(t);
@@ -213,9 +287,24 @@ int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_n
 		if (k < d->mirror->nni)
 			t->rails[k++].nid = ni->nid;
 	t->nrails = k;
+	if (interval_ms) {
+		t->interval_ms = interval_ms;
+		t->trace =
+			calloc((size_t)LNETD_TEST_SAMPLES_MAX * (t->nrails + 1), sizeof(uint64_t));
+		if (!t->trace || sd_event_add_time_relative(d->event, &t->timer, CLOCK_MONOTONIC,
+							    (uint64_t)interval_ms * 1000, 1000,
+							    on_sample, t) < 0) {
+			free(t->trace);
+			free(t->rails);
+			free(t);
+			return -ENOMEM;
+		}
+		sd_event_source_set_enabled(t->timer, SD_EVENT_ON);
+	}
 	t->m = sd_bus_message_ref(m);
 	snapshot(t, lnetd_dp_node(dp), true);
 	t->t0 = now_ns();
+	sample(t); /* the first row: zeros at the start */
 	topup(t);
 	return 1;
 }

@@ -29,7 +29,10 @@ struct dplink {
 	struct dplink *prev, *next;
 	int fd;
 	sd_event_source *io;
+	uint32_t events; /* what io waits for now: epoll_ctl only when it changes */
 	bool connecting;
+	bool woken;	      /* on dp->woken: it has something to write */
+	struct dplink *wnext; /* in dp->woken */
 };
 
 struct listener {
@@ -47,6 +50,14 @@ struct lnetd_dp {
 	size_t nls;
 	struct dplink *links;
 	sd_event_source *timer;
+	uint64_t armed; /* the deadline the timer is set for (~0: off) */
+	/*
+	 * Links the node queued something on: written at the end of the
+	 * handler that woke them (flush()), not on the next EPOLLOUT, which
+	 * would cost two epoll_ctl calls and a loop turn per message.
+	 */
+	struct dplink *woken;
+	int depth; /* handlers under way: only the outermost flushes */
 	uint32_t pings;
 	uint64_t fault_logged[LNW_F__COUNT];
 	uint8_t *rx;
@@ -72,6 +83,15 @@ static void link_free(struct dplink *k)
 		dp->links = k->next;
 	if (k->next)
 		k->next->prev = k->prev;
+	if (k->woken) {
+		struct dplink **pp;
+
+		for (pp = &dp->woken; *pp; pp = &(*pp)->wnext)
+			if (*pp == k) {
+				*pp = k->wnext;
+				break;
+			}
+	}
 	sd_event_source_disable_unref(k->io);
 	if (k->fd >= 0)
 		close(k->fd);
@@ -91,7 +111,8 @@ static void want_write(struct dplink *k)
 
 	if (k->connecting || k->l.conn.txq)
 		ev |= EPOLLOUT;
-	sd_event_source_set_io_events(k->io, ev);
+	if (ev != k->events && sd_event_source_set_io_events(k->io, ev) >= 0)
+		k->events = ev;
 }
 
 static int do_write(struct dplink *k)
@@ -134,6 +155,30 @@ static int do_read(struct dplink *k)
 	return 0;
 }
 
+/* Write what the node queued on the links it woke; then the clock. */
+static void flush(struct lnetd_dp *dp)
+{
+	struct dplink *k;
+
+	if (dp->depth)
+		return;
+	dp->depth++;
+	while ((k = dp->woken)) {
+		int rc = 0;
+
+		dp->woken = k->wnext;
+		k->woken = false;
+		if (!k->connecting && k->l.conn.txq)
+			rc = do_write(k);
+		if (rc)
+			link_drop(k, rc);
+		else
+			want_write(k);
+	}
+	dp->depth--;
+	arm(dp);
+}
+
 static int on_link_io(sd_event_source *s, int fd, uint32_t events, void *userdata)
 {
 	struct dplink *k = userdata;
@@ -142,17 +187,17 @@ static int on_link_io(sd_event_source *s, int fd, uint32_t events, void *userdat
 	socklen_t len = sizeof(err);
 
 	(void)s;
+	dp->depth++;
 	if (k->connecting) {
 		if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
-			return 0;
+			goto out;
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
 		if (err) {
 			log_debug("data path: connecting to %08llx: %s",
 				  (unsigned long long)k->l.peer, strerror(err));
 			link_drop(k, -err);
-			arm(dp);
-			return 0;
+			goto out;
 		}
 		k->connecting = false;
 	}
@@ -162,13 +207,13 @@ static int on_link_io(sd_event_source *s, int fd, uint32_t events, void *userdat
 		rc = do_write(k);
 	if (!rc && events & (EPOLLERR | EPOLLHUP) && !(events & EPOLLIN))
 		rc = -ECONNRESET;
-	if (rc) {
+	if (rc)
 		link_drop(k, rc);
-		arm(dp);
-		return 0;
-	}
-	want_write(k);
-	arm(dp);
+	else
+		want_write(k);
+out:
+	dp->depth--;
+	flush(dp);
 	return 0;
 }
 
@@ -233,18 +278,22 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 	if (connect(k->fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
 		return false;
 	k->connecting = true;
-	if (sd_event_add_io(dp->d->event, &k->io, k->fd, EPOLLIN | EPOLLOUT, on_link_io, k) < 0)
+	k->events = EPOLLIN | EPOLLOUT;
+	if (sd_event_add_io(dp->d->event, &k->io, k->fd, k->events, on_link_io, k) < 0)
 		return false;
 	return true;
 }
 
 static void ops_wake(void *ctx, struct lne_link *l)
 {
+	struct lnetd_dp *dp = ctx;
 	struct dplink *k = (struct dplink *)l;
 
-	(void)ctx;
-	if (k->io)
-		want_write(k);
+	if (!k->io || k->woken)
+		return;
+	k->woken = true;
+	k->wnext = dp->woken;
+	dp->woken = k;
 }
 
 static void ops_close(void *ctx, struct lne_link *l)
@@ -298,7 +347,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t events, void *userdata
 	k->fd = c;
 	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	lne_node_accepted(&dp->node, &k->l);
-	if (sd_event_add_io(dp->d->event, &k->io, c, EPOLLIN, on_link_io, k) < 0)
+	k->events = EPOLLIN;
+	if (sd_event_add_io(dp->d->event, &k->io, c, k->events, on_link_io, k) < 0)
 		link_drop(k, -ENOMEM);
 	return 0;
 }
@@ -309,8 +359,9 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
+	dp->armed = ~0ull; /* a oneshot: it is off now */
 	lne_node_tick(&dp->node, now_ms());
-	arm(dp);
+	flush(dp);
 	return 0;
 }
 
@@ -319,6 +370,9 @@ static void arm(struct lnetd_dp *dp)
 {
 	uint64_t next = lne_node_next_deadline(&dp->node);
 
+	if (next == dp->armed)
+		return; /* every message would otherwise touch the timer */
+	dp->armed = next;
 	if (next == ~0ull) {
 		sd_event_source_set_enabled(dp->timer, SD_EVENT_OFF);
 		return;
@@ -407,7 +461,7 @@ struct lne_node *lnetd_dp_node(struct lnetd_dp *dp)
 
 void lnetd_dp_kick(struct lnetd_dp *dp)
 {
-	arm(dp);
+	flush(dp);
 }
 
 struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp)
@@ -443,6 +497,7 @@ int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out)
 		return rc;
 	}
 	sd_event_source_set_enabled(dp->timer, SD_EVENT_OFF);
+	dp->armed = ~0ull;
 	*out = dp;
 	lnetd_dp_sync(dp);
 	return 0;
@@ -586,6 +641,6 @@ int lnetd_dp_ping(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *
 		return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s",
 					 err.msg[0] ? err.msg : strerror(-rc));
 	}
-	arm(dp);
+	flush(dp);
 	return 1;
 }

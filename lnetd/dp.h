@@ -39,15 +39,19 @@ struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
 #define LNETD_TEST_COUNT_MAX	   10000000
 #define LNETD_TEST_CONCURRENCY_MAX 256
 #define LNETD_TEST_TIMEOUT_MS	   10000 /* each message */
+#define LNETD_TEST_SAMPLES_MAX	   6000	 /* rows of a trace */
+#define LNETD_TEST_INTERVAL_MIN	   10	 /* ms between them, at least */
 
 /*
  * Run the traffic generator for a D-Bus call: @count messages of @size
- * bytes to @dst, @conc at a time; "write" PUTs to the peer's test service,
+ * bytes to @dst, @conc at a time; "write" PUTs to the peer's test service
+ * (done when ACKed, or when sent without @ack), and every @interval_ms (0:
+ * never) the bytes each rail carried so far go into the reply's trace,
  * "read" GETs from it, "ping" pings it.  @m is answered when the last ends.
  */
 int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
-		      const char *mode, uint32_t size, uint32_t count, uint32_t conc,
-		      sd_bus_error *e);
+		      const char *mode, uint32_t size, uint32_t count, uint32_t conc, bool ack,
+		      uint32_t interval_ms, sd_bus_error *e);
 
 /* A ping for a D-Bus call: @m is answered when it ends (the reply is an a{sv}). */
 int lnetd_dp_ping(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,

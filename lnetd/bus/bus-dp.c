@@ -315,8 +315,9 @@ int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e
 }
 
 /*
- * Selftest(s nid, a{sv} options{mode s, size u, count u, concurrency u}) ->
- * a{sv}{messages u, failed u, bytes t, elapsed_ns t, rails a(stt)}: the
+ * Selftest(s nid, a{sv} options{mode s, size u, count u, concurrency u, ack b,
+ * interval_ms u}) -> a{sv}{messages u, failed u, bytes t, elapsed_ns t, rails
+ * a(stt), and with an interval trace a(tat): time, each rail's bytes}: the
  * traffic generator (lnetd/dp-test.c).  It loads the network: it needs the
  * right to change, as SetTestService does.
  */
@@ -325,11 +326,15 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	const char *dst, *mode = "write";
 	uint32_t size = 1u << 20, count = 1000, conc = 8;
+	uint32_t interval = 0;
+	int ack = 1;
 	struct field f[] = {
 		{"mode", 's', &mode},
 		{"size", 'u', &size},
 		{"count", 'u', &count},
 		{"concurrency", 'u', &conc},
+		{"ack", 'b', &ack},
+		{"interval_ms", 'u', &interval},
 		{NULL},
 	};
 	char canon[LNE_NID_STR_MAX];
@@ -355,6 +360,9 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (!conc || conc > LNETD_TEST_CONCURRENCY_MAX)
 		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "concurrency %u is outside 1..%u",
 					 conc, LNETD_TEST_CONCURRENCY_MAX);
+	if (interval && interval < LNETD_TEST_INTERVAL_MIN)
+		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "interval %u ms is below %u ms",
+					 interval, LNETD_TEST_INTERVAL_MIN);
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
@@ -362,7 +370,7 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
 					 "the traffic generator runs in the userspace engine only, "
 					 "so far: run lnetd --engine=userspace");
-	return lnetd_dp_selftest(d->dp, m, &nd, mode, size, count, conc, e);
+	return lnetd_dp_selftest(d->dp, m, &nd, mode, size, count, conc, ack, interval, e);
 }
 
 /* SetTestService(b on): whether this node serves the traffic generator's test portal. */

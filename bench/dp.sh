@@ -1,0 +1,180 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# bench/dp.sh - the data path's figures, each a ratio measured in this run
+# (userspace engine; two lnetd nodes in network namespaces of their own,
+# joined by veth rails):
+#   D1  bulk writes over 2 and 4 rails, each shaped to the same rate with tc,
+#       ÷ over 1 rail (targets: >= 1.9, >= 3.7); a plot of each rail's MB/s
+#       over time during the 4-rail run ($BENCH_OUT/d1-rails.png)
+#   D2  a ping's round trip through LNet ÷ a raw TCP round trip of the same
+#       size on the same veth (target <= 1.5)
+#   D3  0-byte PUTs per second ÷ raw TCP messages per second of the same
+#       size (LNet's 96-byte header) on the same veth (target >= 0.5)
+#   D4  the cost of a message with 1,000 UDSP rules ÷ with none (<= 1.05)
+# Needs root and ip netns; says so and exits 0 otherwise.  Figures, not
+# tests: nothing here fails on a slow machine.
+set -u
+if [ "$(id -u)" != 0 ] || ! ip netns list >/dev/null 2>&1; then
+	echo "dp bench: skipped (needs root and ip netns)"
+	exit 0
+fi
+LNETD=${LNETD:-lnetd/lnetd}
+LNETCTL=${LNETCTL:-lnetctl/lnetctl}
+TCPRR=${TCPRR:-bench/tcp-rr}
+OUT=${BENCH_OUT:-bench/out}
+RATE=${DP_RAIL_RATE:-200mbit}
+mkdir -p "$OUT"
+T=$(mktemp -d "${TMPDIR:-/tmp}/lnetd-dp.XXXXXX")
+NS=lnb$$
+PIDS=
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del "${NS}a" 2>/dev/null
+	ip netns del "${NS}b" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+node() {
+	sed 's|<policy context="default">|&<allow user="*"/>|' \
+		/usr/share/dbus-1/session.conf >"$T/bus.conf"
+	dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/$1.bus" --nofork \
+		--nopidfile 2>>"$T/bus.log" &
+	PIDS="$PIDS $!"
+	for _ in $(seq 50); do [ -S "$T/$1.bus" ] && break; sleep 0.1; done
+	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" ip netns exec "$NS$1" \
+		"$LNETD" --engine=userspace --state-dir="$T/$1.state" 2>>"$T/lnetd.log" &
+	PIDS="$PIDS $!"
+	for _ in $(seq 100); do
+		DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" "$LNETCTL" status >/dev/null 2>&1 &&
+			return 0
+		sleep 0.05
+	done
+	echo "dp bench: node $1 did not start" >&2
+	exit 1
+}
+on() {
+	x=$1
+	shift
+	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$x.bus" "$LNETCTL" "$@"
+}
+up() {
+	for _ in $(seq 100); do
+		on "$1" net show | grep -q "status: down" || return 0
+		sleep 0.05
+	done
+}
+# field KEY: the number after "KEY:" in $R (a selftest's YAML)
+field() { printf '%s\n' "$R" | awk -v k="$1:" '$1 == k { print $2; exit }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+ip netns add "${NS}a" && ip netns add "${NS}b" || exit 1
+for r in 0 1 2 3; do
+	ip link add "a$r" netns "${NS}a" type veth peer name "b$r" netns "${NS}b"
+	ip -n "${NS}a" addr add "10.66.$r.1/24" dev "a$r"
+	ip -n "${NS}b" addr add "10.66.$r.2/24" dev "b$r"
+	ip -n "${NS}a" link set "a$r" up
+	ip -n "${NS}b" link set "b$r" up
+done
+ip -n "${NS}a" link set lo up
+ip -n "${NS}b" link set lo up
+node a
+node b
+# One LNet net per rail, so that each rail is a path of its own.
+net() { [ "$1" = 0 ] && echo tcp || echo "tcp$1"; }
+for r in 0 1 2 3; do on b net add --net "$(net $r)" --if "b$r" >/dev/null; done
+on b selftest service on
+on a net add --net tcp --if a0 >/dev/null
+up a
+up b
+
+# --- D2: round trips ----------------------------------------------------------
+N=3000
+R=$(on a selftest run --nid 10.66.0.2@tcp --mode ping --count $N --concurrency 1)
+lnet_rtt=$(awk -v s="$(field seconds)" -v n=$N 'BEGIN { printf "%.2f", s / n * 1e6 }')
+ip netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
+PIDS="$PIDS $!"
+sleep 0.2
+raw_rtt=$(ip netns exec "${NS}a" "$TCPRR" rr 10.66.0.2 5999 96 $N)
+echo "D2: ping round trip through LNet ${lnet_rtt} us, raw TCP ${raw_rtt} us: ratio $(ratio "$lnet_rtt" "$raw_rtt") (target <= 1.5)"
+
+# --- D3: small messages ---------------------------------------------------------
+best_rate() { # the best of three: messages/s of 0-byte PUTs without ACKs
+	b=0
+	for _ in 1 2 3; do
+		R=$(on a selftest run --nid 10.66.0.2@tcp --mode write --size 0 --no-ack \
+			--count 50000 --concurrency 128)
+		x=$(field messages/s)
+		b=$(awk -v a="$b" -v x="${x:-0}" 'BEGIN { print (x > a ? x : a) }')
+	done
+	echo "$b"
+}
+lnet_rate=$(best_rate)
+raw_rate=0
+for _ in 1 2 3; do
+	x=$(ip netns exec "${NS}a" "$TCPRR" stream 10.66.0.2 5999 96 50000)
+	raw_rate=$(awk -v a="$raw_rate" -v x="${x:-0}" 'BEGIN { print (x > a ? x : a) }')
+done
+echo "D3: 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/s: ratio $(ratio "$lnet_rate" "$raw_rate") (target >= 0.5)"
+
+# --- D4: 1,000 UDSP rules ------------------------------------------------------
+{
+	echo "udsp:"
+	i=0
+	while [ $i -lt 1000 ]; do
+		printf '    - src: tcp7\n      dst: 10.%d.%d.[1-9]@tcp9\n      action:\n          priority: %d\n' \
+			$((i / 250 + 100)) $((i % 250)) $((i % 100))
+		i=$((i + 1))
+	done
+} >"$T/rules.yaml"
+on a import "$T/rules.yaml" >/dev/null || echo "D4: the rules did not import" >&2
+rules_rate=$(best_rate)
+echo "D4: 0-byte PUTs with 1,000 rules ${rules_rate}/s, with none ${lnet_rate}/s: per-message cost ratio $(ratio "$lnet_rate" "$rules_rate") (target <= 1.05)"
+on a udsp del --all >/dev/null 2>&1 || on a import --del "$T/rules.yaml" >/dev/null 2>&1
+
+# --- D1: Multi-Rail --------------------------------------------------------------
+for r in 0 1 2 3; do
+	ip netns exec "${NS}a" tc qdisc replace dev "a$r" root tbf rate "$RATE" burst 256kb latency 100ms
+done
+on a peer add --prim_nid 10.66.0.2@tcp --nid 10.66.1.2@tcp1,10.66.2.2@tcp2,10.66.3.2@tcp3 \
+	>/dev/null
+mbs() { # RAILS: MB/s of 1 MiB writes over that many rails, about 3 s worth
+	n=$1
+	r=1
+	while [ $r -lt "$n" ]; do
+		on a net add --net "$(net $r)" --if "a$r" >/dev/null
+		r=$((r + 1))
+	done
+	up a
+	shift
+	R=$(on a selftest run --nid 10.66.0.2@tcp --size 1048576 --count $((64 * n)) \
+		--concurrency $((8 * n)) "$@")
+	r=1
+	while [ $r -lt "$n" ]; do
+		on a net del --net "$(net $r)" >/dev/null
+		r=$((r + 1))
+	done
+	field MB/s
+}
+one=$(mbs 1)
+two=$(mbs 2)
+four=$(mbs 4 --trace "$OUT/d1-rails.csv" --interval 100)
+echo "D1: writes over 1 rail ${one} MB/s, 2 rails ${two} MB/s, 4 rails ${four} MB/s (each rail shaped to $RATE)"
+echo "D1: 2 rails ÷ 1: $(ratio "$two" "$one") (target >= 1.9); 4 rails ÷ 1: $(ratio "$four" "$one") (target >= 3.7)"
+if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/d1-rails.csv" ]; then
+	gnuplot <<GP
+set datafile separator ","
+set terminal pngcairo size 900,500 noenhanced
+set output "$OUT/d1-rails.png"
+set title "D1: 1 MiB writes over 4 rails, each shaped to $RATE"
+set xlabel "seconds"
+set ylabel "MB/s"
+set key outside right
+set grid
+plot for [i=2:5] "$OUT/d1-rails.csv" using 1:i with lines lw 2 title columnheader(i)
+GP
+	echo "D1: per-rail plot in $OUT/d1-rails.png (data: $OUT/d1-rails.csv)"
+else
+	echo "D1: per-rail data in $OUT/d1-rails.csv (no gnuplot for the plot)"
+fi
