@@ -496,7 +496,7 @@ const struct ctl_cmd ctl_net_cmds[] = {
 	 "Show the configured NIs, applied or pending, as YAML.",
 	 net_show,
 	 {{"net", 0, "NET", "only this network"},
-	  {"verbose", 'v', NULL, "also tunables and health"}},
+	  {"verbose", 'v', NULL, "also tunables and health (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{"net set",

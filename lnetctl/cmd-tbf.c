@@ -391,7 +391,7 @@ const struct ctl_cmd ctl_tbf_cmds[] = {
 	 "Show TBF policies: rules with rates and statistics (-v: classes too).",
 	 tbf_show,
 	 {{"service", 0, "SERVICE", "only this service"},
-	  {"verbose", 'v', NULL, "also each class with its statistics"}},
+	  {"verbose", 'v', NULL, "also each class with its statistics (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{"tbf del", "--service SERVICE", "Remove a service's TBF policy.", tbf_del, {SVC_OPT}, 0, 0},

@@ -214,12 +214,9 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	for (i = 0; i < n; i++) {
 		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &nids[i]);
 
-		if (pni && lne_peer_of(pni) == peer) {
-			if (op->ensure || lne_nid_equal(&nids[i], &prim))
-				continue;
-			rc = say(m, -EEXIST, "%s is a NID of peer %s already", canon[i], pbuf);
-			goto out;
-		}
+		/* Lustre takes a NID the peer has already, and changes nothing. */
+		if (pni && lne_peer_of(pni) == peer)
+			continue;
 		rc = lne_peer_add_nid(d->mirror, &prim, &nids[i], &lerr);
 		if (rc) {
 			rc = say(m, rc, "%s", lerr.msg);
@@ -238,7 +235,7 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	}
 	if (rc)
 		rc = say_store(m, rc, &serr);
-	else if (!created && !nfresh && !op->ensure)
+	else if (!created && !n && !op->ensure)
 		rc = say(m, -EEXIST, "peer %s exists already", pbuf);
 out:
 	free(canon);

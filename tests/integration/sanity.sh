@@ -127,9 +127,8 @@ mr_peers() {
 	echo peer: >"$T/peers.yaml"
 	k=1
 	for _ in $(seq "$1"); do
-		set -- "$1" "$2" "$3" $(for j in $(seq "$k" $((k + $2))); do nidof "$j" "$3"; done)
-		peer_yaml "$4" $(shift 3 && echo "$@") >>"$T/peers.yaml"
-		set -- "$1" "$2" "$3"
+		# shellcheck disable=SC2046 # one word per NID
+		peer_yaml $(for j in $(seq "$k" $((k + $2))); do nidof "$j" "$3"; done) >>"$T/peers.yaml"
 		k=$((k + $2 + 1))
 	done
 }
@@ -447,42 +446,51 @@ base() {
 	shift
 	for i in "$@"; do must net add --net "$net" --if "$i"; done
 	"$LNETCTL" export --backup >"$T/exp.yaml"
+	"$LNETCTL" net show >"$T/exp-nis.yaml"
 }
 fresh_import_same() {
 	reinit && import_same "$1"
 }
+# ip2nets_same FILE: lnetd keeps ip2nets rules as rules (lnetctl(8),
+# DIFFERENCES), so the export is not the NIs' as in Lustre; the NIs the
+# import makes are: net show equals the one of the NIs added by hand.
+ip2nets_same() {
+	reinit && must import "$1" || return
+	"$LNETCTL" net show >"$T/act.yaml"
+	yaml_same "$T/act.yaml" "$T/exp-nis.yaml" "net show after importing $(cat "$1")"
+}
 t_150() {
 	base tcp "$IF0" && { echo ip2nets: && ip2rule tcp "$IF0=$IF0_IP"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_151() {
 	base tcp "$IF0" "$FAKE_IF" &&
 		{ echo ip2nets: && ip2rule tcp "$IF0=$IF0_IP" "$FAKE_IF=$FAKE_IP"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 	{ ip2rule tcp "$IF0=" && ip2rule tcp "$FAKE_IF=$FAKE_IP"; } >>"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 	base tcp "$IF0" "$FAKE_IF" && must net add --net tcp2 --if "$IF0" &&
-		"$LNETCTL" export --backup >"$T/exp.yaml"
+		"$LNETCTL" net show >"$T/exp-nis.yaml"
 	ip2rule tcp2 "$IF0=" >>"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_152() {
 	base tcp "$IF0"
 	for r in "10.1.0.*" "10.1.*.*" "10.*.*.*"; do
 		{ echo ip2nets: && ip2rule tcp "$IF0=$r"; } >"$T/i.yaml"
-		fresh_import_same "$T/i.yaml"
+		ip2nets_same "$T/i.yaml"
 	done
 	{ echo ip2nets: && ip2rule tcp "$IF0=*.*.*.*" && ip2rule tcp "$IF0=" "$FAKE_IF=" &&
 		ip2rule tcp "$IF0=$IF0_IP" "$FAKE_IF=$FAKE_IP"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_153() {
 	base tcp "$IF0" && { echo ip2nets: && ip2rule tcp "$IF0=10.1.0.[6-14]"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_154() {
 	base tcp "$IF0" && { echo ip2nets: && ip2rule tcp "$IF0=10.1.0.[6-14/2]"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_155() {
 	# lnetd keeps an ip2nets rule that matches nothing yet as desired state
@@ -497,7 +505,7 @@ t_155() {
 }
 t_156() {
 	base tcp "$IF0" && { echo ip2nets: && ip2rule tcp "$IF0=10.1.0.[12,14,10,16,18]"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_157() {
 	reinit || return
@@ -506,28 +514,28 @@ t_157() {
 }
 t_158() {
 	base tcp "$IF0" && { echo ip2nets: && ip2rule tcp "$IF0=$IF0_IP6"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_159() {
 	base tcp "$IF0" && { echo ip2nets: && ip2rule tcp "$IF0=$IF0_IP6/128"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_160() {
 	base tcp "$IF0" "$FAKE_IF" &&
 		{ echo ip2nets: && ip2rule tcp "$IF0=$IF0_IP6" "$FAKE_IF=$FAKE_IP6"; } >"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 	{ ip2rule tcp "$IF0=" && ip2rule tcp "$FAKE_IF=$FAKE_IP6"; } >>"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 	base tcp "$IF0" "$FAKE_IF" && must net add --net tcp2 --if "$IF0" &&
-		"$LNETCTL" export --backup >"$T/exp.yaml"
+		"$LNETCTL" net show >"$T/exp-nis.yaml"
 	ip2rule tcp2 "$IF0=$IF0_IP6" >>"$T/i.yaml"
-	fresh_import_same "$T/i.yaml"
+	ip2nets_same "$T/i.yaml"
 }
 t_161() {
 	base tcp "$IF0"
 	for len in 64 32 16 8; do
 		{ echo ip2nets: && ip2rule tcp "$IF0=$IF0_IP6/$len"; } >"$T/i.yaml"
-		fresh_import_same "$T/i.yaml"
+		ip2nets_same "$T/i.yaml"
 	done
 }
 t_162() {
