@@ -16,8 +16,8 @@
  * "[1-4,7,10-20/2]" or "12" into its numbers (in the order written), each
  * at most @max, at most @cap of them.
  */
-static int range_values(const char *s, size_t len, unsigned long max, size_t cap,
-			unsigned int *v, size_t *n, const char *whole, const char *what)
+static int range_values(const char *s, size_t len, unsigned long max, size_t cap, unsigned int *v,
+			size_t *n, const char *whole, const char *what)
 {
 	char buf[128], *tok, *save = NULL;
 
@@ -65,7 +65,8 @@ static int range_values(const char *s, size_t len, unsigned long max, size_t cap
 			goto bad;
 		for (; a <= b; a += step) {
 			if (*n >= cap)
-				return ctl_usage("%s: '%s' names more than %zu NIDs", what, whole, cap);
+				return ctl_usage("%s: '%s' names more than %zu NIDs", what, whole,
+						 cap);
 			v[(*n)++] = (unsigned int)a;
 		}
 		continue;
@@ -77,8 +78,7 @@ bad:
 }
 
 /* A numeric address with a range, "[6-12/4]@gni", appended to @out. */
-static int expand_number(const char *nid, const char *at, const char *what, char ***out,
-			 size_t *n)
+static int expand_number(const char *nid, const char *at, const char *what, char ***out, size_t *n)
 {
 	unsigned int *v = malloc(EXPAND_MAX * sizeof(*v));
 	size_t nv = 0, k;
@@ -354,6 +354,9 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 	yout_map_end(y);
 }
 
+/* peer list: only each peer's primary NID, as Lustre's "peer list:". */
+static bool list_only;
+
 static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *want = ctl_opt(opt, "nid");
@@ -381,7 +384,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	out = open_memstream(&text, &len);
 	y = yout_begin(out);
 	yout_map_begin(y);
-	yout_key(y, "peer");
+	yout_key(y, list_only ? "peer list" : "peer");
 	yout_seq_begin(y);
 	rc = sd_bus_message_enter_container(r, 'a', "(sa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
@@ -400,7 +403,13 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		for (i = 0; !match && i < row.n; i++)
 			match = !strcmp(row.nids[i].nid, want->val);
 		/* An implicit peer (a gateway no one configured) is not shown. */
-		if (rc >= 0 && match && !row.implicit) {
+		if (rc >= 0 && match && !row.implicit && list_only) {
+			shown++;
+			yout_map_begin(y);
+			yout_key(y, "nid");
+			yout_str(y, row.prim);
+			yout_map_end(y);
+		} else if (rc >= 0 && match && !row.implicit) {
 			shown++;
 			peer_yaml(y, bus, &row, verbose);
 		}
@@ -424,6 +433,12 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc;
+}
+
+static int peer_list(struct ctl_opt *opt, int argc, char **argv)
+{
+	list_only = true;
+	return peer_show(opt, argc, argv);
 }
 
 static int peer_set(struct ctl_opt *opt, int argc, char **argv)
@@ -471,6 +486,13 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 peer_show,
 	 {{"nid", 0, "NID", "only the peer that has this NID"},
 	  {"verbose", 'v', NULL, "also each NID's health (-v LEVEL: all levels alike)"}},
+	 0,
+	 0},
+	{"peer list",
+	 "",
+	 "List the configured peers by primary NID.",
+	 peer_list,
+	 {{"nid", 0, "NID", "only the peer that has this NID"}, {"verbose", 'v', NULL, "ignored"}},
 	 0,
 	 0},
 	{"peer set",
