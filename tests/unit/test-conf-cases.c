@@ -47,8 +47,11 @@ START_TEST(scalars)
 		{"99999999999999999999999", "!is above the largest value"},
 		{"-1", "!must not be negative (got -1)"},
 		{"-5", "!must not be negative"},
-		{"\"180\"", "!got the quoted string '180'"},
-		{"'7'", "!got the quoted string"},
+		/* Quoted numbers are numbers, as in Lustre's import. */
+		{"\"180\"", "180"},
+		{"'7'", "7"},
+		{"\"\"", "!expected a number, got ''"},
+		{"\"abc\"", "!expected a number, got 'abc'"},
 		{"0180", "!leading zeros"},
 		{"0x10", "!expected a number, got '0x10'"},
 		{"1.5", "!expected a number, got '1.5'"},
