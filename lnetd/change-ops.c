@@ -57,10 +57,15 @@ static bool ni_key_is(const struct lnetd_ni *n, const char *net, const char *ifn
 	return *ifname ? !strcmp(n->ifname, ifname) : !*n->ifname && !strcmp(n->pattern, pattern);
 }
 
+/*
+ * Equal values are equal settings: a tunable left to the LND's default and
+ * one given as that default are the same NI (tun holds the values in
+ * effect), so an import of the NI with its defaults written out is no change.
+ */
 static bool ni_same(const struct lnetd_ni *a, const struct lnetd_ni *b)
 {
 	return !strcmp(a->pattern, b->pattern) && !strcmp(a->cpts, b->cpts) &&
-	       !memcmp(a->tunv, b->tunv, sizeof(a->tunv));
+	       !memcmp(a->tun.v, b->tun.v, sizeof(a->tun.v));
 }
 
 static const char *ni_where(const struct lnetd_ni *n)
