@@ -450,7 +450,8 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 }
 
 /* One option per route setting (engine/route-attrs.h). */
-#define ROUTE_OPT(id, name, yaml, option, genl, lo, hi, def, shown, help) {option, 0, "N", help},
+#define ROUTE_OPT(id, name, yaml, option, genl, lo, hi, def, shown, undef, help) \
+	{option, 0, "N", help},
 
 const struct ctl_cmd ctl_route_cmds[] = {
 	{"route add",

@@ -479,8 +479,9 @@ static int op_route_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	rc = lne_route_add_v(d->mirror, net, &gw, v, &lerr);
 	if (rc)
 		return say(m, rc, "%s", lerr.msg);
+	/* What was given is stored; an undefined setting (hops) stays not given. */
 	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
-		sr.v[k] = v[k];
+		sr.v[k] = lne_route_desc[k].undef && r->v[k] == ST_UNSET ? ST_UNSET : (int64_t)v[k];
 	rc = store_route_add(d->store, &sr, &serr);
 	return rc ? say_store(m, rc, &serr) : 0;
 }

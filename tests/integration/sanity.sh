@@ -785,7 +785,7 @@ sl 50 "Enable/disable routing via yaml import" "routing and buffers are read and
 sl 51 "Set numa range via yaml import"
 sl 99a "Check various invalid inputs to lnetctl peer" "peer add --nid without --prim_nid and a route via a gateway on no local net are taken"
 sl 99b "Invalid value for Multi-Rail in yaml import"
-sl 100 "Add route with single gw" "an unset hop exports as 1, not -1; gateways are implicit peers, not shown"
+sl 100 "Add route with single gw" "gateways are implicit peers, not shown by peer show"
 sl 101 "Add route with multiple gw" "gateways are implicit peers, not shown by peer show or export"
 sl 102 "Delete route with single gw"
 sl 103 "Delete route with multiple gw"
