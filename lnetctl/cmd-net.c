@@ -311,8 +311,9 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 	if (nid) {
 		yout_key(y, "nid");
 		yout_str(y, nid);
+		/* Health 0 is an NI that is down, as Lustre shows it. */
 		yout_key(y, "status");
-		yout_str(y, up ? "up" : "down");
+		yout_str(y, up && health ? "up" : "down");
 	} else {
 		yout_key(y, "status");
 		yout_str(y, "pending");

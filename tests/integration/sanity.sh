@@ -815,7 +815,7 @@ sl 170 "Check CPTs and tunables parsing when importing" "CPT and net-level tunab
 sl 230 "Test setting conns-per-peer" "conns-per-peer: net set --conns-per-peer and -1 are not taken"
 sl 231 "Check DLC handling of peer_timeout parameter" "export --backup omits the tunables"
 sl 232 "Test setting ToS value" "no tos tunable"
-sl 234 "Verify NI status changes with manual health value transitions" "net set --health 0 leaves the status up"
+sl 234 "Verify NI status changes with manual health value transitions"
 sl 241 "Check setting LND timeout value via lnetctl updates tunables" "no lnd timeout tunable, no net set --lnd-timeout"
 sl 245 "Check read-only params do not appear in export --backup" "net show -v has no timeout"
 sl 265 "Import of invalid CPT should fail"
