@@ -812,7 +812,7 @@ sl 160 "Check correct application of multiple IPv6 ip2nets rules" "an ip2nets ip
 sl 161 "Check import of ip2nets with various IPv6 prefix lengths" "an ip2nets ip-range with an IPv6 address does not match"
 sl 162 "Check ip2nets import failure with non-matching IPv6 (lnetd: a warning)" "an ip2nets rule that matches nothing passes silently"
 sl 170 "Check CPTs and tunables parsing when importing" "CPT and net-level tunables in import, and tos, are not all read"
-sl 230 "Test setting conns-per-peer" "conns-per-peer: net set --conns-per-peer and -1 are not taken"
+sl 230 "Test setting conns-per-peer"
 sl 231 "Check DLC handling of peer_timeout parameter" "export --backup omits the tunables"
 sl 232 "Test setting ToS value" "no tos tunable"
 sl 234 "Verify NI status changes with manual health value transitions"
