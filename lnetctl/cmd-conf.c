@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "conf-int.h"
+#include "engine/nid.h"
+#include "engine/tunables.h"
 #include "lnetctl.h"
 #include "yout.h"
 
@@ -282,6 +284,35 @@ static int add_all_globals(sd_bus *bus, struct cf_doc *doc)
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the globals: %s", strerror(-rc)) : 0;
 }
 
+/*
+ * Every NI's tunables, those left to the LND's default written out at that
+ * value: Lustre's export --backup carries them all.  Importing the backup
+ * changes nothing (equal values are equal settings).
+ */
+static int add_all_tunables(struct cf_doc *doc)
+{
+	struct lne_tunables tun;
+	struct lne_err err;
+	lne_net_t net;
+	uint32_t u;
+	size_t i;
+	int k;
+
+	for (i = 0; i < doc->nop; i++) {
+		struct cf_op *op = &doc->op[i];
+
+		if (strcmp(op->verb, "add") || strcmp(op->obj, "net") ||
+		    lne_net_parse(cf_op_get_str(op, "net") ?: "", &net, &err))
+			continue;
+		lne_tunables_default(LNE_NET_LND(net), &tun);
+		for (k = 0; k < LNE_TUN__COUNT; k++)
+			if (!cf_op_get_u32(op, lne_tun_desc[k].name, &u) &&
+			    cf_op_set_u32(op, lne_tun_desc[k].name, tun.v[k]))
+				return ctl_fail(EXIT_REFUSED, "out of memory");
+	}
+	return 0;
+}
+
 static int export(struct ctl_opt *opt, int argc, char **argv)
 {
 	const char *path = argc ? argv[0] : NULL;
@@ -295,7 +326,7 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_export(bus, &doc, &gen);
 	if (!rc && ctl_opt(opt, "backup")->given)
-		rc = add_all_globals(bus, &doc);
+		rc = add_all_globals(bus, &doc) ?: add_all_tunables(&doc);
 	sd_bus_flush_close_unref(bus);
 	if (rc)
 		return rc;
@@ -329,7 +360,7 @@ const struct ctl_cmd ctl_conf_cmds[] = {
 	 "[--backup] [FILE]",
 	 "Write the configuration as lnet.conf YAML (stdout without FILE).",
 	 export,
-	 {{"backup", 'b', NULL, "what was configured, and every global setting"}},
+	 {{"backup", 'b', NULL, "what was configured, every NI tunable and every global"}},
 	 0,
 	 1},
 	{0},

@@ -21,7 +21,7 @@ static int ni_options(struct ctl_opt *opt, struct cf_op *op)
 		const struct lne_tun_desc *t = &lne_tun_desc[k];
 		struct ctl_opt *o = ctl_opt(opt, t->option);
 
-		if (!o->given)
+		if (!o->given || !strcmp(o->val, "-1")) /* -1: the LND's default */
 			continue;
 		rc = ctl_u32(o, UINT32_MAX, &v);
 		if (rc)

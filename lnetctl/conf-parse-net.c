@@ -84,12 +84,15 @@ static int h_cpt(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 static int h_tun(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
 	struct ni_spec *s = st;
-	int t = lne_tun_lookup(cfp_sval(k));
+	int t = lne_tun_lookup(cfp_sval(k)), rc;
+	bool dflt;
 
 	if (t < 0) /* only the tunables' keys come here */
 		return cfp_fail(p, k, cfp_sval(k), "is not a tunable");
-	s->tun_set[t] = true;
-	return cfp_get_u32(p, cfp_sval(k), v, &s->tun[t], NULL);
+	rc = cfp_get_u32(p, cfp_sval(k), v, &s->tun[t], &dflt);
+	/* -1: the LND's default, as Lustre's import leaves a negative tunable alone. */
+	s->tun_set[t] = !rc && !dflt;
+	return rc;
 }
 
 /*

@@ -813,7 +813,7 @@ sl 161 "Check import of ip2nets with various IPv6 prefix lengths" "an ip2nets ip
 sl 162 "Check ip2nets import failure with non-matching IPv6 (lnetd: a warning)" "an ip2nets rule that matches nothing passes silently"
 sl 170 "Check CPTs and tunables parsing when importing" "CPT and net-level tunables in import, and tos, are not all read"
 sl 230 "Test setting conns-per-peer"
-sl 231 "Check DLC handling of peer_timeout parameter" "export --backup omits the tunables"
+sl 231 "Check DLC handling of peer_timeout parameter"
 sl 232 "Test setting ToS value" "no tos tunable"
 sl 234 "Verify NI status changes with manual health value transitions"
 sl 241 "Check setting LND timeout value via lnetctl updates tunables" "no lnd timeout tunable, no net set --lnd-timeout"
