@@ -7,14 +7,15 @@
 #include "model.h"
 
 const struct lne_route_desc lne_route_desc[LNE_ROUTE_A__COUNT] = {
-#define LNE_ROUTE_ROW(id, nm, ym, opt, genl, lo, hi, df, sh, hlp) \
-	[LNE_ROUTE_A_##id] = {.name = #nm,                        \
-			      .yaml = ym,                         \
-			      .option = opt,                      \
-			      .min = lo,                          \
-			      .max = hi,                          \
-			      .def = df,                          \
-			      .shown = sh,                        \
+#define LNE_ROUTE_ROW(id, nm, ym, opt, genl, lo, hi, df, sh, ud, hlp) \
+	[LNE_ROUTE_A_##id] = {.name = #nm,                            \
+			      .yaml = ym,                             \
+			      .option = opt,                          \
+			      .min = lo,                              \
+			      .max = hi,                              \
+			      .def = df,                              \
+			      .shown = sh,                            \
+			      .undef = ud,                            \
 			      .help = hlp},
 	LNE_ROUTE_ATTRS(LNE_ROUTE_ROW)
 #undef LNE_ROUTE_ROW

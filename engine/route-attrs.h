@@ -8,7 +8,7 @@
  * restore, and lnetctl's options, YAML reader and writer and show output
  * walk it; a route's net and gateway are its key and stay by name.
  *
- * A row: X(ID, name, yaml, option, genl, min, max, default, shown, help)
+ * A row: X(ID, name, yaml, option, genl, min, max, default, shown, undef, help)
  *   name     lnetd's D-Bus key and the store's column and history key
  *   yaml     Lustre's YAML key (lnetctl route show, lnet.conf)
  *   option   lnetctl's option ("--<option>", Lustre's spelling)
@@ -17,6 +17,10 @@
  *            LNE_HOPS_MAX; route-attrs.c checks both against model.h)
  *   default  what a route gets when it is not given
  *   shown    whether `lnetctl route show` prints it without -v (as Lustre's)
+ *   undef    whether "not given" is a state of its own, as Lustre's undefined
+ *            hops are: lnetd stores it as not given (in effect: the default)
+ *            and lnetctl's export writes it -1, as Lustre's does, which reads
+ *            back as not given
  */
 #ifndef LNE_ROUTE_ATTRS_H
 #define LNE_ROUTE_ATTRS_H
@@ -24,12 +28,12 @@
 #include "port.h"
 
 #define LNE_ROUTE_ATTRS(X)                                                                       \
-	X(HOPS, hops, "hop", "hop", LNETK_ROUTE_A_HOPS, 1, 255, 1, true,                         \
+	X(HOPS, hops, "hop", "hop", LNETK_ROUTE_A_HOPS, 1, 255, 1, true, true,                   \
 	  "hops to the remote net, 1 to 255")                                                    \
 	X(PRIORITY, priority, "priority", "priority", LNETK_ROUTE_A_PRIORITY, 0, 0xfffffffeu, 0, \
-	  true, "lower is preferred")                                                            \
+	  true, false, "lower is preferred")                                                     \
 	X(SENSITIVITY, sensitivity, "health_sensitivity", "health-sensitivity",                  \
-	  LNETK_ROUTE_A_SENSITIVITY, 0, U32_MAX, 1, false,                                       \
+	  LNETK_ROUTE_A_SENSITIVITY, 0, U32_MAX, 1, false, false,                                \
 	  "how much a failure lowers the route's health")
 
 enum lne_route_attr {
@@ -55,6 +59,7 @@ struct lne_route_desc {
 	const char *name, *yaml, *option;
 	u32 min, max, def;
 	bool shown; /* by route show without -v */
+	bool undef; /* not given is kept as such, exported as -1 */
 	const char *help;
 };
 

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf-int.h"
+#include "engine/nid.h"
+#include "engine/tunables.h"
 #include "lnetctl.h"
 #include "yout.h"
 
@@ -244,6 +247,72 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * Every global lnetd has that @doc does not set, at its current value:
+ * Lustre's export --backup always carries the globals, so that importing
+ * it restores them (an empty configuration's backup is the defaults).
+ */
+static int add_all_globals(sd_bus *bus, struct cf_doc *doc)
+{
+	sd_bus_message *r = NULL;
+	const char *name;
+	uint32_t v;
+	size_t i;
+	int rc;
+
+	rc = ctl_call(bus, "ListGlobals", &r, NULL);
+	if (rc)
+		return rc;
+	rc = sd_bus_message_enter_container(r, 'a', "(su)");
+	while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &name, &v)) > 0) {
+		struct cf_op *op;
+		bool have = false;
+
+		for (i = 0; i < doc->nop && !have; i++)
+			have = !strcmp(doc->op[i].obj, "global") &&
+			       !strcmp(cf_op_get_str(&doc->op[i], "name"), name);
+		if (have || cf_global_by_name(name) < 0)
+			continue;
+		op = cf_op_new("set", "global");
+		if (!op || cf_op_set_str(op, "name", name) || cf_op_set_u32(op, "value", v) ||
+		    cf_doc_push(doc, op)) {
+			cf_op_free(op);
+			rc = -ENOMEM;
+		}
+	}
+	sd_bus_message_unref(r);
+	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the globals: %s", strerror(-rc)) : 0;
+}
+
+/*
+ * Every NI's tunables, those left to the LND's default written out at that
+ * value: Lustre's export --backup carries them all.  Importing the backup
+ * changes nothing (equal values are equal settings).
+ */
+static int add_all_tunables(struct cf_doc *doc)
+{
+	struct lne_tunables tun;
+	struct lne_err err;
+	lne_net_t net;
+	uint32_t u;
+	size_t i;
+	int k;
+
+	for (i = 0; i < doc->nop; i++) {
+		struct cf_op *op = &doc->op[i];
+
+		if (strcmp(op->verb, "add") || strcmp(op->obj, "net") ||
+		    lne_net_parse(cf_op_get_str(op, "net") ?: "", &net, &err))
+			continue;
+		lne_tunables_default(LNE_NET_LND(net), &tun);
+		for (k = 0; k < LNE_TUN__COUNT; k++)
+			if (!cf_op_get_u32(op, lne_tun_desc[k].name, &u) &&
+			    cf_op_set_u32(op, lne_tun_desc[k].name, tun.v[k]))
+				return ctl_fail(EXIT_REFUSED, "out of memory");
+	}
+	return 0;
+}
+
 static int export(struct ctl_opt *opt, int argc, char **argv)
 {
 	const char *path = argc ? argv[0] : NULL;
@@ -256,6 +325,8 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 	rc = ctl_bus(&bus);
 	if (!rc)
 		rc = ctl_export(bus, &doc, &gen);
+	if (!rc && ctl_opt(opt, "backup")->given)
+		rc = add_all_globals(bus, &doc) ?: add_all_tunables(&doc);
 	sd_bus_flush_close_unref(bus);
 	if (rc)
 		return rc;
@@ -281,14 +352,15 @@ const struct ctl_cmd ctl_conf_cmds[] = {
 	 {{"add", 0, NULL, "add what the file describes (the default)"},
 	  {"del", 0, NULL, "delete what the file describes"},
 	  {"show", 0, NULL, "print the file as lnetctl reads it; change nothing"},
-	  {"dry-run", 'n', NULL, "print what would change; change nothing"}},
+	  {"dry-run", 'n', NULL, "print what would change; change nothing"},
+	  {"old-api", 0, NULL, "Lustre's ioctl path; lnetd has one path, so the same"}},
 	 0,
 	 1},
 	{"export",
 	 "[--backup] [FILE]",
 	 "Write the configuration as lnet.conf YAML (stdout without FILE).",
 	 export,
-	 {{"backup", 'b', NULL, "only what was configured (lnetd exports nothing else)"}},
+	 {{"backup", 'b', NULL, "what was configured, every NI tunable and every global"}},
 	 0,
 	 1},
 	{0},

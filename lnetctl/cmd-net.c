@@ -21,7 +21,7 @@ static int ni_options(struct ctl_opt *opt, struct cf_op *op)
 		const struct lne_tun_desc *t = &lne_tun_desc[k];
 		struct ctl_opt *o = ctl_opt(opt, t->option);
 
-		if (!o->given)
+		if (!o->given || !strcmp(o->val, "-1")) /* -1: the LND's default */
 			continue;
 		rc = ctl_u32(o, UINT32_MAX, &v);
 		if (rc)
@@ -314,8 +314,9 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 	}
 	/* lnetd's word on the entry: a NID known but not held by the module is pending too. */
 	if (nid && row->state && !strcmp(row->state, "applied")) {
+		/* Health 0 is an NI that is down, as Lustre shows it. */
 		yout_key(y, "status");
-		yout_str(y, up ? "up" : "down");
+		yout_str(y, up && health ? "up" : "down");
 	} else {
 		yout_key(y, "status");
 		yout_str(y, "pending");
@@ -441,23 +442,194 @@ static int net_show(struct ctl_opt *opt, int argc, char **argv)
 	return ctl_finish(rc, bus, reply);
 }
 
+/* The NI entry (net, interface, pattern) that has the NID @nid, from ListNIs. */
+struct nid_owner {
+	const char *nid;
+	bool found, here;
+	char *net, *ifname, *pattern;
+	const char *pat; /* the current row's */
+};
+
+static int owner_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	struct nid_owner *o = arg;
+	const char *nid, *ifname;
+	int up, rc;
+	uint32_t health;
+
+	if (!strcmp(key, "pattern"))
+		return sd_bus_message_read(r, "v", "s", &o->pat);
+	if (strcmp(key, "nis"))
+		return 0;
+	rc = sd_bus_message_enter_container(r, 'v', "a(ssbu)");
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', "(ssbu)");
+	while (rc >= 0 && (rc = sd_bus_message_read(r, "(ssbu)", &nid, &ifname, &up, &health)) > 0)
+		o->here |= !strcmp(nid, o->nid);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc < 0 ? rc : 1;
+}
+
+static int nid_owner(sd_bus *bus, struct nid_owner *o)
+{
+	sd_bus_message *r = NULL;
+	const char *net, *ifname, *state;
+	int rc = ctl_call(bus, "ListNIs", &r, NULL);
+
+	if (rc)
+		return rc;
+	rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
+	while (rc >= 0 && !o->found &&
+	       (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
+		o->here = false;
+		o->pat = "";
+		rc = sd_bus_message_read(r, "sss", &net, &ifname, &state);
+		if (rc >= 0)
+			rc = ctl_read_dict(r, owner_entry, o);
+		if (rc >= 0 && o->here) {
+			o->found = true;
+			o->net = strdup(net);
+			o->ifname = strdup(ifname);
+			o->pattern = strdup(o->pat);
+			if (!o->net || !o->ifname || !o->pattern)
+				rc = -ENOMEM;
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+	}
+	sd_bus_message_unref(r);
+	if (rc < 0)
+		return ctl_fail(EXIT_REFUSED, "cannot list the NIs: %s", strerror(-rc));
+	return o->found ? 0 : ctl_fail(EXIT_REFUSED, "%s: no such local NI", o->nid);
+}
+
+static const char *str_or_empty(const struct cf_op *op, const char *key)
+{
+	return cf_op_get_str(op, key) ?: "";
+}
+
+/*
+ * An NI as configured (@cur, from Export) with the tunables given changed:
+ * its del, then its add, into @doc.  A tunable given as -1 goes back to
+ * the LND's default.
+ */
+static int push_retuned(struct cf_doc *doc, const struct cf_op *cur, const bool *set,
+			const bool *dflt, const uint32_t *v)
+{
+	static const char *const keep[] = {"net", "interface", "pattern", "cpts"};
+	const char *ifname = str_or_empty(cur, "interface");
+	struct cf_op *del = cf_op_new("del", "net"), *add = cf_op_new("add", "net");
+	int e = !del || !add;
+	uint32_t u;
+	size_t i;
+	int k;
+
+	e = e || cf_op_set_str(del, "net", str_or_empty(cur, "net"));
+	if (!e && *ifname)
+		e = cf_op_set_str(del, "interface", ifname);
+	else if (!e)
+		e = cf_op_set_str(del, "pattern", str_or_empty(cur, "pattern"));
+	for (i = 0; !e && i < LNE_ARRAY_SIZE(keep); i++)
+		if (*str_or_empty(cur, keep[i]))
+			e = cf_op_set_str(add, keep[i], cf_op_get_str(cur, keep[i]));
+	for (k = 0; !e && k < LNE_TUN__COUNT; k++) {
+		if (set[k] && !dflt[k])
+			e = cf_op_set_u32(add, lne_tun_desc[k].name, v[k]);
+		else if (!set[k] && cf_op_get_u32(cur, lne_tun_desc[k].name, &u))
+			e = cf_op_set_u32(add, lne_tun_desc[k].name, u);
+	}
+	if (e || cf_doc_push(doc, del)) {
+		cf_op_free(del);
+		cf_op_free(add);
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	}
+	return cf_doc_push(doc, add) ? ctl_fail(EXIT_REFUSED, "out of memory") : 0;
+}
+
+/* net set's tunables: the chosen NIs' configuration, changed as one change. */
+static int net_retune(sd_bus *bus, struct ctl_opt *opt, const bool *set, const bool *dflt,
+		      const uint32_t *v)
+{
+	struct ctl_opt *nid = ctl_opt(opt, "nid"), *net = ctl_opt(opt, "net");
+	struct nid_owner o = {.nid = NULL};
+	struct cf_doc cur = {0}, doc = {0};
+	char **changes = NULL;
+	uint64_t gen;
+	size_t i;
+	int rc;
+
+	rc = ctl_canon(nid, true) ?: ctl_canon(net, false);
+	if (!rc && nid->given) {
+		o.nid = nid->val;
+		rc = nid_owner(bus, &o);
+	}
+	if (!rc)
+		rc = ctl_export(bus, &cur, &gen);
+	for (i = 0; !rc && i < cur.nop; i++) {
+		const struct cf_op *op = &cur.op[i];
+		const char *onet = str_or_empty(op, "net");
+
+		if (strcmp(op->verb, "add") || strcmp(op->obj, "net"))
+			continue;
+		if (net->given && strcmp(onet, net->val))
+			continue;
+		if (nid->given &&
+		    (strcmp(onet, o.net) || strcmp(str_or_empty(op, "interface"), o.ifname) ||
+		     (!*o.ifname && strcmp(str_or_empty(op, "pattern"), o.pattern))))
+			continue;
+		rc = push_retuned(&doc, op, set, dflt, v);
+	}
+	if (!rc && !doc.nop)
+		rc = net->given ? ctl_fail(EXIT_REFUSED, "no NI of %s is configured", net->val)
+				: ctl_fail(EXIT_REFUSED, "no NI is configured");
+	if (!rc)
+		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
+	ctl_strv_free(changes);
+	cf_doc_free(&doc);
+	cf_doc_free(&cur);
+	free(o.net);
+	free(o.ifname);
+	free(o.pattern);
+	return rc;
+}
+
 static int net_set(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *nid = ctl_opt(opt, "nid"), *net = ctl_opt(opt, "net"),
 		       *all = ctl_opt(opt, "all"), *health = ctl_opt(opt, "health");
+	bool set[LNE_TUN__COUNT] = {false}, dflt[LNE_TUN__COUNT] = {false}, any = false;
+	uint32_t tv[LNE_TUN__COUNT];
 	sd_bus_message *reply = NULL;
 	sd_bus *bus = NULL;
 	uint32_t v;
-	int rc;
+	int rc = 0, k;
 
-	if (!health->given)
-		return ctl_usage("--health is required (the only value net set changes)");
+	for (k = 0; !rc && k < LNE_TUN__COUNT; k++) {
+		struct ctl_opt *o = ctl_opt(opt, lne_tun_desc[k].option);
+
+		if (!o->given)
+			continue;
+		set[k] = any = true;
+		dflt[k] = !strcmp(o->val, "-1");
+		if (!dflt[k])
+			rc = ctl_u32(o, UINT32_MAX, &tv[k]);
+	}
+	if (rc)
+		return rc;
+	if (!health->given && !any)
+		return ctl_usage("--health or a tunable (--conns-per-peer, ...) is required");
 	if (nid->given + net->given + all->given != 1)
 		return ctl_usage("say which NIs: exactly one of --nid, --net or --all");
-	rc = ctl_u32(health, 1000, &v);
+	if (health->given)
+		rc = ctl_u32(health, 1000, &v);
 	if (!rc)
 		rc = ctl_bus(&bus);
-	if (!rc)
+	if (!rc && any)
+		rc = net_retune(bus, opt, set, dflt, tv);
+	if (!rc && health->given)
 		rc = ctl_call(bus, "SetHealth", &reply, "ssu", "ni",
 			      nid->given   ? nid->val
 			      : net->given ? net->val
@@ -499,17 +671,19 @@ const struct ctl_cmd ctl_net_cmds[] = {
 	 "Show the configured NIs, applied or pending, as YAML.",
 	 net_show,
 	 {{"net", 0, "NET", "only this network"},
-	  {"verbose", 'v', NULL, "also tunables and health"}},
+	  {"verbose", 'v', NULL, "also tunables and health (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{"net set",
-	 "--health VALUE --nid NID | --net NET | --all",
-	 "Set the health value (0 to 1000) of local NIs.",
+	 "[--health VALUE] [--conns-per-peer N ...] --nid NID | --net NET | --all",
+	 "Set the health value (0 to 1000) of local NIs, or change their tunables (-1: the "
+	 "LND's default).",
 	 net_set,
 	 {{"health", 0, "VALUE", "the health value, 0 to 1000"},
 	  {"nid", 0, "NID", "the NI with this NID"},
 	  {"net", 0, "NET", "every NI of this network"},
-	  {"all", 0, NULL, "every NI"}},
+	  {"all", 0, NULL, "every NI"},
+	  LNE_TUNABLES(TUN_OPT)},
 	 0,
 	 0},
 	{0},

@@ -14,56 +14,67 @@
 
 /* --- routes --------------------------------------------------------------------- */
 
-static int route_add(struct ctl_opt *opt, int argc, char **argv)
+/*
+ * route add|del: one route per gateway of --gateway, a NID or a range
+ * (Lustre's "10.0.0.[1-4]@tcp"), all of them or none (one change).
+ */
+static int route_change(struct ctl_opt *opt, const char *verb)
 {
 	const struct lne_route_desc *a = lne_route_desc;
 	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
-	sd_bus_message *m = NULL;
+	struct cf_doc doc = {0};
+	char **gws = NULL, **changes = NULL;
 	sd_bus *bus = NULL;
 	uint32_t v[LNE_ROUTE_A__COUNT];
+	uint64_t gen;
+	size_t n = 0, i;
 	int rc = 0, k;
 
 	if (!net->given || !gw->given)
 		return ctl_usage("--net and --gateway are required");
 	/* Each setting of engine/route-attrs.h, by its option. */
 	for (k = 0; !rc && k < LNE_ROUTE_A__COUNT; k++)
-		if (ctl_opt(opt, a[k].option)->given) {
+		if (!strcmp(verb, "add") && ctl_opt(opt, a[k].option)->given) {
 			rc = ctl_u32(ctl_opt(opt, a[k].option), a[k].max, &v[k]);
 			if (!rc && v[k] < a[k].min)
 				rc = ctl_usage("--%s: %s are %u to %u", a[k].option, a[k].name,
 					       a[k].min, a[k].max);
 		}
 	if (!rc)
+		rc = ctl_nids_expand(gw->val, "--gateway", &gws, &n);
+	if (!rc && !n)
+		rc = ctl_usage("--gateway: no NID in '%s'", gw->val);
+	for (i = 0; !rc && i < n; i++) {
+		struct cf_op *op = cf_op_new(verb, "route");
+		int e = !op || cf_op_set_str(op, "net", net->val) ||
+			cf_op_set_str(op, "gateway", gws[i]);
+
+		for (k = 0; !e && !strcmp(verb, "add") && k < LNE_ROUTE_A__COUNT; k++)
+			if (ctl_opt(opt, a[k].option)->given)
+				e = cf_op_set_u32(op, a[k].name, v[k]);
+		if (e || cf_doc_push(&doc, op)) {
+			cf_op_free(op);
+			rc = ctl_fail(EXIT_REFUSED, "out of memory");
+		}
+	}
+	if (!rc)
 		rc = ctl_bus(&bus);
-	if (rc)
-		return ctl_finish(rc, bus, NULL);
-	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER, "AddRoute");
-	if (rc >= 0)
-		rc = sd_bus_message_append(m, "ss", net->val, gw->val);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(m, 'a', "{sv}");
-	for (k = 0; rc >= 0 && k < LNE_ROUTE_A__COUNT; k++)
-		if (ctl_opt(opt, a[k].option)->given)
-			rc = sd_bus_message_append(m, "{sv}", a[k].name, "u", v[k]);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(m);
-	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
+	if (!rc)
+		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, "--gateway");
+	ctl_strv_free(changes);
+	ctl_strv_free(gws);
+	cf_doc_free(&doc);
+	return ctl_finish(rc, bus, NULL);
+}
+
+static int route_add(struct ctl_opt *opt, int argc, char **argv)
+{
+	return route_change(opt, "add");
 }
 
 static int route_del(struct ctl_opt *opt, int argc, char **argv)
 {
-	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
-	sd_bus_message *reply = NULL;
-	sd_bus *bus = NULL;
-	int rc;
-
-	if (!net->given || !gw->given)
-		return ctl_usage("--net and --gateway are required");
-	rc = ctl_bus(&bus);
-	if (!rc)
-		rc = ctl_call(bus, "DeleteRoute", &reply, "ss", net->val, gw->val);
-	return ctl_finish(rc, bus, reply);
+	return route_change(opt, "del");
 }
 
 /* One route of ListRoutes: its settings by name (engine/route-attrs.h). */
@@ -305,6 +316,17 @@ static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
 		rc = ctl_call(bus, "ListRules", &r, NULL);
 	if (rc)
 		return ctl_finish(rc, bus, r);
+	/* Lustre prints nothing at all when no rule is shown. */
+	rc = sd_bus_message_enter_container(r, 'a', "(usssa{sv})");
+	while (rc >= 0 && (rc = ctl_rule_next(r, &rule)) > 0 && idx->given && rule.idx != want)
+		;
+	if (rc >= 0)
+		rc = rc ? sd_bus_message_rewind(r, true) : 0;
+	if (rc <= 0)
+		return ctl_finish(rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot show the rules: %s",
+						    strerror(-rc))
+					 : 0,
+				  bus, r);
 	y = yout_begin(stdout);
 	yout_map_begin(y);
 	yout_key(y, "udsp");
@@ -316,12 +338,19 @@ static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
 		yout_map_begin(y);
 		yout_key(y, "idx");
 		yout_u32(y, rule.idx);
-		yout_key(y, "src");
-		yout_str(y, *rule.src ? rule.src : "NA");
-		yout_key(y, "dst");
-		yout_str(y, *rule.dst ? rule.dst : "NA");
-		yout_key(y, "rte");
-		yout_str(y, *rule.rte ? rule.rte : "NA");
+		/* Only what the rule has, as current Lustre prints (no "NA"). */
+		if (*rule.src) {
+			yout_key(y, "src");
+			yout_str(y, rule.src);
+		}
+		if (*rule.dst) {
+			yout_key(y, "dst");
+			yout_str(y, rule.dst);
+		}
+		if (*rule.rte) {
+			yout_key(y, "rte");
+			yout_str(y, rule.rte);
+		}
 		if (ctl_opt(opt, "verbose")->given && *rule.kind) {
 			yout_key(y, "kind");
 			yout_str(y, rule.kind);
@@ -421,15 +450,16 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 }
 
 /* One option per route setting (engine/route-attrs.h). */
-#define ROUTE_OPT(id, name, yaml, option, genl, lo, hi, def, shown, help) {option, 0, "N", help},
+#define ROUTE_OPT(id, name, yaml, option, genl, lo, hi, def, shown, undef, help) \
+	{option, 0, "N", help},
 
 const struct ctl_cmd ctl_route_cmds[] = {
 	{"route add",
 	 "--net NET --gateway NID [--hop N] [--priority P] [--health_sensitivity S]",
 	 "Configure a route to a remote net through a gateway.",
 	 route_add,
-	 {{"net", 0, "NET", "the remote network"},
-	  {"gateway", 0, "NID", "the router's NID"},
+	 {{"net", 'n', "NET", "the remote network"},
+	  {"gateway", 'g', "NID[S]", "the router's NID, or a range: one route per gateway"},
 	  LNE_ROUTE_ATTRS(ROUTE_OPT)},
 	 0,
 	 0},
@@ -437,16 +467,17 @@ const struct ctl_cmd ctl_route_cmds[] = {
 	 "--net NET --gateway NID",
 	 "Remove a route.",
 	 route_del,
-	 {{"net", 0, "NET", "the remote network"}, {"gateway", 0, "NID", "the router's NID"}},
+	 {{"net", 'n', "NET", "the remote network"},
+	  {"gateway", 'g', "NID[S]", "the router's NID, or a range"}},
 	 0,
 	 0},
 	{"route show",
 	 "[--net NET] [--gateway NID] [-v]",
 	 "Show the configured routes as YAML.",
 	 route_show,
-	 {{"net", 0, "NET", "only routes to this network"},
-	  {"gateway", 0, "NID", "only routes through this gateway"},
-	  {"verbose", 'v', NULL, "also the health sensitivity"}},
+	 {{"net", 'n', "NET", "only routes to this network"},
+	  {"gateway", 'g', "NID", "only routes through this gateway"},
+	  {"verbose", 'v', NULL, "also the health sensitivity (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{0},
@@ -475,7 +506,8 @@ const struct ctl_cmd ctl_udsp_cmds[] = {
 	 "[--idx IDX] [-v]",
 	 "Show the rules in order as YAML.",
 	 udsp_show,
-	 {{"idx", 0, "IDX", "only this rule"}, {"verbose", 'v', NULL, "also each rule's kind"}},
+	 {{"idx", 0, "IDX", "only this rule"},
+	  {"verbose", 'v', NULL, "also each rule's kind (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{0},
@@ -505,7 +537,8 @@ const struct ctl_cmd ctl_policy_cmds[] = {
 	 "[--idx IDX] [-v]",
 	 "The UDSP design's spelling of udsp show.",
 	 udsp_show,
-	 {{"idx", 0, "IDX", "only this rule"}, {"verbose", 'v', NULL, "also each rule's kind"}},
+	 {{"idx", 0, "IDX", "only this rule"},
+	  {"verbose", 'v', NULL, "also each rule's kind (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{0},

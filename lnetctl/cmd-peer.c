@@ -12,9 +12,12 @@
 
 #define EXPAND_MAX 65536 /* NIDs one list may expand to */
 
-/* "[1-4,7,10-20/2]" or "12" into its numbers (ascending order of writing). */
-static int octet_values(const char *s, size_t len, unsigned int *v, size_t *n, const char *whole,
-			const char *what)
+/*
+ * "[1-4,7,10-20/2]" or "12" into its numbers (in the order written), each
+ * at most @max, at most @cap of them.
+ */
+static int range_values(const char *s, size_t len, unsigned long max, size_t cap, unsigned int *v,
+			size_t *n, const char *whole, const char *what)
 {
 	char buf[128], *tok, *save = NULL;
 
@@ -27,9 +30,9 @@ static int octet_values(const char *s, size_t len, unsigned int *v, size_t *n, c
 		char *end;
 		unsigned long x = strtoul(buf, &end, 10);
 
-		if (!*buf || *end || x > 255)
-			return ctl_usage("%s: '%s' in '%s' is not an address octet", what, buf,
-					 whole);
+		if (!*buf || *end || x > max || *buf == '-')
+			return ctl_usage("%s: '%s' in '%s' is not %s", what, buf, whole,
+					 max == 255 ? "an address octet" : "a number");
 		v[(*n)++] = (unsigned int)x;
 		return 0;
 	}
@@ -58,10 +61,14 @@ static int octet_values(const char *s, size_t len, unsigned int *v, size_t *n, c
 			if (end == p || !step)
 				goto bad;
 		}
-		if (*end || a > b || b > 255)
+		if (*end || a > b || b > max || *tok == '-')
 			goto bad;
-		for (; a <= b && *n < 256; a += step)
+		for (; a <= b; a += step) {
+			if (*n >= cap)
+				return ctl_usage("%s: '%s' names more than %zu NIDs", what, whole,
+						 cap);
 			v[(*n)++] = (unsigned int)a;
+		}
 		continue;
 bad:
 		return ctl_usage("%s: '%s' in '%s' is not a range like [1-4], [1,3] or [0-254/2]",
@@ -70,7 +77,34 @@ bad:
 	return 0;
 }
 
-/* One NID, perhaps with ranges in its IPv4 octets, appended to @out. */
+/* A numeric address with a range, "[6-12/4]@gni", appended to @out. */
+static int expand_number(const char *nid, const char *at, const char *what, char ***out, size_t *n)
+{
+	unsigned int *v = malloc(EXPAND_MAX * sizeof(*v));
+	size_t nv = 0, k;
+	char buf[128];
+	int rc;
+
+	if (!v)
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	rc = range_values(nid, (size_t)(at - nid), 0xffffffffUL, EXPAND_MAX - *n, v, &nv, nid,
+			  what);
+	for (k = 0; !rc && k < nv; k++) {
+		char **grown = realloc(*out, (*n + 2) * sizeof(**out));
+
+		snprintf(buf, sizeof(buf), "%u%s", v[k], at);
+		if (grown)
+			*out = grown;
+		if (!grown || !((*out)[*n] = strdup(buf)))
+			rc = ctl_fail(EXIT_REFUSED, "out of memory");
+		else
+			(*out)[++(*n)] = NULL;
+	}
+	free(v);
+	return rc;
+}
+
+/* One NID, perhaps with ranges in its IPv4 octets or number, appended to @out. */
 static int expand_one(const char *nid, const char *what, char ***out, size_t *n)
 {
 	const char *at = strrchr(nid, '@'), *p, *dot;
@@ -93,6 +127,8 @@ static int expand_one(const char *nid, const char *what, char ***out, size_t *n)
 		(*out)[++(*n)] = NULL;
 		return 0;
 	}
+	if (at && nid[0] == '[' && !memchr(nid, '.', (size_t)(at - nid)))
+		return expand_number(nid, at, what, out, n);
 	for (p = nid; k < 4; k++) {
 		dot = k < 3 ? p : at;
 		if (k < 3) {
@@ -104,7 +140,7 @@ static int expand_one(const char *nid, const char *what, char ***out, size_t *n)
 			if (dot >= at)
 				return ctl_usage("%s: '%s' is not an IPv4 NID range", what, nid);
 		}
-		rc = octet_values(p, (size_t)(dot - p), v[k], &nv[k], nid, what);
+		rc = range_values(p, (size_t)(dot - p), 255, 256, v[k], &nv[k], nid, what);
 		if (rc)
 			return rc;
 		p = dot + 1;
@@ -318,6 +354,9 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 	yout_map_end(y);
 }
 
+/* peer list: only each peer's primary NID, as Lustre's "peer list:". */
+static bool list_only;
+
 static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *want = ctl_opt(opt, "nid");
@@ -345,7 +384,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	out = open_memstream(&text, &len);
 	y = yout_begin(out);
 	yout_map_begin(y);
-	yout_key(y, "peer");
+	yout_key(y, list_only ? "peer list" : "peer");
 	yout_seq_begin(y);
 	rc = sd_bus_message_enter_container(r, 'a', "(sa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
@@ -364,7 +403,13 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		for (i = 0; !match && i < row.n; i++)
 			match = !strcmp(row.nids[i].nid, want->val);
 		/* An implicit peer (a gateway no one configured) is not shown. */
-		if (rc >= 0 && match && !row.implicit) {
+		if (rc >= 0 && match && !row.implicit && list_only) {
+			shown++;
+			yout_map_begin(y);
+			yout_key(y, "nid");
+			yout_str(y, row.prim);
+			yout_map_end(y);
+		} else if (rc >= 0 && match && !row.implicit) {
 			shown++;
 			peer_yaml(y, bus, &row, verbose);
 		}
@@ -388,6 +433,12 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc;
+}
+
+static int peer_list(struct ctl_opt *opt, int argc, char **argv)
+{
+	list_only = true;
+	return peer_show(opt, argc, argv);
 }
 
 static int peer_set(struct ctl_opt *opt, int argc, char **argv)
@@ -434,7 +485,14 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 "Show the configured peers as YAML.",
 	 peer_show,
 	 {{"nid", 0, "NID", "only the peer that has this NID"},
-	  {"verbose", 'v', NULL, "also each NID's health"}},
+	  {"verbose", 'v', NULL, "also each NID's health (-v LEVEL: all levels alike)"}},
+	 0,
+	 0},
+	{"peer list",
+	 "",
+	 "List the configured peers by primary NID.",
+	 peer_list,
+	 {{"nid", 0, "NID", "only the peer that has this NID"}, {"verbose", 'v', NULL, "ignored"}},
 	 0,
 	 0},
 	{"peer set",

@@ -278,6 +278,10 @@ static int emit_routes(struct yout *y, const struct cf_doc *doc)
 			if (cf_op_get_u32(op, lne_route_desc[k].name, &u)) {
 				yout_key(y, lne_route_desc[k].yaml);
 				yout_u32(y, u);
+			} else if (lne_route_desc[k].undef) {
+				/* Lustre's "undefined", which reads back as not given. */
+				yout_key(y, lne_route_desc[k].yaml);
+				yout_i64(y, -1);
 			}
 		}
 		yout_map_end(y);

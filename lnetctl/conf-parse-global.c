@@ -98,7 +98,7 @@ static int do_routing_item(struct cfp *p, yaml_node_t *item, void *st)
 		if (!strcmp(cfp_sval(k), "enable"))
 			rc = h_check_u32(p, k, cfp_node(p, pr->value), NULL);
 		else if (strncmp(cfp_sval(k), "cpt[", 4))
-			rc = cfp_fail(p, k, cfp_sval(k), "unknown key in routing");
+			rc = cfp_fail(p, k, cfp_sval(k), "invalid key in routing");
 	}
 	return rc;
 }

@@ -84,29 +84,59 @@ static int h_cpt(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 static int h_tun(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
 	struct ni_spec *s = st;
-	int t = lne_tun_lookup(cfp_sval(k));
+	int t = lne_tun_lookup(cfp_sval(k)), rc;
+	bool dflt;
 
-	if (t < 0) /* only the keys tun_keys() gives come here */
+	if (t < 0) /* only the tunables' keys come here */
 		return cfp_fail(p, k, cfp_sval(k), "is not a tunable");
-	s->tun_set[t] = true;
-	return cfp_get_u32(p, cfp_sval(k), v, &s->tun[t], NULL);
+	rc = cfp_get_u32(p, cfp_sval(k), v, &s->tun[t], &dflt);
+	/* -1: the LND's default, as Lustre's import leaves a negative tunable alone. */
+	s->tun_set[t] = !rc && !dflt;
+	return rc;
 }
 
-/* The keys of a tunables block: the tunables of @sec, then @extra (to its NULL). */
-#define TUN_KEYS_MAX (LNE_TUN__COUNT + 3)
-static const struct cfp_keydef *tun_keys(enum lne_tun_section sec, const struct cfp_keydef *extra,
-					 struct cfp_keydef keys[TUN_KEYS_MAX])
+/*
+ * A tunables block: the tunables of engine/tunables.h's "tunables" section
+ * and @extra (to its NULL; a NULL handler: accepted, ignored).  Any other
+ * key is ignored with a warning naming it, as Lustre's import ignores the
+ * keys it does not know (a site's file may carry o2iblnd's peer_credits_hiw
+ * and the like).
+ */
+static int walk_tunables(struct cfp *p, yaml_node_t *v, const struct cfp_keydef *extra, void *st)
 {
-	size_t n = 0;
-	int t;
+	const yaml_node_pair_t *pr;
+	int rc;
 
-	for (t = 0; t < LNE_TUN__COUNT; t++)
-		if (lne_tun_desc[t].section == sec)
-			keys[n++] = (struct cfp_keydef){lne_tun_desc[t].name, h_tun};
-	do
-		keys[n++] = *extra;
-	while (extra++->name && n < TUN_KEYS_MAX);
-	return keys;
+	if (cfp_is_null(v))
+		return 0;
+	rc = cfp_check_map(p, v, "tunables", "tunables");
+	for (pr = v->data.mapping.pairs.start; !rc && pr < v->data.mapping.pairs.top; pr++) {
+		yaml_node_t *key = cfp_node(p, pr->key);
+		const char *name = cfp_sval(key);
+		const struct cfp_keydef *d;
+		int t = lne_tun_lookup(name);
+
+		if (t >= 0 && lne_tun_desc[t].section == LNE_TUN_NET) {
+			rc = h_tun(p, key, cfp_node(p, pr->value), st);
+			continue;
+		}
+		for (d = extra; d->name && strcmp(d->name, name); d++)
+			;
+		if (d->name) {
+			rc = d->fn ? d->fn(p, key, cfp_node(p, pr->value), st) : 0;
+		} else if (p->mode == CF_DEL) {
+			continue;
+		} else if (t >= 0) {
+			rc = cfp_warning_at(p, key,
+					    "key '%s': an LND tunable, read in lnd tunables, "
+					    "ignored here",
+					    name);
+		} else {
+			rc = cfp_warning_at(p, key, "key '%s': not a tunable lnetd knows, ignored",
+					    name);
+		}
+	}
+	return rc;
 }
 
 static int h_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
@@ -115,9 +145,8 @@ static int h_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 		{"CPT", h_cpt}, /* where Lustre's import also looks for it */
 		{NULL, NULL},
 	};
-	struct cfp_keydef keys[TUN_KEYS_MAX];
 
-	return cfp_walk_map(p, v, "tunables", "tunables", tun_keys(LNE_TUN_NET, extra, keys), st);
+	return walk_tunables(p, v, extra, st);
 }
 
 /*
@@ -334,10 +363,8 @@ static int h_seed_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *
 		{"seq_no", NULL},
 		{NULL, NULL},
 	};
-	struct cfp_keydef keys[TUN_KEYS_MAX];
 
-	return cfp_walk_map(p, v, "tunables", "tunables", tun_keys(LNE_TUN_NET, extra, keys),
-			    &((struct seed_net *)st)->s);
+	return walk_tunables(p, v, extra, &((struct seed_net *)st)->s);
 }
 
 static int h_seed_entry_intf(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)

@@ -163,7 +163,7 @@ static int seed_peer_nids(struct cfp *p, yaml_node_t *item, struct cfp_nodes *ni
 			rc = cfp_get_str(p, key, v, &str);
 			rc = rc ? rc : cfp_nodes_push(p, nids, v);
 		} else if (strcmp(key, "seq_no")) {
-			rc = cfp_fail(p, k, key, "unknown key in a peer");
+			rc = cfp_fail(p, k, key, "invalid key in a peer");
 		}
 	}
 	if (!rc && !have_nids)

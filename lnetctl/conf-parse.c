@@ -21,9 +21,9 @@
  *    directives, and anchors and aliases are refused (lnet.conf has no use
  *    for them, and the loader shares aliased nodes, so a small file could
  *    expand hugely).
- *  - Numbers are plain decimal up to 2^32-1.  A quoted "180" is a string
- *    (Lustre's lnetctl would read it as 0), so it is refused where a
- *    number is due.  Lustre prints -1 for "default" in a route's hop,
+ *  - Numbers are decimal up to 2^32-1, quoted or not: Lustre's import
+ *    reads a scalar's text whatever its style, so "180" is 180 there and
+ *    here.  Lustre prints -1 for "default" in a route's hop,
  *    priority and health_sensitivity (and -1 leaves a buffer count alone):
  *    there, and only there, -1 means "not given".
  */
@@ -147,13 +147,11 @@ int cfp_get_u32(struct cfp *p, const char *key, const yaml_node_t *n, uint32_t *
 	size_t len, i;
 
 	if (n->type != YAML_SCALAR_NODE)
-		return cfp_fail(p, n, key, "expected a number, got %s", cfp_kind(p, n));
+		return cfp_fail(p, n, key, "invalid value, expected a number, got %s",
+				cfp_kind(p, n));
 	if (cfp_is_null(n))
 		return cfp_fail(p, n, key, "has no value");
 	s = cfp_sval(n);
-	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return cfp_fail(p, n, key, "expected a number, got the quoted string %s",
-				cfp_kind(p, n));
 	if (dflt && !strcmp(s, "-1")) {
 		*dflt = true;
 		return 0;
@@ -162,7 +160,8 @@ int cfp_get_u32(struct cfp *p, const char *key, const yaml_node_t *n, uint32_t *
 	if (s[0] == '-' && len > 1 && strspn(s + 1, "0123456789") == len - 1)
 		return cfp_fail(p, n, key, "must not be negative (got %s)", s);
 	if (!len || strspn(s, "0123456789") != len)
-		return cfp_fail(p, n, key, "expected a number, got %s", cfp_kind(p, n));
+		return cfp_fail(p, n, key, "invalid value, expected a number, got %s",
+				cfp_kind(p, n));
 	if (len > 1 && s[0] == '0')
 		return cfp_fail(p, n, key, "%s: leading zeros are not allowed (octal or decimal?)",
 				s);
@@ -269,7 +268,7 @@ int cfp_walk_map(struct cfp *p, yaml_node_t *n, const char *key, const char *wha
 		for (d = tab; d->name && strcmp(d->name, cfp_sval(k)); d++)
 			;
 		if (!d->name)
-			return cfp_fail(p, k, cfp_sval(k), "unknown key in %s", what);
+			return cfp_fail(p, k, cfp_sval(k), "invalid key in %s", what);
 		if (d->fn)
 			rc = d->fn(p, k, v, st);
 	}

@@ -159,6 +159,17 @@ static int run(const struct ctl_cmd *proto, int argc, char **argv)
 	}
 	lo[n++] = (struct option){"help", no_argument, NULL, 'H'};
 	lo[n] = (struct option){0};
+	/*
+	 * Lustre's shows take a level after -v (net show -v 3), each level
+	 * printing more; lnetd's -v prints everything, so the level is read
+	 * and dropped.
+	 */
+	for (i = 1; i + 1 < argc && strcmp(argv[i], "--"); i++)
+		if ((!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) &&
+		    argv[i + 1][strspn(argv[i + 1], "0123456789")] == '\0' && *argv[i + 1]) {
+			memmove(&argv[i + 1], &argv[i + 2], (size_t)(argc - i - 1) * sizeof(*argv));
+			argc--;
+		}
 	/* Lustre spells some options with '_' (--prim_nid): accept both. */
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strncmp(argv[i], "--", 2))

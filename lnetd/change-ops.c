@@ -57,10 +57,15 @@ static bool ni_key_is(const struct lnetd_ni *n, const char *net, const char *ifn
 	return *ifname ? !strcmp(n->ifname, ifname) : !*n->ifname && !strcmp(n->pattern, pattern);
 }
 
+/*
+ * Equal values are equal settings: a tunable left to the LND's default and
+ * one given as that default are the same NI (tun holds the values in
+ * effect), so an import of the NI with its defaults written out is no change.
+ */
 static bool ni_same(const struct lnetd_ni *a, const struct lnetd_ni *b)
 {
 	return !strcmp(a->pattern, b->pattern) && !strcmp(a->cpts, b->cpts) &&
-	       !memcmp(a->tunv, b->tunv, sizeof(a->tunv));
+	       !memcmp(a->tun.v, b->tun.v, sizeof(a->tun.v));
 }
 
 static const char *ni_where(const struct lnetd_ni *n)
@@ -214,12 +219,9 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	for (i = 0; i < n; i++) {
 		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &nids[i]);
 
-		if (pni && lne_peer_of(pni) == peer) {
-			if (op->ensure || lne_nid_equal(&nids[i], &prim))
-				continue;
-			rc = say(m, -EEXIST, "%s is a NID of peer %s already", canon[i], pbuf);
-			goto out;
-		}
+		/* Lustre takes a NID the peer has already, and changes nothing. */
+		if (pni && lne_peer_of(pni) == peer)
+			continue;
 		rc = lne_peer_add_nid(d->mirror, &prim, &nids[i], &lerr);
 		if (rc) {
 			rc = say(m, rc, "%s", lerr.msg);
@@ -238,7 +240,7 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	}
 	if (rc)
 		rc = say_store(m, rc, &serr);
-	else if (!created && !nfresh && !op->ensure)
+	else if (!created && !n && !op->ensure)
 		rc = say(m, -EEXIST, "peer %s exists already", pbuf);
 out:
 	free(canon);
@@ -477,8 +479,9 @@ static int op_route_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	rc = lne_route_add_v(d->mirror, net, &gw, v, &lerr);
 	if (rc)
 		return say(m, rc, "%s", lerr.msg);
+	/* What was given is stored; an undefined setting (hops) stays not given. */
 	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
-		sr.v[k] = v[k];
+		sr.v[k] = lne_route_desc[k].undef && r->v[k] == ST_UNSET ? ST_UNSET : (int64_t)v[k];
 	rc = store_route_add(d->store, &sr, &serr);
 	return rc ? say_store(m, rc, &serr) : 0;
 }

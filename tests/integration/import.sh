@@ -331,7 +331,7 @@ export_to "$T/path"
 check "configures what import FILE does" same "$T/path" "$T/stdin"
 ctl import - <"$D/cli/bad.yaml"
 check "a bad file on stdin exits 5, naming LINE:COL" \
-	eval 'is_rc 5 && said ":4:7: key '\''peer nis'\'': unknown key in a peer"'
+	eval 'is_rc 5 && said ":4:7: key '\''peer nis'\'': invalid key in a peer"'
 ctl import --del <"$D/cli/site.yaml"
 check "import --del < FILE" eval 'is_rc 0 && export_to "$T/d" && empty "$T/d"'
 
