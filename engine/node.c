@@ -351,6 +351,41 @@ static struct lne_ni *direct_ni(struct lne_node *n, const struct lne_nid *dst)
 	return best;
 }
 
+/*
+ * A route to the destination's net for a NID no peer has (a router passing
+ * a message on, or a first send before discovery): the best priority (the
+ * lowest value), then the fewest hops, among routes whose gateway a local
+ * NI that is up reaches; the least recently used of equals.
+ */
+static struct lne_route *direct_route(struct lne_node *n, const struct lne_nid *dst,
+				      struct lne_ni **ni)
+{
+	struct lne_rnet *rnet = lne_rnet_find(n->ln, lne_nid_net(dst));
+	struct lne_route *rt, *best = NULL;
+	struct lne_ni *best_ni = NULL;
+
+	if (!rnet)
+		return NULL;
+	lne_list_for_each_entry(rt, &rnet->routes, rnet_link) {
+		struct lne_ni *via = direct_ni(n, &rt->gw->nid);
+
+		if (!via)
+			continue;
+		if (best &&
+		    (rt->priority > best->priority ||
+		     (rt->priority == best->priority &&
+		      (rt->hops > best->hops || (rt->hops == best->hops && rt->seq >= best->seq)))))
+			continue;
+		best = rt;
+		best_ni = via;
+	}
+	if (best) {
+		best->seq = lne_clock_tick(&n->ln->clock);
+		*ni = best_ni;
+	}
+	return best;
+}
+
 /* Choose the path, take the credits and hand the message to its link. */
 static void dispatch(struct lne_node *n, struct lne_msg *m)
 {
@@ -366,38 +401,52 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	req.src = m->ni.alen ? &m->ni : NULL;
 	req.kind = m->hdr.type == LNW_PUT ? LNE_MSG_PUT : LNE_MSG_GET;
 	rc = lne_select(n->ln, &req, &sel, NULL, NULL);
-	if (rc == -ENOENT && !req.src)
+	if (rc == -ENOENT && !req.src) {
 		sel.ni = direct_ni(n, &dst);
-	else if (rc)
+		if (!sel.ni) {
+			sel.route = direct_route(n, &dst, &sel.ni);
+			sel.pni = NULL;
+		}
+	} else if (rc) {
 		sel.ni = NULL;
+	}
 	if (!sel.ni) {
 		finish(n, m, -EHOSTUNREACH);
 		return;
 	}
-	if (sel.ni->credits <= 0 || (sel.pni && sel.pni->credits <= 0)) {
+	if (sel.ni->credits <= 0 || (sel.pni && sel.pni->credits <= 0) ||
+	    (sel.route && !sel.pni && sel.route->gw->credits <= 0)) {
 		m->next = NULL;
 		*n->credtail = m;
 		n->credtail = &m->next;
 		return;
 	}
-	sel.ni->credits--;
-	if (sel.pni)
-		sel.pni->credits--;
-	m->sel_ln = n->ln;
-	m->ni = sel.ni->nid;
-	memset(&m->pni, 0, sizeof(m->pni));
-	if (sel.pni)
-		m->pni = sel.pni->nid;
-	if (lnw_nid4(&sel.ni->nid, &ni4) || (sel.route ? lnw_nid4(&sel.route->gw->nid, &m->via)
-					     : sel.pni ? lnw_nid4(&sel.pni->nid, &m->via)
-						       : lnw_nid4(&dst, &m->via))) {
+	/* the credits of the next hop: the peer NI, or the gateway on the way to it */
+	{
+		struct lne_peer_ni *hop = sel.route ? sel.route->gw : sel.pni;
+
+		sel.ni->credits--;
+		if (hop)
+			hop->credits--;
+		m->sel_ln = n->ln;
+		m->ni = sel.ni->nid;
+		memset(&m->pni, 0, sizeof(m->pni));
+		if (hop)
+			m->pni = hop->nid;
+	}
+	if (lnw_nid4(&sel.ni->nid, &ni4) ||
+	    lnw_nid4(sel.route ? &sel.route->gw->nid
+		     : sel.pni ? &sel.pni->nid
+			       : &dst,
+		     &m->via) ||
+	    (!m->forward && sel.pni && lnw_nid4(&sel.pni->nid, &m->hdr.dst_nid))) {
 		credits_back(n, m);
 		finish(n, m, -EAFNOSUPPORT);
 		return;
 	}
-	if (sel.pni && !sel.route)
-		m->hdr.dst_nid = m->via;
-	m->hdr.src_nid = ni4;
+	/* A router passes a message on as it came; a sender names its own end. */
+	if (!m->forward)
+		m->hdr.src_nid = ni4;
 	l = link_get(n, ni4, m->via);
 	if (!l) {
 		credits_back(n, m);
@@ -585,6 +634,33 @@ static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr 
 	link_send(n, l, m);
 }
 
+/*
+ * A message for another node: a router passes it on, header and payload as
+ * they came, to the next hop selection picks; a node that does not route
+ * drops it.  Router buffers are not counted yet: a forwarded message waits
+ * for credits like any other.
+ */
+static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *ev)
+{
+	struct lne_msg *m;
+
+	if (!n->routing || !(m = lne_zalloc(sizeof(*m)))) {
+		count_drop(n, l, ev->hdr.type, ev->hdr.payload);
+		lne_free(ev->payload);
+		return;
+	}
+	m->node = n;
+	m->hdr = ev->hdr;
+	m->payload = ev->payload;
+	m->forward = true;
+	ev->payload = NULL;
+	if (++n->st.msgs_alloc > n->st.msgs_max)
+		n->st.msgs_max = n->st.msgs_alloc;
+	n->st.route_count++;
+	n->st.route_length += m->hdr.payload;
+	dispatch(n, m);
+}
+
 static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *ev)
 {
 	const struct lnw_hdr *h = &ev->hdr;
@@ -604,9 +680,7 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 	}
 	lnw_nid_from4(h->dst_nid, &dst);
 	if (h->dst_nid != l->local && !lne_ni_find(n->ln, &dst)) {
-		/* for another node: forwarding is the router's (not built yet) */
-		count_drop(n, l, h->type, h->payload);
-		lne_free(ev->payload);
+		forward(n, l, ev); /* for another node */
 		return;
 	}
 	/* A request nobody serves is dropped, unanswered: counted as such, not received. */
@@ -779,6 +853,11 @@ static void frame_done(void *ctx, struct lne_frame *f)
 	}
 	n = m->node;
 	m->sent = true;
+	if (m->forward) {
+		credits_back(n, m);
+		finish(n, m, 0);
+		return;
+	}
 	count(&n->st.c, true, m->hdr.type, m->hdr.payload);
 	{
 		struct lne_stat *ls = stat_get(n, l->local, true);

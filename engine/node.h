@@ -70,6 +70,7 @@ struct lne_msg {
 	u64 via; /* the nid4 the frame goes to (a gateway, or the peer NI) */
 	u64 deadline_ms;
 	bool wants_answer; /* a GET's REPLY, or a PUT's ACK */
+	bool forward;	   /* another node's message this router passes on, header untouched */
 	bool sent;
 	bool cancelled; /* over (its callback ran) while still queued: freed when it leaves the queue */
 	int status;

@@ -305,6 +305,80 @@ START_TEST(test_service)
 }
 END_TEST
 
+static void add_route(struct simnode *n, const char *net, const char *gw)
+{
+	struct lne_nid g = N(gw);
+	struct lne_err err;
+	lne_net_t nt;
+
+	ck_assert(!lne_net_parse(net, &nt, NULL));
+	ck_assert_msg(!lne_route_add(n->ln, nt, &g, 1, 0, 1, &err), "%s", err.msg);
+}
+
+START_TEST(routed_through_a_router)
+{
+	static const char *const an[] = {"10.0.0.1@tcp", NULL};
+	static const char *const rn[] = {"10.0.0.254@tcp", "10.1.0.254@tcp1", NULL};
+	static const char *const bn[] = {"10.1.0.2@tcp1", NULL};
+	struct simnet s;
+	struct simnode *a, *r, *b;
+	struct result res = {0};
+	struct lne_nid dst = N("10.1.0.2@tcp1"), back = N("10.0.0.1@tcp");
+	u64 before, routed;
+
+	simnet_init(&s, 997);
+	a = simnet_node(&s, an);
+	r = simnet_node(&s, rn);
+	b = simnet_node(&s, bn);
+	add_route(a, "tcp1", "10.0.0.254@tcp");
+	add_route(b, "tcp", "10.1.0.254@tcp1");
+
+	/* a node that does not route drops what is not for it */
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &res, NULL), 0);
+	simnet_pump(&s);
+	simnet_advance(&s, 501);
+	ck_assert_int_eq(res.status, -ETIMEDOUT);
+	ck_assert_uint_eq(r->node.st.c.dropped[LNW_GET], 1);
+	ck_assert_uint_eq(r->node.st.route_count, 0);
+
+	/* a router passes it on, and the reply comes back the same way */
+	r->node.routing = true;
+	memset(&res, 0, sizeof(res));
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &res, NULL), 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(res.done, 1);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_uint_eq(res.e[1].nid, 0x000200010a010002ull); /* 10.1.0.2@tcp1 answered */
+	ck_assert_uint_eq(r->node.st.route_count, 2);		/* the GET and the REPLY */
+	ck_assert_uint_eq(b->node.st.c.recvd[LNW_GET], 1);
+	ck_assert_uint_eq(b->node.st.c.sent[LNW_REPLY], 1);
+
+	/* the other way, a PUT with its ACK, and a payload across */
+	b->node.test_service = true;
+	r->node.routing = true;
+	a->node.test_service = true;
+	before = a->node.st.c.recv_length;
+	routed = r->node.st.route_length;
+	memset(&res, 0, sizeof(res));
+	ck_assert_int_eq(lne_node_put(&b->node, &back, NULL, LNE_PORTAL_TEST, 0, 0, NULL, 70000,
+				      true, 1000, on_done, &res, NULL),
+			 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_uint_eq(a->node.st.test_puts, 1);
+	ck_assert_uint_eq(a->node.st.c.recv_length - before, 70000);
+	ck_assert_uint_eq(r->node.st.route_length - routed, 70000);
+	/* the router's credits all came back */
+	{
+		struct lne_nid rn1 = N("10.1.0.254@tcp1");
+		const struct lne_ni *ni = lne_ni_find(r->ln, &rn1);
+
+		ck_assert_int_eq(ni->credits, (s32)ni->tun.credits);
+	}
+	simnet_fini(&s);
+}
+END_TEST
+
 START_TEST(hostile_peer_is_cut_off)
 {
 	struct simnet s;
@@ -393,6 +467,7 @@ Suite *make_node_suite(void)
 	tcase_add_test(tc, credits_make_messages_wait);
 	tcase_add_test(tc, get_and_put_with_ack);
 	tcase_add_test(tc, test_service);
+	tcase_add_test(tc, routed_through_a_router);
 	tcase_add_test(tc, hostile_peer_is_cut_off);
 	tcase_add_test(tc, random_bytes_never_crash);
 	suite_add_tcase(s, tc);
