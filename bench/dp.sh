@@ -68,6 +68,10 @@ up() {
 # field KEY: the number after "KEY:" in $R (a selftest's YAML)
 field() { printf '%s\n' "$R" | awk -v k="$1:" '$1 == k { print $2; exit }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+# verdict VALUE OP TARGET: "ok" or "below target" (a figure, not a test: the exit status stays 0)
+verdict() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
+	good = (op == "<=") ? (v + 0 <= t + 0) : (v + 0 >= t + 0)
+	print (v == "n/a" || !good) ? "below target" : "ok" }'; }
 
 ip netns add "${NS}a" && ip netns add "${NS}b" || exit 1
 for r in 0 1 2 3; do
@@ -90,14 +94,22 @@ up a
 up b
 
 # --- D2: round trips ----------------------------------------------------------
-N=3000
-R=$(on a selftest run --nid 10.66.0.2@tcp --mode ping --count $N --concurrency 1)
-lnet_rtt=$(awk -v s="$(field seconds)" -v n=$N 'BEGIN { printf "%.2f", s / n * 1e6 }')
+N=2000
+# the best of three each: a figure of the path, not of the machine's other load
+lnet_rtt=
+raw_rtt=
 ip netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
 PIDS="$PIDS $!"
 sleep 0.2
-raw_rtt=$(ip netns exec "${NS}a" "$TCPRR" rr 10.66.0.2 5999 96 $N)
-echo "D2: ping round trip through LNet ${lnet_rtt} us, raw TCP ${raw_rtt} us: ratio $(ratio "$lnet_rtt" "$raw_rtt") (target <= 1.5)"
+for _ in 1 2 3; do
+	R=$(on a selftest run --nid 10.66.0.2@tcp --mode ping --count $N --concurrency 1)
+	x=$(awk -v s="$(field seconds)" -v n=$N 'BEGIN { printf "%.2f", s / n * 1e6 }')
+	lnet_rtt=$(awk -v a="$lnet_rtt" -v x="$x" 'BEGIN { print (a == "" || x < a ? x : a) }')
+	x=$(ip netns exec "${NS}a" "$TCPRR" rr 10.66.0.2 5999 96 $N)
+	raw_rtt=$(awk -v a="$raw_rtt" -v x="$x" 'BEGIN { print (a == "" || x < a ? x : a) }')
+done
+d2=$(ratio "$lnet_rtt" "$raw_rtt")
+echo "D2: ping round trip through LNet ${lnet_rtt} us, raw TCP ${raw_rtt} us: ratio $d2 (target <= 1.5): $(verdict "$d2" "<=" 1.5)"
 
 # --- D3: small messages ---------------------------------------------------------
 best_rate() { # the best of three: messages/s of 0-byte PUTs without ACKs
@@ -116,7 +128,8 @@ for _ in 1 2 3; do
 	x=$(ip netns exec "${NS}a" "$TCPRR" stream 10.66.0.2 5999 96 50000)
 	raw_rate=$(awk -v a="$raw_rate" -v x="${x:-0}" 'BEGIN { print (x > a ? x : a) }')
 done
-echo "D3: 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/s: ratio $(ratio "$lnet_rate" "$raw_rate") (target >= 0.5)"
+d3=$(ratio "$lnet_rate" "$raw_rate")
+echo "D3: 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/s: ratio $d3 (target >= 0.5): $(verdict "$d3" ">=" 0.5)"
 
 # --- D4: 1,000 UDSP rules ------------------------------------------------------
 {
@@ -130,7 +143,8 @@ echo "D3: 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/s: ra
 } >"$T/rules.yaml"
 on a import "$T/rules.yaml" >/dev/null || echo "D4: the rules did not import" >&2
 rules_rate=$(best_rate)
-echo "D4: 0-byte PUTs with 1,000 rules ${rules_rate}/s, with none ${lnet_rate}/s: per-message cost ratio $(ratio "$lnet_rate" "$rules_rate") (target <= 1.05)"
+d4=$(ratio "$lnet_rate" "$rules_rate")
+echo "D4: 0-byte PUTs with 1,000 rules ${rules_rate}/s, with none ${lnet_rate}/s: per-message cost ratio $d4 (target <= 1.05): $(verdict "$d4" "<=" 1.05)"
 on a udsp del --all >/dev/null 2>&1 || on a import --del "$T/rules.yaml" >/dev/null 2>&1
 
 # --- D1: Multi-Rail --------------------------------------------------------------
@@ -161,18 +175,24 @@ one=$(mbs 1)
 two=$(mbs 2)
 four=$(mbs 4 --trace "$OUT/d1-rails.csv" --interval 100)
 echo "D1: writes over 1 rail ${one} MB/s, 2 rails ${two} MB/s, 4 rails ${four} MB/s (each rail shaped to $RATE)"
-echo "D1: 2 rails ÷ 1: $(ratio "$two" "$one") (target >= 1.9); 4 rails ÷ 1: $(ratio "$four" "$one") (target >= 3.7)"
+d12=$(ratio "$two" "$one")
+d14=$(ratio "$four" "$one")
+echo "D1: 2 rails ÷ 1: $d12 (target >= 1.9): $(verdict "$d12" ">=" 1.9); 4 rails ÷ 1: $d14 (target >= 3.7): $(verdict "$d14" ">=" 3.7)"
 if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/d1-rails.csv" ]; then
 	gnuplot <<GP
 set datafile separator ","
-set terminal pngcairo size 900,500 noenhanced
+set terminal pngcairo size 900,800 noenhanced
 set output "$OUT/d1-rails.png"
-set title "D1: 1 MiB writes over 4 rails, each shaped to $RATE"
 set xlabel "seconds"
 set ylabel "MB/s"
-set key outside right
 set grid
-plot for [i=2:5] "$OUT/d1-rails.csv" using 1:i with lines lw 2 title columnheader(i)
+set multiplot layout 4,1 title "D1: 1 MiB writes over 4 rails, each shaped to $RATE: MB/s per rail"
+unset title
+set yrange [0:*]
+do for [i=2:5] {
+	plot "$OUT/d1-rails.csv" using 1:i with linespoints lw 2 pt 7 ps 0.4 title columnheader(i)
+}
+unset multiplot
 GP
 	echo "D1: per-rail plot in $OUT/d1-rails.png (data: $OUT/d1-rails.csv)"
 else
