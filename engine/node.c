@@ -3,17 +3,9 @@
  * node.c - the LNet node without I/O (node.h): links, sending through
  * selection and credits, answering the reserved portal, matching replies.
  */
-#include "node.h"
+#include "node-int.h"
 #include "select.h"
 
-#define PING_INFO_MAX LNW_PING_SIZE(LNW_PING_NIS_MAX)
-
-static u32 link_hash(u64 local, u64 peer)
-{
-	u64 k = local * 0x9e3779b97f4a7c15ull ^ peer;
-
-	return (u32)(k ^ k >> 29) % LNE_LINK_HASH;
-}
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
 		   void *ctx, u64 incarnation)
@@ -35,86 +27,6 @@ void lne_node_set_inst(struct lne_node *n, struct lne_inst *ln)
 	n->ln = ln;
 }
 
-/* Statistics, by nid4: local NIs and the peer NIs links go to. */
-static struct lne_stat *stat_get(struct lne_node *n, u64 nid, bool local)
-{
-	u32 b = link_hash(nid, local) % LNE_STAT_HASH;
-	struct lne_stat *s;
-
-	for (s = n->stats[b]; s; s = s->hnext)
-		if (s->nid == nid && s->local == local)
-			return s;
-	s = lne_zalloc(sizeof(*s));
-	if (!s)
-		return NULL;
-	s->nid = nid;
-	s->local = local;
-	s->hnext = n->stats[b];
-	n->stats[b] = s;
-	return s;
-}
-
-const struct lne_counts *lne_node_counts(const struct lne_node *n, const struct lne_nid *nid)
-{
-	u64 k;
-	int local;
-
-	if (lnw_nid4(nid, &k))
-		return NULL;
-	for (local = 1; local >= 0; local--) {
-		const struct lne_stat *s = n->stats[link_hash(k, local) % LNE_STAT_HASH];
-
-		for (; s; s = s->hnext)
-			if (s->nid == k && s->local == local)
-				return &s->c;
-	}
-	return NULL;
-}
-
-void lne_node_stats_reset(struct lne_node *n)
-{
-	struct lne_stat *s;
-	u32 b;
-
-	memset(&n->st.c, 0, sizeof(n->st.c));
-	n->st.errors = n->st.route_count = n->st.route_length = 0;
-	memset(n->st.faults, 0, sizeof(n->st.faults));
-	for (b = 0; b < LNE_STAT_HASH; b++)
-		for (s = n->stats[b]; s; s = s->hnext)
-			memset(&s->c, 0, sizeof(s->c));
-}
-
-static void count(struct lne_counts *c, bool send, u32 type, u32 bytes)
-{
-	if (!c || type > LNW_REPLY)
-		return;
-	if (send) {
-		c->send_count++;
-		c->send_length += bytes;
-		c->sent[type]++;
-	} else {
-		c->recv_count++;
-		c->recv_length += bytes;
-		c->recvd[type]++;
-	}
-}
-
-static void count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes)
-{
-	struct lne_stat *s = l ? stat_get(n, l->peer, false) : NULL;
-
-	n->st.c.drop_count++;
-	n->st.c.drop_length += bytes;
-	if (type <= LNW_REPLY)
-		n->st.c.dropped[type]++;
-	if (s) {
-		s->c.drop_count++;
-		s->c.drop_length += bytes;
-		if (type <= LNW_REPLY)
-			s->c.dropped[type]++;
-	}
-}
-
 void lne_msg_free(struct lne_msg *m)
 {
 	if (!m)
@@ -128,7 +40,7 @@ void lne_msg_free(struct lne_msg *m)
 
 static u32 pending_hash(u64 cookie)
 {
-	return link_hash(cookie, 0);
+	return lne_nd_hash(cookie, 0);
 }
 
 static void pending_del(struct lne_node *n, struct lne_msg *m)
@@ -223,7 +135,7 @@ static struct lne_link *link_find(struct lne_node *n, u64 local, u64 peer)
 {
 	struct lne_link *l;
 
-	for (l = n->links[link_hash(local, peer)]; l; l = l->hnext)
+	for (l = n->links[lne_nd_hash(local, peer)]; l; l = l->hnext)
 		if (l->local == local && l->peer == peer && l->conn.state != LNC_DEAD)
 			return l;
 	return NULL;
@@ -231,7 +143,7 @@ static struct lne_link *link_find(struct lne_node *n, u64 local, u64 peer)
 
 static void link_hash_add(struct lne_node *n, struct lne_link *l)
 {
-	u32 b = link_hash(l->local, l->peer);
+	u32 b = lne_nd_hash(l->local, l->peer);
 
 	l->hnext = n->links[b];
 	n->links[b] = l;
@@ -244,7 +156,7 @@ static void link_hash_del(struct lne_node *n, struct lne_link *l)
 
 	if (!l->hashed)
 		return;
-	for (pp = &n->links[link_hash(l->local, l->peer)]; *pp; pp = &(*pp)->hnext)
+	for (pp = &n->links[lne_nd_hash(l->local, l->peer)]; *pp; pp = &(*pp)->hnext)
 		if (*pp == l) {
 			*pp = l->hnext;
 			break;
@@ -303,89 +215,6 @@ static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
 	n->ops->wake(n->ctx, l);
 }
 
-/* Leading bits two addresses share. */
-static u32 common_bits(const struct lne_nid *a, const struct lne_nid *b)
-{
-	u32 i, n = 0;
-
-	for (i = 0; i < a->alen && i < b->alen; i++) {
-		u8 x = a->addr[i] ^ b->addr[i];
-
-		if (x) {
-			while (!(x & 0x80)) {
-				n++;
-				x <<= 1;
-			}
-			return n;
-		}
-		n += 8;
-	}
-	return n;
-}
-
-/*
- * A local NI on the destination's own net, for a peer nobody configured:
- * of the NIs that are up, the one whose address shares the most leading
- * bits with the destination's (most likely its own subnet, the rail that
- * reaches it).
- */
-static struct lne_ni *direct_ni(struct lne_node *n, const struct lne_nid *dst)
-{
-	struct lne_net *net = lne_net_find(n->ln, lne_nid_net(dst));
-	struct lne_ni *ni, *best = NULL;
-	u32 best_bits = 0;
-
-	if (!net)
-		return NULL;
-	lne_list_for_each_entry(ni, &net->nis, link) {
-		u32 bits;
-
-		if (!ni->up)
-			continue;
-		bits = common_bits(&ni->nid, dst);
-		if (!best || bits > best_bits) {
-			best = ni;
-			best_bits = bits;
-		}
-	}
-	return best;
-}
-
-/*
- * A route to the destination's net for a NID no peer has (a router passing
- * a message on, or a first send before discovery): the best priority (the
- * lowest value), then the fewest hops, among routes whose gateway a local
- * NI that is up reaches; the least recently used of equals.
- */
-static struct lne_route *direct_route(struct lne_node *n, const struct lne_nid *dst,
-				      struct lne_ni **ni)
-{
-	struct lne_rnet *rnet = lne_rnet_find(n->ln, lne_nid_net(dst));
-	struct lne_route *rt, *best = NULL;
-	struct lne_ni *best_ni = NULL;
-
-	if (!rnet)
-		return NULL;
-	lne_list_for_each_entry(rt, &rnet->routes, rnet_link) {
-		struct lne_ni *via = direct_ni(n, &rt->gw->nid);
-
-		if (!via)
-			continue;
-		if (best &&
-		    (rt->priority > best->priority ||
-		     (rt->priority == best->priority &&
-		      (rt->hops > best->hops || (rt->hops == best->hops && rt->seq >= best->seq)))))
-			continue;
-		best = rt;
-		best_ni = via;
-	}
-	if (best) {
-		best->seq = lne_clock_tick(&n->ln->clock);
-		*ni = best_ni;
-	}
-	return best;
-}
-
 /* Choose the path, take the credits and hand the message to its link. */
 static void dispatch(struct lne_node *n, struct lne_msg *m)
 {
@@ -402,9 +231,9 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	req.kind = m->hdr.type == LNW_PUT ? LNE_MSG_PUT : LNE_MSG_GET;
 	rc = lne_select(n->ln, &req, &sel, NULL, NULL);
 	if (rc == -ENOENT && !req.src) {
-		sel.ni = direct_ni(n, &dst);
+		sel.ni = lne_nd_direct_ni(n, &dst);
 		if (!sel.ni) {
-			sel.route = direct_route(n, &dst, &sel.ni);
+			sel.route = lne_nd_direct_route(n, &dst, &sel.ni);
 			sel.pni = NULL;
 		}
 	} else if (rc) {
@@ -572,39 +401,6 @@ int lne_node_ping(struct lne_node *n, const struct lne_nid *dst, const struct ln
 			    timeout_ms, cb, arg, err);
 }
 
-int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
-{
-	struct lnw_ping p = {.pid = n->pid};
-	struct lnw_ping_ent e;
-	struct lne_ni *ni;
-	int rc;
-
-	p.features = LNW_PING_FEAT_BASE | LNW_PING_FEAT_NI_STATUS;
-	if (n->multi_rail)
-		p.features |= LNW_PING_FEAT_MULTI_RAIL;
-	if (n->discovery)
-		p.features |= LNW_PING_FEAT_DISCOVERY;
-	if (!n->routing)
-		p.features |= LNW_PING_FEAT_RTE_DISABLED;
-	/* 0@lo first, its status the sequence number; then each NI, one at a time */
-	e.nid = (u64)LNE_MKNET(LNE_LND_LO, 0) << 32;
-	e.status = n->ping_seq;
-	p.n = 1;
-	rc = lnw_ping_pack(&p, &e, buf, cap);
-	if (rc < 0)
-		return rc;
-	lne_list_for_each_entry(ni, &n->ln->nis, all_link) {
-		if (p.n == LNW_PING_NIS_MAX || cap < LNW_PING_SIZE(p.n + 1))
-			break;
-		if (ni->nid.lnd == LNE_LND_LO || lnw_nid4(&ni->nid, &e.nid))
-			continue;
-		e.status = ni->up ? LNW_NI_STATUS_UP : LNW_NI_STATUS_DOWN;
-		lnw_ping_put_ent(buf, p.n++, &e);
-	}
-	lnw_put32(buf + 12, p.n);
-	return (int)LNW_PING_SIZE(p.n);
-}
-
 /* Answer on the link the request came by: the reply goes back the way it came. */
 static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr *rq, u32 type,
 		   u8 *payload, u32 len, bool borrowed)
@@ -645,7 +441,7 @@ static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *
 	struct lne_msg *m;
 
 	if (!n->routing || !(m = lne_zalloc(sizeof(*m)))) {
-		count_drop(n, l, ev->hdr.type, ev->hdr.payload);
+		lne_nd_count_drop(n, l, ev->hdr.type, ev->hdr.payload);
 		lne_free(ev->payload);
 		return;
 	}
@@ -664,8 +460,8 @@ static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *
 static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *ev)
 {
 	const struct lnw_hdr *h = &ev->hdr;
-	struct lne_stat *ps = stat_get(n, l->peer, false);
-	struct lne_stat *ls = stat_get(n, l->local, true);
+	struct lne_stat *ps = lne_nd_stat_get(n, l->peer, false);
+	struct lne_stat *ls = lne_nd_stat_get(n, l->local, true);
 	struct lne_msg *m;
 	struct lne_nid dst;
 
@@ -686,13 +482,13 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 	/* A request nobody serves is dropped, unanswered: counted as such, not received. */
 	if ((h->type == LNW_PUT || h->type == LNW_GET) && h->portal != LNW_PORTAL_RESERVED &&
 	    (h->portal == LNE_PORTAL_TEST ? !n->test_service : !n->ops->recv)) {
-		count_drop(n, l, h->type, h->payload);
+		lne_nd_count_drop(n, l, h->type, h->payload);
 		lne_free(ev->payload);
 		return;
 	}
-	count(&n->st.c, false, h->type, h->payload);
-	count(ls ? &ls->c : NULL, false, h->type, h->payload);
-	count(ps ? &ps->c : NULL, false, h->type, h->payload);
+	lne_nd_count(&n->st.c, false, h->type, h->payload);
+	lne_nd_count(ls ? &ls->c : NULL, false, h->type, h->payload);
+	lne_nd_count(ps ? &ps->c : NULL, false, h->type, h->payload);
 
 	switch (h->type) {
 	case LNW_GET:
@@ -739,7 +535,7 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 				n->pending[b] = m;
 			}
 			n->st.faults[LNW_F_UNMATCHED]++;
-			count_drop(n, l, h->type, h->payload);
+			lne_nd_count_drop(n, l, h->type, h->payload);
 			break;
 		}
 		if (h->type == LNW_REPLY) {
@@ -858,13 +654,13 @@ static void frame_done(void *ctx, struct lne_frame *f)
 		finish(n, m, 0);
 		return;
 	}
-	count(&n->st.c, true, m->hdr.type, m->hdr.payload);
+	lne_nd_count(&n->st.c, true, m->hdr.type, m->hdr.payload);
 	{
-		struct lne_stat *ls = stat_get(n, l->local, true);
-		struct lne_stat *ps = stat_get(n, l->peer, false);
+		struct lne_stat *ls = lne_nd_stat_get(n, l->local, true);
+		struct lne_stat *ps = lne_nd_stat_get(n, l->peer, false);
 
-		count(ls ? &ls->c : NULL, true, m->hdr.type, m->hdr.payload);
-		count(ps ? &ps->c : NULL, true, m->hdr.type, m->hdr.payload);
+		lne_nd_count(ls ? &ls->c : NULL, true, m->hdr.type, m->hdr.payload);
+		lne_nd_count(ps ? &ps->c : NULL, true, m->hdr.type, m->hdr.payload);
 	}
 	credits_back(n, m);
 	if (!m->wants_answer || m->status == 1)

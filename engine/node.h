@@ -172,6 +172,14 @@ void lne_node_tick(struct lne_node *n, u64 now_ms);
 u64 lne_node_next_deadline(const struct lne_node *n);
 
 const struct lne_counts *lne_node_counts(const struct lne_node *n, const struct lne_nid *nid);
+/*
+ * Every counter by the name `stats show`, D-Bus and LNETK_CMD_COUNTERS use:
+ * @fn for each; a negative return stops the walk and is returned.
+ */
+typedef int (*lne_count_fn)(void *arg, const char *name, u64 value);
+int lne_counts_each(const struct lne_counts *c, lne_count_fn fn, void *arg);
+/* The node's own counters: messages, errors, routed, connections, faults by kind. */
+int lne_node_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
 void lne_node_stats_reset(struct lne_node *n);
 
 /* This node's ping info (0@lo first), as it answers a ping; returns its size. */

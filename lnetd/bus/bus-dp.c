@@ -200,30 +200,17 @@ int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return lnetd_dp_ping(d->dp, m, &nd, *src ? &ns : NULL, timeout, e);
 }
 
+static int put_count(void *arg, const char *name, u64 v)
+{
+	return sd_bus_message_append(arg, "{st}", name, (uint64_t)v);
+}
+
 static int append_counts(sd_bus_message *r, const struct lne_counts *c)
 {
-	static const char *const types[4] = {"ack", "put", "get", "reply"};
-	int rc, t;
+	int rc = sd_bus_message_open_container(r, 'a', "{st}");
 
-	rc = sd_bus_message_open_container(r, 'a', "{st}");
 	if (rc >= 0)
-		rc = sd_bus_message_append(r, "{st}{st}{st}{st}{st}{st}", "send_count",
-					   c->send_count, "recv_count", c->recv_count, "drop_count",
-					   c->drop_count, "send_length", c->send_length,
-					   "recv_length", c->recv_length, "drop_length",
-					   c->drop_length);
-	for (t = 0; rc >= 0 && t < 4; t++) {
-		char k[32];
-
-		snprintf(k, sizeof(k), "sent_%s", types[t]);
-		rc = sd_bus_message_append(r, "{st}", k, c->sent[t]);
-		snprintf(k, sizeof(k), "received_%s", types[t]);
-		if (rc >= 0)
-			rc = sd_bus_message_append(r, "{st}", k, c->recvd[t]);
-		snprintf(k, sizeof(k), "dropped_%s", types[t]);
-		if (rc >= 0)
-			rc = sd_bus_message_append(r, "{st}", k, c->dropped[t]);
-	}
+		rc = lne_counts_each(c, put_count, r);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
 	return rc;
@@ -238,7 +225,7 @@ int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct lne_node *n;
-	int rc, f;
+	int rc;
 	uint32_t b;
 
 	if (!d->dp)
@@ -250,23 +237,7 @@ int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "{st}");
 	if (rc >= 0)
-		rc = sd_bus_message_append(r, "{st}{st}{st}{st}{st}{st}{st}{st}", "msgs_alloc",
-					   n->st.msgs_alloc, "msgs_max", n->st.msgs_max, "errors",
-					   n->st.errors, "route_count", n->st.route_count,
-					   "route_length", n->st.route_length, "connections_made",
-					   n->st.links_made, "connections_accepted",
-					   n->st.links_accepted, "connections_closed",
-					   n->st.links_closed);
-	for (f = 1; rc >= 0 && f < LNW_F__COUNT; f++) {
-		char k[64];
-		size_t i;
-
-		snprintf(k, sizeof(k), "fault %s", lnw_fault_name(f));
-		for (i = 0; k[i]; i++)
-			if (k[i] == ' ' || k[i] == '-')
-				k[i] = '_';
-		rc = sd_bus_message_append(r, "{st}", k, n->st.faults[f]);
-	}
+		rc = lne_node_stats_each(n, put_count, r);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
 	if (rc >= 0)

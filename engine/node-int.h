@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * node-int.h - what the node's files (node.c, node-stats.c, node-path.c)
+ * share and nobody else uses.
+ */
+#ifndef LNE_NODE_INT_H
+#define LNE_NODE_INT_H
+
+#include "node.h"
+
+/* The most a ping info takes: the GET asks for it, the answer fits in it. */
+#define PING_INFO_MAX LNW_PING_SIZE(LNW_PING_NIS_MAX)
+
+/* Buckets of the link, pending and counter tables. */
+static inline u32 lne_nd_hash(u64 local, u64 peer)
+{
+	u64 k = local * 0x9e3779b97f4a7c15ull ^ peer;
+
+	return (u32)(k ^ k >> 29) % LNE_LINK_HASH;
+}
+
+/* node-stats.c */
+struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local);
+void lne_nd_count(struct lne_counts *c, bool send, u32 type, u32 bytes);
+void lne_nd_count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes);
+
+/* node-path.c */
+struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst);
+struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *dst,
+				      struct lne_ni **ni);
+
+#endif /* LNE_NODE_INT_H */
