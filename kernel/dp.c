@@ -16,11 +16,13 @@
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/workqueue.h>
+#include <net/netlink.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
 #include "dp.h"
 #include "instance.h"
+#include "uapi/lnetk.h"
 
 static ushort lnet_port = LNW_PORT_DEFAULT;
 module_param(lnet_port, ushort, 0444);
@@ -541,6 +543,81 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	kfree(dp->rx);
 	ln->dp = NULL;
 	kfree(dp);
+}
+
+/* --- counters, for the genl command -------------------------------------------------- */
+
+static int put_item(void *arg, const char *name, u64 v)
+{
+	struct sk_buff *skb = arg;
+	struct nlattr *it = nla_nest_start(skb, LNETK_CNT_A_ITEM);
+
+	if (!it || nla_put_string(skb, LNETK_CNT_A_NAME, name) ||
+	    nla_put_u64_64bit(skb, LNETK_CNT_A_VALUE, v, LNETK_CNT_A_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, it);
+	return 0;
+}
+
+static int put_entry(struct sk_buff *skb, const struct lne_stat *st, const struct lne_node *n)
+{
+	struct nlattr *e = nla_nest_start(skb, LNETK_CNT_A_ENTRY);
+	int rc = e ? 0 : -EMSGSIZE;
+
+	if (!rc && st) {
+		struct lne_nid nid;
+		char text[LNE_NID_STR_MAX];
+
+		lnw_nid_from4(st->nid, &nid);
+		lne_nid_format(&nid, text, sizeof(text));
+		rc = nla_put_string(skb, LNETK_CNT_A_NID, text)
+			     ?: nla_put_u8(skb, LNETK_CNT_A_LOCAL, st->local);
+	}
+	if (!rc)
+		rc = lne_counts_each(st ? &st->c : &n->st.c, put_item, skb);
+	if (!rc && !st)
+		rc = lne_node_stats_each(n, put_item, skb);
+	if (rc) {
+		if (e)
+			nla_nest_cancel(skb, e);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, e);
+	return 0;
+}
+
+int lnetk_dp_counters(struct lnetk_net *ln, struct sk_buff *skb)
+{
+	struct lnetk_dp *dp = dp_of(ln);
+	struct nlattr *all;
+	bool truncated = false;
+	u32 b;
+
+	if (!dp)
+		return -ENODEV;
+	all = nla_nest_start(skb, LNETK_A_COUNTERS);
+	if (!all)
+		return -EMSGSIZE;
+	mutex_lock(&dp->lock);
+	if (put_entry(skb, NULL, &dp->node)) {
+		mutex_unlock(&dp->lock);
+		nla_nest_cancel(skb, all);
+		return -EMSGSIZE;
+	}
+	for (b = 0; !truncated && b < LNE_STAT_HASH; b++) {
+		const struct lne_stat *st;
+
+		/* room kept for the flag that says some were left out */
+		for (st = dp->node.stats[b]; !truncated && st; st = st->hnext)
+			truncated = skb_tailroom(skb) < 64 || put_entry(skb, st, &dp->node);
+	}
+	mutex_unlock(&dp->lock);
+	if (truncated && nla_put_flag(skb, LNETK_CNT_A_TRUNCATED)) {
+		nla_nest_cancel(skb, all);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, all);
+	return 0;
 }
 
 /* --- ping, for the genl command ------------------------------------------------------ */

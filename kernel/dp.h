@@ -38,4 +38,8 @@ struct lnetk_ping_result {
 int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct lne_nid *src,
 		  u32 timeout_ms, struct lnetk_ping_result *out, struct lne_err *err);
 
+struct sk_buff;
+/* The counters into @skb (LNETK_A_COUNTERS, uapi/lnetk.h); -EMSGSIZE if not even the node's fit. */
+int lnetk_dp_counters(struct lnetk_net *ln, struct sk_buff *skb);
+
 #endif /* LNETK_DP_H */

@@ -537,6 +537,7 @@ static const struct genl_ops lnk_nl_ops[] = {
 	{.cmd = LNETK_CMD_TBF_CLASS_GET, .dumpit = lnk_nl_tbf_class_dump},
 	OP(LNETK_CMD_EXPLAIN, lnk_nl_explain, 0),
 	OP(LNETK_CMD_PING, lnk_nl_ping, ADMIN),
+	OP(LNETK_CMD_COUNTERS, lnk_nl_counters, 0),
 };
 
 static const struct genl_multicast_group lnk_nl_mcgrps[] = {

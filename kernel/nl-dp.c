@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nl-dp.c - the data path's commands: PING (uapi/lnetk.h says what it
- * takes and answers).
+ * nl-dp.c - the data path's commands: PING and COUNTERS (uapi/lnetk.h says
+ * what each takes and answers).
  */
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -102,6 +102,32 @@ int lnk_nl_ping(struct sk_buff *skb, struct genl_info *info)
 	if (rc) {
 		nlmsg_free(reply);
 		return lnk_nl_refuse(info->extack, NULL, -EMSGSIZE, "the answer did not fit");
+	}
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+}
+
+/* Room for the node's counters and a few hundred NIDs' (the rest: TRUNCATED). */
+#define COUNTERS_REPLY (256 * 1024)
+
+int lnk_nl_counters(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
+	struct sk_buff *reply;
+	void *hdr;
+	int rc;
+
+	rc = lnk_nl_info_only(info, 0);
+	if (rc)
+		return rc;
+	reply = lnk_nl_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, COUNTERS_REPLY,
+			       &hdr);
+	if (!reply)
+		return lnk_nl_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	rc = lnetk_dp_counters(ln, reply);
+	if (rc) {
+		nlmsg_free(reply);
+		return lnk_nl_refuse(info->extack, NULL, rc, "the counters did not fit the reply");
 	}
 	genlmsg_end(reply, hdr);
 	return genlmsg_reply(reply, info);

@@ -154,6 +154,7 @@ int lnk_nl_select(struct sk_buff *skb, struct genl_info *info);
 int lnk_nl_explain(struct sk_buff *skb, struct genl_info *info);
 /* nl-dp.c: the data path */
 int lnk_nl_ping(struct sk_buff *skb, struct genl_info *info);
+int lnk_nl_counters(struct sk_buff *skb, struct genl_info *info);
 
 /* nl-batch.c: BATCH. */
 int lnk_nl_batch(struct sk_buff *skb, struct genl_info *info);

@@ -67,3 +67,71 @@ int lnetk_ping(struct lnetk *lk, const char *dst, const char *src, uint32_t time
 	memset(out, 0, sizeof(*out));
 	return lk_run(lk, LNETK_CMD_PING, 0, 256, put_ping, &in, &rq);
 }
+
+static const struct nla_policy cnt_policy[LNETK_CNT_A_MAX + 1] = {
+	[LNETK_CNT_A_ENTRY] = {.type = NLA_NESTED},   [LNETK_CNT_A_NID] = {.type = NLA_STRING},
+	[LNETK_CNT_A_LOCAL] = {.type = NLA_U8},	      [LNETK_CNT_A_ITEM] = {.type = NLA_NESTED},
+	[LNETK_CNT_A_NAME] = {.type = NLA_STRING},    [LNETK_CNT_A_VALUE] = {.type = NLA_U64},
+	[LNETK_CNT_A_TRUNCATED] = {.type = NLA_FLAG},
+};
+
+struct cnt_out {
+	lnetk_counter_cb cb;
+	void *arg;
+	bool truncated;
+};
+
+static int parse_counters(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh __maybe_unused)
+{
+	struct cnt_out *out = rq->arg;
+	struct nlattr *e, *it;
+	int rem, irem, rc;
+
+	if (!tb[LNETK_A_COUNTERS])
+		return -EPROTO;
+	nla_for_each_nested(e, tb[LNETK_A_COUNTERS], rem) {
+		struct nlattr *etb[LNETK_CNT_A_MAX + 1];
+		char nid[LNETK_NID_MAX] = "";
+		bool local;
+
+		if (nla_type(e) == LNETK_CNT_A_TRUNCATED) {
+			out->truncated = true;
+			continue;
+		}
+		if (nla_type(e) != LNETK_CNT_A_ENTRY ||
+		    nla_parse_nested(etb, LNETK_CNT_A_MAX, e, cnt_policy) < 0)
+			return -EPROTO;
+		rc = lk_get_str(nid, sizeof(nid), etb[LNETK_CNT_A_NID]);
+		if (rc)
+			return rc;
+		local = etb[LNETK_CNT_A_LOCAL] && nla_get_u8(etb[LNETK_CNT_A_LOCAL]);
+		nla_for_each_nested(it, e, irem) {
+			struct nlattr *itb[LNETK_CNT_A_MAX + 1];
+			char name[64];
+
+			if (nla_type(it) != LNETK_CNT_A_ITEM)
+				continue;
+			if (nla_parse_nested(itb, LNETK_CNT_A_MAX, it, cnt_policy) < 0 ||
+			    !itb[LNETK_CNT_A_VALUE] ||
+			    lk_get_str(name, sizeof(name), itb[LNETK_CNT_A_NAME]))
+				return -EPROTO;
+			rc = out->cb(out->arg, nid[0] ? nid : NULL, local, name,
+				     nla_get_u64(itb[LNETK_CNT_A_VALUE]));
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int lnetk_counters(struct lnetk *lk, lnetk_counter_cb cb, void *arg, bool *truncated,
+		   struct lnetk_err *err)
+{
+	struct cnt_out out = {cb, arg, false};
+	struct req rq = {.err = err, .parse = parse_counters, .arg = &out};
+	int rc = lk_run(lk, LNETK_CMD_COUNTERS, 0, 64, NULL, NULL, &rq);
+
+	if (truncated)
+		*truncated = out.truncated;
+	return rc;
+}

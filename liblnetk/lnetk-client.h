@@ -248,6 +248,16 @@ struct lnetk_ping {
 int lnetk_ping(struct lnetk *lk, const char *dst, const char *src, uint32_t timeout_ms,
 	       struct lnetk_ping *out, struct lnetk_err *err);
 
+/*
+ * The module's data path counters: @cb for each, with the NID it counts
+ * (NULL: the node's own) and whether it is a local NI; names as `lnetctl
+ * stats show` prints them.  *@truncated: some NIDs did not fit.
+ */
+typedef int (*lnetk_counter_cb)(void *arg, const char *nid, bool local, const char *name,
+				uint64_t value);
+int lnetk_counters(struct lnetk *lk, lnetk_counter_cb cb, void *arg, bool *truncated,
+		   struct lnetk_err *err);
+
 /* --- selection ---------------------------------------------------------------- */
 
 struct lnetk_select_req {

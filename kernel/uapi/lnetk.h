@@ -175,6 +175,13 @@
  *   LNETK_PING_A_ENTRY per NID the node has (0@lo left out).  No answer in
  *   time: -ETIMEDOUT; nothing reaches the NID: -EHOSTUNREACH or -ENOTCONN.
  *
+ * LNETK_CMD_COUNTERS (anyone): the data path's counters.  Takes nothing;
+ *   replies with LNETK_A_COUNTERS: an LNETK_CNT_A_ENTRY for the node (its
+ *   totals, then its own counters: messages, errors, routed, connections,
+ *   faults by kind), then one per local NI and peer NI counted, each a list
+ *   of (name, value) items named as `lnetctl stats show` names them.  NIDs
+ *   past what one reply holds are left out, with LNETK_CNT_A_TRUNCATED.
+ *
  * LNETK_CMD_BATCH (admin): apply many objects in one message, all or
  *   nothing, for a fast restore.  The message carries, in order, any number
  *   of LNETK_A_NI, LNETK_A_PEER, LNETK_A_ROUTE, LNETK_A_RULE and
@@ -346,6 +353,7 @@ enum lnetk_cmd {
 	LNETK_CMD_TBF_CLASS_GET,
 	LNETK_CMD_EXPLAIN,
 	LNETK_CMD_PING,
+	LNETK_CMD_COUNTERS,
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
@@ -373,6 +381,7 @@ enum lnetk_attr {
 	LNETK_A_SELECT,	    /* nest, LNETK_SEL_A_* */
 	LNETK_A_TBF,	    /* nest, LNETK_TBF_A_* */
 	LNETK_A_PING,	    /* nest, LNETK_PING_A_* */
+	LNETK_A_COUNTERS,   /* nest, LNETK_CNT_A_* */
 	__LNETK_A_LAST
 };
 #define LNETK_A_MAX (__LNETK_A_LAST - 1)
@@ -466,6 +475,20 @@ enum lnetk_ping_attr {
 	__LNETK_PING_A_LAST
 };
 #define LNETK_PING_A_MAX (__LNETK_PING_A_LAST - 1)
+
+enum lnetk_cnt_attr {
+	LNETK_CNT_A_UNSPEC,
+	LNETK_CNT_A_PAD,
+	LNETK_CNT_A_ENTRY,     /* nest, repeated: the node's, then one per NID */
+	LNETK_CNT_A_NID,       /* string, in an entry: absent for the node's own */
+	LNETK_CNT_A_LOCAL,     /* u8, in an entry: a local NI (1) or a peer NI (0) */
+	LNETK_CNT_A_ITEM,      /* nest, repeated, in an entry: a counter */
+	LNETK_CNT_A_NAME,      /* string, in an item */
+	LNETK_CNT_A_VALUE,     /* u64, in an item */
+	LNETK_CNT_A_TRUNCATED, /* flag: more NIDs were counted than fit */
+	__LNETK_CNT_A_LAST
+};
+#define LNETK_CNT_A_MAX (__LNETK_CNT_A_LAST - 1)
 
 enum lnetk_rule_outcome {
 	LNETK_RULE_ADDED,

@@ -21,14 +21,15 @@
 #include "bus-errors.h"
 #include "bus-int.h"
 #include "liblnetk/lnetk-client.h"
+#include "lnetd/backend/kernel.h"
 #include "lnetd/dp.h"
 #include "lnetd/lnetd.h"
 
 static int no_data_path(sd_bus_error *e)
 {
 	return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-				 "the kernel engine's counters are not served yet: run lnetd "
-				 "--engine=userspace for them");
+				 "resetting the lnetk module's counters is not built yet (the "
+				 "userspace engine's can be)");
 }
 
 /* --- the kernel engine's ping: a thread per ping ---------------------------------- */
@@ -216,6 +217,111 @@ static int append_counts(sd_bus_message *r, const struct lne_counts *c)
 	return rc;
 }
 
+/* --- the kernel engine's counters: the module's, read now ---------------------------- */
+
+struct kcount {
+	char nid[LNETK_NID_MAX]; /* "" for the node's own */
+	bool local;
+	char name[64];
+	uint64_t value;
+};
+
+struct kcounts {
+	struct kcount *v;
+	size_t n, cap;
+};
+
+static int kcount_add(void *arg, const char *nid, bool local, const char *name, uint64_t value)
+{
+	struct kcounts *k = arg;
+	struct kcount *c;
+
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 256;
+		struct kcount *v = realloc(k->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		k->v = v;
+		k->cap = cap;
+	}
+	c = &k->v[k->n++];
+	snprintf(c->nid, sizeof(c->nid), "%s", nid ? nid : "");
+	c->local = local;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->value = value;
+	return 0;
+}
+
+/* Whether @name is one of the per-NID counters (lne_counts_each's), not the node's own. */
+static int is_count(void *arg, const char *name, u64 v)
+{
+	(void)v;
+	return strcmp(name, arg) ? 0 : -EEXIST;
+}
+
+static bool per_nid_name(const char *name)
+{
+	static const struct lne_counts zero;
+
+	return lne_counts_each(&zero, is_count, (void *)name) == -EEXIST;
+}
+
+static int kernel_counters(struct lnetd *d, sd_bus_message *m, sd_bus_error *e)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	struct lnetk *lk = kbackend_lnetk(d->kb);
+	struct lnetk_err lerr = {""};
+	struct kcounts k = {0};
+	size_t i, j;
+	int rc, pass;
+
+	if (!lk)
+		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
+					 "the lnetk module is not loaded: it has no counters");
+	rc = lnetk_counters(lk, kcount_add, &k, NULL, &lerr);
+	if (rc) {
+		free(k.v);
+		return bus_fail(e, rc, lerr.msg[0] ? lerr.msg : "the module's counters");
+	}
+	rc = sd_bus_message_new_method_return(m, &r);
+	/* the node's: its totals, then its own */
+	for (pass = 0; rc >= 0 && pass < 2; pass++) {
+		rc = sd_bus_message_open_container(r, 'a', "{st}");
+		for (i = 0; rc >= 0 && i < k.n; i++)
+			if (!k.v[i].nid[0] && per_nid_name(k.v[i].name) == !pass)
+				rc = sd_bus_message_append(r, "{st}", k.v[i].name, k.v[i].value);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(sba{st})");
+	/* each NID's items come together, in the module's order */
+	for (i = 0; rc >= 0 && i < k.n; i = j) {
+		for (j = i; j < k.n && !strcmp(k.v[j].nid, k.v[i].nid); j++)
+			;
+		if (!k.v[i].nid[0])
+			continue;
+		rc = sd_bus_message_open_container(r, 'r', "sba{st}");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "sb", k.v[i].nid, (int)k.v[i].local);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(r, 'a', "{st}");
+		for (size_t x = i; rc >= 0 && x < j; x++)
+			rc = sd_bus_message_append(r, "{st}", k.v[x].name, k.v[x].value);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	free(k.v);
+	if (rc < 0)
+		return rc;
+	return sd_bus_send(NULL, r, NULL);
+}
+
 /*
  * Counters() -> (a{st} node, a(sba{st}) per_nid): the node's totals and
  * faults, then each local NI (true) and peer NI (false) it has counted.
@@ -228,6 +334,8 @@ int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	int rc;
 	uint32_t b;
 
+	if (d->kb)
+		return kernel_counters(d, m, e);
 	if (!d->dp)
 		return no_data_path(e);
 	n = lnetd_dp_node(d->dp);

@@ -119,6 +119,9 @@ i=0
 while [ $i -lt 10 ] && on dpa ping --timeout 10 10.8.0.2@tcp >/dev/null 2>&1; do i=$((i + 1)); done
 check "dp: 10 pings in a row to the peer answered" test $i = 10
 
+out_has "dp: stats show has the module's counters" "send_count:" on dpa stats show
+check "dp: the module counted what a sent" sh -c "awk '/send_count:/ { exit !(\$2 >= 12) }' $T/out"
+
 # garbage to b's LNet port: cut off, counted in the log, b still answers
 $IP netns exec dpa sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc 10.8.0.2 988' >/dev/null 2>&1
 sleep 0.3
