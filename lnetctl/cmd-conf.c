@@ -67,6 +67,61 @@ static int slurp(const char *path, char **text, size_t *len)
 	return 0;
 }
 
+/* A "del udsp" op by idx, and where it was: the sort's key and tie-break. */
+struct udsp_del {
+	uint32_t idx;
+	size_t pos;
+	struct cf_op op;
+};
+
+static int udsp_del_cmp(const void *a, const void *b)
+{
+	const struct udsp_del *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? 1 : -1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * Put @doc's "del udsp" ops that name an idx in the places they hold, highest
+ * idx first (equal ones in file order); every other op stays where it is.
+ * One sort: n log n, not a pass over every pair of ops.
+ */
+static int sort_udsp_dels(struct cf_doc *doc)
+{
+	struct udsp_del *v;
+	size_t i, n = 0;
+	uint32_t idx;
+
+	v = malloc((doc->nop ?: 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (!strcmp(op->verb, "del") && !strcmp(op->obj, "udsp") &&
+		    cf_op_get_u32(op, "idx", &idx))
+			v[n++] = (struct udsp_del){.idx = idx, .pos = i, .op = *op};
+	}
+	if (n > 1) {
+		size_t *pos = malloc(n * sizeof(*pos));
+
+		if (!pos) {
+			free(v);
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++)
+			pos[i] = v[i].pos;
+		qsort(v, n, sizeof(*v), udsp_del_cmp);
+		for (i = 0; i < n; i++)
+			doc->op[pos[i]] = v[i].op;
+		free(pos);
+	}
+	free(v);
+	return 0;
+}
+
 /*
  * What lnetd takes literally, from what lnet.conf may say in ranges: a
  * peer's NIDs and a route's gateway may be NID ranges (10.0.0.[2-4]@tcp),
@@ -160,20 +215,11 @@ static int import_prepare(struct cf_doc *doc, const char *fname)
 		return rc;
 	}
 	/* Rules by idx, highest first (they are the only ops that renumber others). */
-	for (i = 0; i < out.nop; i++)
-		for (k = i + 1; k < out.nop; k++) {
-			uint32_t a, b;
-
-			if (!strcmp(out.op[i].verb, "del") && !strcmp(out.op[i].obj, "udsp") &&
-			    !strcmp(out.op[k].verb, "del") && !strcmp(out.op[k].obj, "udsp") &&
-			    cf_op_get_u32(&out.op[i], "idx", &a) &&
-			    cf_op_get_u32(&out.op[k], "idx", &b) && b > a) {
-				struct cf_op t = out.op[i];
-
-				out.op[i] = out.op[k];
-				out.op[k] = t;
-			}
-		}
+	rc = sort_udsp_dels(&out);
+	if (rc) {
+		cf_doc_free(&out);
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	}
 	out.warning = doc->warning;
 	out.nwarning = doc->nwarning;
 	doc->warning = NULL;
