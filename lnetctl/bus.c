@@ -282,18 +282,23 @@ static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, si
 	return rc < 0 ? rc : 0;
 }
 
-int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
-	      char ***changes, const char *fname)
+/* Apply, or ApplyWith for @exclusive or a generation @at (not NULL) to apply at. */
+static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
+		 const uint64_t *at, uint64_t *gen, char ***changes, const char *fname)
 {
 	sd_bus_message *m = NULL, *reply = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int rc;
 
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER, exclusive ? "ApplyWith" : "Apply");
+					    LNETD_BUS_MANAGER,
+					    exclusive || at ? "ApplyWith" : "Apply");
 	if (rc >= 0)
 		rc = append_ops(m, doc);
-	if (rc >= 0)
+	if (rc >= 0 && at)
+		rc = sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry, "generation",
+					   "t", *at);
+	else if (rc >= 0)
 		rc = exclusive ? sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry,
 						       "exclusive", "b", 1)
 			       : sd_bus_message_append(m, "b", (int)dry);
@@ -314,6 +319,18 @@ int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, u
 	sd_bus_message_unref(reply);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's reply makes no sense: %s", strerror(-rc))
 		      : 0;
+}
+
+int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
+	      char ***changes, const char *fname)
+{
+	return apply(bus, doc, dry, exclusive, NULL, gen, changes, fname);
+}
+
+int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, uint64_t *gen,
+		 char ***changes, const char *fname)
+{
+	return apply(bus, doc, dry, false, &at, gen, changes, fname);
 }
 
 /* One a{sv} entry into @op. */

@@ -229,10 +229,33 @@ static int import_prepare(struct cf_doc *doc, const char *fname)
 	return 0;
 }
 
+/*
+ * --replace: what lnetd has now (Export, at a generation), the ops that make
+ * it the file's, applied only at that generation: one change, or none.
+ */
+static int import_replace(sd_bus *bus, const struct cf_doc *doc, bool dry, char ***changes,
+			  const char *fname)
+{
+	struct cf_doc have = {0}, diff = {0};
+	uint64_t at = 0, gen;
+	int rc;
+
+	rc = ctl_export(bus, &have, &at);
+	if (rc)
+		return rc;
+	rc = cf_replace(doc, &have, &diff);
+	cf_doc_free(&have);
+	if (rc)
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	rc = ctl_apply_at(bus, &diff, dry, at, &gen, changes, fname);
+	cf_doc_free(&diff);
+	return rc;
+}
+
 static int import(struct ctl_opt *opt, int argc, char **argv)
 {
 	bool del = ctl_opt(opt, "del")->given, show = ctl_opt(opt, "show")->given,
-	     dry = ctl_opt(opt, "dry-run")->given;
+	     dry = ctl_opt(opt, "dry-run")->given, replace = ctl_opt(opt, "replace")->given;
 	const char *path = argc ? argv[0] : NULL, *fname = path && strcmp(path, "-") ? path : "-";
 	struct cf_doc doc = {0};
 	char err[512], *text = NULL, **changes = NULL, **c;
@@ -241,8 +264,8 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 	uint64_t gen = 0;
 	int rc;
 
-	if (del + show + ctl_opt(opt, "add")->given > 1)
-		return ctl_usage("--add, --del and --show go alone");
+	if (del + show + replace + ctl_opt(opt, "add")->given > 1)
+		return ctl_usage("--add, --del, --replace and --show go alone");
 	rc = slurp(path, &text, &len);
 	if (rc)
 		return rc;
@@ -264,7 +287,9 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		return rc ? ctl_fail(EXIT_FILE, "cannot print the file: %s", strerror(-rc)) : 0;
 	}
 	rc = ctl_bus(&bus);
-	if (!rc)
+	if (!rc && replace)
+		rc = import_replace(bus, &doc, dry, &changes, fname);
+	else if (!rc)
 		rc = ctl_apply(bus, &doc, dry, false, &gen, &changes, fname);
 	if (!rc && dry) {
 		struct yout *y = yout_begin(stdout);
@@ -321,11 +346,12 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 
 const struct ctl_cmd ctl_conf_cmds[] = {
 	{"import",
-	 "[--add | --del | --show] [--dry-run] [FILE]",
+	 "[--add | --del | --replace | --show] [--dry-run] [FILE]",
 	 "Apply an lnet.conf YAML file (stdin without FILE) as one change.",
 	 import,
 	 {{"add", 0, NULL, "add what the file describes (the default)"},
 	  {"del", 0, NULL, "delete what the file describes"},
+	  {"replace", 0, NULL, "make the configuration exactly the file, as one change"},
 	  {"show", 0, NULL, "print the file as lnetctl reads it; change nothing"},
 	  {"dry-run", 'n', NULL, "print what would change; change nothing"}},
 	 0,
