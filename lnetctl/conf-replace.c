@@ -27,6 +27,36 @@ struct item {
 	int mr; /* a peer's Multi-Rail: 0, 1, or -1 where the file leaves it out */
 };
 
+/* Every line of @want (a "k=v" per line) is one of @have's: what a TBF queue leaves out is lnetd's. */
+static bool lines_in(const char *want, const char *have)
+{
+	const char *l, *nl, *h, *hn;
+	bool found;
+
+	for (l = want; *l; l = *nl ? nl + 1 : nl) {
+		nl = strchrnul(l, '\n');
+		found = false;
+		for (h = have; *h && !found; h = *hn ? hn + 1 : hn) {
+			hn = strchrnul(h, '\n');
+			found = hn - h == nl - l && !strncmp(h, l, (size_t)(nl - l));
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Whether @w (sorted by key) has a TBF queue of service @svc. */
+static bool has_service(const struct item *w, size_t nw, const char *svc)
+{
+	size_t i;
+
+	for (i = 0; i < nw; i++)
+		if (w[i].rank == CF_R_TBF && !strcmp(cf_op_get_str(w[i].op, "service") ?: "", svc))
+			return true;
+	return false;
+}
+
 static void canon_net(const char *s, char *buf, size_t len)
 {
 	struct lne_err err;
@@ -320,12 +350,17 @@ static int push_copy(struct cf_doc *out, const struct cf_op *op)
 	return c ? cf_doc_push(out, c) : -ENOMEM;
 }
 
-/* The rules of @doc, in order, as texts without their idx (or kind); NULL-ended. */
+/*
+ * The rules of @doc as texts without their idx (or kind), in the order lnetd
+ * holds them: a file's rule with an idx goes there (the end when it is past
+ * it), the others at the end, as the adds would place them; lnetd's export
+ * lists them in order.
+ */
 static int rules_of(const struct cf_doc *doc, bool want, char ***out, size_t *n)
 {
 	static const char *const skip[] = {"idx", "kind", NULL};
-	char **v = calloc(doc->nop + 1, sizeof(*v));
-	size_t i;
+	char **v = calloc(doc->nop + 1, sizeof(*v)), *t;
+	size_t i, at;
 	uint32_t idx;
 
 	*n = 0;
@@ -335,26 +370,58 @@ static int rules_of(const struct cf_doc *doc, bool want, char ***out, size_t *n)
 	for (i = 0; i < doc->nop; i++) {
 		if (strcmp(doc->op[i].obj, "udsp") || strcmp(doc->op[i].verb, "add"))
 			continue;
-		/* A file's rule placed by idx elsewhere than its turn: not the same list. */
-		if (want && cf_op_get_u32(&doc->op[i], "idx", &idx) && idx != *n)
-			v[(*n)++] = strdup("");
-		else
-			v[(*n)++] = op_val(&doc->op[i], skip, NULL);
-		if (!v[*n - 1])
+		t = op_val(&doc->op[i], skip, NULL);
+		if (!t)
 			return -ENOMEM;
+		at = *n;
+		if (want && cf_op_get_u32(&doc->op[i], "idx", &idx) && idx < *n)
+			at = idx;
+		memmove(v + at + 1, v + at, (*n - at) * sizeof(*v));
+		v[at] = t;
+		(*n)++;
 	}
 	return 0;
 }
 
+/* @text without its "priority=N" line, into @buf of @len bytes. */
+static const char *no_priority(const char *text, char *buf, size_t len)
+{
+	const char *p, *nl;
+	size_t at;
+
+	if (!strncmp(text, "priority=", 9))
+		at = 0;
+	else if ((p = strstr(text, "\npriority=")))
+		at = (size_t)(p - text) + 1;
+	else
+		return text;
+	if (strlen(text) >= len)
+		return text;
+	nl = strchrnul(text + at, '\n');
+	snprintf(buf, len, "%.*s%s", (int)at, text, *nl ? nl + 1 : nl);
+	return buf;
+}
+
+/*
+ * The same rules in the same order; a rule of the file without a priority
+ * is the same as lnetd's whatever priority lnetd gave it (lnetd gives some
+ * kinds of rule one of their own).
+ */
 static bool rules_same(char **a, size_t na, char **b, size_t nb)
 {
+	char buf[CF_MAX_SCALAR * 4];
 	size_t i;
 
 	if (na != nb)
 		return false;
-	for (i = 0; i < na; i++)
-		if (!*a[i] || strcmp(a[i], b[i]))
+	for (i = 0; i < na; i++) {
+		const char *hb = b[i];
+
+		if (strncmp(a[i], "priority=", 9) && !strstr(a[i], "\npriority="))
+			hb = no_priority(b[i], buf, sizeof(buf));
+		if (strcmp(a[i], hb))
 			return false;
+	}
 	return true;
 }
 
@@ -399,9 +466,13 @@ int cf_replace(const struct cf_doc *want, const struct cf_doc *have, struct cf_d
 		}
 		if (c > 0) { /* only in lnetd: globals cannot go, they stay */
 			const char *svc = cf_op_get_str(h[k].op, "service");
-			/* A policy goes once, whichever of its queues came first. */
-			bool dup = h[k].rank == CF_R_TBF && svc && gone_tbf &&
-				   !strcmp(svc, gone_tbf);
+			/*
+			 * A policy goes once, whichever of its queues came first, and
+			 * not when the file has its other queue.
+			 */
+			bool dup =
+				h[k].rank == CF_R_TBF && svc &&
+				((gone_tbf && !strcmp(svc, gone_tbf)) || has_service(w, nw, svc));
 			struct cf_op *d;
 
 			if (h[k].rank != CF_R_GLOBAL && !dup) {
@@ -413,7 +484,9 @@ int cf_replace(const struct cf_doc *want, const struct cf_doc *have, struct cf_d
 			k++;
 			continue;
 		}
-		if (strcmp(w[i].val, h[k].val) || (w[i].mr >= 0 && w[i].mr != h[k].mr)) {
+		if (w[i].rank == CF_R_TBF
+			    ? !lines_in(w[i].val, h[k].val)
+			    : strcmp(w[i].val, h[k].val) || (w[i].mr >= 0 && w[i].mr != h[k].mr)) {
 			keep[wi] = true;
 			/* A set replaces; an add must follow a del of the old. */
 			if (strcmp(w[i].op->verb, "set") || w[i].rank == CF_R_PEERS) {

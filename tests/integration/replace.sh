@@ -133,6 +133,21 @@ check "ApplyWith made for another generation is refused, nothing changed" \
 bcall ApplyWith "a(ssa{sv})a{sv}" 1 del peer 1 primary s 10.0.2.1@tcp 1 generation t "$g"
 check "ApplyWith at the current generation is made" eval 'at_gen "$((g + 1))"'
 
+# Every file of the lnet.conf corpus that imports, replacing itself (and
+# its export replacing it): no change, whatever the file leaves to lnetd's
+# defaults (a rule's priority, a TBF queue's depth) or places by idx.
+bad=
+for f in "$D"/../lnetconf/*.yaml; do
+	fresh
+	"$LNETCTL" import "$f" >/dev/null 2>&1 || continue
+	"$LNETCTL" export >"$T/exp"
+	for g in "$f" "$T/exp"; do
+		ctl import --replace --dry-run "$g"
+		grep -q 'changes: \[\]' "$T/out" || bad="$bad ${f##*/}($(grep -c '^    - ' "$T/out") changes)"
+	done
+done
+check "each corpus file and its export, replacing it, change nothing" eval '[ -z "$bad" ] || { diag "$bad"; false; }'
+
 printf 'global:\n    max_intf: 100\n' >"$T/only-global.yaml"
 ctl import --replace "$T/only-global.yaml"
 ctl export
