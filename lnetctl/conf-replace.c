@@ -307,7 +307,7 @@ static struct cf_op *del_of(const struct cf_op *op)
 {
 	static const char *const keys[][3] = {
 		[CF_R_NET] = {"net", "interface", "pattern"},
-		[CF_R_IP2NETS] = {"net", "pattern"},
+		[CF_R_IP2NETS] = {"net", "interface", "pattern"},
 		[CF_R_PEER] = {"primary"},
 		[CF_R_PEERS] = {"primary"},
 		[CF_R_ROUTE] = {"net", "gateway"},
@@ -319,8 +319,12 @@ static struct cf_op *del_of(const struct cf_op *op)
 	size_t i;
 
 	for (i = 0; d && i < 3 && keys[r][i]; i++) {
-		/* An NI with an interface is named by it, whatever its pattern. */
-		if (r == CF_R_NET && i == 2 && cf_op_get_str(op, "interface"))
+		/*
+		 * An NI with an interface is named by it, whatever its pattern
+		 * (a del naming both would look for an NI with none).
+		 */
+		if ((r == CF_R_NET || r == CF_R_IP2NETS) && i == 2 &&
+		    cf_op_get_str(op, "interface"))
 			break;
 		s = cf_op_get_str(op, keys[r][i]);
 		if (s && cf_op_set_str(d, keys[r][i], s)) {
