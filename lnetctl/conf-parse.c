@@ -585,7 +585,14 @@ static int load(struct cfp *p, const char *text, size_t len, yaml_document_t *yd
 				p->fname, len, CF_MAX_BYTES, CF_MAX_BYTES >> 20);
 		return -EINVAL;
 	}
-	rc = precheck_tokens(p, text, len);
+	/*
+	 * The token pass guards against what costs libyaml more than linear
+	 * time: directives and flow collections.  A file with neither ('%',
+	 * '[' or '{' nowhere in it: an export of peers, say) cannot have
+	 * them, and the event pass below checks the block nesting itself.
+	 */
+	if (memchr(text, '%', len) || memchr(text, '[', len) || memchr(text, '{', len))
+		rc = precheck_tokens(p, text, len);
 	if (rc)
 		return rc;
 	if (!yaml_parser_initialize(&yp))
