@@ -621,7 +621,8 @@ static int load(struct cfp *p, const char *text, size_t len, yaml_document_t *yd
 			rc = fail_mark(p, &ev.start_mark,
 				       "a value of %zu bytes, above the limit of %d bytes",
 				       ev.data.scalar.length, CF_MAX_SCALAR);
-		if (!rc && ev.type == YAML_DOCUMENT_START_EVENT &&
+		/* The first document only: a second is refused at its first event. */
+		if (!rc && ev.type == YAML_DOCUMENT_START_EVENT && docs == 1 &&
 		    !yaml_document_initialize(yd, NULL, NULL, NULL, 1, 1))
 			rc = cfp_nomem(p);
 		if (!rc && build_event(&b, &ev))
