@@ -14,9 +14,10 @@
 #
 # Where lnetd's udsp add goes, from the mean of RUNS adds: lnetctl's
 # process start (lnetctl --version), the bus round trip (lnetctl global
-# show, a read, less the start), lnetd's user CPU (judging, the store) and
-# system CPU (the module push over generic netlink, the store's writes),
-# and the rest (waits: fsync, scheduling).
+# show, a read, less the start), lnetd's user CPU (judging, the store,
+# building the push's messages) and system CPU (the module's side of the
+# push over generic netlink, the store's writes), and the rest (waits;
+# each part is a mean of its own runs, so the rest may come out below 0).
 set -u
 PATH=/bin
 KO=${1:-/lib/modules/$(uname -r)/extra/lnetk.ko}
@@ -179,9 +180,9 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 		"upstream / lnetd $(ratio "$up" "$ours") (goal >= 10)"
 	# shellcheck disable=SC2086 # two numbers each
 	set -- $i0 $i1
-	echo "# interop: lnetd's import of $n peers: lnetd user CPU (judging, store)" \
+	echo "# interop: lnetd's import of $n peers: lnetd user CPU (judging, store, push messages)" \
 		"$(awk -v t=$(($3 - $1)) 'BEGIN { printf "%.2f", t / 100 }') s, system CPU (module" \
-		"push, store writes) $(awk -v t=$(($4 - $2)) 'BEGIN { printf "%.2f", t / 100 }') s, the rest" \
+		"side of the push, store writes) $(awk -v t=$(($4 - $2)) 'BEGIN { printf "%.2f", t / 100 }') s, the rest" \
 		"lnetctl (reading the file, the bus) and waits"
 	echo "# interop: udsp add with $n peers and 100 rules (mean of $RUNS): upstream $up_udsp s," \
 		"lnetd $ours_udsp s: upstream / lnetd $(ratio "$up_udsp" "$ours_udsp") (goal >= 2)"
@@ -191,7 +192,8 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 		-v n="$RUNS" 'BEGIN {
 		u = u / 100 / n; s = s / 100 / n; rt = trip - start
 		printf "# interop: where lnetd'\''s udsp add goes: process start %.3f s, bus round trip %.3f s, " \
-			"lnetd user CPU (judging, store) %.3f s, lnetd system CPU (module push, store writes) " \
+			"lnetd user CPU (judging, store, push messages) %.3f s, lnetd system CPU (module side " \
+			"of the push, store writes) " \
 			"%.3f s, rest %.3f s\n", start, rt, u, s, all - start - rt - u - s
 	}'
 done
