@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench-run CMD [ARG...] - run CMD with its output to /dev/null and print
- * "SECONDS MAXRSS_KIB" on stdout: its wall time and its peak resident set
- * (getrusage of the child).  Exit status: CMD's (127 if it cannot run).
+ * "SECONDS MAXRSS_KIB CPU_SECONDS" on stdout: its wall time, its peak
+ * resident set and its user + system time (getrusage of the child).  Exit status: CMD's (127 if it cannot run).
  * bench/import.sh times lnetctl with it.
  */
 #include <fcntl.h>
@@ -36,8 +36,10 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	posix_spawn_file_actions_destroy(&fa);
-	printf("%.4f %ld\n",
+	printf("%.4f %ld %.4f\n",
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
-	       ru.ru_maxrss);
+	       ru.ru_maxrss,
+	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
