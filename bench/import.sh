@@ -91,7 +91,7 @@ awk -v s="$SMALL" -v l="$LARGE" -v hwm="$hwm" -v base="$base" '
 			printf "%-12s %8.3fs %8.3fs %6.2f   lnetctl %.2fs, lnetd %.2fs, %.0f bytes/peer%s\n",
 				k[i], a, b, r, cpu[k[i] "-" l], tk[k[i] "-" l] / 100,
 				rss[k[i] "-" l] * 1024 / l,
-				(i <= 4 && r > 11) ? "  (I1 over 11)" : ""
+				(i <= 4 && r > 11) ? "  (over 11)" : ""
 		}
 		printf "replace changes 1%% of the peers (%d of %d)\n", l / 100, l
 		printf "lnetd peak RSS: %.0f bytes/peer (VmHWM %d KiB over %d KiB at start)\n",
