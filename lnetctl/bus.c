@@ -282,18 +282,64 @@ static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, si
 	return rc < 0 ? rc : 0;
 }
 
-int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
-	      char ***changes, const char *fname)
+/*
+ * sd_bus_message_read_strv(), in time linear in the strings: libsystemd's
+ * measures the list again for each string it appends, which made reading
+ * the 50,000 changes of an import's reply take longer than the import.
+ */
+int ctl_read_strv(sd_bus_message *m, char ***out)
+{
+	char **v = NULL, **grown;
+	size_t n = 0, cap = 0;
+	const char *s;
+	int rc;
+
+	*out = NULL;
+	rc = sd_bus_message_enter_container(m, 'a', "s");
+	while (rc >= 0 && (rc = sd_bus_message_read_basic(m, 's', &s)) > 0) {
+		if (n + 1 >= cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(v, cap * sizeof(*v));
+			if (!grown) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = grown;
+		}
+		v[n] = strdup(s);
+		if (!v[n]) {
+			rc = -ENOMEM;
+			break;
+		}
+		v[++n] = NULL;
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	if (rc < 0) {
+		ctl_strv_free(v);
+		return rc;
+	}
+	*out = v;
+	return 1;
+}
+
+/* Apply, or ApplyWith for @exclusive or a generation @at (not NULL) to apply at. */
+static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
+		 const uint64_t *at, uint64_t *gen, char ***changes, const char *fname)
 {
 	sd_bus_message *m = NULL, *reply = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int rc;
 
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER, exclusive ? "ApplyWith" : "Apply");
+					    LNETD_BUS_MANAGER,
+					    exclusive || at ? "ApplyWith" : "Apply");
 	if (rc >= 0)
 		rc = append_ops(m, doc);
-	if (rc >= 0)
+	if (rc >= 0 && at)
+		rc = sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry, "generation",
+					   "t", *at);
+	else if (rc >= 0)
 		rc = exclusive ? sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry,
 						       "exclusive", "b", 1)
 			       : sd_bus_message_append(m, "b", (int)dry);
@@ -310,10 +356,22 @@ int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, u
 	}
 	rc = sd_bus_message_read(reply, "t", gen);
 	if (rc >= 0)
-		rc = sd_bus_message_read_strv(reply, changes);
+		rc = ctl_read_strv(reply, changes);
 	sd_bus_message_unref(reply);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's reply makes no sense: %s", strerror(-rc))
 		      : 0;
+}
+
+int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
+	      char ***changes, const char *fname)
+{
+	return apply(bus, doc, dry, exclusive, NULL, gen, changes, fname);
+}
+
+int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, uint64_t *gen,
+		 char ***changes, const char *fname)
+{
+	return apply(bus, doc, dry, false, &at, gen, changes, fname);
 }
 
 /* One a{sv} entry into @op. */
@@ -345,7 +403,7 @@ static int read_field(sd_bus_message *m, struct cf_op *op)
 		if (rc >= 0)
 			rc = cf_op_set_bool(op, key, b);
 	} else if (!strcmp(contents, "as")) {
-		rc = sd_bus_message_read_strv(m, &strv);
+		rc = ctl_read_strv(m, &strv);
 		for (n = 0; strv && strv[n]; n++)
 			;
 		if (rc >= 0)

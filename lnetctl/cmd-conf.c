@@ -70,6 +70,61 @@ static int slurp(const char *path, char **text, size_t *len)
 	return 0;
 }
 
+/* A "del udsp" op by idx, and where it was: the sort's key and tie-break. */
+struct udsp_del {
+	uint32_t idx;
+	size_t pos;
+	struct cf_op op;
+};
+
+static int udsp_del_cmp(const void *a, const void *b)
+{
+	const struct udsp_del *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? 1 : -1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * Put @doc's "del udsp" ops that name an idx in the places they hold, highest
+ * idx first (equal ones in file order); every other op stays where it is.
+ * One sort: n log n, not a pass over every pair of ops.
+ */
+static int sort_udsp_dels(struct cf_doc *doc)
+{
+	struct udsp_del *v;
+	size_t i, n = 0;
+	uint32_t idx;
+
+	v = malloc((doc->nop ?: 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (!strcmp(op->verb, "del") && !strcmp(op->obj, "udsp") &&
+		    cf_op_get_u32(op, "idx", &idx))
+			v[n++] = (struct udsp_del){.idx = idx, .pos = i, .op = *op};
+	}
+	if (n > 1) {
+		size_t *pos = malloc(n * sizeof(*pos));
+
+		if (!pos) {
+			free(v);
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++)
+			pos[i] = v[i].pos;
+		qsort(v, n, sizeof(*v), udsp_del_cmp);
+		for (i = 0; i < n; i++)
+			doc->op[pos[i]] = v[i].op;
+		free(pos);
+	}
+	free(v);
+	return 0;
+}
+
 /*
  * What lnetd takes literally, from what lnet.conf may say in ranges: a
  * peer's NIDs and a route's gateway may be NID ranges (10.0.0.[2-4]@tcp),
@@ -163,20 +218,11 @@ static int import_prepare(struct cf_doc *doc, const char *fname)
 		return rc;
 	}
 	/* Rules by idx, highest first (they are the only ops that renumber others). */
-	for (i = 0; i < out.nop; i++)
-		for (k = i + 1; k < out.nop; k++) {
-			uint32_t a, b;
-
-			if (!strcmp(out.op[i].verb, "del") && !strcmp(out.op[i].obj, "udsp") &&
-			    !strcmp(out.op[k].verb, "del") && !strcmp(out.op[k].obj, "udsp") &&
-			    cf_op_get_u32(&out.op[i], "idx", &a) &&
-			    cf_op_get_u32(&out.op[k], "idx", &b) && b > a) {
-				struct cf_op t = out.op[i];
-
-				out.op[i] = out.op[k];
-				out.op[k] = t;
-			}
-		}
+	rc = sort_udsp_dels(&out);
+	if (rc) {
+		cf_doc_free(&out);
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	}
 	out.warning = doc->warning;
 	out.nwarning = doc->nwarning;
 	doc->warning = NULL;
@@ -186,10 +232,33 @@ static int import_prepare(struct cf_doc *doc, const char *fname)
 	return 0;
 }
 
+/*
+ * --replace: what lnetd has now (Export, at a generation), the ops that make
+ * it the file's, applied only at that generation: one change, or none.
+ */
+static int import_replace(sd_bus *bus, const struct cf_doc *doc, bool dry, char ***changes,
+			  const char *fname)
+{
+	struct cf_doc have = {0}, diff = {0};
+	uint64_t at = 0, gen;
+	int rc;
+
+	rc = ctl_export(bus, &have, &at);
+	if (rc)
+		return rc;
+	rc = cf_replace(doc, &have, &diff);
+	cf_doc_free(&have);
+	if (rc)
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	rc = ctl_apply_at(bus, &diff, dry, at, &gen, changes, fname);
+	cf_doc_free(&diff);
+	return rc;
+}
+
 static int import(struct ctl_opt *opt, int argc, char **argv)
 {
 	bool del = ctl_opt(opt, "del")->given, show = ctl_opt(opt, "show")->given,
-	     dry = ctl_opt(opt, "dry-run")->given;
+	     dry = ctl_opt(opt, "dry-run")->given, replace = ctl_opt(opt, "replace")->given;
 	const char *path = argc ? argv[0] : NULL, *fname = path && strcmp(path, "-") ? path : "-";
 	struct cf_doc doc = {0};
 	char err[512], *text = NULL, **changes = NULL, **c;
@@ -198,8 +267,8 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 	uint64_t gen = 0;
 	int rc;
 
-	if (del + show + ctl_opt(opt, "add")->given > 1)
-		return ctl_usage("--add, --del and --show go alone");
+	if (del + show + replace + ctl_opt(opt, "add")->given > 1)
+		return ctl_usage("--add, --del, --replace and --show go alone");
 	rc = slurp(path, &text, &len);
 	if (rc)
 		return rc;
@@ -221,7 +290,9 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		return rc ? ctl_fail(EXIT_FILE, "cannot print the file: %s", strerror(-rc)) : 0;
 	}
 	rc = ctl_bus(&bus);
-	if (!rc)
+	if (!rc && replace)
+		rc = import_replace(bus, &doc, dry, &changes, fname);
+	else if (!rc)
 		rc = ctl_apply(bus, &doc, dry, false, &gen, &changes, fname);
 	if (!rc && dry) {
 		struct yout *y = yout_begin(stdout);
@@ -346,11 +417,12 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 
 const struct ctl_cmd ctl_conf_cmds[] = {
 	{"import",
-	 "[--add | --del | --show] [--dry-run] [FILE]",
+	 "[--add | --del | --replace | --show] [--dry-run] [FILE]",
 	 "Apply an lnet.conf YAML file (stdin without FILE) as one change.",
 	 import,
 	 {{"add", 0, NULL, "add what the file describes (the default)"},
 	  {"del", 0, NULL, "delete what the file describes"},
+	  {"replace", 0, NULL, "make the configuration exactly the file, as one change"},
 	  {"show", 0, NULL, "print the file as lnetctl reads it; change nothing"},
 	  {"dry-run", 'n', NULL, "print what would change; change nothing"},
 	  {"old-api", 0, NULL, "Lustre's ioctl path; lnetd has one path, so the same"}},

@@ -189,7 +189,7 @@ int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid)
 		} else if (rc >= 0 && !strcmp(contents, "as")) {
 			rc = sd_bus_message_enter_container(r, 'v', "as");
 			if (rc >= 0)
-				rc = sd_bus_message_read_strv(r, &v);
+				rc = ctl_read_strv(r, &v);
 			if (rc >= 0)
 				rc = sd_bus_message_exit_container(r);
 			yout_key(y, key);

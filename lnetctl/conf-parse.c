@@ -5,7 +5,7 @@
  * sections' handlers are in conf-parse-*.c, named after the sections.
  *
  * Why it is built the way it is:
- *  - The file is loaded whole with libyaml's loader and walked against one
+ *  - The file is loaded whole as a libyaml document and walked against one
  *    table {key, handler} per kind of mapping (netplan's habit), so an
  *    unknown key or a node of the wrong type is an error that names the
  *    key, its line and its column.  A handler of NULL marks a key Lustre's
@@ -15,12 +15,13 @@
  *    fields in the vocabulary's order.
  *  - Everything is parsed into a private document that is moved to the
  *    caller only at the end: an error leaves nothing behind.
- *  - Before the loader, a pass over libyaml's tokens and one over its
- *    events check the bounds (conf.h) and stop at the first one broken:
- *    libyaml's cost grows faster than the nesting and the number of %TAG
- *    directives, and anchors and aliases are refused (lnet.conf has no use
- *    for them, and the loader shares aliased nodes, so a small file could
- *    expand hugely).
+ *  - A pass over libyaml's tokens, then one over its events check the
+ *    bounds (conf.h) and stop at the first one broken: libyaml's cost
+ *    grows faster than the nesting and the number of %TAG directives, and
+ *    anchors and aliases are refused (lnet.conf has no use for them, and
+ *    libyaml's loader shares aliased nodes, so a small file could expand
+ *    hugely).  The event pass builds the document as it goes (what
+ *    yaml_parser_load() would build): the file is not parsed a third time.
  *  - Numbers are decimal up to 2^32-1, quoted or not: Lustre's import
  *    reads a scalar's text whatever its style, so "180" is 180 there and
  *    here.  Lustre prints -1 for "default" in a route's hop,
@@ -490,23 +491,91 @@ static int precheck_tokens(struct cfp *p, const char *text, size_t len)
 	return rc;
 }
 
+/* Where an event's node goes: the root, the next item of a list, a key or its value. */
+struct build {
+	yaml_document_t *yd;
+	int open[CF_MAX_DEPTH + 1]; /* the node ids of the open lists and mappings */
+	int key[CF_MAX_DEPTH + 1];  /* an open mapping's key waiting for its value, or 0 */
+	size_t depth;
+};
+
+static int build_add(struct build *b, int id, const yaml_event_t *ev)
+{
+	yaml_node_t *n = id ? yaml_document_get_node(b->yd, id) : NULL;
+	int up, ok = 1;
+
+	if (!n)
+		return 0;
+	n->start_mark = ev->start_mark;
+	n->end_mark = ev->end_mark;
+	if (!b->depth)
+		return id; /* the first node is the root */
+	up = b->open[b->depth - 1];
+	if (yaml_document_get_node(b->yd, up)->type == YAML_SEQUENCE_NODE) {
+		ok = yaml_document_append_sequence_item(b->yd, up, id);
+	} else if (!b->key[b->depth - 1]) {
+		b->key[b->depth - 1] = id;
+	} else {
+		ok = yaml_document_append_mapping_pair(b->yd, up, b->key[b->depth - 1], id);
+		b->key[b->depth - 1] = 0;
+	}
+	return ok ? id : 0;
+}
+
+/* Put @ev's node into the document @b builds; 0 or -ENOMEM. */
+static int build_event(struct build *b, yaml_event_t *ev)
+{
+	int id;
+
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		id = yaml_document_add_scalar(b->yd, ev->data.scalar.tag, ev->data.scalar.value,
+					      (int)ev->data.scalar.length, ev->data.scalar.style);
+		return build_add(b, id, ev) ? 0 : -ENOMEM;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		id = ev->type == YAML_SEQUENCE_START_EVENT
+			     ? yaml_document_add_sequence(b->yd, ev->data.sequence_start.tag,
+							  ev->data.sequence_start.style)
+			     : yaml_document_add_mapping(b->yd, ev->data.mapping_start.tag,
+							 ev->data.mapping_start.style);
+		if (!build_add(b, id, ev))
+			return -ENOMEM;
+		b->key[b->depth] = 0;
+		b->open[b->depth++] = id;
+		return 0;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		b->depth--;
+		yaml_document_get_node(b->yd, b->open[b->depth])->end_mark = ev->end_mark;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 /*
- * The bounds (conf.h), in passes that stop at the first one broken, before
- * the loader builds anything: the tokens (above), then libyaml's events.
- * Each is linear in what it reads; libyaml's cost is not linear in
+ * The bounds (conf.h), in passes that stop at the first one broken: the
+ * tokens (above), then libyaml's events, which also build the document the
+ * walkers read (the nodes yaml_parser_load() would build, with their
+ * marks), so that the file is parsed once, not once more to load it.
+ * Each pass is linear in what it reads; libyaml's cost is not linear in
  * nesting, so both stop as soon as the nesting passes the bound.  An alias
  * is refused where it or its anchor stands: the loader would share the
  * aliased node, and a few lines of aliases of aliases make a document
- * that expands exponentially when walked.
+ * that expands exponentially when walked.  On success *@yd holds the one
+ * document (without a root node for an empty file), to be deleted.
  */
-static int precheck(struct cfp *p, const char *text, size_t len)
+static int load(struct cfp *p, const char *text, size_t len, yaml_document_t *yd)
 {
+	struct build b = {.yd = yd};
 	yaml_parser_t yp;
 	yaml_event_t ev;
 	size_t depth = 0, docs = 0;
 	bool end = false;
 	int rc = 0;
 
+	memset(yd, 0, sizeof(*yd));
 	if (len > CF_MAX_BYTES) {
 		if (p->errlen)
 			snprintf(
@@ -515,7 +584,14 @@ static int precheck(struct cfp *p, const char *text, size_t len)
 				p->fname, len, CF_MAX_BYTES, CF_MAX_BYTES >> 20);
 		return -EINVAL;
 	}
-	rc = precheck_tokens(p, text, len);
+	/*
+	 * The token pass guards against what costs libyaml more than linear
+	 * time: directives and flow collections.  A file with neither ('%',
+	 * '[' or '{' nowhere in it: an export of peers, say) cannot have
+	 * them, and the event pass below checks the block nesting itself.
+	 */
+	if (memchr(text, '%', len) || memchr(text, '[', len) || memchr(text, '{', len))
+		rc = precheck_tokens(p, text, len);
 	if (rc)
 		return rc;
 	if (!yaml_parser_initialize(&yp))
@@ -544,34 +620,13 @@ static int precheck(struct cfp *p, const char *text, size_t len)
 			rc = fail_mark(p, &ev.start_mark,
 				       "a value of %zu bytes, above the limit of %d bytes",
 				       ev.data.scalar.length, CF_MAX_SCALAR);
+		/* The first document only: a second is refused at its first event. */
+		if (!rc && ev.type == YAML_DOCUMENT_START_EVENT && docs == 1 &&
+		    !yaml_document_initialize(yd, NULL, NULL, NULL, 1, 1))
+			rc = cfp_nomem(p);
+		if (!rc && build_event(&b, &ev))
+			rc = cfp_nomem(p);
 		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&yp);
-	return rc;
-}
-
-/* Load the one document of the stream into *@yd (deleted by the caller on success). */
-static int load(struct cfp *p, const char *text, size_t len, yaml_document_t *yd)
-{
-	yaml_parser_t yp;
-	yaml_document_t more;
-	int rc = 0;
-
-	if (!yaml_parser_initialize(&yp))
-		return cfp_nomem(p);
-	yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&yp, yd)) {
-		rc = yaml_error(p, &yp, text, len);
-		yaml_parser_delete(&yp);
-		return rc;
-	}
-	if (!yaml_parser_load(&yp, &more)) {
-		rc = yaml_error(p, &yp, text, len);
-	} else {
-		if (yaml_document_get_root_node(&more))
-			rc = cfp_fail(p, yaml_document_get_root_node(&more), NULL,
-				      "a second YAML document: lnet.conf has one");
-		yaml_document_delete(&more);
 	}
 	yaml_parser_delete(&yp);
 	if (rc)
@@ -603,9 +658,7 @@ int cf_parse(const char *text, size_t len, const char *fname, enum cf_mode mode,
 	memset(doc, 0, sizeof(*doc));
 	if (errlen)
 		err[0] = '\0';
-	rc = precheck(&p, text, len);
-	if (!rc)
-		rc = load(&p, text, len, &yd);
+	rc = load(&p, text, len, &yd);
 	if (rc)
 		return rc;
 	p.yd = &yd;

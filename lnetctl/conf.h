@@ -176,6 +176,21 @@ int cf_doc_sort(struct cf_doc *doc, enum cf_mode mode);
 void cf_doc_free(struct cf_doc *doc);
 
 /*
+ * lnetctl import --replace: into @out (empty), the ops that turn @have
+ * (lnetd's Export) into exactly @want (a file as cf_parse() reads it for
+ * CF_ADD): dels first (what @have has and @want lacks, and the old form of
+ * what differs: an NI, route or peer goes and comes back as the file says;
+ * a global or TBF queue is set), then @want's ops for what is new or
+ * differs.  What is the same in both makes no op, so the same file twice
+ * gives an empty list.  Objects are matched by their keys with NIDs and
+ * nets canonical, a peer's NIDs as a set, a Multi-Rail the file leaves out
+ * as whatever lnetd has; UDSP rules as one ordered list (any difference:
+ * del udsp all, then the file's).  Globals the file does not set keep
+ * their values (lnetd cannot delete one).  0 or -ENOMEM (@out empty).
+ */
+int cf_replace(const struct cf_doc *want, const struct cf_doc *have, struct cf_doc *out);
+
+/*
  * The reader's bounds (lnet.conf(5), Limits), checked in one pass before
  * anything is built, each refused where it is broken:
  *  - the file: CF_MAX_BYTES (64 MiB; an export of 50,000 peers with two

@@ -117,6 +117,11 @@ int ctl_bus_error(const sd_bus_error *e, int rc);
  */
 int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
 	      char ***changes, const char *fname);
+/* An "as" into a NULL-terminated list (NULL when empty; ctl_strv_free); 1 or -errno. */
+int ctl_read_strv(sd_bus_message *m, char ***out);
+/* The same, only if lnetd's configuration is still at generation @at (else Busy). */
+int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, uint64_t *gen,
+		 char ***changes, const char *fname);
 /* The desired state as operations. */
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
 

@@ -241,7 +241,8 @@ bool yout_needs_quotes(const char *s)
 	for (i = 0; i < len; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return true;
-	for (i = 0; i < sizeof(special_words) / sizeof(special_words[0]); i++)
+	/* None of them is longer than 5: a NID or a key needs no 40 compares. */
+	for (i = 0; len <= 5 && i < sizeof(special_words) / sizeof(special_words[0]); i++)
 		if (!strcmp(s, special_words[i]))
 			return true;
 	return number_like(s);

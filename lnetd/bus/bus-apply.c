@@ -262,6 +262,7 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	bool authorised;
 	struct caller c;
 	int rc, dry = 0, exclusive = 0;
+	uint64_t at = 0;
 
 	rc = sd_bus_message_enter_container(m, 'a', "(ssa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'r', "ssa{sv}")) > 0) {
@@ -296,9 +297,22 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(m);
 	if (rc >= 0 && with) {
-		struct field f[] = {{"dry_run", 'b', &dry}, {"exclusive", 'b', &exclusive}, {NULL}};
+		struct field f[] = {{"dry_run", 'b', &dry},
+				    {"exclusive", 'b', &exclusive},
+				    {"generation", 't', &at},
+				    {NULL}};
 
 		rc = bus_read_fields(m, f, "ApplyWith", e);
+		/*
+		 * Only at that generation: a list computed from an Export (import
+		 * --replace) is refused once the configuration moved on since.
+		 */
+		if (rc >= 0 && f[2].given && at != d->generation)
+			rc = sd_bus_error_setf(e, LNETD_ERR_BUSY,
+					       "the configuration is at generation %llu, not %llu: "
+					       "it changed meanwhile; nothing was done",
+					       (unsigned long long)d->generation,
+					       (unsigned long long)at);
 	} else if (rc >= 0) {
 		rc = sd_bus_message_read(m, "b", &dry);
 	}

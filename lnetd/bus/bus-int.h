@@ -69,8 +69,8 @@ int bus_nid_arg(const char *s, struct lne_nid *nid, char *canon, sd_bus_error *e
  */
 struct field {
 	const char *name;
-	char type; /* 's', 'u', 'b', 'a' (as) */
-	void *out; /* const char **, uint32_t *, int *, char *** */
+	char type; /* 's', 'u', 'b', 't', 'a' (as) */
+	void *out; /* const char **, uint32_t *, int *, uint64_t *, char *** */
 	bool given;
 	uint32_t max; /* 'a': the most strings it may hold */
 };

@@ -115,6 +115,7 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 	static const char *const tname[] = {['s'] = "a string",
 					    ['u'] = "an unsigned 32-bit integer",
 					    ['b'] = "a boolean",
+					    ['t'] = "an unsigned 64-bit integer",
 					    ['a'] = "an array of strings"};
 	const char *key, *contents;
 	char type;

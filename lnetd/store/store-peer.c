@@ -60,10 +60,48 @@ static int nid_insert(struct store *st, sqlite3_stmt *s, const char *nid, const 
 	return rc;
 }
 
+/* A string JSON takes as it is: no quote, backslash or control character. */
+static bool json_plain(const char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+			return false;
+	return true;
+}
+
+/*
+ * The JSON S_PEER_JSON gives for a peer just added as @peer, written here
+ * rather than read back: SQLite's json_object() prints these keys in this
+ * order, without spaces, and strings with nothing to escape as they are.
+ * NULL (out of memory, or a string that would need escaping): ask SQLite.
+ */
+static char *peer_json_of(const struct st_peer *peer)
+{
+	struct buf b = {0};
+	size_t i;
+	int rc;
+
+	if (!json_plain(peer->nid))
+		return NULL;
+	rc = st_buf_printf(&b, "{\"nid\":\"%s\",\"mr\":%d,\"nids\":[", peer->nid, peer->mr);
+	for (i = 0; !rc && i < peer->nnids; i++)
+		rc = json_plain(peer->nids[i])
+			     ? st_buf_printf(&b, "%s\"%s\"", i ? "," : "", peer->nids[i])
+			     : -EINVAL;
+	if (!rc)
+		rc = st_buf_printf(&b, "]}");
+	if (rc) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
 int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err)
 {
 	char *json = NULL;
 	sqlite3_stmt *s;
+	sqlite3_int64 id;
 	struct mark m;
 	size_t i;
 	int rc = st_op_begin(st, &m, err);
@@ -74,13 +112,17 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 	bind_text(s, 1, peer->nid);
 	sqlite3_bind_int(s, 2, peer->mr);
 	rc = nid_insert(st, s, peer->nid, peer->nid, true, err);
+	/* The peer's row, just inserted (its trigger's insert does not count). */
+	id = sqlite3_last_insert_rowid(st->db);
 	for (i = 0; !rc && i < peer->nnids; i++) {
-		s = use(st, S_PEER_NID_ADD);
-		bind_text(s, 1, peer->nid);
+		s = use(st, S_PEER_NID_ADD_ID);
+		sqlite3_bind_int64(s, 1, id);
 		bind_text(s, 2, peer->nids[i]);
 		rc = nid_insert(st, s, peer->nids[i], peer->nid, false, err);
 	}
 	if (!rc)
+		json = peer_json_of(peer);
+	if (!rc && !json)
 		rc = peer_json(st, peer->nid, &json, err);
 	if (!rc)
 		rc = st_log_change(st, '+', K_PEER, NULL, json, peer->nid, err);

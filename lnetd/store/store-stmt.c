@@ -89,6 +89,7 @@ const char *const st_sql[S__COUNT] = {
 	[S_PEER_DEL] = "DELETE FROM peer WHERE nid = ?1",
 	[S_PEER_NID_ADD] =
 		"INSERT INTO peer_nid (peer, nid) SELECT id, ?2 FROM peer WHERE nid = ?1",
+	[S_PEER_NID_ADD_ID] = "INSERT INTO peer_nid (peer, nid) VALUES (?1, ?2)",
 	[S_PEER_NID_DEL] = "DELETE FROM peer_nid WHERE nid = ?2 AND nid <> ?1 "
 			   "AND peer = (SELECT id FROM peer WHERE nid = ?1)",
 	[S_PEER_GET] = "SELECT p.nid, p.mr, n.nid FROM peer p JOIN peer_nid n ON n.peer = p.id "

@@ -115,6 +115,44 @@ START_TEST(peer_round_trip)
 }
 END_TEST
 
+/*
+ * The history's record of a peer added (written by the store itself) is the
+ * JSON SQLite gives for that peer (read back by the next change's "old"),
+ * for plain NIDs and for text that JSON must escape.
+ */
+START_TEST(peer_add_json_is_sqlites)
+{
+	const char *two[] = {"10.0.0.2@tcp", "10.0.0.3@tcp"}, *odd[] = {"x\"y", "a\\b\tc\x01"};
+	struct st_peer p[] = {{"10.0.0.1@tcp", 0, 2, two},
+			      {"10.0.0.9@tcp", 1, 0, NULL},
+			      {"q\"uote\n", 1, 2, odd}};
+	struct st_hist h;
+	char *added, *old, *end;
+	size_t i;
+
+	st = open_ok();
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		OK(store_begin(st));
+		OK(store_peer_add(st, &p[i], err));
+		OK(store_history_get(st, commit("add"), &h, err));
+		added = strdup(strstr(h.change, "\"new\":") + 6);
+		ck_assert_str_eq(added + strlen(added) - 2, "}]"); /* the op's and the list's */
+		added[strlen(added) - 2] = '\0';
+		st_hist_clear(&h);
+		OK(store_begin(st));
+		OK(store_peer_set_mr(st, p[i].nid, !p[i].mr, err));
+		OK(store_history_get(st, commit("mr"), &h, err));
+		old = strstr(h.change, "\"old\":") + 6;
+		end = strstr(old, ",\"new\":");
+		ck_assert_ptr_nonnull(end);
+		*end = '\0';
+		ck_assert_str_eq(added, old);
+		free(added);
+		st_hist_clear(&h);
+	}
+}
+END_TEST
+
 START_TEST(route_and_global_round_trip)
 {
 	struct st_route r1 = ROUTE("tcp1", "10.0.0.1@tcp", 2),
@@ -294,6 +332,7 @@ void store_objects_tests(TCase *tc)
 {
 	tcase_add_test(tc, ni_round_trip);
 	tcase_add_test(tc, peer_round_trip);
+	tcase_add_test(tc, peer_add_json_is_sqlites);
 	tcase_add_test(tc, route_and_global_round_trip);
 	tcase_add_test(tc, rule_positions_stay_contiguous);
 	tcase_add_test(tc, refusals_name_the_object_and_change_nothing);

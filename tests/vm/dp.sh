@@ -152,6 +152,7 @@ if command -v upstream-lnetctl >/dev/null 2>&1 && command -v upstream-lnet >/dev
 		out_has "interop: upstream's peer show has lnetk's node" "primary nid: 10.8.9.2@tcp" \
 			upstream-lnetctl peer show
 		upstream-lnetctl net del --net tcp >/dev/null 2>&1
+		upstream-lnet unload >/dev/null 2>&1
 	else
 		not_ok "interop: upstream's LNet loads"
 		sed 's/^/# /' "$T/up.log"

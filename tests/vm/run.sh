@@ -23,8 +23,15 @@
 #   valgrind     LNETD_VM_VALGRIND=1 runs lnetd under memcheck in the guest
 #                (slow: the scale case is left out)
 #   only         LNETD_VM_ONLY="fuzz refuse" runs only those guest groups
-#                (genl-test's names; "rmmod" and "lnetd" for the steps after
-#                them); the others print nothing
+#                (genl-test's names; "rmmod", "lnetd", "dp" and "interop" for the
+#                steps after them); the others print nothing
+#   upstream     upstream Lustre's LNet for the interop group (figures of
+#                the same file imported by it and by lnetd): built by
+#                ../shared/lustre/build.sh ($LNETD_UPSTREAM_BUILD) into the
+#                work dir's upstream/ ($LNETD_VM_UPSTREAM), once; the
+#                guest's /bin/upstream-lnet load|unload and upstream-lnetctl
+#                (upstream_lnet_tree below).  LNETD_VM_INTEROP_PEERS=2000,10000
+#                adds the 10,000-peer figures (upstream takes 21-45 s there)
 #   fuzz         LNETK_FUZZ_SEED, _ITERS, _SECONDS, _ROUNDS reach the fuzz
 #                group (cases-fuzz.c) through the kernel command line; e.g.
 #                LNETD_VM_ONLY=fuzz LNETK_FUZZ_SECONDS=1800 for a long run
@@ -50,6 +57,15 @@ fail() {
 	echo "not ok 1 - $1"
 	[ -n "${2:-}" ] && [ -f "$2" ] && tail -n 40 "$2" | sed 's/^/# /'
 	exit 1
+}
+
+# wanted_here NAME: whether LNETD_VM_ONLY (if set) leaves the guest group NAME in.
+wanted_here() {
+	[ -z "${LNETD_VM_ONLY:-}" ] && return 0
+	case " $(echo "$LNETD_VM_ONLY" | tr ',' ' ') " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -198,6 +214,26 @@ if [ -z "$lnetd_skip" ] && { [ ! -s "$big/lnetd.db" ] || [ "$lnetd_bin" -nt "$bi
 		rm -rf "$big"
 fi
 
+# --- upstream Lustre's LNet, for figures beside lnetd + lnetk ---------------
+# Built once by ../shared/lustre/build.sh (it installs its own packages,
+# about 3 minutes) into $LNETD_VM_UPSTREAM, else the work dir's upstream/,
+# and cached there: build.sh does nothing when that is built for $kver.
+# $LNETD_UPSTREAM_BUILD names build.sh, else it is beside the source tree
+# (../shared/lustre/build.sh); without it the guest skips the interop group.
+upstream=${LNETD_VM_UPSTREAM:-$work/upstream}
+upstream_sh=${LNETD_UPSTREAM_BUILD:-$top/../shared/lustre/build.sh}
+upstream_skip=""
+if ! wanted_here interop && ! wanted_here dp; then
+	upstream_skip="not asked for (LNETD_VM_ONLY)"
+elif [ -f "$upstream/.built" ] && [ "$(cat "$upstream/.built")" = "$kver" ]; then
+	:
+elif [ -f "$upstream_sh" ]; then
+	bash "$upstream_sh" "$upstream" "$kver" >"$work/upstream.log" 2>&1 ||
+		fail "build upstream LNet with $upstream_sh" "$work/upstream.log"
+else
+	upstream_skip="no $upstream_sh to build upstream LNet with"
+fi
+
 # --- the kernel: the xz stream inside the bzImage, for qemu's PVH entry ------
 vmlinux=$work/vmlinux-$kver
 if [ ! -s "$vmlinux" ] || [ "$vmlinuz" -nt "$vmlinux" ]; then
@@ -284,6 +320,30 @@ lnetd_tree() {
 	fi
 }
 
+# upstream_lnet_tree ROOT: upstream's LNet in the guest, for any case that
+# wants it beside lnetk: its modules under /lib/modules/KVER/extra/upstream/
+# with Debian's sunrpc.ko (lnet.ko needs it; depmod, run below, finds them,
+# so `modprobe lnet` works), its lnetctl under /opt/upstream/ with
+# liblnetconfig and the host libraries it loads, run as upstream-lnetctl
+# (/bin/lnetctl stays lnetd's), and upstream-lnet load|unload.
+upstream_lnet_tree() {
+	sunrpc=$(find "/lib/modules/$kver/kernel/net/sunrpc" -maxdepth 1 -name 'sunrpc.ko*' | head -n 1)
+	[ -n "$sunrpc" ] &&
+		install -D -m 644 "$sunrpc" "$1/lib/modules/$kver/kernel/net/sunrpc/${sunrpc##*/}" &&
+		mkdir -p "$1/lib/modules/$kver/extra/upstream" "$1/opt/upstream/bin" \
+			"$1/opt/upstream/lib" &&
+		cp "$upstream"/modules/*.ko "$1/lib/modules/$kver/extra/upstream/" &&
+		install -m 755 "$upstream/bin/lnetctl" "$1/opt/upstream/bin/lnetctl" &&
+		cp -a "$upstream"/lib/liblnetconfig.so* "$1/opt/upstream/lib/" || return 1
+	for lib in $(LD_LIBRARY_PATH=$upstream/lib ldd "$upstream/bin/lnetctl" | grep -o '/[^ ]*'); do
+		case $lib in "$upstream"/*) continue ;; esac
+		[ -e "$1$lib" ] || install -D -m 755 "$(readlink -f "$lib")" "$1$lib" || return 1
+	done
+	printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/upstream/lib exec /opt/upstream/bin/lnetctl "$@"\n' \
+		>"$1/bin/upstream-lnetctl" && chmod 755 "$1/bin/upstream-lnetctl" &&
+		install -m 755 "$here/upstream-lnet" "$1/bin/upstream-lnet"
+}
+
 root=$work/root
 rm -rf "$root"
 cp -a "$base" "$root" &&
@@ -291,12 +351,15 @@ cp -a "$base" "$root" &&
 	install -D -m 644 "$work/nrs-src/lnetk_nrs_src.ko" \
 		"$root/lib/modules/$kver/extra/lnetk_nrs_src.ko" &&
 	{ [ -n "$lnetd_skip" ] || lnetd_tree "$root"; } &&
+	{ [ -n "$upstream_skip" ] || upstream_lnet_tree "$root"; } &&
 	"$busybox" depmod -b "$root" "$kver" &&
 	copy_with_libs "$prog" "$root" &&
 	install -D -m 644 "$top/tests/data/select-conformance.scn" \
 		"$root/data/select-conformance.scn" &&
 	install -m 755 "$here/init" "$root/init" &&
 	{ [ -z "$lnetd_skip" ] || echo "$lnetd_skip" >"$root/lnetd-skip"; } &&
+	{ [ -z "$upstream_skip" ] || echo "$upstream_skip" >"$root/upstream-skip"; } &&
+	install -m 755 "$here/interop-import.sh" "$root/bin/interop-import.sh" &&
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.cpio.gz" ||
 	fail "build the initramfs in $root"
 
@@ -308,11 +371,13 @@ outer=900
 # What the guest's /init reads from its environment, which the kernel
 # fills from the words of its command line that it does not know.
 append='console=ttyS0 quiet panic=-1'
-for v in LNETD_VM_ONLY LNETK_FUZZ_SEED LNETK_FUZZ_ITERS LNETK_FUZZ_SECONDS LNETK_FUZZ_ROUNDS; do
+for v in LNETD_VM_ONLY LNETK_FUZZ_SEED LNETK_FUZZ_ITERS LNETK_FUZZ_SECONDS LNETK_FUZZ_ROUNDS \
+	LNETD_VM_INTEROP_PEERS; do
 	val=$(printenv "$v" | tr -c 'A-Za-z0-9_\n-' ',' | tr -d '\n')
 	[ -n "$val" ] && append="$append $v=$val"
 done
 outer=$((outer + ${LNETK_FUZZ_SECONDS:-0}))
+case ${LNETD_VM_INTEROP_PEERS:-} in *0000*) outer=$((outer + 600)) ;; esac
 start=$(date +%s.%N)
 # 1 GiB: the scale cases hold two instances of 100,000 peer NIDs and a
 # multi-megabyte batch.  The guest's groups time out on their own (init);
