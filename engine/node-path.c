@@ -5,7 +5,6 @@
  */
 #include "node-int.h"
 
-
 /* Leading bits two addresses share. */
 static u32 common_bits(const struct lne_nid *a, const struct lne_nid *b)
 {

@@ -6,7 +6,6 @@
 #include "node-int.h"
 #include "select.h"
 
-
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
 		   void *ctx, u64 incarnation)
 {

@@ -32,7 +32,8 @@ static uint64_t change_timeout(sd_bus *bus)
 /* The methods that only read: no authorization, so never a password. */
 static bool reads(const char *method)
 {
-	static const char *const names[] = {"Counters", "Explain", "Export", "History", "Ping", "Status", "UdspInfo"};
+	static const char *const names[] = {"Counters", "Explain", "Export",  "History",
+					    "Ping",	"Status",  "UdspInfo"};
 	size_t i;
 
 	if (!strncmp(method, "List", 4))

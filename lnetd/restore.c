@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/udsp.h"
 #include "dp.h"
+#include "engine/udsp.h"
 #include "lnetd.h"
 #include "lnetd/log.h"
 #include "nrs.h"
