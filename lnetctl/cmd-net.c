@@ -213,6 +213,7 @@ struct ni_row {
 	sd_bus *bus; /* for show -v's UDSP info */
 	const char *net, *ifname, *state, *nid, *reason, *pattern, *cpts;
 	uint32_t tun[LNE_TUN__COUNT], health;
+	uint32_t lnd_timeout; /* the global one, which an LND timeout of 0 follows */
 	int up;
 };
 
@@ -259,10 +260,13 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 	struct yout *y = yout_begin(stdout);
 	char **nets = NULL;
 	struct ni_row row;
+	uint32_t lnd_timeout = 0;
 	size_t n = 0, i;
 	int rc;
 
-	rc = row_nets(r, &nets, &n);
+	rc = verbose ? ctl_lnd_timeout(bus, &lnd_timeout) : 0;
+	if (rc >= 0)
+		rc = row_nets(r, &nets, &n);
 	yout_map_begin(y);
 	yout_key(y, "net");
 	yout_seq_begin(y);
@@ -280,6 +284,7 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
 			memset(&row, 0, sizeof(row));
 			row.bus = bus;
+			row.lnd_timeout = lnd_timeout;
 			rc = sd_bus_message_read(r, "sss", &row.net, &row.ifname, &row.state);
 			if (rc >= 0 && strcmp(row.net, nets[i]))
 				rc = sd_bus_message_skip(r, "a{sv}");
@@ -354,7 +359,11 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 				open = true;
 			}
 			yout_key(y, lne_tun_desc[k].name);
-			yout_u32(y, row->tun[k]);
+			/* The LND timeout 0 is the global one, and shown as that, as Lustre's. */
+			if (k == LNE_TUN_LND_TIMEOUT && !row->tun[k])
+				yout_u32(y, row->lnd_timeout);
+			else
+				yout_tun(y, k, row->tun[k]);
 		}
 		if (open)
 			yout_map_end(y);
@@ -639,7 +648,8 @@ static int net_set(struct ctl_opt *opt, int argc, char **argv)
 }
 
 /* One option per tunable (engine/tunables.h), then --cpt. */
-#define TUN_OPT(id, name, option, section, genl, lo, hi, dsock, do2ib, help) {option, 0, "N", help},
+#define TUN_OPT(id, name, option, section, genl, lo, hi, dsock, do2ib, fl, help) \
+	{option, 0, "N", help},
 #define TUN_OPTS                                                               \
 	LNE_TUNABLES(TUN_OPT)                                                  \
 	{                                                                      \

@@ -172,7 +172,8 @@ static int h_lnd_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *s
 		int t = lne_tun_lookup(name);
 
 		if (t >= 0 && lne_tun_desc[t].section == LNE_TUN_LND) {
-			if (p->mode != CF_DEL)
+			/* Lustre's read-only kind (the LND timeout): shown, not a setting. */
+			if (p->mode != CF_DEL && !(lne_tun_desc[t].flags & LNE_TUN_F_SHOWN))
 				rc = h_tun(p, key, cfp_node(p, pr->value), st);
 			continue;
 		}

@@ -91,6 +91,8 @@ extern bool ctl_ask_password;
 int ctl_bus(sd_bus **bus);
 /* A method call; on failure, say why and return the exit code; 0 on success. */
 int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...);
+/* The global lnd_timeout, as Lustre derives it from transaction_timeout and retry_count. */
+int ctl_lnd_timeout(sd_bus *bus, uint32_t *out);
 /*
  * Read the a{sv} at @r's position, calling @entry with each key and @r at
  * its variant: @entry reads the variant (> 0), leaves it to be skipped (0)
