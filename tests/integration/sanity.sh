@@ -814,7 +814,7 @@ sl 159 "Check import of ip2nets with IPv6 /128 CIDR notation" "an ip2nets ip-ran
 sl 160 "Check correct application of multiple IPv6 ip2nets rules" "an ip2nets ip-range with an IPv6 address does not match"
 sl 161 "Check import of ip2nets with various IPv6 prefix lengths" "an ip2nets ip-range with an IPv6 address does not match"
 sl 162 "Check ip2nets import failure with non-matching IPv6 (lnetd: a warning)" "an ip2nets rule that matches nothing passes silently"
-sl 170 "Check CPTs and tunables parsing when importing" "CPT and net-level tunables in import, and tos, are not all read"
+sl 170 "Check CPTs and tunables parsing when importing"
 sl 230 "Test setting conns-per-peer"
 sl 231 "Check DLC handling of peer_timeout parameter"
 sl 232 "Test setting ToS value"
