@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/nid.h"
 #include "engine/tunables.h"
 #include "lnetctl.h"
 #include "yout.h"
@@ -126,7 +127,7 @@ static int ip2nets(struct cf_doc *doc, struct ctl_opt *opt, const char *spec)
 static int net_add(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *net = ctl_opt(opt, "net"), *ifs = ctl_opt(opt, "if"),
-		       *ip2 = ctl_opt(opt, "ip2net");
+		       *ip2 = ctl_opt(opt, "ip2net"), *nid = ctl_opt(opt, "nid");
 	struct cf_doc doc = {0};
 	sd_bus *bus = NULL;
 	char **ifv = NULL, **changes = NULL;
@@ -134,8 +135,18 @@ static int net_add(struct ctl_opt *opt, int argc, char **argv)
 	size_t n = 0, i;
 	int rc = 0;
 
+	if (nid->given) {
+		char nnet[LNE_NET_STR_MAX], addr[64];
+
+		if (net->given || ifs->given || ip2->given)
+			return ctl_usage("--nid names the NI itself: no --net, --if or --ip2net");
+		rc = ctl_nid_split(nid->val, nnet, sizeof(nnet), addr, sizeof(addr));
+		if (!rc)
+			rc = push_ni(&doc, opt, nnet, NULL, addr);
+		goto apply;
+	}
 	if (!ip2->given && !net->given)
-		return ctl_usage("--net is required (or --ip2net)");
+		return ctl_usage("--net is required (or --ip2net or --nid)");
 	if (!ip2->given && !ifs->given)
 		return ctl_usage("--if is required (or --ip2net)");
 	if (ip2->given && (net->given || ifs->given))
@@ -149,6 +160,7 @@ static int net_add(struct ctl_opt *opt, int argc, char **argv)
 		for (i = 0; !rc && i < n; i++)
 			rc = push_ni(&doc, opt, net->val, ifv[i], NULL);
 	}
+apply:
 	if (!rc)
 		rc = ctl_bus(&bus);
 	/* One change, all the NIs or none; an NI there already is refused. */
@@ -173,8 +185,17 @@ static int net_del(struct ctl_opt *opt, int argc, char **argv)
 	size_t n = 0, i;
 	int rc;
 
+	if (ctl_opt(opt, "nid")->given) {
+		if (net->given || ifs->given)
+			return ctl_usage("--nid names the NI itself: no --net or --if");
+		rc = ctl_bus(&bus);
+		if (!rc)
+			rc = ctl_net_del_nid(bus, ctl_opt(opt, "nid")->val);
+		sd_bus_flush_close_unref(bus);
+		return rc;
+	}
 	if (!net->given)
-		return ctl_usage("--net is required");
+		return ctl_usage("--net is required (or --nid)");
 	if (ifs->given) {
 		ifv = ctl_split(ifs->val, &n);
 		if (!n) {
@@ -656,24 +677,27 @@ static int net_set(struct ctl_opt *opt, int argc, char **argv)
 		"cpt", 0, "\"[0,1]\"", "the CPTs the NI serves (default: all)" \
 	}
 /* net add's own options, the tunables and --cpt must fit in struct ctl_cmd. */
-_Static_assert(3 + LNE_TUN__COUNT + 1 < 16, "net add has too many options for struct ctl_cmd");
+_Static_assert(4 + LNE_TUN__COUNT + 1 < 16, "net add has too many options for struct ctl_cmd");
 
 const struct ctl_cmd ctl_net_cmds[] = {
 	{"net add",
-	 "--net NET --if IF[,IF...] [OPTIONS] | --ip2net \"NET(IF) PATTERN; ...\"",
+	 "--net NET --if IF[,IF...] [OPTIONS] | --nid NID [OPTIONS] | --ip2net \"NET(IF) PATTERN; ...\"",
 	 "Configure local NIs: one per interface, or per matching interface (ip2nets).",
 	 net_add,
 	 {{"net", 0, "NET", "the network, e.g. tcp, o2ib1"},
 	  {"if", 0, "IF[,IF...]", "the interfaces, comma separated"},
+	  {"nid", 0, "NID", "the NI by its NID: on the interface holding its address"},
 	  {"ip2net", 0, "SPEC", "ip2nets rules: NET[(IF,...)] PATTERN [PATTERN...]; ..."},
 	  TUN_OPTS},
 	 0,
 	 0},
 	{"net del",
-	 "--net NET [--if IF[,IF...]]",
-	 "Remove a net's NIs (all of them, or those on the interfaces given).",
+	 "--net NET [--if IF[,IF...]] | --nid NID",
+	 "Remove a net's NIs (all of them, or those on the interfaces given), or one NI by its NID.",
 	 net_del,
-	 {{"net", 0, "NET", "the network"}, {"if", 0, "IF[,IF...]", "only these interfaces"}},
+	 {{"net", 0, "NET", "the network"},
+	  {"if", 0, "IF[,IF...]", "only these interfaces"},
+	  {"nid", 0, "NID", "the NI with this NID"}},
 	 0,
 	 0},
 	{"net show",
