@@ -8,14 +8,15 @@
 #include "nid.h"
 
 const struct lne_tun_desc lne_tun_desc[LNE_TUN__COUNT] = {
-#define LNE_TUN_ROW(id, nm, opt, sec, genl, lo, hi, dsock, do2ib, hlp) \
-	[LNE_TUN_##id] = {.name = #nm,                                 \
-			  .option = opt,                               \
-			  .section = sec,                              \
-			  .min = lo,                                   \
-			  .max = hi,                                   \
-			  .def_sock = dsock,                           \
-			  .def_o2ib = do2ib,                           \
+#define LNE_TUN_ROW(id, nm, opt, sec, genl, lo, hi, dsock, do2ib, fl, hlp) \
+	[LNE_TUN_##id] = {.name = #nm,                                     \
+			  .option = opt,                                   \
+			  .section = sec,                                  \
+			  .min = lo,                                       \
+			  .max = hi,                                       \
+			  .def_sock = dsock,                               \
+			  .def_o2ib = do2ib,                               \
+			  .flags = fl,                                     \
 			  .help = hlp},
 	LNE_TUNABLES(LNE_TUN_ROW)
 #undef LNE_TUN_ROW
@@ -45,12 +46,19 @@ void lne_tunables_default(unsigned int lnd, struct lne_tunables *tun)
 						: lne_tun_desc[i].def_sock;
 }
 
+bool lne_tun_valid(int k, u32 v)
+{
+	const struct lne_tun_desc *t = &lne_tun_desc[k];
+
+	return (v >= t->min && v <= t->max) || (v == LNE_TUN_OFF && (t->flags & LNE_TUN_F_OFF));
+}
+
 int lne_tunables_check(const struct lne_tunables *tun, enum lne_tun *bad)
 {
 	int i;
 
 	for (i = 0; i < LNE_TUN__COUNT; i++)
-		if (tun->v[i] < lne_tun_desc[i].min || tun->v[i] > lne_tun_desc[i].max) {
+		if (!lne_tun_valid(i, tun->v[i])) {
 			*bad = i;
 			return -EINVAL;
 		}

@@ -11,7 +11,7 @@
  * history stay hand-written, and tests/unit/test-attr.c ties them to this.
  *
  * A row: X(ID, name, option, section, genl, min, max, sock default, o2ib
- * default, help)
+ * default, flags, help)
  *   ID       the enum suffix (LNE_TUN_<ID>)
  *   name     the one name: Lustre's YAML key, lnetd's D-Bus key, the store
  *            column and its history key
@@ -22,25 +22,39 @@
  *   min, max the range every layer enforces
  *   defaults the LND's module parameter default, for socklnd and o2iblnd
  *            (Lustre's ksocklnd/ko2iblnd)
+ *   flags    LNE_TUN_F_OFF: Lustre's -1 ("off") is a value, kept as
+ *            LNE_TUN_OFF and shown as -1; LNE_TUN_F_SHOWN: Lustre's read-only
+ *            kind, shown by net show -v and set by lnetctl's option only,
+ *            left out of export and import
  */
 #ifndef LNE_TUNABLES_H
 #define LNE_TUNABLES_H
 
 #include "port.h"
 
-#define LNE_TUNABLES(X)                                                                        \
-	X(PEER_TIMEOUT, peer_timeout, "peer-timeout", LNE_TUN_NET, LNETK_NI_A_PEER_TIMEOUT, 0, \
-	  U32_MAX, 180, 180, "seconds without a message before a peer is thought dead")        \
-	X(PEER_CREDITS, peer_credits, "peer-credits", LNE_TUN_NET, LNETK_NI_A_PEER_CREDITS, 1, \
-	  U32_MAX, 8, 32, "messages in flight to one peer")                                    \
-	X(PEER_BUFFER_CREDITS, peer_buffer_credits, "peer-buffer-credits", LNE_TUN_NET,        \
-	  LNETK_NI_A_PEER_BUFFER_CREDITS, 0, U32_MAX, 0, 0,                                    \
-	  "routing buffers per peer (0: the LND's choice)")                                    \
-	X(CREDITS, credits, "credits", LNE_TUN_NET, LNETK_NI_A_CREDITS, 1, U32_MAX, 256, 256,  \
-	  "messages in flight on the NI")                                                      \
-	X(CONNS_PER_PEER, conns_per_peer, "conns-per-peer", LNE_TUN_LND,                       \
-	  LNETK_NI_A_CONNS_PER_PEER, 0, 127, 0, 1,                                             \
-	  "connections to each peer (0: from the link speed)")
+#define LNE_TUNABLES(X)                                                                          \
+	X(PEER_TIMEOUT, peer_timeout, "peer-timeout", LNE_TUN_NET, LNETK_NI_A_PEER_TIMEOUT, 0,   \
+	  U32_MAX, 180, 180, 0, "seconds without a message before a peer is thought dead")       \
+	X(PEER_CREDITS, peer_credits, "peer-credits", LNE_TUN_NET, LNETK_NI_A_PEER_CREDITS, 1,   \
+	  U32_MAX, 8, 32, 0, "messages in flight to one peer")                                   \
+	X(PEER_BUFFER_CREDITS, peer_buffer_credits, "peer-buffer-credits", LNE_TUN_NET,          \
+	  LNETK_NI_A_PEER_BUFFER_CREDITS, 0, U32_MAX, 0, 0, 0,                                   \
+	  "routing buffers per peer (0: the LND's choice)")                                      \
+	X(CREDITS, credits, "credits", LNE_TUN_NET, LNETK_NI_A_CREDITS, 1, U32_MAX, 256, 256, 0, \
+	  "messages in flight on the NI")                                                        \
+	X(CONNS_PER_PEER, conns_per_peer, "conns-per-peer", LNE_TUN_LND,                         \
+	  LNETK_NI_A_CONNS_PER_PEER, 0, 127, 0, 1, 0,                                            \
+	  "connections to each peer (0: from the link speed)")                                   \
+	X(TOS, tos, "tos", LNE_TUN_LND, LNETK_NI_A_TOS, 0, 255, LNE_TUN_OFF, LNE_TUN_OFF,        \
+	  LNE_TUN_F_OFF, "IP type of service of the NI's connections (-1: the system's)")        \
+	X(LND_TIMEOUT, timeout, "lnd-timeout", LNE_TUN_LND, LNETK_NI_A_LND_TIMEOUT, 0, U32_MAX,  \
+	  50, 50, LNE_TUN_F_SHOWN,                                                               \
+	  "seconds before the LND gives up on a connection (0: the global lnd_timeout)")
+
+/* Lustre's -1 for a tunable with LNE_TUN_F_OFF, in the u32 every layer carries. */
+#define LNE_TUN_OFF	U32_MAX
+#define LNE_TUN_F_OFF	1u
+#define LNE_TUN_F_SHOWN 2u
 
 enum lne_tun {
 #define LNE_TUN_ENUM(id, ...) LNE_TUN_##id,
@@ -73,6 +87,7 @@ struct lne_tun_desc {
 	enum lne_tun_section section;
 	u32 min, max;
 	u32 def_sock, def_o2ib;
+	unsigned int flags; /* LNE_TUN_F_* */
 	const char *help;
 };
 
@@ -97,5 +112,7 @@ void lne_tunables_default(unsigned int lnd, struct lne_tunables *tun);
  * first that is not in *@bad.
  */
 int lne_tunables_check(const struct lne_tunables *tun, enum lne_tun *bad);
+/* Whether @v is a value of tunable @k: in its range, or LNE_TUN_OFF where it takes that. */
+bool lne_tun_valid(int k, u32 v);
 
 #endif /* LNE_TUNABLES_H */

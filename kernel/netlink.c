@@ -59,7 +59,9 @@ static struct netlink_range_validation ping_timeout_range = {.min = 1,
 /* Each NI tunable's range (engine/tunables.h), checked before a handler runs. */
 /* Not const: the policy points at it, and 6.1 declares that pointer plain. */
 static struct netlink_range_validation tun_range[LNE_TUN__COUNT] = {
-#define TUN_RANGE(id, name, opt, sec, genl, lo, hi, ...) [LNE_TUN_##id] = {.min = lo, .max = hi},
+/* (-1, LNE_TUN_OFF, passes here; the engine's check refuses what lies between.) */
+#define TUN_RANGE(id, name, opt, sec, genl, lo, hi, ds, d2, fl, ...) \
+	[LNE_TUN_##id] = {.min = lo, .max = ((fl)&LNE_TUN_F_OFF) ? U32_MAX : (hi)},
 	LNE_TUNABLES(TUN_RANGE)
 #undef TUN_RANGE
 };

@@ -377,7 +377,8 @@ static int add_all_tunables(struct cf_doc *doc)
 			continue;
 		lne_tunables_default(LNE_NET_LND(net), &tun);
 		for (k = 0; k < LNE_TUN__COUNT; k++)
-			if (!cf_op_get_u32(op, lne_tun_desc[k].name, &u) &&
+			if (!(lne_tun_desc[k].flags & LNE_TUN_F_SHOWN) &&
+			    !cf_op_get_u32(op, lne_tun_desc[k].name, &u) &&
 			    cf_op_set_u32(op, lne_tun_desc[k].name, tun.v[k]))
 				return ctl_fail(EXIT_REFUSED, "out of memory");
 	}

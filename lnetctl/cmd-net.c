@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/nid.h"
 #include "engine/tunables.h"
 #include "lnetctl.h"
 #include "yout.h"
@@ -126,7 +127,7 @@ static int ip2nets(struct cf_doc *doc, struct ctl_opt *opt, const char *spec)
 static int net_add(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *net = ctl_opt(opt, "net"), *ifs = ctl_opt(opt, "if"),
-		       *ip2 = ctl_opt(opt, "ip2net");
+		       *ip2 = ctl_opt(opt, "ip2net"), *nid = ctl_opt(opt, "nid");
 	struct cf_doc doc = {0};
 	sd_bus *bus = NULL;
 	char **ifv = NULL, **changes = NULL;
@@ -134,8 +135,18 @@ static int net_add(struct ctl_opt *opt, int argc, char **argv)
 	size_t n = 0, i;
 	int rc = 0;
 
+	if (nid->given) {
+		char nnet[LNE_NET_STR_MAX], addr[64];
+
+		if (net->given || ifs->given || ip2->given)
+			return ctl_usage("--nid names the NI itself: no --net, --if or --ip2net");
+		rc = ctl_nid_split(nid->val, nnet, sizeof(nnet), addr, sizeof(addr));
+		if (!rc)
+			rc = push_ni(&doc, opt, nnet, NULL, addr);
+		goto apply;
+	}
 	if (!ip2->given && !net->given)
-		return ctl_usage("--net is required (or --ip2net)");
+		return ctl_usage("--net is required (or --ip2net or --nid)");
 	if (!ip2->given && !ifs->given)
 		return ctl_usage("--if is required (or --ip2net)");
 	if (ip2->given && (net->given || ifs->given))
@@ -149,6 +160,7 @@ static int net_add(struct ctl_opt *opt, int argc, char **argv)
 		for (i = 0; !rc && i < n; i++)
 			rc = push_ni(&doc, opt, net->val, ifv[i], NULL);
 	}
+apply:
 	if (!rc)
 		rc = ctl_bus(&bus);
 	/* One change, all the NIs or none; an NI there already is refused. */
@@ -173,8 +185,17 @@ static int net_del(struct ctl_opt *opt, int argc, char **argv)
 	size_t n = 0, i;
 	int rc;
 
+	if (ctl_opt(opt, "nid")->given) {
+		if (net->given || ifs->given)
+			return ctl_usage("--nid names the NI itself: no --net or --if");
+		rc = ctl_bus(&bus);
+		if (!rc)
+			rc = ctl_net_del_nid(bus, ctl_opt(opt, "nid")->val);
+		sd_bus_flush_close_unref(bus);
+		return rc;
+	}
 	if (!net->given)
-		return ctl_usage("--net is required");
+		return ctl_usage("--net is required (or --nid)");
 	if (ifs->given) {
 		ifv = ctl_split(ifs->val, &n);
 		if (!n) {
@@ -213,6 +234,7 @@ struct ni_row {
 	sd_bus *bus; /* for show -v's UDSP info */
 	const char *net, *ifname, *state, *nid, *reason, *pattern, *cpts;
 	uint32_t tun[LNE_TUN__COUNT], health;
+	uint32_t lnd_timeout; /* the global one, which an LND timeout of 0 follows */
 	int up;
 };
 
@@ -259,10 +281,13 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 	struct yout *y = yout_begin(stdout);
 	char **nets = NULL;
 	struct ni_row row;
+	uint32_t lnd_timeout = 0;
 	size_t n = 0, i;
 	int rc;
 
-	rc = row_nets(r, &nets, &n);
+	rc = verbose ? ctl_lnd_timeout(bus, &lnd_timeout) : 0;
+	if (rc >= 0)
+		rc = row_nets(r, &nets, &n);
 	yout_map_begin(y);
 	yout_key(y, "net");
 	yout_seq_begin(y);
@@ -280,6 +305,7 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
 			memset(&row, 0, sizeof(row));
 			row.bus = bus;
+			row.lnd_timeout = lnd_timeout;
 			rc = sd_bus_message_read(r, "sss", &row.net, &row.ifname, &row.state);
 			if (rc >= 0 && strcmp(row.net, nets[i]))
 				rc = sd_bus_message_skip(r, "a{sv}");
@@ -354,7 +380,11 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 				open = true;
 			}
 			yout_key(y, lne_tun_desc[k].name);
-			yout_u32(y, row->tun[k]);
+			/* The LND timeout 0 is the global one, and shown as that, as Lustre's. */
+			if (k == LNE_TUN_LND_TIMEOUT && !row->tun[k])
+				yout_u32(y, row->lnd_timeout);
+			else
+				yout_tun(y, k, row->tun[k]);
 		}
 		if (open)
 			yout_map_end(y);
@@ -639,31 +669,35 @@ static int net_set(struct ctl_opt *opt, int argc, char **argv)
 }
 
 /* One option per tunable (engine/tunables.h), then --cpt. */
-#define TUN_OPT(id, name, option, section, genl, lo, hi, dsock, do2ib, help) {option, 0, "N", help},
+#define TUN_OPT(id, name, option, section, genl, lo, hi, dsock, do2ib, fl, help) \
+	{option, 0, "N", help},
 #define TUN_OPTS                                                               \
 	LNE_TUNABLES(TUN_OPT)                                                  \
 	{                                                                      \
 		"cpt", 0, "\"[0,1]\"", "the CPTs the NI serves (default: all)" \
 	}
 /* net add's own options, the tunables and --cpt must fit in struct ctl_cmd. */
-_Static_assert(3 + LNE_TUN__COUNT + 1 < 16, "net add has too many options for struct ctl_cmd");
+_Static_assert(4 + LNE_TUN__COUNT + 1 < 16, "net add has too many options for struct ctl_cmd");
 
 const struct ctl_cmd ctl_net_cmds[] = {
 	{"net add",
-	 "--net NET --if IF[,IF...] [OPTIONS] | --ip2net \"NET(IF) PATTERN; ...\"",
+	 "--net NET --if IF[,IF...] [OPTIONS] | --nid NID [OPTIONS] | --ip2net \"NET(IF) PATTERN; ...\"",
 	 "Configure local NIs: one per interface, or per matching interface (ip2nets).",
 	 net_add,
 	 {{"net", 0, "NET", "the network, e.g. tcp, o2ib1"},
 	  {"if", 0, "IF[,IF...]", "the interfaces, comma separated"},
+	  {"nid", 0, "NID", "the NI by its NID: on the interface holding its address"},
 	  {"ip2net", 0, "SPEC", "ip2nets rules: NET[(IF,...)] PATTERN [PATTERN...]; ..."},
 	  TUN_OPTS},
 	 0,
 	 0},
 	{"net del",
-	 "--net NET [--if IF[,IF...]]",
-	 "Remove a net's NIs (all of them, or those on the interfaces given).",
+	 "--net NET [--if IF[,IF...]] | --nid NID",
+	 "Remove a net's NIs (all of them, or those on the interfaces given), or one NI by its NID.",
 	 net_del,
-	 {{"net", 0, "NET", "the network"}, {"if", 0, "IF[,IF...]", "only these interfaces"}},
+	 {{"net", 0, "NET", "the network"},
+	  {"if", 0, "IF[,IF...]", "only these interfaces"},
+	  {"nid", 0, "NID", "the NI with this NID"}},
 	 0,
 	 0},
 	{"net show",

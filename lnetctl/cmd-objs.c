@@ -414,13 +414,43 @@ static int set_global(struct ctl_opt *opt, int argc, char **argv)
 	return ctl_finish(rc, bus, reply);
 }
 
+/* Lustre's lnd_timeout: transaction_timeout shared by the tries, at least 1. */
+static uint32_t lnd_timeout_of(uint32_t transaction_timeout, uint32_t retry_count)
+{
+	uint32_t t = transaction_timeout ? (transaction_timeout - 1) / (retry_count + 1ull) : 0;
+
+	return t ? t : 1;
+}
+
+int ctl_lnd_timeout(sd_bus *bus, uint32_t *out)
+{
+	uint32_t v, tt = 0, retries = 0;
+	sd_bus_message *r = NULL;
+	const char *name;
+	int rc;
+
+	rc = ctl_call(bus, "ListGlobals", &r, NULL);
+	if (rc)
+		return -EIO;
+	rc = sd_bus_message_enter_container(r, 'a', "(su)");
+	while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &name, &v)) > 0) {
+		if (!strcmp(name, "transaction_timeout"))
+			tt = v;
+		else if (!strcmp(name, "retry_count"))
+			retries = v;
+	}
+	sd_bus_message_unref(r);
+	*out = lnd_timeout_of(tt, retries);
+	return rc < 0 ? rc : 0;
+}
+
 static int global_show(struct ctl_opt *opt, int argc, char **argv)
 {
 	sd_bus_message *r = NULL;
 	const char *name;
 	struct yout *y;
 	sd_bus *bus = NULL;
-	uint32_t v;
+	uint32_t v, tt = 0, retries = 0;
 	int rc, yrc;
 
 	rc = ctl_bus(&bus);
@@ -437,7 +467,14 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 		/* Lustre's YAML says max_intf. */
 		yout_key(y, strcmp(name, "max_interfaces") ? name : "max_intf");
 		yout_u32(y, v);
+		if (!strcmp(name, "transaction_timeout"))
+			tt = v;
+		else if (!strcmp(name, "retry_count"))
+			retries = v;
 	}
+	/* Derived, shown as Lustre shows it: what an LND timeout of 0 follows. */
+	yout_key(y, "lnd_timeout");
+	yout_u32(y, lnd_timeout_of(tt, retries));
 	yout_map_end(y);
 	yout_map_end(y);
 	yrc = yout_end(y);
@@ -552,6 +589,12 @@ const struct ctl_cmd ctl_global_cmds[] = {
 	 {{0}},
 	 2,
 	 2},
-	{"global show", "", "Show every global setting as YAML.", global_show, {{0}}, 0, 0},
+	{"global show",
+	 "[-v]",
+	 "Show every global setting as YAML.",
+	 global_show,
+	 {{"verbose", 'v', NULL, "accepted, as Lustre's: every global is always shown"}},
+	 0,
+	 0},
 	{0},
 };

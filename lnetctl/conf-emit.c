@@ -112,6 +112,7 @@ static void emit_ni_body(struct yout *y, const struct cf_op *op)
 
 		for (t = 0; t < LNE_TUN__COUNT; t++) {
 			if (lne_tun_desc[t].section != sec ||
+			    (lne_tun_desc[t].flags & LNE_TUN_F_SHOWN) ||
 			    !cf_op_get_u32(op, lne_tun_desc[t].name, &u))
 				continue;
 			if (!open) {
@@ -120,7 +121,7 @@ static void emit_ni_body(struct yout *y, const struct cf_op *op)
 				open = true;
 			}
 			yout_key(y, lne_tun_desc[t].name);
-			yout_u32(y, u);
+			yout_tun(y, t, u);
 		}
 		if (open)
 			yout_map_end(y);

@@ -172,7 +172,8 @@ static int h_lnd_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *s
 		int t = lne_tun_lookup(name);
 
 		if (t >= 0 && lne_tun_desc[t].section == LNE_TUN_LND) {
-			if (p->mode != CF_DEL)
+			/* Lustre's read-only kind (the LND timeout): shown, not a setting. */
+			if (p->mode != CF_DEL && !(lne_tun_desc[t].flags & LNE_TUN_F_SHOWN))
 				rc = h_tun(p, key, cfp_node(p, pr->value), st);
 			continue;
 		}
@@ -267,7 +268,8 @@ static const struct cfp_keydef local_ni_keys[] = {
 
 struct net_entry {
 	yaml_node_t *net, *nis;
-	size_t nops; /* ops made from its NIs */
+	size_t nops;	       /* ops made from its NIs */
+	struct ni_spec shared; /* the net's tunables and CPT: each NI's unless its own */
 };
 
 static int do_local_ni(struct cfp *p, yaml_node_t *item, void *st)
@@ -275,9 +277,16 @@ static int do_local_ni(struct cfp *p, yaml_node_t *item, void *st)
 	struct net_entry *e = st;
 	struct ni_spec s = {.net = e->net};
 	size_t before = p->out.nop;
-	int rc;
+	int rc, t;
 
 	rc = cfp_walk_map(p, item, "local NI(s)", "a local NI", local_ni_keys, &s);
+	for (t = 0; !rc && t < LNE_TUN__COUNT; t++)
+		if (!s.tun_set[t] && e->shared.tun_set[t]) {
+			s.tun_set[t] = true;
+			s.tun[t] = e->shared.tun[t];
+		}
+	if (!rc && !s.cpts && e->shared.cpts && !(s.cpts = strdup(e->shared.cpts)))
+		rc = cfp_nomem(p);
 	if (!rc && !s.ifs.n && p->mode == CF_ADD)
 		rc = cfp_fail(p, item, "interfaces", "missing: a local NI needs an interface");
 	rc = rc ? rc : ni_ops(p, &s, NULL);
@@ -303,9 +312,22 @@ static int h_local_nis(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 	return 0;
 }
 
+/* Tunables beside "local NI(s)": Lustre's net-wide ones, for every NI of the net. */
+static int h_net_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return h_tunables(p, k, v, &((struct net_entry *)st)->shared);
+}
+
+static int h_net_lnd_tunables(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	return h_lnd_tunables(p, k, v, &((struct net_entry *)st)->shared);
+}
+
 static const struct cfp_keydef net_keys[] = {
 	{"net type", h_net_type},
 	{"local NI(s)", h_local_nis},
+	{"tunables", h_net_tunables},
+	{"lnd tunables", h_net_lnd_tunables},
 	{"seq_no", NULL},
 	{NULL, NULL},
 };
@@ -466,16 +488,19 @@ static int do_net(struct cfp *p, yaml_node_t *item, void *st)
 	if (seed_form(p, item))
 		return do_seed_net(p, item);
 	rc = cfp_walk_map(p, item, "net", "a net", net_keys, &e);
-
 	if (rc)
-		return rc;
-	if (!e.net)
-		return cfp_fail(p, item, "net type", "missing in a net");
+		goto out;
+	if (!e.net) {
+		rc = cfp_fail(p, item, "net type", "missing in a net");
+		goto out;
+	}
 	/* 0@lo always exists; Lustre's export lists it. */
 	if (cf_net_is_lo(cfp_sval(e.net)))
-		return 0;
-	if (p->mode == CF_ADD && (!e.nis || cfp_is_null(e.nis)))
-		return cfp_fail(p, item, "local NI(s)", "missing in a net");
+		goto out;
+	if (p->mode == CF_ADD && (!e.nis || cfp_is_null(e.nis))) {
+		rc = cfp_fail(p, item, "local NI(s)", "missing in a net");
+		goto out;
+	}
 	if (e.nis)
 		rc = cfp_walk_seq(p, e.nis, "local NI(s)", "local NIs", do_local_ni, &e);
 	if (!rc && p->mode == CF_ADD && !e.nops)
@@ -486,6 +511,8 @@ static int do_net(struct cfp *p, yaml_node_t *item, void *st)
 
 		rc = cfp_push(p, op, op ? cf_op_set_str(op, "net", cfp_sval(e.net)) : 0);
 	}
+out:
+	ni_spec_free(&e.shared);
 	return rc;
 }
 

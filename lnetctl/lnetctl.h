@@ -91,6 +91,11 @@ extern bool ctl_ask_password;
 int ctl_bus(sd_bus **bus);
 /* A method call; on failure, say why and return the exit code; 0 on success. */
 int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...);
+/* net add|del --nid (cmd-net-nid.c): NID into net and address; remove the NI holding it. */
+int ctl_nid_split(const char *nid, char *net, size_t netlen, char *addr, size_t addrlen);
+int ctl_net_del_nid(sd_bus *bus, const char *nid);
+/* The global lnd_timeout, as Lustre derives it from transaction_timeout and retry_count. */
+int ctl_lnd_timeout(sd_bus *bus, uint32_t *out);
 /*
  * Read the a{sv} at @r's position, calling @entry with each key and @r at
  * its variant: @entry reads the variant (> 0), leaves it to be skipped (0)

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "engine/tunables.h"
+
 #include "yout.h"
 
 struct yout {
@@ -277,6 +279,13 @@ int yout_i64(struct yout *y, int64_t v)
 
 	snprintf(buf, sizeof(buf), "%" PRId64, v);
 	return scalar(y, buf, false);
+}
+
+int yout_tun(struct yout *y, int k, uint32_t v)
+{
+	if (v == LNE_TUN_OFF && (lne_tun_desc[k].flags & LNE_TUN_F_OFF))
+		return yout_i64(y, -1);
+	return yout_u32(y, v);
 }
 
 int yout_bool(struct yout *y, bool b)

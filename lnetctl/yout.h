@@ -48,6 +48,8 @@ int yout_str(struct yout *y, const char *s);
 int yout_u32(struct yout *y, uint32_t v);
 int yout_u64(struct yout *y, uint64_t v);
 int yout_i64(struct yout *y, int64_t v);
+/* Tunable @k's value (engine/tunables.h): LNE_TUN_OFF is Lustre's -1. */
+int yout_tun(struct yout *y, int k, uint32_t v);
 /* A number printed as @fmt says (a figure: "%.1f"), plain. */
 int yout_number_fmt(struct yout *y, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Lustre's spelling: True / False. */

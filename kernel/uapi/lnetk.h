@@ -405,6 +405,8 @@ enum lnetk_ni_attr {
 	LNETK_NI_A_NET_PRIO,		/* u32, reply */
 	LNETK_NI_A_NET_PRIO_RULE,	/* s32, reply */
 	LNETK_NI_A_CONNS_PER_PEER,	/* u32, 0..127: 0 from the link speed */
+	LNETK_NI_A_TOS,			/* u32, 0..255, or 0xffffffff: -1, off */
+	LNETK_NI_A_LND_TIMEOUT,		/* u32, seconds: 0 the global lnd_timeout */
 	__LNETK_NI_A_LAST
 };
 #define LNETK_NI_A_MAX (__LNETK_NI_A_LAST - 1)

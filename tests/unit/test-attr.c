@@ -36,10 +36,13 @@ START_TEST(tun_table_consistent)
 		ck_assert_msg(t->name && *t->name && t->option && *t->option && t->help,
 			      "row %d incomplete", i);
 		ck_assert_msg(t->min <= t->max, "%s: min above max", t->name);
-		ck_assert_msg(t->def_sock >= t->min && t->def_sock <= t->max,
-			      "%s: socklnd default out of range", t->name);
-		ck_assert_msg(t->def_o2ib >= t->min && t->def_o2ib <= t->max,
-			      "%s: o2iblnd default out of range", t->name);
+		ck_assert_msg(lne_tun_valid(i, t->def_sock), "%s: socklnd default out of range",
+			      t->name);
+		ck_assert_msg(lne_tun_valid(i, t->def_o2ib), "%s: o2iblnd default out of range",
+			      t->name);
+		/* Lustre's -1 is a value only where the row says so. */
+		ck_assert_int_eq(lne_tun_valid(i, LNE_TUN_OFF),
+				 t->max == U32_MAX || (t->flags & LNE_TUN_F_OFF));
 		ck_assert_msg(t->section == LNE_TUN_NET || t->section == LNE_TUN_LND, "%s: section",
 			      t->name);
 		/* The name is the YAML key and the option Lustre's spelling of it. */

@@ -147,7 +147,7 @@ START_TEST(history_records_every_change)
 		h.change,
 		"[{\"op\":\"add\",\"obj\":\"ni\",\"new\":{\"net\":\"tcp\",\"ifname\":\"eth0\","
 		"\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,\"peer_credits\":null,"
-		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null}}]");
+		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null}}]");
 	st_hist_clear(&h);
 
 	OK(store_history_get(st, 2, &h, err));
@@ -171,9 +171,9 @@ START_TEST(history_records_every_change)
 		h.change,
 		"[{\"op\":\"mod\",\"obj\":\"ni\",\"old\":{\"net\":\"tcp\",\"ifname\":\"eth0\","
 		"\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,\"peer_credits\":null,"
-		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null},\"new\":{\"net\":\"tcp\","
+		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null},\"new\":{\"net\":\"tcp\","
 		"\"ifname\":\"eth0\",\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,"
-		"\"peer_credits\":8,\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null}},\n"
+		"\"peer_credits\":8,\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null}},\n"
 		"{\"op\":\"del\",\"obj\":\"peer\",\"old\":{\"nid\":\"10.0.0.1@tcp\",\"mr\":1,"
 		"\"nids\":[\"10.0.0.2@tcp\",\"10.0.0.3@tcp\"]}},\n"
 		"{\"op\":\"mod\",\"obj\":\"global\",\"old\":{\"name\":\"discovery\",\"value\":1},"

@@ -62,8 +62,9 @@ static const struct aspec pni_pol[] = {
 static const struct nspec pni_nest = {"PEER_NI", LNETK_PNI_A_MAX, pni_pol, 3};
 
 /* The NI tunables (engine/tunables.h), each with the range the table gives it. */
-#define TUN_ASPEC(id, name, opt, sec, genl, l, h, ...) \
-	A_RANGE(genl, K_U32, l, h, l, (h) - (l) > 256 ? (l) + 256 : (h)),
+#define TUN_ASPEC(id, name, opt, sec, genl, l, h, ds, d2, fl, ...)       \
+	A_RANGE(genl, K_U32, l, ((fl)&LNE_TUN_F_OFF) ? U32_MAX : (h), l, \
+		(h) - (l) > 256 ? (l) + 256 : (h)),
 #define TUN_BIT(id, name, opt, sec, genl, ...) B(genl) |
 
 static const struct aspec ni_pol[] = {
