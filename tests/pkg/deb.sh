@@ -110,4 +110,65 @@ dpkg-deb -x "$dkms" "$T/x"
 check "its dkms.conf is at version $version" \
 	grep -q "^PACKAGE_VERSION=\"$version\"" "$T/x/usr/src/lnetk-$version/dkms.conf"
 check "with the engine beside the module" test -f "$T/x/usr/src/lnetk-$version/engine/model.c"
+check "and the data path's glue" test -f "$T/x/usr/src/lnetk-$version/dp.c"
+mkdir "$T/dctl"
+dpkg-deb -e "$dkms" "$T/dctl"
+check "lnetk-dkms's postinst adds the module to DKMS (dh_dkms)" grep -q "dkms" "$T/dctl/postinst"
+check "and its prerm removes it" grep -q "dkms remove" "$T/dctl/prerm"
+
+# Installed and removed on a Debian 12 of its own (mmdebstrap, from Debian's
+# archive; root only), over a stand-in for Lustre's /usr/sbin/lnetctl: the
+# stand-in is diverted while lnetd is installed and back afterwards, and
+# purging leaves no file of ours.  lnetk-dkms registers with DKMS (no
+# kernel headers there, so nothing is built) and goes again.
+if [ "$(id -u)" != 0 ] || ! command -v mmdebstrap >/dev/null 2>&1; then
+	echo "ok $((n + 1)) # SKIP install and remove in a chroot: needs root and mmdebstrap"
+	n=$((n + 1))
+	echo "1..$n"
+	exit 0
+fi
+mirror=${LNETD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+cp "$deb" "$T/lnetd.deb"
+cp "$dkms" "$T/lnetk-dkms.deb"
+cat >"$T/inside.sh" <<'INSIDE'
+set -u
+r=/tmp/result
+: >$r
+printf '#!/bin/sh\necho lustre-lnetctl\n' >/usr/sbin/lnetctl && chmod 755 /usr/sbin/lnetctl
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -q /tmp/lnetd.deb >/tmp/install.log 2>&1 && echo install-ok >>$r
+/usr/sbin/lnetctl --version 2>/dev/null | grep -q lnetctl && echo ours-first >>$r
+/usr/sbin/lnetctl.lustre 2>/dev/null | grep -q lustre-lnetctl && echo lustre-kept >>$r
+dpkg-divert --list lnetd | grep -q /usr/sbin/lnetctl && echo diverted >>$r
+apt-get purge -y -q lnetd >/tmp/purge.log 2>&1 && echo purge-ok >>$r
+[ ! -e /usr/sbin/lnetd ] && [ -z "$(dpkg-divert --list lnetd)" ] && echo gone >>$r
+/usr/sbin/lnetctl 2>/dev/null | grep -q lustre-lnetctl && echo lustre-back >>$r
+apt-get install -y -q /tmp/lnetk-dkms.deb >/tmp/dkms-install.log 2>&1 && echo dkms-install-ok >>$r
+dkms status >/tmp/dkms-status.log 2>&1
+grep -q '^lnetk' /tmp/dkms-status.log && echo dkms-added >>$r
+apt-get purge -y -q lnetk-dkms >/tmp/dkms-purge.log 2>&1 && echo dkms-purge-ok >>$r
+[ -z "$(dkms status 2>/dev/null | grep '^lnetk')" ] && [ ! -d /usr/src/lnetk-* ] && echo dkms-gone >>$r
+echo "RESULT: $(tr '\n' ' ' <$r)"
+for f in /tmp/*.log; do echo "== $f"; tail -n 25 "$f"; done
+INSIDE
+mmdebstrap --variant=apt bookworm "$T/root" "$mirror" \
+	--customize-hook='copy-in '"$T"'/lnetd.deb '"$T"'/lnetk-dkms.deb '"$T"'/inside.sh /tmp' \
+	--customize-hook='chroot "$1" sh /tmp/inside.sh' >"$T/chroot.log" 2>&1
+res=$(sed -n 's/^RESULT: //p' "$T/chroot.log")
+has_step() {
+	case " $res " in *" $1 "*) return 0 ;; esac
+	diag "$(sed -n '/^RESULT: /,$p' "$T/chroot.log")"
+	return 1
+}
+check "in a Debian 12 chroot, apt installs lnetd with its dependencies" has_step install-ok
+check "its lnetctl comes first at /usr/sbin/lnetctl" has_step ours-first
+check "Lustre's stand-in is kept as lnetctl.lustre" has_step lustre-kept
+check "dpkg-divert lists the diversion" has_step diverted
+check "apt purges lnetd" has_step purge-ok
+check "leaving no lnetd and no diversion" has_step gone
+check "and Lustre's lnetctl back in place" has_step lustre-back
+check "lnetk-dkms installs" has_step dkms-install-ok
+check "and registers lnetk with DKMS" has_step dkms-added
+check "and purges" has_step dkms-purge-ok
+check "leaving nothing with DKMS or in /usr/src" has_step dkms-gone
 echo "1..$n"
