@@ -44,6 +44,9 @@ else
 	(cd "$top" && tar -cf - --exclude=./_build --exclude=./_inst --exclude=./build .) |
 		tar -xf - -C "$T/src"
 fi
+# A release tarball's files may be read-only (make distcheck makes them so):
+# the build writes beside them.
+chmod -R u+w "$T/src"
 version=$(sed -n 's/^AC_INIT(\[lnetd\], \[\([^]]*\)\].*/\1/p' "$T/src/configure.ac")
 
 AS=
