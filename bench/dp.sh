@@ -26,45 +26,10 @@ RATE=${DP_RAIL_RATE:-200mbit}
 mkdir -p "$OUT"
 T=$(mktemp -d "${TMPDIR:-/tmp}/lnetd-dp.XXXXXX")
 NS=lnb$$
-PIDS=
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "${NS}a" 2>/dev/null
-	ip netns del "${NS}b" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-node() {
-	sed 's|<policy context="default">|&<allow user="*"/>|' \
-		/usr/share/dbus-1/session.conf >"$T/bus.conf"
-	dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/$1.bus" --nofork \
-		--nopidfile 2>>"$T/bus.log" &
-	PIDS="$PIDS $!"
-	for _ in $(seq 50); do [ -S "$T/$1.bus" ] && break; sleep 0.1; done
-	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" ip netns exec "$NS$1" \
-		"$LNETD" --engine=userspace --state-dir="$T/$1.state" 2>>"$T/lnetd.log" &
-	PIDS="$PIDS $!"
-	for _ in $(seq 100); do
-		DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" "$LNETCTL" status >/dev/null 2>&1 &&
-			return 0
-		sleep 0.05
-	done
-	echo "dp bench: node $1 did not start" >&2
-	exit 1
-}
-on() {
-	x=$1
-	shift
-	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$x.bus" "$LNETCTL" "$@"
-}
-up() {
-	for _ in $(seq 100); do
-		on "$1" net show | grep -q "status: down" || return 0
-		sleep 0.05
-	done
-}
+. "${TOP_SRCDIR:-$(dirname "$0")/..}/tests/integration/nodes.sh"
+trap 'nodes_cleanup; rm -rf "$T"' EXIT
+on() { node_ctl "$@"; }
+up() { node_up "$1"; }
 # field KEY: the number after "KEY:" in $R (a selftest's YAML)
 field() { printf '%s\n' "$R" | awk -v k="$1:" '$1 == k { print $2; exit }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
@@ -73,18 +38,13 @@ verdict() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
 	good = (op == "<=") ? (v + 0 <= t + 0) : (v + 0 >= t + 0)
 	print (v == "n/a" || !good) ? "below target" : "ok" }'; }
 
-ip netns add "${NS}a" && ip netns add "${NS}b" || exit 1
-for r in 0 1 2 3; do
-	ip link add "a$r" netns "${NS}a" type veth peer name "b$r" netns "${NS}b"
-	ip -n "${NS}a" addr add "10.66.$r.1/24" dev "a$r"
-	ip -n "${NS}b" addr add "10.66.$r.2/24" dev "b$r"
-	ip -n "${NS}a" link set "a$r" up
-	ip -n "${NS}b" link set "b$r" up
+node_ns a b && node_rails a b 4 10.66 || exit 1
+for x in a b; do
+	node_start $x || {
+		echo "dp bench: node $x did not start" >&2
+		exit 1
+	}
 done
-ip -n "${NS}a" link set lo up
-ip -n "${NS}b" link set lo up
-node a
-node b
 # One LNet net per rail, so that each rail is a path of its own.
 net() { [ "$1" = 0 ] && echo tcp || echo "tcp$1"; }
 for r in 0 1 2 3; do on b net add --net "$(net $r)" --if "b$r" >/dev/null; done
@@ -99,7 +59,7 @@ N=2000
 lnet_rtt=
 raw_rtt=
 ip netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
-PIDS="$PIDS $!"
+NODE_PIDS="$NODE_PIDS $!"
 sleep 0.2
 for _ in 1 2 3; do
 	R=$(on a selftest run --nid 10.66.0.2@tcp --mode ping --count $N --concurrency 1)

@@ -526,12 +526,12 @@ struct ping_call {
 	sd_bus_message *m;
 };
 
+/* The node's ping info as the module's LNETK_CMD_PING reports it: one reply for both engines. */
 static int reply_ping(sd_bus_message *call, struct lne_msg *msg, sd_bus_error *e)
 {
-	sd_bus_message *r = NULL;
 	struct lnw_ping_ent ent[LNW_PING_NIS_MAX];
+	struct lnetk_ping *out;
 	struct lnw_ping p;
-	char nid[LNE_NID_STR_MAX], primary[LNE_NID_STR_MAX] = "";
 	enum lnw_fault f;
 	u32 i;
 	int rc;
@@ -540,52 +540,25 @@ static int reply_ping(sd_bus_message *call, struct lne_msg *msg, sd_bus_error *e
 	if (f)
 		return sd_bus_error_setf(e, LNETD_ERR_PROTOCOL, "the ping reply is malformed: %s",
 					 lnw_fault_name(f));
-	for (i = 0; i < p.n && i < LNW_PING_NIS_MAX && !primary[0]; i++)
-		if (ent[i].nid >> 32 != LNE_MKNET(LNE_LND_LO, 0)) {
-			struct lne_nid x;
-
-			lnw_nid_from4(ent[i].nid, &x);
-			lne_nid_format(&x, primary, sizeof(primary));
-		}
-	rc = sd_bus_message_new_method_return(call, &r);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "{sv}");
-	if (rc >= 0)
-		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "primary", "s", primary,
-					   "multi_rail", "b",
-					   (int)!!(p.features & LNW_PING_FEAT_MULTI_RAIL),
-					   "features", "u", p.features, "pid", "u", p.pid);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'e', "sv");
-	if (rc >= 0)
-		rc = sd_bus_message_append(r, "s", "nids");
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'v', "a(ss)");
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "(ss)");
-	for (i = 0; rc >= 0 && i < p.n && i < LNW_PING_NIS_MAX; i++) {
+	out = calloc(1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	out->features = p.features;
+	out->pid = p.pid;
+	for (i = 0; i < p.n && i < LNW_PING_NIS_MAX && out->n < LNETK_PING_NIDS_MAX; i++) {
 		struct lne_nid x;
 
 		if (ent[i].nid >> 32 == LNE_MKNET(LNE_LND_LO, 0))
 			continue;
 		lnw_nid_from4(ent[i].nid, &x);
-		lne_nid_format(&x, nid, sizeof(nid));
-		rc = sd_bus_message_append(r, "(ss)", nid,
-					   ent[i].status == LNW_NI_STATUS_UP	 ? "up"
-					   : ent[i].status == LNW_NI_STATUS_DOWN ? "down"
-										 : "unknown");
+		lne_nid_format(&x, out->nid[out->n].nid, sizeof(out->nid[out->n].nid));
+		out->nid[out->n++].status = ent[i].status == LNW_NI_STATUS_UP ? LNETK_NI_STATUS_UP
+					    : ent[i].status == LNW_NI_STATUS_DOWN
+						    ? LNETK_NI_STATUS_DOWN
+						    : LNETK_NI_STATUS_UNKNOWN;
 	}
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	if (rc >= 0)
-		rc = sd_bus_send(NULL, r, NULL);
-	sd_bus_message_unref(r);
+	rc = lnetd_ping_reply(call, out);
+	free(out);
 	return rc;
 }
 

@@ -63,22 +63,21 @@ static void *kping_thread(void *arg)
 	return NULL;
 }
 
-static int kping_reply(struct kping *k)
+int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
-	const char *primary = k->out.n ? k->out.nid[0].nid : "";
+	const char *primary = p->n ? p->nid[0].nid : "";
 	unsigned int i;
 	int rc;
 
-	rc = sd_bus_message_new_method_return(k->m, &r);
+	rc = sd_bus_message_new_method_return(call, &r);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "{sv}");
 	if (rc >= 0)
 		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "primary", "s", primary,
 					   "multi_rail", "b",
-					   (int)!!(k->out.features & LNW_PING_FEAT_MULTI_RAIL),
-					   "features", "u", k->out.features, "pid", "u",
-					   k->out.pid);
+					   (int)!!(p->features & LNW_PING_FEAT_MULTI_RAIL),
+					   "features", "u", p->features, "pid", "u", p->pid);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'e', "sv");
 	if (rc >= 0)
@@ -87,12 +86,11 @@ static int kping_reply(struct kping *k)
 		rc = sd_bus_message_open_container(r, 'v', "a(ss)");
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "(ss)");
-	for (i = 0; rc >= 0 && i < k->out.n; i++)
-		rc = sd_bus_message_append(r, "(ss)", k->out.nid[i].nid,
-					   k->out.nid[i].status == LNETK_NI_STATUS_UP ? "up"
-					   : k->out.nid[i].status == LNETK_NI_STATUS_DOWN
-						   ? "down"
-						   : "unknown");
+	for (i = 0; rc >= 0 && i < p->n; i++)
+		rc = sd_bus_message_append(r, "(ss)", p->nid[i].nid,
+					   p->nid[i].status == LNETK_NI_STATUS_UP     ? "up"
+					   : p->nid[i].status == LNETK_NI_STATUS_DOWN ? "down"
+										      : "unknown");
 	for (i = 0; rc >= 0 && i < 4; i++)
 		rc = sd_bus_message_close_container(r);
 	if (rc >= 0)
@@ -120,7 +118,7 @@ static int on_kping_done(sd_event_source *s, int fd, uint32_t events, void *user
 				  k->err.msg[0] ? k->err.msg : strerror(-k->rc));
 		sd_bus_reply_method_error(k->m, &e);
 		sd_bus_error_free(&e);
-	} else if (kping_reply(k) < 0) {
+	} else if (lnetd_ping_reply(k->m, &k->out) < 0) {
 		sd_bus_reply_method_errorf(k->m, LNETD_ERR_PROTOCOL,
 					   "cannot build the ping's reply");
 	}

@@ -13,75 +13,28 @@ fi
 LNETD=${LNETD:-lnetd/lnetd}
 LNETCTL=${LNETCTL:-lnetctl/lnetctl}
 NS=lnf$$
-PIDS=
-
-fabric_cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	for x in a b; do ip netns del "$NS$x" 2>/dev/null; done
-	cleanup
-}
-trap fabric_cleanup EXIT
-
-# node X: a namespace, a bus and an lnetd of its own (bus at $T/X.bus).
-node() {
-	sed 's|<policy context="default">|&<allow user="*"/>|' \
-		/usr/share/dbus-1/session.conf >"$T/bus.conf"
-	dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/$1.bus" --nofork \
-		--nopidfile 2>>"$T/$1.buslog" &
-	PIDS="$PIDS $!"
-	for _ in $(seq 50); do [ -S "$T/$1.bus" ] && break; sleep 0.1; done
-	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" ip netns exec "$NS$1" \
-		"$LNETD" --engine=userspace --state-dir="$T/$1.state" 2>>"$T/lnetd.log" &
-	PIDS="$PIDS $!"
-	for _ in $(seq 100); do
-		busctl --address="unix:path=$T/$1.bus" --timeout=2 status org.lnetd1 \
-			>/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
+. "$(dirname "$0")/nodes.sh"
+trap 'nodes_cleanup; cleanup' EXIT
 # on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
 on() {
-	x=$1
-	shift
-	OUT=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$x.bus" "$LNETCTL" "$@" 2>&1)
+	OUT=$(node_ctl "$@" 2>&1)
 	RC=$?
 }
 
-ip netns add "${NS}a" && ip netns add "${NS}b" || {
+node_ns a b || {
 	echo "1..0 # SKIP cannot make network namespaces"
 	exit 0
 }
-for r in 0 1; do
-	ip link add "fa$r" netns "${NS}a" type veth peer name "fb$r" netns "${NS}b"
-	ip -n "${NS}a" addr add "10.77.$r.1/24" dev "fa$r"
-	ip -n "${NS}b" addr add "10.77.$r.2/24" dev "fb$r"
-	ip -n "${NS}a" link set "fa$r" up
-	ip -n "${NS}b" link set "fb$r" up
-done
-ip -n "${NS}a" link set lo up
-ip -n "${NS}b" link set lo up
-
-check "node a starts" node a
-check "node b starts" node b
-on a net add --net tcp --if fa0,fa1
+node_rails a b 2 10.77 || exit 1
+check "node a starts" node_start a
+check "node b starts" node_start b
+on a net add --net tcp --if a0,a1
 check "a: two NIs on tcp" test "$RC" = 0
-on b net add --net tcp --if fb0,fb1
+on b net add --net tcp --if b0,b1
 check "b: two NIs on tcp" test "$RC" = 0
 
-# up X: until every NI of X is up (a veth's carrier can take a second to show)
-up() {
-	for _ in $(seq 100); do
-		on "$1" net show
-		case $OUT in *"status: down"*) sleep 0.05 ;; *) return 0 ;; esac
-	done
-	diag "$OUT"
-	return 1
-}
-check "a's NIs are up" up a
-check "b's NIs are up" up b
+check "a's NIs are up" node_up a
+check "b's NIs are up" node_up b
 
 on a ping 10.77.0.2@tcp
 check "a pings b's first NID" test "$RC" = 0
