@@ -11,7 +11,7 @@ set -u
 if [ -z "${LNETD_IN_NETNS:-}" ]; then
 	if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
 		echo "1..0 # SKIP needs root and network namespaces"
-		exit 77
+		exit 0
 	fi
 	LNETD_IN_NETNS=1 exec unshare -n sh "$0" "$@"
 fi
