@@ -526,6 +526,41 @@ struct ping_call {
 	sd_bus_message *m;
 };
 
+int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p)
+{
+	__attribute__((cleanup(sd_bus_message_unrefp))) sd_bus_message *r = NULL;
+	const char *primary = p->n ? p->nid[0].nid : "";
+	unsigned int i;
+	int rc;
+
+	rc = sd_bus_message_new_method_return(call, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{sv}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "primary", "s", primary,
+					   "multi_rail", "b",
+					   (int)!!(p->features & LNW_PING_FEAT_MULTI_RAIL),
+					   "features", "u", p->features, "pid", "u", p->pid);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", "nids");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "a(ss)");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ss)");
+	for (i = 0; rc >= 0 && i < p->n; i++)
+		rc = sd_bus_message_append(r, "(ss)", p->nid[i].nid,
+					   p->nid[i].status == LNETK_NI_STATUS_UP     ? "up"
+					   : p->nid[i].status == LNETK_NI_STATUS_DOWN ? "down"
+										      : "unknown");
+	for (i = 0; rc >= 0 && i < 4; i++)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, r, NULL);
+	return rc;
+}
+
 /* The node's ping info as the module's LNETK_CMD_PING reports it: one reply for both engines. */
 static int reply_ping(sd_bus_message *call, struct lne_msg *msg, sd_bus_error *e)
 {

@@ -54,7 +54,7 @@ int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_n
 		      const char *mode, uint32_t size, uint32_t count, uint32_t conc, bool ack,
 		      uint32_t interval_ms, sd_bus_error *e);
 
-/* Answer the D-Bus Ping @call with what the pinged node said (bus-dp.c; both engines). */
+/* Answer the D-Bus Ping @call with what the pinged node said (both engines). */
 int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p);
 
 /* A ping for a D-Bus call: @m is answered when it ends (the reply is an a{sv}). */
