@@ -42,33 +42,45 @@ static u32 pending_hash(u64 cookie)
 	return lne_nd_hash(cookie, 0);
 }
 
-static void pending_del(struct lne_node *n, struct lne_msg *m)
+/* Unlink and return the message waiting on bucket chain *@pp that @match accepts. */
+static struct lne_msg *pending_unlink(struct lne_msg **pp, const struct lne_msg *want, u64 iface,
+				      u64 object)
 {
-	struct lne_msg **pp = &n->pending[pending_hash(m->hdr.wh_object)];
+	for (; *pp; pp = &(*pp)->pnext) {
+		struct lne_msg *m = *pp;
 
-	for (; *pp; pp = &(*pp)->pnext)
-		if (*pp == m) {
-			*pp = m->pnext;
-			m->pnext = NULL;
-			m->wants_answer = false;
-			return;
-		}
+		if (want ? m != want : m->hdr.wh_iface != iface || m->hdr.wh_object != object)
+			continue;
+		*pp = m->pnext;
+		m->pnext = NULL;
+		m->wants_answer = false;
+		return m;
+	}
+	return NULL;
 }
 
-static struct lne_msg *pending_take(struct lne_node *n, u64 cookie)
+static void pending_del(struct lne_node *n, struct lne_msg *m)
 {
-	struct lne_msg **pp = &n->pending[pending_hash(cookie)];
+	pending_unlink(&n->pending[pending_hash(m->hdr.wh_object)], m, 0, 0);
+}
 
-	for (; *pp; pp = &(*pp)->pnext)
-		if ((*pp)->hdr.wh_object == cookie) {
-			struct lne_msg *m = *pp;
+/* The message a REPLY or ACK answers: both halves of the wire handle must be ours. */
+static struct lne_msg *pending_take(struct lne_node *n, u64 iface, u64 object)
+{
+	return pending_unlink(&n->pending[pending_hash(object)], NULL, iface, object);
+}
 
-			*pp = m->pnext;
-			m->pnext = NULL;
-			m->wants_answer = false;
-			return m;
-		}
-	return NULL;
+/* A message of the node's, zeroed and counted (msgs_alloc, msgs_max). */
+static struct lne_msg *msg_alloc(struct lne_node *n)
+{
+	struct lne_msg *m = lne_zalloc(sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->node = n;
+	if (++n->st.msgs_alloc > n->st.msgs_max)
+		n->st.msgs_max = n->st.msgs_alloc;
+	return m;
 }
 
 /* The message is over: its callback runs, and it is freed. */
@@ -163,22 +175,33 @@ static void link_hash_del(struct lne_node *n, struct lne_link *l)
 	l->hashed = false;
 }
 
-static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer)
+/* Our hello on a link from @local to @peer (the peer's pid and incarnation once known). */
+static struct lnw_hello hello(const struct lne_node *n, u64 local, u64 peer, u32 peer_pid,
+			      u64 peer_inc)
 {
 	struct lnw_hello h = {
 		.version = LNW_SOCK_V3,
 		.src_nid = local,
 		.dst_nid = peer,
 		.src_pid = n->pid,
-		.dst_pid = LNW_PID_LUSTRE,
+		.dst_pid = peer_pid,
 		.src_inc = n->incarnation,
+		.dst_inc = peer_inc,
 		/*
 		 * Typed: socklnd v3 never sends on an untyped (ANY) connection.
 		 * Over a control connection the peer sends everything (bulk as its
-		 * fallback); we send on any connection to it.
+		 * fallback); we send on any connection to it.  A reply's type is
+		 * the peer's, inverted (lne_conn_reply_hello).
 		 */
 		.ctype = LNW_CONN_CONTROL,
 	};
+
+	return h;
+}
+
+static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer)
+{
+	struct lnw_hello h = hello(n, local, peer, LNW_PID_LUSTRE, 0);
 	struct lne_link *l = link_find(n, local, peer);
 
 	if (l)
@@ -295,20 +318,17 @@ static struct lne_msg *msg_new(struct lne_node *n, const struct lne_nid *dst,
 			    "IPv6 NIDs need socklnd protocol version 4, which is not built yet");
 		return NULL;
 	}
-	m = lne_zalloc(sizeof(*m));
+	m = msg_alloc(n);
 	if (!m) {
 		lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
 		return NULL;
 	}
-	m->node = n;
 	m->hdr.dst_nid = d;
 	m->hdr.dst_pid = LNW_PID_LUSTRE;
 	m->hdr.src_pid = n->pid;
 	m->hdr.type = type;
 	if (src)
 		m->ni = *src;
-	if (++n->st.msgs_alloc > n->st.msgs_max)
-		n->st.msgs_max = n->st.msgs_alloc;
 	return m;
 }
 
@@ -404,7 +424,7 @@ int lne_node_ping(struct lne_node *n, const struct lne_nid *dst, const struct ln
 static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr *rq, u32 type,
 		   u8 *payload, u32 len, bool borrowed)
 {
-	struct lne_msg *m = lne_zalloc(sizeof(*m));
+	struct lne_msg *m = msg_alloc(n);
 
 	if (!m) {
 		if (!borrowed)
@@ -412,9 +432,6 @@ static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr 
 		return;
 	}
 	m->borrowed = borrowed;
-	m->node = n;
-	if (++n->st.msgs_alloc > n->st.msgs_max)
-		n->st.msgs_max = n->st.msgs_alloc;
 	m->hdr.type = type;
 	m->hdr.dst_nid = rq->src_nid;
 	m->hdr.src_nid = rq->dst_nid;
@@ -439,18 +456,15 @@ static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *
 {
 	struct lne_msg *m;
 
-	if (!n->routing || !(m = lne_zalloc(sizeof(*m)))) {
+	if (!n->routing || !(m = msg_alloc(n))) {
 		lne_nd_count_drop(n, l, ev->hdr.type, ev->hdr.payload);
 		lne_free(ev->payload);
 		return;
 	}
-	m->node = n;
 	m->hdr = ev->hdr;
 	m->payload = ev->payload;
 	m->forward = true;
 	ev->payload = NULL;
-	if (++n->st.msgs_alloc > n->st.msgs_max)
-		n->st.msgs_max = n->st.msgs_alloc;
 	n->st.route_count++;
 	n->st.route_length += m->hdr.payload;
 	dispatch(n, m);
@@ -523,16 +537,8 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 		break;
 	case LNW_REPLY:
 	case LNW_ACK:
-		m = pending_take(n, h->wh_object);
-		if (!m || m->hdr.wh_iface != h->wh_iface) {
-			if (m) {
-				/* not ours after all: put it back */
-				u32 b = pending_hash(m->hdr.wh_object);
-
-				m->wants_answer = true;
-				m->pnext = n->pending[b];
-				n->pending[b] = m;
-			}
+		m = pending_take(n, h->wh_iface, h->wh_object);
+		if (!m) {
 			n->st.faults[LNW_F_UNMATCHED]++;
 			lne_nd_count_drop(n, l, h->type, h->payload);
 			break;
@@ -553,7 +559,6 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 
 static bool on_hello(struct lne_node *n, struct lne_link *l, u64 dst)
 {
-	struct lnw_hello h = {0};
 	struct lne_nid pn, ln;
 	struct lne_msg *m;
 
@@ -563,15 +568,11 @@ static bool on_hello(struct lne_node *n, struct lne_link *l, u64 dst)
 	if (lne_nid_net(&pn) != lne_nid_net(&ln) || dst != l->local)
 		return false;
 	if (!l->conn.active) {
+		struct lnw_hello h =
+			hello(n, l->local, l->conn.peer_nid, l->conn.peer_pid, l->conn.peer_inc);
+
 		l->peer = l->conn.peer_nid;
 		link_hash_add(n, l);
-		h.version = LNW_SOCK_V3;
-		h.src_nid = l->local;
-		h.dst_nid = l->peer;
-		h.src_pid = n->pid;
-		h.dst_pid = l->conn.peer_pid;
-		h.src_inc = n->incarnation;
-		h.dst_inc = l->conn.peer_inc;
 		lne_conn_reply_hello(&l->conn, &h, &l->hs);
 	}
 	l->ready = true;
