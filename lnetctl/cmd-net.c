@@ -231,7 +231,8 @@ static int net_del(struct ctl_opt *opt, int argc, char **argv)
 
 /* One NI entry from ListNIs, its details read into these. */
 struct ni_row {
-	sd_bus *bus; /* for show -v's UDSP info */
+	sd_bus *bus;			     /* for show -v's UDSP info */
+	const struct ctl_counters *counters; /* show -v's statistics */
 	const char *net, *ifname, *state, *nid, *reason, *pattern, *cpts;
 	uint32_t tun[LNE_TUN__COUNT], health;
 	uint32_t lnd_timeout; /* the global one, which an LND timeout of 0 follows */
@@ -280,6 +281,7 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 {
 	struct yout *y = yout_begin(stdout);
 	char **nets = NULL;
+	struct ctl_counters *counters = verbose ? ctl_counters_read(bus) : NULL;
 	struct ni_row row;
 	uint32_t lnd_timeout = 0;
 	size_t n = 0, i;
@@ -305,6 +307,7 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
 			memset(&row, 0, sizeof(row));
 			row.bus = bus;
+			row.counters = counters;
 			row.lnd_timeout = lnd_timeout;
 			rc = sd_bus_message_read(r, "sss", &row.net, &row.ifname, &row.state);
 			if (rc >= 0 && strcmp(row.net, nets[i]))
@@ -320,6 +323,7 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 	yout_seq_end(y);
 	yout_map_end(y);
 	ctl_strv_free(nets);
+	ctl_counters_free(counters);
 	i = (size_t)yout_end(y);
 	rc = rc < 0 ? rc : (int)i;
 	if (rc < 0)
@@ -360,13 +364,16 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 		yout_key(y, "ip2nets pattern");
 		yout_str(y, row->pattern);
 	}
+	/* Lustre's order: the counts, the UDSP priorities, the counts by type, health */
 	if (verbose && nid) {
+		ctl_counters_totals(y, row->counters, nid, true);
+		ctl_udsp_info(row->bus, y, nid);
+		ctl_counters_by_type(y, row->counters, nid, true);
 		yout_key(y, "health stats");
 		yout_map_begin(y);
 		yout_key(y, "health value");
 		yout_u32(y, health);
 		yout_map_end(y);
-		ctl_udsp_info(row->bus, y, nid);
 	}
 	for (sec = 0; verbose && sec < LNE_ARRAY_SIZE(lne_tun_section_name); sec++) {
 		bool open = false;
@@ -705,7 +712,8 @@ const struct ctl_cmd ctl_net_cmds[] = {
 	 "Show the configured NIs, applied or pending, as YAML.",
 	 net_show,
 	 {{"net", 0, "NET", "only this network"},
-	  {"verbose", 'v', NULL, "also tunables and health (-v LEVEL: all levels alike)"}},
+	  {"verbose", 'v', NULL,
+	   "also statistics, health and tunables (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{"net set",

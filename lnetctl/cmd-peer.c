@@ -323,7 +323,8 @@ static int peer_entry(sd_bus_message *r, const char *key, void *arg)
 	return rc < 0 ? rc : 1;
 }
 
-static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, bool verbose)
+static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, bool verbose,
+		      const struct ctl_counters *counters)
 {
 	size_t i;
 
@@ -341,6 +342,8 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 		yout_key(y, "state");
 		yout_str(y, "NA");
 		if (verbose) {
+			ctl_counters_totals(y, counters, row->nids[i].nid, false);
+			ctl_counters_by_type(y, counters, row->nids[i].nid, false);
 			yout_key(y, "health stats");
 			yout_map_begin(y);
 			yout_key(y, "health value");
@@ -362,6 +365,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	struct ctl_opt *want = ctl_opt(opt, "nid");
 	bool verbose = ctl_opt(opt, "verbose")->given;
 	struct peer_row row = {.nids = NULL};
+	struct ctl_counters *counters = NULL;
 	sd_bus_message *r = NULL;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
@@ -380,6 +384,8 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		sd_bus_flush_close_unref(bus);
 		return rc;
 	}
+	if (verbose && !list_only)
+		counters = ctl_counters_read(bus);
 	/* Printed only when complete: a missing peer is an error, not an empty list. */
 	out = open_memstream(&text, &len);
 	y = yout_begin(out);
@@ -411,7 +417,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 			yout_map_end(y);
 		} else if (rc >= 0 && match && !row.implicit) {
 			shown++;
-			peer_yaml(y, bus, &row, verbose);
+			peer_yaml(y, bus, &row, verbose, counters);
 		}
 	}
 	yout_seq_end(y);
@@ -430,6 +436,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	}
 	free(row.nids);
 	free(text);
+	ctl_counters_free(counters);
 	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc;
@@ -485,7 +492,8 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 "Show the configured peers as YAML.",
 	 peer_show,
 	 {{"nid", 0, "NID", "only the peer that has this NID"},
-	  {"verbose", 'v', NULL, "also each NID's health (-v LEVEL: all levels alike)"}},
+	  {"verbose", 'v', NULL,
+	   "also each NID's statistics and health (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{"peer list",

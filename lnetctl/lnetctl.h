@@ -148,6 +148,17 @@ struct yout;
 /* "udsp info:" for a local or peer NI, as show -v prints it (lnetd's UdspInfo). */
 int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
 
+/* The data path's counters by NID (counters.c), read once per show. */
+struct ctl_counters;
+/* Never fails a show: without a data path, or on an error, every count is 0. */
+struct ctl_counters *ctl_counters_read(sd_bus *bus);
+void ctl_counters_free(struct ctl_counters *c);
+/* Lustre's "statistics" block of @nid (a local NI, or a peer NI). */
+void ctl_counters_totals(struct yout *y, const struct ctl_counters *c, const char *nid, bool local);
+/* Lustre's "sent_stats", "received_stats" and "dropped_stats" blocks of @nid. */
+void ctl_counters_by_type(struct yout *y, const struct ctl_counters *c, const char *nid,
+			  bool local);
+
 /* --- commands ------------------------------------------------------------------- */
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],

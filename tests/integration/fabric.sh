@@ -93,6 +93,21 @@ check "a size beyond the MTU is refused" test "$RC" = 2
 on a stats show
 check "stats show prints Lustre's counters" has "send_count:"
 check "stats show counts what a sent" test "$(printf '%s\n' "$OUT" | awk '/send_count:/ {print $2}')" -ge 22
+total=$(printf '%s\n' "$OUT" | awk '/send_count:/ {print $2}')
+
+# The same counts by NI and by peer NI, in Lustre's blocks.
+# count KEY: KEY's value in each "statistics" block of $OUT, one per line.
+count() { printf '%s\n' "$OUT" | awk -v k="$1:" '/statistics:/ { s = 1; next }
+	s && $1 == k { print $2 } /_stats:|health stats:/ { s = 0 }'; }
+on a net show -v
+check "net show -v prints each NI's statistics" test "$(count send_count | wc -l)" = 2
+check "and its messages by type" has "sent_stats:"
+check "the NIs' sends add up to stats show's" test "$(count send_count | awk '{ t += $1 } END { print t }')" = "$total"
+check "both rails sent" test "$(count send_count | awk '$1 > 0' | wc -l)" = 2
+on a peer show -v --nid 10.77.0.2@tcp
+check "peer show -v prints each peer NI's statistics" test "$(count send_count | wc -l)" = 2
+check "a sent to both of b's NIDs" test "$(count send_count | awk '$1 > 0' | wc -l)" = 2
+check "and received from both" test "$(count recv_count | awk '$1 > 0' | wc -l)" = 2
 
 # A hostile peer: garbage to b's LNet port, from inside a's namespace.
 ip netns exec "${NS}a" sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc -q1 10.77.0.2 988' \
