@@ -38,6 +38,16 @@ static const struct lne_global_info globals[LNE_G__COUNT] = {
 	[LNE_G_MAX_RECOVERY_PING_INTERVAL] = {"max_recovery_ping_interval", 900, 1, 0xffffffffu,
 					      "longest back-off between recovery pings, seconds",
 					      "max_recovery_ping_interval"},
+	[LNE_G_ROUTING] = {"routing", 0, 0, 1, "forward messages for other nodes (a router)",
+			   "enable", "routing"},
+	/* Lustre's defaults (router.c); each buffer is a forwarded message held */
+	[LNE_G_TINY_BUFFERS] = {"tiny_buffers", 2048, 1, 1u << 24,
+				"router buffers for messages without payload", "tiny", "buffers"},
+	[LNE_G_SMALL_BUFFERS] = {"small_buffers", 16384, 1, 1u << 24,
+				 "router buffers for payloads of up to 4096 bytes", "small",
+				 "buffers"},
+	[LNE_G_LARGE_BUFFERS] = {"large_buffers", 1024, 1, 1u << 24,
+				 "router buffers for payloads of up to 1 MiB", "large", "buffers"},
 };
 
 const struct lne_global_info *lne_global_info(enum lne_global g)

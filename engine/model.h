@@ -168,6 +168,11 @@ enum lne_global {
 	LNE_G_RESPONSE_TRACKING,
 	LNE_G_RECOVERY_LIMIT,
 	LNE_G_MAX_RECOVERY_PING_INTERVAL,
+	/* Lustre's routing: and buffers: (lnetctl set routing / tiny_buffers ...) */
+	LNE_G_ROUTING,
+	LNE_G_TINY_BUFFERS,
+	LNE_G_SMALL_BUFFERS,
+	LNE_G_LARGE_BUFFERS,
 	LNE_G__COUNT
 };
 
@@ -176,7 +181,9 @@ struct lne_global_info {
 	const char *name; /* Lustre's name, as `lnetctl global show` prints it */
 	u32 def, min, max;
 	const char *help;
-	const char *yaml; /* Lustre's key in lnet.conf's global: (older: max_intf) */
+	const char *yaml; /* Lustre's key in its section (older: max_intf) */
+	/* Lustre's section: NULL for global: (and `global show`), or routing: / buffers: */
+	const char *section;
 };
 
 /*

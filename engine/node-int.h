@@ -24,6 +24,19 @@ struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local);
 void lne_nd_count(struct lne_counts *c, bool send, u32 type, u32 bytes);
 void lne_nd_count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes);
 
+/* node.c */
+void lne_nd_dispatch(struct lne_node *n, struct lne_msg *m);
+void lne_nd_finish(struct lne_node *n, struct lne_msg *m, int status);
+
+/* node-router.c */
+void lne_nd_rtr_init(struct lne_node *n);
+/* Take a buffer for the forwarded @m and dispatch it, or queue it until one is free. */
+void lne_nd_rtr_forward(struct lne_node *n, struct lne_msg *m);
+/* @m is done: its buffer goes to the next message waiting for one. */
+void lne_nd_rtr_release(struct lne_node *n, struct lne_msg *m);
+/* Every waiting message fails with @err. */
+void lne_nd_rtr_fini(struct lne_node *n, int err);
+
 /* node-path.c */
 struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst);
 struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *dst,

@@ -100,7 +100,7 @@ int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
 		p.features |= LNW_PING_FEAT_MULTI_RAIL;
 	if (n->discovery)
 		p.features |= LNW_PING_FEAT_DISCOVERY;
-	if (!n->routing)
+	if (!lne_global_get(n->ln, LNE_G_ROUTING))
 		p.features |= LNW_PING_FEAT_RTE_DISABLED;
 	/* 0@lo first, its status the sequence number; then each NI, one at a time */
 	e.nid = (u64)LNE_MKNET(LNE_LND_LO, 0) << 32;

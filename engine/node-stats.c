@@ -156,5 +156,18 @@ int lne_node_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg)
 		rc = fn(arg, "test_gets", st->test_gets);
 	for (f = 1; rc >= 0 && f < LNW_F__COUNT; f++)
 		rc = fn(arg, faults[f], st->faults[f]);
+	for (f = 0; rc >= 0 && f < LNE_RB__COUNT; f++) {
+		static const char *const names[LNE_RB__COUNT][3] = {
+			{"router_tiny_in_use", "router_tiny_waiting", "router_tiny_peak"},
+			{"router_small_in_use", "router_small_waiting", "router_small_peak"},
+			{"router_large_in_use", "router_large_waiting", "router_large_peak"},
+		};
+
+		rc = fn(arg, names[f][0], n->rtr[f].used);
+		if (rc >= 0)
+			rc = fn(arg, names[f][1], n->rtr[f].queued);
+		if (rc >= 0)
+			rc = fn(arg, names[f][2], n->rtr[f].peak);
+	}
 	return rc;
 }

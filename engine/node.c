@@ -19,6 +19,7 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 	n->multi_rail = true;
 	n->discovery = true;
 	n->credtail = &n->credq;
+	lne_nd_rtr_init(n);
 }
 
 void lne_node_set_inst(struct lne_node *n, struct lne_inst *ln)
@@ -94,7 +95,13 @@ static void finish(struct lne_node *n, struct lne_msg *m, int status)
 	if (m->cb)
 		m->cb(m, status);
 	n->st.msgs_alloc--;
+	lne_nd_rtr_release(n, m);
 	lne_msg_free(m);
+}
+
+void lne_nd_finish(struct lne_node *n, struct lne_msg *m, int status)
+{
+	finish(n, m, status);
 }
 
 /* Its time is over while a queue still holds it: answer now, free it when it leaves. */
@@ -307,6 +314,11 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	link_send(n, l, m);
 }
 
+void lne_nd_dispatch(struct lne_node *n, struct lne_msg *m)
+{
+	dispatch(n, m);
+}
+
 static struct lne_msg *msg_new(struct lne_node *n, const struct lne_nid *dst,
 			       const struct lne_nid *src, u32 type, struct lne_err *err)
 {
@@ -448,15 +460,14 @@ static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr 
 
 /*
  * A message for another node: a router passes it on, header and payload as
- * they came, to the next hop selection picks; a node that does not route
- * drops it.  Router buffers are not counted yet: a forwarded message waits
- * for credits like any other.
+ * they came, to the next hop selection picks, once it has a router buffer
+ * (node-router.c); a node that does not route drops it.
  */
 static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *ev)
 {
 	struct lne_msg *m;
 
-	if (!n->routing || !(m = msg_alloc(n))) {
+	if (!lne_global_get(n->ln, LNE_G_ROUTING) || !(m = msg_alloc(n))) {
 		lne_nd_count_drop(n, l, ev->hdr.type, ev->hdr.payload);
 		lne_free(ev->payload);
 		return;
@@ -467,7 +478,7 @@ static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *
 	ev->payload = NULL;
 	n->st.route_count++;
 	n->st.route_length += m->hdr.payload;
-	dispatch(n, m);
+	lne_nd_rtr_forward(n, m);
 }
 
 static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *ev)
@@ -753,6 +764,13 @@ void lne_node_fini(struct lne_node *n)
 	struct lne_msg *m;
 	u32 b;
 
+	/* First what waits to be sent, so that closing links starts no new one. */
+	lne_nd_rtr_fini(n, -ESHUTDOWN);
+	while ((m = n->credq)) {
+		n->credq = m->next;
+		finish(n, m, -ESHUTDOWN);
+	}
+	n->credtail = &n->credq;
 	for (b = 0; b < LNE_LINK_HASH; b++) {
 		struct lne_link *l;
 
@@ -760,10 +778,6 @@ void lne_node_fini(struct lne_node *n)
 			lne_node_closed(n, l, -ESHUTDOWN);
 			n->ops->close(n->ctx, l);
 		}
-	}
-	while ((m = n->credq)) {
-		n->credq = m->next;
-		finish(n, m, -ESHUTDOWN);
 	}
 	for (b = 0; b < LNE_LINK_HASH; b++)
 		while ((m = n->pending[b])) {

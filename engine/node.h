@@ -73,6 +73,7 @@ struct lne_msg {
 	bool forward;	   /* another node's message this router passes on, header untouched */
 	bool sent;
 	bool cancelled; /* over (its callback ran) while still queued: freed when it leaves the queue */
+	u8 rbp;		/* a forwarded message's router buffer pool, + 1 (0: none held) */
 	int status;
 	u8 *reply; /* the REPLY's payload (owned) */
 	u32 reply_len;
@@ -108,6 +109,25 @@ struct lne_stat {
 	struct lne_counts c;
 };
 
+/*
+ * Router buffers (Lustre's tiny, small and large pools): a message this node
+ * forwards holds one of its size until it is sent on, at most the
+ * tiny/small/large_buffers globals at once; the rest wait, in order.
+ */
+enum {
+	LNE_RB_TINY,
+	LNE_RB_SMALL,
+	LNE_RB_LARGE,
+	LNE_RB__COUNT
+};
+#define LNE_RB_SMALL_MAX 4096 /* one page */
+
+struct lne_rtrpool {
+	u32 used, queued;
+	u32 peak; /* the most used + queued at once: Lustre's mincredits is nbuffers - peak */
+	struct lne_msg *q, **tail;
+};
+
 struct lne_node_stats {
 	struct lne_counts c;
 	u64 errors, msgs_alloc, msgs_max, route_count, route_length;
@@ -125,12 +145,14 @@ struct lne_node {
 	u64 now_ms;
 	u64 next_cookie;
 	u32 ping_seq;
-	bool multi_rail, discovery, routing;
-	bool test_service; /* serve LNE_PORTAL_TEST */
-	u8 *zeros;	   /* LNW_MTU zero bytes: test replies and payloads without data */
+	bool multi_rail, discovery; /* forwarding follows the routing global */
+	bool test_service;	    /* serve LNE_PORTAL_TEST */
+	u8 *zeros;		    /* LNW_MTU zero bytes: test replies and payloads without data */
 	struct lne_link *links[LNE_LINK_HASH];
 	struct lne_msg *pending[LNE_LINK_HASH]; /* waiting for a REPLY or an ACK, by cookie */
 	struct lne_msg *credq, **credtail;	/* waiting for credits */
+	struct lne_rtrpool rtr[LNE_RB__COUNT];
+	bool rtr_kicking;
 	struct lne_stat *stats[LNE_STAT_HASH];
 	struct lne_node_stats st;
 };

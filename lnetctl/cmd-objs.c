@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/model.h"
 #include "engine/route-attrs.h"
 #include "lnetctl.h"
 #include "yout.h"
@@ -377,35 +378,21 @@ static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
 
 /* --- globals ------------------------------------------------------------------------ */
 
-/* Lustre's names that differ from lnetd's, and those lnetd does not act on. */
-static const char *global_name(const char *name, const char **why)
+/* Lustre's names that differ from lnetd's. */
+static const char *global_name(const char *name)
 {
-	static const char *const inert[] = {"routing", "tiny_buffers", "small_buffers",
-					    "large_buffers", NULL};
-	int i;
-
-	*why = NULL;
-	for (i = 0; inert[i]; i++)
-		if (!strcmp(name, inert[i]))
-			*why = "routing and router buffers belong to the LNet router, which lnetd "
-			       "does not configure";
-	if (!strcmp(name, "max_intf"))
-		return "max_interfaces";
-	return name;
+	return strcmp(name, "max_intf") ? name : "max_interfaces";
 }
 
 static int set_global(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt val = {.name = argv[0], .val = argv[1]};
 	sd_bus_message *reply = NULL;
-	const char *name, *why;
+	const char *name = global_name(argv[0]);
 	sd_bus *bus = NULL;
 	uint32_t v;
 	int rc;
 
-	name = global_name(argv[0], &why);
-	if (why)
-		return ctl_fail(EXIT_REFUSED, "%s: %s", argv[0], why);
 	rc = ctl_u32(&val, UINT32_MAX, &v);
 	if (!rc)
 		rc = ctl_bus(&bus);
@@ -464,6 +451,11 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 	yout_map_begin(y);
 	rc = sd_bus_message_enter_container(r, 'a', "(su)");
 	while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &name, &v)) > 0) {
+		int g = lne_global_lookup(name);
+
+		/* routing: and buffers: are routing show's */
+		if (g >= 0 && lne_global_info(g)->section)
+			continue;
 		/* Lustre's YAML says max_intf. */
 		yout_key(y, strcmp(name, "max_interfaces") ? name : "max_intf");
 		yout_u32(y, v);

@@ -328,23 +328,36 @@ static int emit_udsps(struct yout *y, const struct cf_doc *doc)
 	return 0;
 }
 
+/* Lustre's sections of the globals, in cf_global_section()'s order. */
 static int emit_globals(struct yout *y, const struct cf_doc *doc)
 {
+	static const char *const sections[CF_GSEC__COUNT] = {"global", "routing", "buffers"};
 	uint32_t u = 0;
 	size_t i;
+	int sec;
 
-	yout_key(y, "global");
-	yout_map_begin(y);
-	for (i = 0; i < doc->nop; i++) {
-		const struct cf_op *op = &doc->op[i];
+	for (sec = 0; sec < CF_GSEC__COUNT; sec++) {
+		bool open = false;
 
-		if (cf_op_rank(op) != CF_R_GLOBAL || emit_check(op))
-			continue;
-		yout_key(y, lne_global_info(cf_global_by_name(cf_op_get_str(op, "name")))->yaml);
-		cf_op_get_u32(op, "value", &u);
-		yout_u32(y, u);
+		for (i = 0; i < doc->nop; i++) {
+			const struct cf_op *op = &doc->op[i];
+
+			if (cf_op_rank(op) != CF_R_GLOBAL || emit_check(op) ||
+			    cf_global_section(op) != sec)
+				continue;
+			if (!open) {
+				yout_key(y, sections[sec]);
+				yout_map_begin(y);
+				open = true;
+			}
+			yout_key(y, lne_global_info(cf_global_by_name(cf_op_get_str(op, "name")))
+					    ->yaml);
+			cf_op_get_u32(op, "value", &u);
+			yout_u32(y, u);
+		}
+		if (open)
+			yout_map_end(y);
 	}
-	yout_map_end(y);
 	return 0;
 }
 

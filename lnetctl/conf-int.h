@@ -22,6 +22,14 @@
  * By Lustre's key or the engine's name (newer Lustre reads max_interfaces too); -1 if neither.
  */
 int cf_global_lookup(const char *s);
+/* Which of Lustre's sections a set global op's global is printed in. */
+enum {
+	CF_GSEC_GLOBAL,
+	CF_GSEC_ROUTING,
+	CF_GSEC_BUFFERS,
+	CF_GSEC__COUNT
+};
+int cf_global_section(const struct cf_op *op);
 /* By the engine's name only, what a "set global" op carries; -1 if none. */
 int cf_global_by_name(const char *name);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * conf-parse-global.c - lnet.conf's global: and numa: sections into
- * set global ops; routing: and buffers:, checked and not acted on.
+ * conf-parse-global.c - lnet.conf's global:, numa:, routing: and buffers:
+ * sections into set global ops.
  */
 #include <string.h>
 
@@ -72,21 +72,21 @@ int cfp_sec_numa(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 	return cfp_walk_map(p, v, "numa", "numa", numa_keys, NULL);
 }
 
-static int h_check_u32(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+static int h_routing(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
-	uint32_t u;
-	bool dflt;
-
-	return cfp_get_u32(p, cfp_sval(k), v, &u, &dflt);
+	return set_global(p, k, LNE_G_ROUTING, v);
 }
 
 static const struct cfp_keydef routing_keys[] = {
-	{"enable", h_check_u32},
+	{"enable", h_routing},
 	{"seq_no", NULL},
 	{NULL, NULL},
 };
 
-/* Lustre's show prints routing as a list: "- cpt[N]: {buffer pools}" and "- enable: N". */
+/*
+ * Lustre's show prints routing as a list: "- cpt[N]: {buffer pools}" (what
+ * the router holds now: shown, not set) and "- enable: N".
+ */
 static int do_routing_item(struct cfp *p, yaml_node_t *item, void *st)
 {
 	const yaml_node_pair_t *pr;
@@ -96,7 +96,7 @@ static int do_routing_item(struct cfp *p, yaml_node_t *item, void *st)
 		yaml_node_t *k = cfp_node(p, pr->key);
 
 		if (!strcmp(cfp_sval(k), "enable"))
-			rc = h_check_u32(p, k, cfp_node(p, pr->value), NULL);
+			rc = h_routing(p, k, cfp_node(p, pr->value), NULL);
 		else if (strncmp(cfp_sval(k), "cpt[", 4))
 			rc = cfp_fail(p, k, cfp_sval(k), "invalid key in routing");
 	}
@@ -105,28 +105,45 @@ static int do_routing_item(struct cfp *p, yaml_node_t *item, void *st)
 
 int cfp_sec_routing(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
-	int rc;
-
 	if (cfp_is_null(v))
 		return 0;
+	/* An exported file deletes what it added; a setting stays (Lustre turns routing off). */
+	if (p->mode == CF_DEL)
+		return cfp_warning_at(p, k, "routing: settings are not deleted (set routing 0)");
 	if (v->type == YAML_SEQUENCE_NODE)
-		rc = cfp_walk_seq(p, v, "routing", "routing entries", do_routing_item, NULL);
-	else
-		rc = cfp_walk_map(p, v, "routing", "routing", routing_keys, NULL);
-	return rc ? rc : cfp_warning_at(p, k, "routing: not acted on by lnetd");
+		return cfp_walk_seq(p, v, "routing", "routing entries", do_routing_item, NULL);
+	return cfp_walk_map(p, v, "routing", "routing", routing_keys, NULL);
+}
+
+static int h_buffers(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+{
+	static const enum lne_global pool[] = {LNE_G_TINY_BUFFERS, LNE_G_SMALL_BUFFERS,
+					       LNE_G_LARGE_BUFFERS};
+	uint32_t u;
+	bool dflt;
+	size_t i;
+	int rc;
+
+	/* Lustre's -1: the pool keeps its size (nothing set) */
+	rc = cfp_get_u32(p, cfp_sval(k), v, &u, &dflt);
+	if (rc || dflt)
+		return rc;
+	for (i = 0; i < LNE_ARRAY_SIZE(pool); i++)
+		if (!strcmp(cfp_sval(k), lne_global_info(pool[i])->yaml))
+			return set_global(p, k, pool[i], v);
+	return cfp_fail(p, k, cfp_sval(k), "invalid key in buffers");
 }
 
 static const struct cfp_keydef buffers_keys[] = {
-	{"tiny", h_check_u32}, {"small", h_check_u32}, {"large", h_check_u32},
-	{"seq_no", NULL},      {NULL, NULL},
+	{"tiny", h_buffers}, {"small", h_buffers}, {"large", h_buffers},
+	{"seq_no", NULL},    {NULL, NULL},
 };
 
 int cfp_sec_buffers(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
-	int rc;
-
 	if (cfp_is_null(v))
 		return 0;
-	rc = cfp_walk_map(p, v, "buffers", "buffers", buffers_keys, NULL);
-	return rc ? rc : cfp_warning_at(p, k, "buffers: not acted on by lnetd");
+	if (p->mode == CF_DEL)
+		return cfp_warning_at(p, k, "buffers: settings are not deleted");
+	return cfp_walk_map(p, v, "buffers", "buffers", buffers_keys, NULL);
 }

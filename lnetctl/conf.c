@@ -326,7 +326,8 @@ int cf_global_lookup(const char *s)
 	size_t i;
 
 	for (i = 0; i < LNE_G__COUNT; i++)
-		if (!strcmp(lne_global_info(i)->yaml, s) || !strcmp(lne_global_info(i)->name, s))
+		if (!lne_global_info(i)->section &&
+		    (!strcmp(lne_global_info(i)->yaml, s) || !strcmp(lne_global_info(i)->name, s)))
 			return (int)i;
 	return -1;
 }
@@ -341,6 +342,24 @@ int cf_global_by_name(const char *name)
 	return -1;
 }
 
+int cf_global_section(const struct cf_op *op)
+{
+	int g = cf_global_by_name(cf_op_get_str(op, "name"));
+	const char *sec = g < 0 ? NULL : lne_global_info(g)->section;
+
+	if (!sec)
+		return CF_GSEC_GLOBAL;
+	return strcmp(sec, "routing") ? CF_GSEC_BUFFERS : CF_GSEC_ROUTING;
+}
+
+/* An op's place: its rank, and for globals the section they are printed in. */
+static int sort_key(const struct cf_op *op)
+{
+	int r = (int)cf_op_rank(op);
+
+	return r * CF_GSEC__COUNT + (r == CF_R_GLOBAL ? cf_global_section(op) : 0);
+}
+
 int cf_doc_sort(struct cf_doc *doc, enum cf_mode mode)
 {
 	struct cf_op *v;
@@ -352,11 +371,11 @@ int cf_doc_sort(struct cf_doc *doc, enum cf_mode mode)
 	v = malloc(doc->nop * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (r = 0; r < CF_R__COUNT; r++) {
-		int want = mode == CF_DEL ? CF_R__COUNT - 1 - r : r;
+	for (r = 0; r < CF_R__COUNT * CF_GSEC__COUNT; r++) {
+		int want = mode == CF_DEL ? CF_R__COUNT * CF_GSEC__COUNT - 1 - r : r;
 
 		for (i = 0; i < doc->nop; i++)
-			if ((int)cf_op_rank(&doc->op[i]) == want)
+			if (sort_key(&doc->op[i]) == want)
 				v[n++] = doc->op[i];
 	}
 	free(doc->op);

@@ -163,6 +163,6 @@ void ctl_counters_by_type(struct yout *y, const struct ctl_counters *c, const ch
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],
 	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[], ctl_policy_cmds[],
-	ctl_selection_cmds[], ctl_dp_cmds[];
+	ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[];
 
 #endif /* LNETCTL_LNETCTL_H */

@@ -3,7 +3,8 @@
 # network namespace of the test's own with its own bus, joined by two veth
 # rails.  They ping each other over real TCP, messages spread over both
 # rails, counters count them, and a peer sending garbage is cut off and
-# counted while the other keeps working.  TAP.
+# counted while the other keeps working.  A third node, c, on a net of its
+# own (tcp1) behind b, is reached through b once b routes.  TAP.
 set -u
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
 	echo "1..0 # SKIP needs root and ip netns"
@@ -21,11 +22,12 @@ on() {
 	RC=$?
 }
 
-node_ns a b || {
+node_ns a b c || {
 	echo "1..0 # SKIP cannot make network namespaces"
 	exit 0
 }
 node_rails a b 2 10.77 || exit 1
+node_link b bc c cb 10.78.0 || exit 1
 check "node a starts" node_start a
 check "node b starts" node_start b
 on a net add --net tcp --if a0,a1
@@ -120,6 +122,42 @@ check "b counted the bad magic" has '"fault_bad_magic" 1'
 on a ping 10.77.0.2@tcp
 check "and still answers a" has "primary nid: 10.77.0.2@tcp"
 check "b's log names the fault once" grep -q "closed a connection from a peer before its hello: bad magic" "$T/lnetd.log"
+
+# Routing: c on tcp1 behind b; a and c each have a route through b.
+check "node c starts" node_start c
+on c net add --net tcp1 --if cb
+check "c: an NI on tcp1" test "$RC" = 0
+on b net add --net tcp1 --if bc
+check "b: an NI on tcp1 too" test "$RC" = 0
+check "b's NIs are up" node_up b
+check "c's NI is up" node_up c
+on a route add --net tcp1 --gateway 10.77.0.2@tcp
+check "a: tcp1 through b" test "$RC" = 0
+on c route add --net tcp --gateway 10.78.0.1@tcp1
+check "c: tcp through b" test "$RC" = 0
+on a ping --timeout 2 10.78.0.2@tcp1
+check "b does not route yet: c is out of reach" test "$RC" != 0
+on b routing show
+check "routing show says b does not route" has "enable: 0"
+on b set routing 1
+check "b routes" test "$RC" = 0
+on a ping 10.78.0.2@tcp1
+check "a pings c through b" has "primary nid: 10.78.0.2@tcp1"
+on c ping 10.77.1.1@tcp
+check "c pings a's second NID through b" has "primary nid: 10.77.0.1@tcp"
+on c selftest service on
+on a selftest run --nid 10.78.0.2@tcp1 --mode write --size 65536 --count 64 --concurrency 8
+check "a writes to c through b" has "failed: 0"
+on a selftest run --nid 10.78.0.2@tcp1 --mode write --size 4000 --count 64 --concurrency 8
+check "small writes too" has "failed: 0"
+on b stats show
+check "b counted what it routed" test "$(printf '%s\n' "$OUT" | awk '/route_count:/ {print $2}')" -ge 128
+on b routing show
+large=$(printf '%s\n' "$OUT" | awk '/large:/ { l = 1 } l && /mincredits:/ { print $2; exit }')
+small=$(printf '%s\n' "$OUT" | awk '/small:/ { l = 1 } l && /mincredits:/ { print $2; exit }')
+check "the large pool lent buffers" test "${large:-1024}" -lt 1024
+check "the small pool lent buffers" test "${small:-16384}" -lt 16384
+check "and has them all back" test "$(printf '%s\n' "$OUT" | awk '/nbuffers:/ { n = $2 } /credits:/ && !/min/ { if ($2 != n) bad = 1 } END { print bad + 0 }')" = 0
 
 # A NID nobody has: refused, named.
 on a ping --timeout 1 10.77.0.9@tcp

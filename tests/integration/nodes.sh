@@ -40,15 +40,21 @@ node_ctl() {
 	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$_n.bus" "$LNETCTL" "$@"
 }
 
+# node_link A IFA B IFB NET: a veth pair, IFA in $NS$A with NET.1/24 and IFB in
+# $NS$B with NET.2/24 (NET: three octets), both up
+node_link() {
+	ip link add "$2" netns "$NS$1" type veth peer name "$4" netns "$NS$3" &&
+		ip -n "$NS$1" addr add "$5.1/24" dev "$2" &&
+		ip -n "$NS$3" addr add "$5.2/24" dev "$4" &&
+		ip -n "$NS$1" link set "$2" up && ip -n "$NS$3" link set "$4" up
+}
+
 # node_rails A B COUNT PREFIX: COUNT veth pairs ${A}0.. in $NS$A and ${B}0.. in
 # $NS$B, addresses PREFIX.R.1/24 and PREFIX.R.2/24 (PREFIX: two octets)
 node_rails() {
 	r=0
 	while [ $r -lt "$3" ]; do
-		ip link add "$1$r" netns "$NS$1" type veth peer name "$2$r" netns "$NS$2" &&
-			ip -n "$NS$1" addr add "$4.$r.1/24" dev "$1$r" &&
-			ip -n "$NS$2" addr add "$4.$r.2/24" dev "$2$r" &&
-			ip -n "$NS$1" link set "$1$r" up && ip -n "$NS$2" link set "$2$r" up || return 1
+		node_link "$1" "$1$r" "$2" "$2$r" "$4.$r" || return 1
 		r=$((r + 1))
 	done
 }

@@ -410,9 +410,14 @@ START_TEST(globals_match_engine)
 	int g, rc;
 
 	for (g = 0; g < LNE_G__COUNT; g++) {
-		const char *name = lne_global_info(g)->name;
+		const struct lne_global_info *gi = lne_global_info(g);
+		const char *name = gi->name;
 
-		snprintf(yaml, sizeof(yaml), "global:\n    %s: 1\n", name);
+		/* global: by name; routing: and buffers: by their key there */
+		if (gi->section)
+			snprintf(yaml, sizeof(yaml), "%s:\n    %s: 1\n", gi->section, gi->yaml);
+		else
+			snprintf(yaml, sizeof(yaml), "global:\n    %s: 1\n", name);
 		parse_ok(yaml, CF_ADD, &d);
 		ck_assert_uint_eq(d.nop, 1);
 		snprintf(want, sizeof(want), "set global name=\"%s\" value=1", name);
@@ -432,6 +437,8 @@ START_TEST(globals_match_engine)
 	ck_assert_int_eq(lne_global_lookup(cf_op_get_str(&d.op[0], "name")), LNE_G_MAX_INTERFACES);
 	cf_doc_free(&d);
 	parse_err("global: {tiny_buffers: 1}", "key 'tiny_buffers': not a global setting");
+	parse_err("global: {enable: 1}", "key 'enable': not a global setting");
+	parse_err("buffers: {huge: 1}", "key 'huge': invalid key in buffers");
 	parse_err("global: {lnd_timeout: 1, max_interfaces: 1, max_intf: 2}",
 		  "max_interfaces is set twice (also at line 1, column 26)");
 }

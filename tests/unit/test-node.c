@@ -315,23 +315,38 @@ static void add_route(struct simnode *n, const char *net, const char *gw)
 	ck_assert_msg(!lne_route_add(n->ln, nt, &g, 1, 0, 1, &err), "%s", err.msg);
 }
 
-START_TEST(routed_through_a_router)
+/* a (10.0.0.1@tcp) and b (10.1.0.2@tcp1), with r between them, routes both ways. */
+static void three_nodes(struct simnet *s, struct simnode **a, struct simnode **r,
+			struct simnode **b)
 {
 	static const char *const an[] = {"10.0.0.1@tcp", NULL};
 	static const char *const rn[] = {"10.0.0.254@tcp", "10.1.0.254@tcp1", NULL};
 	static const char *const bn[] = {"10.1.0.2@tcp1", NULL};
+
+	simnet_init(s, 997);
+	*a = simnet_node(s, an);
+	*r = simnet_node(s, rn);
+	*b = simnet_node(s, bn);
+	add_route(*a, "tcp1", "10.0.0.254@tcp");
+	add_route(*b, "tcp", "10.1.0.254@tcp1");
+}
+
+static void set_global(struct simnode *n, enum lne_global g, u32 v)
+{
+	struct lne_err err;
+
+	ck_assert_msg(!lne_global_set(n->ln, g, v, &err), "%s", err.msg);
+}
+
+START_TEST(routed_through_a_router)
+{
 	struct simnet s;
 	struct simnode *a, *r, *b;
 	struct result res = {0};
 	struct lne_nid dst = N("10.1.0.2@tcp1"), back = N("10.0.0.1@tcp");
 	u64 before, routed;
 
-	simnet_init(&s, 997);
-	a = simnet_node(&s, an);
-	r = simnet_node(&s, rn);
-	b = simnet_node(&s, bn);
-	add_route(a, "tcp1", "10.0.0.254@tcp");
-	add_route(b, "tcp", "10.1.0.254@tcp1");
+	three_nodes(&s, &a, &r, &b);
 
 	/* a node that does not route drops what is not for it */
 	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &res, NULL), 0);
@@ -342,7 +357,7 @@ START_TEST(routed_through_a_router)
 	ck_assert_uint_eq(r->node.st.route_count, 0);
 
 	/* a router passes it on, and the reply comes back the same way */
-	r->node.routing = true;
+	set_global(r, LNE_G_ROUTING, 1);
 	memset(&res, 0, sizeof(res));
 	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &res, NULL), 0);
 	simnet_pump(&s);
@@ -355,7 +370,6 @@ START_TEST(routed_through_a_router)
 
 	/* the other way, a PUT with its ACK, and a payload across */
 	b->node.test_service = true;
-	r->node.routing = true;
 	a->node.test_service = true;
 	before = a->node.st.c.recv_length;
 	routed = r->node.st.route_length;
@@ -375,6 +389,86 @@ START_TEST(routed_through_a_router)
 
 		ck_assert_int_eq(ni->credits, (s32)ni->tun.credits);
 	}
+	simnet_fini(&s);
+}
+END_TEST
+
+/* a sends @n PUTs of a page each to b's test service, through r with 2 small buffers. */
+static void put_pages(struct simnode *a, struct simnode *r, struct result *res, int n)
+{
+	struct lne_nid dst = N("10.1.0.2@tcp1");
+	int i;
+
+	set_global(r, LNE_G_ROUTING, 1);
+	set_global(r, LNE_G_SMALL_BUFFERS, 2);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL,
+					      LNE_RB_SMALL_MAX, true, 1000, on_done, &res[i], NULL),
+				 0);
+}
+
+/* Router buffers: 10 PUTs of a page pass a router with 2 small buffers, none lost. */
+START_TEST(router_buffers_pass_everything)
+{
+	struct simnet s;
+	struct simnode *a, *r, *b;
+	struct result res[10] = {{0}}, tiny = {0};
+	struct lne_nid dst = N("10.1.0.2@tcp1");
+	int i;
+
+	three_nodes(&s, &a, &r, &b);
+	b->node.test_service = true;
+	put_pages(a, r, res, 10);
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &tiny, NULL), 0);
+	simnet_pump(&s);
+	for (i = 0; i < 10; i++) {
+		ck_assert_int_eq(res[i].done, 1);
+		ck_assert_int_eq(res[i].status, 0);
+	}
+	ck_assert_int_eq(tiny.status, 0);
+	ck_assert_uint_eq(b->node.st.test_puts, 10);
+	/* every buffer came back; a ping is tiny, and nothing was large */
+	for (i = 0; i < LNE_RB__COUNT; i++) {
+		ck_assert_uint_eq(r->node.rtr[i].used, 0);
+		ck_assert_uint_eq(r->node.rtr[i].queued, 0);
+	}
+	ck_assert_uint_ge(r->node.rtr[LNE_RB_TINY].peak, 1);
+	ck_assert_uint_eq(r->node.rtr[LNE_RB_LARGE].peak, 0);
+
+	/* routing off: the router drops what is not its own */
+	set_global(r, LNE_G_ROUTING, 0);
+	memset(&tiny, 0, sizeof(tiny));
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &tiny, NULL), 0);
+	simnet_pump(&s);
+	simnet_advance(&s, 501);
+	ck_assert_int_eq(tiny.status, -ETIMEDOUT);
+	simnet_fini(&s);
+}
+END_TEST
+
+/*
+ * A next hop that never answers its hello: 2 messages hold the 2 buffers,
+ * the other 8 wait for one, and a ping still takes a tiny buffer of its
+ * own.  At shutdown every one of them fails, none leaks (ASan, valgrind).
+ */
+START_TEST(router_buffers_bound_what_is_held)
+{
+	struct simnet s;
+	struct simnode *a, *r, *b;
+	struct result res[10] = {{0}}, tiny = {0};
+	struct lne_nid dst = N("10.1.0.2@tcp1");
+
+	three_nodes(&s, &a, &r, &b);
+	b->mute = true;
+	put_pages(a, r, res, 10);
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &tiny, NULL), 0);
+	simnet_pump(&s);
+	ck_assert_uint_eq(r->node.st.route_count, 11);
+	ck_assert_uint_eq(r->node.rtr[LNE_RB_SMALL].used, 2);
+	ck_assert_uint_eq(r->node.rtr[LNE_RB_SMALL].queued, 8);
+	ck_assert_uint_eq(r->node.rtr[LNE_RB_SMALL].peak, 10);
+	ck_assert_uint_eq(r->node.rtr[LNE_RB_TINY].used, 1);
+	ck_assert_uint_eq(r->node.rtr[LNE_RB_TINY].queued, 0);
 	simnet_fini(&s);
 }
 END_TEST
@@ -468,6 +562,8 @@ Suite *make_node_suite(void)
 	tcase_add_test(tc, get_and_put_with_ack);
 	tcase_add_test(tc, test_service);
 	tcase_add_test(tc, routed_through_a_router);
+	tcase_add_test(tc, router_buffers_pass_everything);
+	tcase_add_test(tc, router_buffers_bound_what_is_held);
 	tcase_add_test(tc, hostile_peer_is_cut_off);
 	tcase_add_test(tc, random_bytes_never_crash);
 	suite_add_tcase(s, tc);
