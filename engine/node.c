@@ -149,14 +149,37 @@ static void credq_kick(struct lne_node *n)
 	}
 }
 
-static struct lne_link *link_find(struct lne_node *n, u64 local, u64 peer)
+/*
+ * socklnd's connections between two NIs: one control connection, and
+ * conns_per_peer bulk connections each way (Lustre's typed connections).
+ * A frame of socklnd's min_bulk (1024 bytes) or more goes on the bulk-out connection
+ * with the fewest bytes queued, a smaller one on the control connection;
+ * without one of the type wanted, any live connection will do.
+ */
+static bool want_bulk(u32 payload)
 {
-	struct lne_link *l;
+	return payload >= LNE_MIN_BULK_PAYLOAD;
+}
 
-	for (l = n->links[lne_nd_hash(local, peer)]; l; l = l->hnext)
-		if (l->local == local && l->peer == peer && l->conn.state != LNC_DEAD)
-			return l;
-	return NULL;
+static struct lne_link *link_find(struct lne_node *n, u64 local, u64 peer, bool bulk)
+{
+	u32 want = bulk ? LNW_CONN_BULK_OUT : LNW_CONN_CONTROL;
+	struct lne_link *l, *best = NULL, *any = NULL;
+
+	for (l = n->links[lne_nd_hash(local, peer)]; l; l = l->hnext) {
+		if (l->local != local || l->peer != peer || l->conn.state == LNC_DEAD)
+			continue;
+		if (l->conn.ctype != want) {
+			if (!any || (l->ready && !any->ready))
+				any = l;
+			continue;
+		}
+		if (!best || (l->ready && !best->ready) ||
+		    (l->ready == best->ready && l->conn.txq_bytes < best->conn.txq_bytes))
+			best = l;
+	}
+	/* a connection of the type wanted that is still handshaking beats none */
+	return best && (best->ready || !any || !any->ready) ? best : any;
 }
 
 static void link_hash_add(struct lne_node *n, struct lne_link *l)
@@ -184,7 +207,7 @@ static void link_hash_del(struct lne_node *n, struct lne_link *l)
 
 /* Our hello on a link from @local to @peer (the peer's pid and incarnation once known). */
 static struct lnw_hello hello(const struct lne_node *n, u64 local, u64 peer, u32 peer_pid,
-			      u64 peer_inc)
+			      u64 peer_inc, u32 ctype)
 {
 	struct lnw_hello h = {
 		.version = LNW_SOCK_V3,
@@ -196,24 +219,19 @@ static struct lnw_hello hello(const struct lne_node *n, u64 local, u64 peer, u32
 		.dst_inc = peer_inc,
 		/*
 		 * Typed: socklnd v3 never sends on an untyped (ANY) connection.
-		 * Over a control connection the peer sends everything (bulk as its
-		 * fallback); we send on any connection to it.  A reply's type is
-		 * the peer's, inverted (lne_conn_reply_hello).
+		 * A reply's type is the peer's, inverted (lne_conn_reply_hello).
 		 */
-		.ctype = LNW_CONN_CONTROL,
+		.ctype = ctype,
 	};
 
 	return h;
 }
 
-static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer)
+static struct lne_link *link_open(struct lne_node *n, u64 local, u64 peer, u32 ctype)
 {
-	struct lnw_hello h = hello(n, local, peer, LNW_PID_LUSTRE, 0);
-	struct lne_link *l = link_find(n, local, peer);
+	struct lnw_hello h = hello(n, local, peer, LNW_PID_LUSTRE, 0, ctype);
+	struct lne_link *l = n->ops->link_new(n->ctx);
 
-	if (l)
-		return l;
-	l = n->ops->link_new(n->ctx);
 	if (!l)
 		return NULL;
 	l->local = local;
@@ -228,6 +246,34 @@ static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer)
 		return NULL;
 	}
 	return l;
+}
+
+/*
+ * The connection a frame of @payload bytes takes from @local to @peer.  On
+ * first contact (no live connection between the two) the whole set is
+ * opened, as Lustre's active side does: control, then conns_per_peer bulk
+ * in and bulk out (0: one each, as Lustre when the link speed is unknown).
+ */
+static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer, u32 payload)
+{
+	struct lne_link *l = link_find(n, local, peer, want_bulk(payload));
+	struct lne_nid ln;
+	struct lne_ni *ni;
+	u32 cpp, i;
+
+	if (l)
+		return l;
+	l = link_open(n, local, peer, LNW_CONN_CONTROL);
+	if (!l)
+		return NULL;
+	lnw_nid_from4(local, &ln);
+	ni = lne_ni_find(n->ln, &ln);
+	cpp = ni && ni->tun.conns_per_peer ? ni->tun.conns_per_peer : 1;
+	for (i = 0; i < cpp; i++) {
+		link_open(n, local, peer, LNW_CONN_BULK_IN);
+		link_open(n, local, peer, LNW_CONN_BULK_OUT);
+	}
+	return link_find(n, local, peer, want_bulk(payload)) ?: l;
 }
 
 static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
@@ -305,7 +351,7 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	/* A router passes a message on as it came; a sender names its own end. */
 	if (!m->forward)
 		m->hdr.src_nid = ni4;
-	l = link_get(n, ni4, m->via);
+	l = link_get(n, ni4, m->via, m->hdr.payload);
 	if (!l) {
 		credits_back(n, m);
 		finish(n, m, -ENOTCONN);
@@ -455,7 +501,8 @@ static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr 
 	m->hdr.length = type == LNW_ACK ? rq->payload : 0;
 	m->hdr.payload = len;
 	m->payload = payload;
-	link_send(n, l, m);
+	/* back to the asker from the NI it asked, on the connection of the answer's size */
+	link_send(n, link_find(n, l->local, l->peer, want_bulk(len)) ?: l, m);
 }
 
 /*
@@ -579,8 +626,8 @@ static bool on_hello(struct lne_node *n, struct lne_link *l, u64 dst)
 	if (lne_nid_net(&pn) != lne_nid_net(&ln) || dst != l->local)
 		return false;
 	if (!l->conn.active) {
-		struct lnw_hello h =
-			hello(n, l->local, l->conn.peer_nid, l->conn.peer_pid, l->conn.peer_inc);
+		struct lnw_hello h = hello(n, l->local, l->conn.peer_nid, l->conn.peer_pid,
+					   l->conn.peer_inc, l->conn.ctype);
 
 		l->peer = l->conn.peer_nid;
 		link_hash_add(n, l);

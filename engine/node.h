@@ -43,6 +43,9 @@
 struct lne_node;
 struct lne_msg;
 
+/* The smallest payload that takes a bulk connection: socklnd's min_bulk (1024) less the headers. */
+#define LNE_MIN_BULK_PAYLOAD (1024 - LNW_FRAME_HDR)
+
 /* One connection to a peer NI from a local NI: the node's part of a shell's socket. */
 struct lne_link {
 	struct lne_link *hnext;

@@ -44,7 +44,7 @@
 	  "messages in flight on the NI")                                                        \
 	X(CONNS_PER_PEER, conns_per_peer, "conns-per-peer", LNE_TUN_LND,                         \
 	  LNETK_NI_A_CONNS_PER_PEER, 0, 127, 0, 1, 0,                                            \
-	  "connections to each peer (0: from the link speed)")                                   \
+	  "bulk connections each way to each peer (0: one)")                                     \
 	X(TOS, tos, "tos", LNE_TUN_LND, LNETK_NI_A_TOS, 0, 255, LNE_TUN_OFF, LNE_TUN_OFF,        \
 	  LNE_TUN_F_OFF, "IP type of service of the NI's connections (-1: the system's)")        \
 	X(LND_TIMEOUT, timeout, "lnd-timeout", LNE_TUN_LND, LNETK_NI_A_LND_TIMEOUT, 0, U32_MAX,  \

@@ -404,7 +404,7 @@ enum lnetk_ni_attr {
 	LNETK_NI_A_PRIO_RULE,		/* s32, reply: rule idx or -1 */
 	LNETK_NI_A_NET_PRIO,		/* u32, reply */
 	LNETK_NI_A_NET_PRIO_RULE,	/* s32, reply */
-	LNETK_NI_A_CONNS_PER_PEER,	/* u32, 0..127: 0 from the link speed */
+	LNETK_NI_A_CONNS_PER_PEER,	/* u32, 0..127: bulk connections each way; 0 one */
 	LNETK_NI_A_TOS,			/* u32, 0..255, or 0xffffffff: -1, off */
 	LNETK_NI_A_LND_TIMEOUT,		/* u32, seconds: 0 the global lnd_timeout */
 	__LNETK_NI_A_LAST

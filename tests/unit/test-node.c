@@ -69,7 +69,7 @@ START_TEST(ping_both_ways)
 			struct simlink *k;
 
 			for (k = s.links; k; k = k->next)
-				ck_assert_uint_eq(k->l.conn.ctype, LNW_CONN_CONTROL);
+				ck_assert_uint_ne(k->l.conn.ctype, LNW_CONN_ANY);
 		}
 
 		/* and back, over the connection B accepted or one of its own */
@@ -314,6 +314,79 @@ static void add_route(struct simnode *n, const char *net, const char *gw)
 	ck_assert(!lne_net_parse(net, &nt, NULL));
 	ck_assert_msg(!lne_route_add(n->ln, nt, &g, 1, 0, 1, &err), "%s", err.msg);
 }
+
+/*
+ * LNet messages @owner sent on its live connections of type @ctype (its
+ * view) to @peer, the hello each began with left out; @nconns: how many.
+ */
+static u64 sent_on(struct simnet *s, struct simnode *owner, u64 peer, u32 ctype, int *nconns)
+{
+	struct simlink *k;
+	u64 msgs = 0;
+
+	*nconns = 0;
+	for (k = s->links; k; k = k->next)
+		if (k->owner == owner && k->l.peer == peer && k->l.conn.ctype == ctype &&
+		    !k->closed) {
+			msgs += k->l.conn.tx_msgs - 1;
+			(*nconns)++;
+		}
+	return msgs;
+}
+
+/*
+ * Lustre's typed connections: first contact opens a control connection and
+ * conns_per_peer bulk connections each way; small frames take the control
+ * one, a frame of 1024 bytes or more a bulk-out one, whichever side sends.
+ */
+START_TEST(bulk_connections)
+{
+	static const char *const an[] = {"10.0.0.1@tcp", NULL};
+	static const char *const bn[] = {"10.0.0.2@tcp", NULL};
+	struct lne_nid dst = N("10.0.0.2@tcp"), back = N("10.0.0.1@tcp");
+	const u64 b4 = 0x000200000a000002ull, a4 = 0x000200000a000001ull;
+	struct result r[4] = {{0}};
+	struct simnet s;
+	struct simnode *a, *b;
+	int n, i;
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, an);
+	b = simnet_node(&s, bn);
+	lne_ni_find(a->ln, &back)->tun.conns_per_peer = 3;
+	b->node.test_service = a->node.test_service = true;
+	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &r[0], NULL), 0);
+	ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, 65536,
+				      true, 1000, on_done, &r[1], NULL),
+			 0);
+	ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL,
+				      LNE_MIN_BULK_PAYLOAD - 1, true, 1000, on_done, &r[2], NULL),
+			 0);
+	simnet_pump(&s);
+	/* b sends back on what a opened: a GET's REPLY is bulk from a's side */
+	ck_assert_int_eq(lne_node_get(&b->node, &back, NULL, LNE_PORTAL_TEST, 0, 8192, 1000, on_get,
+				      &r[3], NULL),
+			 0);
+	simnet_pump(&s);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(r[i].status, 0);
+	ck_assert_uint_eq(a->node.st.links_made, 7);
+	ck_assert_uint_eq(b->node.st.links_made, 0);
+	/* a: the ping's GET and the small PUT on control; the large PUT and the REPLY bulk */
+	ck_assert_uint_eq(sent_on(&s, a, b4, LNW_CONN_CONTROL, &n), 2);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(sent_on(&s, a, b4, LNW_CONN_BULK_OUT, &n), 2);
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(sent_on(&s, a, b4, LNW_CONN_BULK_IN, &n), 0);
+	ck_assert_int_eq(n, 3);
+	/* b accepted them inverted; its ping REPLY, ACKs and GET are small */
+	ck_assert_uint_eq(sent_on(&s, b, a4, LNW_CONN_CONTROL, &n), 4);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(sent_on(&s, b, a4, LNW_CONN_BULK_OUT, &n), 0);
+	ck_assert_int_eq(n, 3);
+	simnet_fini(&s);
+}
+END_TEST
 
 /* a (10.0.0.1@tcp) and b (10.1.0.2@tcp1), with r between them, routes both ways. */
 static void three_nodes(struct simnet *s, struct simnode **a, struct simnode **r,
@@ -561,6 +634,7 @@ Suite *make_node_suite(void)
 	tcase_add_test(tc, credits_make_messages_wait);
 	tcase_add_test(tc, get_and_put_with_ack);
 	tcase_add_test(tc, test_service);
+	tcase_add_test(tc, bulk_connections);
 	tcase_add_test(tc, routed_through_a_router);
 	tcase_add_test(tc, router_buffers_pass_everything);
 	tcase_add_test(tc, router_buffers_bound_what_is_held);
