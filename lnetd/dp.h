@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "engine/node.h"
+#include "engine/node-test.h"
 #include "liblnetk/lnetk-client.h"
 
 struct lnetd;
@@ -36,23 +36,17 @@ struct lne_node *lnetd_dp_node(struct lnetd_dp *dp);
 void lnetd_dp_kick(struct lnetd_dp *dp);
 struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
 
-/* The traffic generator's limits (dp-test.c; lnetctl selftest). */
-#define LNETD_TEST_COUNT_MAX	   10000000
-#define LNETD_TEST_CONCURRENCY_MAX 256
-#define LNETD_TEST_TIMEOUT_MS	   10000 /* each message */
-#define LNETD_TEST_SAMPLES_MAX	   6000	 /* rows of a trace */
-#define LNETD_TEST_INTERVAL_MIN	   10	 /* ms between them, at least */
+/* The traffic generator's trace (dp-test.c; the other bounds: engine/node-test.h). */
+#define LNETD_TEST_SAMPLES_MAX	6000 /* rows of a trace */
+#define LNETD_TEST_INTERVAL_MIN 10   /* ms between them, at least */
 
 /*
- * Run the traffic generator for a D-Bus call: @count messages of @size
- * bytes to @dst, @conc at a time; "write" PUTs to the peer's test service
- * (done when ACKed, or when sent without @ack), and every @interval_ms (0:
- * never) the bytes each rail carried so far go into the reply's trace,
- * "read" GETs from it, "ping" pings it.  @m is answered when the last ends.
+ * Run the traffic generator (@params: checked with lne_test_check) for the
+ * D-Bus call @m, answered when the last message ends; every @interval_ms
+ * (0: never) the bytes each rail carried so far go into the reply's trace.
  */
-int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
-		      const char *mode, uint32_t size, uint32_t count, uint32_t conc, bool ack,
-		      uint32_t interval_ms, sd_bus_error *e);
+int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_test *params,
+		      uint32_t interval_ms);
 
 /* Answer the D-Bus Ping @call with what the pinged node said (both engines). */
 int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p);

@@ -365,22 +365,24 @@ int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e
  */
 int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
+	static const char *const modes[] = {
+		[LNE_TEST_WRITE] = "write", [LNE_TEST_READ] = "read", [LNE_TEST_PING] = "ping"};
 	struct lnetd *d = userdata;
 	const char *dst, *mode = "write";
-	uint32_t size = 1u << 20, count = 1000, conc = 8;
+	struct lne_test t = {.size = 1u << 20, .count = 1000, .conc = 8};
 	uint32_t interval = 0;
 	int ack = 1;
 	struct field f[] = {
 		{"mode", 's', &mode},
-		{"size", 'u', &size},
-		{"count", 'u', &count},
-		{"concurrency", 'u', &conc},
+		{"size", 'u', &t.size},
+		{"count", 'u', &t.count},
+		{"concurrency", 'u', &t.conc},
 		{"ack", 'b', &ack},
 		{"interval_ms", 'u', &interval},
 		{NULL},
 	};
 	char canon[LNE_NID_STR_MAX];
-	struct lne_nid nd;
+	struct lne_err err;
 	struct caller c;
 	int rc;
 
@@ -390,18 +392,17 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_read_fields(m, f, "Selftest", e);
 	if (rc < 0)
 		return rc;
-	rc = bus_nid_arg(dst, &nd, canon, e);
+	rc = bus_nid_arg(dst, &t.dst, canon, e);
 	if (rc < 0)
 		return rc;
-	if (size > LNW_MTU)
-		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "size %u is above the MTU (%u)", size,
-					 LNW_MTU);
-	if (!count || count > LNETD_TEST_COUNT_MAX)
-		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "count %u is outside 1..%u", count,
-					 LNETD_TEST_COUNT_MAX);
-	if (!conc || conc > LNETD_TEST_CONCURRENCY_MAX)
-		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "concurrency %u is outside 1..%u",
-					 conc, LNETD_TEST_CONCURRENCY_MAX);
+	for (t.mode = 0; t.mode < LNE_ARRAY_SIZE(modes) && strcmp(mode, modes[t.mode]); t.mode++)
+		;
+	if (t.mode == LNE_ARRAY_SIZE(modes))
+		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					 "mode '%s' is none of write, read, ping", mode);
+	t.ack = ack;
+	if (lne_test_check(&t, &err))
+		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "%s", err.msg);
 	if (interval && interval < LNETD_TEST_INTERVAL_MIN)
 		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "interval %u ms is below %u ms",
 					 interval, LNETD_TEST_INTERVAL_MIN);
@@ -412,7 +413,7 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
 					 "the traffic generator runs in the userspace engine only, "
 					 "so far: run lnetd --engine=userspace");
-	return lnetd_dp_selftest(d->dp, m, &nd, mode, size, count, conc, ack, interval, e);
+	return lnetd_dp_selftest(d->dp, m, &t, interval);
 }
 
 /* SetTestService(b on): whether this node serves the traffic generator's test portal. */

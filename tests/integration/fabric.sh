@@ -85,6 +85,14 @@ rail_mb() { printf '%s\n' "$OUT" | awk -v nid="$1" -v k="$2" '
 	want && index($0, k ":") { print $NF; exit }'; }
 check "rail 0 carried the writes" awk -v v="$(rail_mb 10.77.0.1@tcp "sent MB/s")" 'BEGIN { exit !(v > 0) }'
 check "rail 1 carried the writes" awk -v v="$(rail_mb 10.77.1.1@tcp "sent MB/s")" 'BEGIN { exit !(v > 0) }'
+# --no-ack: done when sent; b sends no ACK for them
+acks() { busctl --address="unix:path=$T/b.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager Counters | tr ' ' '\n' | awk '$0 == "\"sent_ack\"" { getline; print; exit }'; }
+before=$(acks)
+on a selftest run --nid 10.77.0.2@tcp --mode write --size 4096 --count 16 --no-ack
+check "a writes to b without ACKs" has "failed: 0"
+sleep 0.2
+check "and b sent none" test "$(acks)" = "$before"
 on a selftest run --nid 10.77.0.2@tcp --mode read --size 262144 --count 32 --concurrency 4
 check "a reads from b" has "failed: 0"
 check "the reads came in over both rails" awk -v a="$(rail_mb 10.77.0.1@tcp "received MB/s")" \

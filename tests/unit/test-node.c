@@ -5,7 +5,7 @@
  * that make messages wait, timeouts, statistics, and hostile peers that are
  * cut off without disturbing anyone else.
  */
-#include "engine/node.h"
+#include "engine/node-test.h"
 #include "simnet.h"
 #include "unit.h"
 
@@ -388,6 +388,75 @@ START_TEST(bulk_connections)
 }
 END_TEST
 
+static void on_test_done(struct lne_test *t)
+{
+	(*(int *)t->arg)++;
+}
+
+/* The traffic generator: a window of messages, every one accounted for, bytes by rail. */
+START_TEST(traffic_generator)
+{
+	struct lne_test t = {.mode = LNE_TEST_WRITE,
+			     .size = 8192,
+			     .count = 40,
+			     .conc = 4,
+			     .ack = true,
+			     .done = on_test_done};
+	struct lne_err err;
+	struct simnet s;
+	struct simnode *a, *b;
+	u64 sent = 0;
+	int done = 0;
+	u32 i;
+
+	t.arg = &done;
+	t.dst = N("10.0.0.2@tcp");
+	ck_assert_int_eq(lne_test_check(&t, &err), 0);
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, A_NIDS);
+	b = simnet_node(&s, B_NIDS);
+	add_peer(a, B_NIDS);
+	b->node.test_service = true;
+	lne_test_start(&t, &a->node);
+	ck_assert_uint_eq(t.inflight, 4); /* the window, no more */
+	simnet_pump(&s);
+	ck_assert_int_eq(done, 1);
+	ck_assert_uint_eq(t.finished, 40);
+	ck_assert_uint_eq(t.failed, 0);
+	ck_assert_uint_eq(lne_test_bytes(&t), 40 * 8192);
+	ck_assert_uint_eq(t.nrails, 2);
+	for (i = 0; i < t.nrails; i++) {
+		ck_assert_uint_gt(t.rails[i].sent, 0); /* both rails carried some */
+		sent += t.rails[i].sent;
+	}
+	ck_assert_uint_eq(sent, 40 * 8192);
+	ck_assert_uint_eq(b->node.st.test_puts, 40);
+
+	/* nobody there: every message fails, and it still ends, once */
+	t.dst = N("10.0.0.9@tcp");
+	t.mode = LNE_TEST_PING;
+	t.count = 3;
+	lne_test_start(&t, &a->node);
+	simnet_pump(&s);
+	simnet_advance(&s, LNE_TEST_TIMEOUT_MS + 1);
+	ck_assert_int_eq(done, 2);
+	ck_assert_uint_eq(t.failed, 3);
+	ck_assert_int_ne(t.first_err, 0);
+
+	/* bounds, before any work */
+	t.count = 0;
+	ck_assert_int_eq(lne_test_check(&t, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "count"));
+	t.count = 1;
+	t.conc = LNE_TEST_CONCURRENCY_MAX + 1;
+	ck_assert_int_eq(lne_test_check(&t, &err), -EINVAL);
+	t.conc = 1;
+	t.size = LNW_MTU + 1;
+	ck_assert_int_eq(lne_test_check(&t, &err), -EINVAL);
+	simnet_fini(&s);
+}
+END_TEST
+
 /* a (10.0.0.1@tcp) and b (10.1.0.2@tcp1), with r between them, routes both ways. */
 static void three_nodes(struct simnet *s, struct simnode **a, struct simnode **r,
 			struct simnode **b)
@@ -635,6 +704,7 @@ Suite *make_node_suite(void)
 	tcase_add_test(tc, get_and_put_with_ack);
 	tcase_add_test(tc, test_service);
 	tcase_add_test(tc, bulk_connections);
+	tcase_add_test(tc, traffic_generator);
 	tcase_add_test(tc, routed_through_a_router);
 	tcase_add_test(tc, router_buffers_pass_everything);
 	tcase_add_test(tc, router_buffers_bound_what_is_held);
