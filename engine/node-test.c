@@ -110,6 +110,8 @@ static void topup(struct lne_test *t)
 		if (rc) { /* refused before it started: no callback comes */
 			t->inflight--;
 			ended(t, rc);
+			if (rc == -ESHUTDOWN) /* the node is going: the rest would be too */
+				t->count = t->started;
 		}
 	}
 	t->busy = false;

@@ -419,6 +419,12 @@ int lne_node_put(struct lne_node *n, const struct lne_nid *dst, const struct lne
 	bool borrowed = !payload && len;
 	struct lne_msg *m;
 
+	/* a node going away starts nothing: a callback of one it fails may try */
+	if (n->closing) {
+		if (payload)
+			lne_free(payload);
+		return lne_err_set(err, -ESHUTDOWN, NULL, -1, "the data path is stopping");
+	}
 	if (borrowed) {
 		payload = (u8 *)zeros(n);
 		if (!payload)
@@ -456,6 +462,8 @@ int lne_node_get(struct lne_node *n, const struct lne_nid *dst, const struct lne
 {
 	struct lne_msg *m;
 
+	if (n->closing)
+		return lne_err_set(err, -ESHUTDOWN, NULL, -1, "the data path is stopping");
 	if (portal >= LNW_PORTALS || len > LNW_MTU)
 		return lne_err_set(err, -EINVAL, NULL, -1, "portal or length out of range");
 	m = msg_new(n, dst, src, LNW_GET, err);
@@ -811,6 +819,7 @@ void lne_node_fini(struct lne_node *n)
 	struct lne_msg *m;
 	u32 b;
 
+	n->closing = true;
 	/* First what waits to be sent, so that closing links starts no new one. */
 	lne_nd_rtr_fini(n, -ESHUTDOWN);
 	while ((m = n->credq)) {

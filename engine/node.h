@@ -150,6 +150,7 @@ struct lne_node {
 	u32 ping_seq;
 	bool multi_rail, discovery; /* forwarding follows the routing global */
 	bool test_service;	    /* serve LNE_PORTAL_TEST */
+	bool closing;		    /* in lne_node_fini: no new message starts */
 	u8 *zeros;		    /* LNW_MTU zero bytes: test replies and payloads without data */
 	struct lne_link *links[LNE_LINK_HASH];
 	struct lne_msg *pending[LNE_LINK_HASH]; /* waiting for a REPLY or an ACK, by cookie */

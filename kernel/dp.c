@@ -687,3 +687,85 @@ int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct 
 	kfree(w);
 	return 0;
 }
+
+/* --- counters reset, test service, traffic generator, for the genl commands ---------- */
+
+void lnetk_dp_counters_reset(struct lnetk_net *ln)
+{
+	struct lnetk_dp *dp = dp_of(ln);
+
+	if (!dp)
+		return;
+	mutex_lock(&dp->lock);
+	lne_node_stats_reset(&dp->node);
+	mutex_unlock(&dp->lock);
+}
+
+int lnetk_dp_test_service(struct lnetk_net *ln, bool on)
+{
+	struct lnetk_dp *dp = dp_of(ln);
+
+	if (!dp)
+		return -ENODEV;
+	mutex_lock(&dp->lock);
+	dp->node.test_service = on;
+	mutex_unlock(&dp->lock);
+	return 0;
+}
+
+struct test_wait {
+	struct lne_test t;
+	struct completion done;
+	bool abandoned; /* under dp->lock: the caller left; the last message frees this */
+};
+
+static void on_test_done(struct lne_test *t)
+{
+	struct test_wait *w = container_of(t, struct test_wait, t);
+
+	if (w->abandoned)
+		kfree(w);
+	else
+		complete(&w->done);
+}
+
+int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u64 *elapsed_ns)
+{
+	struct lnetk_dp *dp = dp_of(ln);
+	struct test_wait *w;
+	ktime_t t0;
+	int rc;
+
+	if (!dp)
+		return -ENODEV;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->t = *t;
+	w->t.trace = NULL; /* the module keeps no trace: lnetd samples the userspace engine's */
+	w->t.done = on_test_done;
+	init_completion(&w->done);
+	t0 = ktime_get();
+	node_enter(dp);
+	if (dp->stopping) {
+		node_leave(dp);
+		kfree(w);
+		return -ESHUTDOWN;
+	}
+	lne_test_start(&w->t, &dp->node);
+	node_leave(dp);
+	/* each message has its own deadline, so this ends; a signal ends the wait sooner */
+	rc = wait_for_completion_killable(&w->done);
+	mutex_lock(&dp->lock);
+	if (rc && !w->t.over) {
+		w->t.count = w->t.started; /* start no more; those in flight end on their own */
+		w->abandoned = true;
+		mutex_unlock(&dp->lock);
+		return -EINTR;
+	}
+	mutex_unlock(&dp->lock);
+	*elapsed_ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	*t = w->t;
+	kfree(w);
+	return 0;
+}

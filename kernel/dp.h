@@ -15,7 +15,7 @@
 
 #include <linux/types.h>
 
-#include "engine/node.h"
+#include "engine/node-test.h"
 
 struct lnetk_net;
 struct lnetk_dp;
@@ -41,5 +41,13 @@ int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct 
 struct sk_buff;
 /* The counters into @skb (LNETK_A_COUNTERS, uapi/lnetk.h); -EMSGSIZE if not even the node's fit. */
 int lnetk_dp_counters(struct lnetk_net *ln, struct sk_buff *skb);
+void lnetk_dp_counters_reset(struct lnetk_net *ln);
+int lnetk_dp_test_service(struct lnetk_net *ln, bool on);
+/*
+ * Run the traffic generator (@t: its parameters, checked) and wait for its
+ * last message; @t then holds the results, and @elapsed_ns the time taken.
+ * A signal stops it early (-EINTR: @t is not filled).
+ */
+int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u64 *elapsed_ns);
 
 #endif /* LNETK_DP_H */

@@ -50,6 +50,10 @@ static struct netlink_range_validation prio_range = {.max = LNE_PRIO_MAX};
 static struct netlink_range_validation tbf_depth_range = {.min = 1, .max = LNETK_TBF_DEPTH_MAX};
 static struct netlink_range_validation ping_timeout_range = {.min = 1,
 							     .max = LNETK_PING_TIMEOUT_MAX};
+static struct netlink_range_validation test_size_range = {.max = LNW_MTU};
+static struct netlink_range_validation test_count_range = {.min = 1, .max = LNE_TEST_COUNT_MAX};
+static struct netlink_range_validation test_conc_range = {.min = 1,
+							  .max = LNE_TEST_CONCURRENCY_MAX};
 
 #define STR(n)                                       \
 	{                                            \
@@ -145,6 +149,15 @@ const struct nla_policy lnk_nl_ping_policy[LNETK_PING_A_MAX + 1] = {
 	[LNETK_PING_A_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &ping_timeout_range),
 };
 
+const struct nla_policy lnk_nl_test_policy[LNETK_TEST_A_MAX + 1] = {
+	[LNETK_TEST_A_NID] = STR(LNETK_NID_MAX),
+	[LNETK_TEST_A_MODE] = NLA_POLICY_MAX(NLA_U8, LNETK_TEST_PING),
+	[LNETK_TEST_A_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_size_range),
+	[LNETK_TEST_A_COUNT] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_count_range),
+	[LNETK_TEST_A_CONCURRENCY] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_conc_range),
+	[LNETK_TEST_A_NO_ACK] = {.type = NLA_FLAG},
+};
+
 const struct nla_policy lnk_nl_tbf_policy[LNETK_TBF_A_MAX + 1] = {
 	[LNETK_TBF_A_SERVICE] = STR(LNETK_TBF_SERVICE_MAX),
 	[LNETK_TBF_A_QUEUE] = NLA_POLICY_MAX(NLA_U8, LNETK_TBF_HP),
@@ -170,6 +183,8 @@ static const struct nla_policy lnk_nl_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_SELECT] = NLA_POLICY_NESTED(lnk_nl_sel_policy),
 	[LNETK_A_TBF] = NLA_POLICY_NESTED(lnk_nl_tbf_policy),
 	[LNETK_A_PING] = NLA_POLICY_NESTED(lnk_nl_ping_policy),
+	[LNETK_A_TEST] = NLA_POLICY_NESTED(lnk_nl_test_policy),
+	[LNETK_A_ON] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 enum lnetk_group {
@@ -540,6 +555,9 @@ static const struct genl_ops lnk_nl_ops[] = {
 	OP(LNETK_CMD_EXPLAIN, lnk_nl_explain, 0),
 	OP(LNETK_CMD_PING, lnk_nl_ping, ADMIN),
 	OP(LNETK_CMD_COUNTERS, lnk_nl_counters, 0),
+	OP(LNETK_CMD_COUNTERS_RESET, lnk_nl_counters_reset, ADMIN),
+	OP(LNETK_CMD_TEST_SERVICE, lnk_nl_test_service, ADMIN),
+	OP(LNETK_CMD_SELFTEST, lnk_nl_selftest, ADMIN),
 };
 
 static const struct genl_multicast_group lnk_nl_mcgrps[] = {

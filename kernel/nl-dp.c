@@ -132,3 +132,102 @@ int lnk_nl_counters(struct sk_buff *skb, struct genl_info *info)
 	genlmsg_end(reply, hdr);
 	return genlmsg_reply(reply, info);
 }
+
+int lnk_nl_counters_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	int rc = lnk_nl_info_only(info, 0);
+
+	if (rc)
+		return rc;
+	lnetk_dp_counters_reset(lnetk_net(genl_info_net(info)));
+	return 0;
+}
+
+int lnk_nl_test_service(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *on = info->attrs[LNETK_A_ON];
+
+	if (!on)
+		return lnk_nl_refuse(info->extack, NULL, -EINVAL, "LNETK_A_ON is missing");
+	return lnetk_dp_test_service(lnetk_net(genl_info_net(info)), nla_get_u8(on));
+}
+
+static int put_test(struct sk_buff *reply, const struct lne_test *t, u64 elapsed_ns)
+{
+	struct nlattr *out = nla_nest_start(reply, LNETK_A_TEST), *rail;
+	u32 i;
+
+	if (!out || nla_put_u32(reply, LNETK_TEST_A_MESSAGES, t->finished) ||
+	    nla_put_u32(reply, LNETK_TEST_A_FAILED, t->failed) ||
+	    nla_put_u64_64bit(reply, LNETK_TEST_A_BYTES, lne_test_bytes(t), LNETK_TEST_A_PAD) ||
+	    nla_put_u64_64bit(reply, LNETK_TEST_A_ELAPSED_NS, elapsed_ns, LNETK_TEST_A_PAD) ||
+	    nla_put_s32(reply, LNETK_TEST_A_ERROR, t->first_err))
+		return -EMSGSIZE;
+	for (i = 0; i < t->nrails; i++) {
+		rail = nla_nest_start(reply, LNETK_TEST_A_RAIL);
+		if (!rail || lnk_nl_put_nid(reply, LNETK_TEST_A_NID, &t->rails[i].nid) ||
+		    nla_put_u64_64bit(reply, LNETK_TEST_A_SENT, t->rails[i].sent,
+				      LNETK_TEST_A_PAD) ||
+		    nla_put_u64_64bit(reply, LNETK_TEST_A_RECEIVED, t->rails[i].received,
+				      LNETK_TEST_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(reply, rail);
+	}
+	nla_nest_end(reply, out);
+	return 0;
+}
+
+int lnk_nl_selftest(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *nest = OBJECT(info, LNETK_A_TEST);
+	struct nlattr *tb[LNETK_TEST_A_MAX + 1];
+	struct lne_err err = {.msg = ""};
+	struct sk_buff *reply;
+	struct lne_test *t;
+	u64 elapsed = 0;
+	void *hdr;
+	int rc;
+
+	if (!nest)
+		return -EINVAL;
+	rc = lnk_nl_parse_nest(tb, LNETK_TEST_A_MAX, nest, lnk_nl_test_policy, info->extack);
+	if (rc)
+		return rc;
+	for (rc = LNETK_TEST_A_MESSAGES; rc <= LNETK_TEST_A_RECEIVED; rc++)
+		if (tb[rc])
+			return lnk_nl_refuse(info->extack, tb[rc], -EINVAL,
+					     "reply attributes are not input");
+	if (!lnk_nl_need(tb, LNETK_TEST_A_NID, "LNETK_TEST_A_NID", nest, info->extack))
+		return -EINVAL;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return lnk_nl_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	rc = lnk_nl_get_nid(tb[LNETK_TEST_A_NID], &t->dst, info->extack);
+	t->mode = tb[LNETK_TEST_A_MODE] ? nla_get_u8(tb[LNETK_TEST_A_MODE]) : LNE_TEST_WRITE;
+	t->size = tb[LNETK_TEST_A_SIZE] ? nla_get_u32(tb[LNETK_TEST_A_SIZE]) : LNW_MTU;
+	t->count = tb[LNETK_TEST_A_COUNT] ? nla_get_u32(tb[LNETK_TEST_A_COUNT]) : 1000;
+	t->conc = tb[LNETK_TEST_A_CONCURRENCY] ? nla_get_u32(tb[LNETK_TEST_A_CONCURRENCY]) : 8;
+	t->ack = !tb[LNETK_TEST_A_NO_ACK];
+	if (!rc && lne_test_check(t, &err))
+		rc = lnk_nl_engine_refusal(info->extack, nest, -EINVAL, &err);
+	if (!rc)
+		rc = lnetk_dp_selftest(lnetk_net(genl_info_net(info)), t, &elapsed);
+	if (!rc && t->failed == t->finished)
+		rc = lnk_nl_refuse(info->extack, tb[LNETK_TEST_A_NID],
+				   t->first_err ?: -EHOSTUNREACH, "every message failed");
+	if (rc) {
+		kfree(t);
+		return rc;
+	}
+	reply = lnk_nl_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, NLMSG_GOODSIZE,
+			       &hdr);
+	rc = reply ? put_test(reply, t, elapsed) : -ENOMEM;
+	kfree(t);
+	if (rc) {
+		if (reply)
+			nlmsg_free(reply);
+		return lnk_nl_refuse(info->extack, NULL, rc, "the answer did not fit");
+	}
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+}

@@ -34,6 +34,7 @@ extern const struct nla_policy lnk_nl_numa_policy[LNETK_NUMA_A_MAX + 1];
 extern const struct nla_policy lnk_nl_sel_policy[LNETK_SEL_A_MAX + 1];
 extern const struct nla_policy lnk_nl_tbf_policy[LNETK_TBF_A_MAX + 1];
 extern const struct nla_policy lnk_nl_ping_policy[LNETK_PING_A_MAX + 1];
+extern const struct nla_policy lnk_nl_test_policy[LNETK_TEST_A_MAX + 1];
 extern const struct nla_policy lnk_nl_tbfl_policy[LNETK_TBFL_A_MAX + 1];
 
 /* --- netlink.c: refusals and attributes --------------------------------------- */
@@ -155,6 +156,9 @@ int lnk_nl_explain(struct sk_buff *skb, struct genl_info *info);
 /* nl-dp.c: the data path */
 int lnk_nl_ping(struct sk_buff *skb, struct genl_info *info);
 int lnk_nl_counters(struct sk_buff *skb, struct genl_info *info);
+int lnk_nl_counters_reset(struct sk_buff *skb, struct genl_info *info);
+int lnk_nl_test_service(struct sk_buff *skb, struct genl_info *info);
+int lnk_nl_selftest(struct sk_buff *skb, struct genl_info *info);
 
 /* nl-batch.c: BATCH. */
 int lnk_nl_batch(struct sk_buff *skb, struct genl_info *info);

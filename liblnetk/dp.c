@@ -135,3 +135,91 @@ int lnetk_counters(struct lnetk *lk, lnetk_counter_cb cb, void *arg, bool *trunc
 		*truncated = out.truncated;
 	return rc;
 }
+
+int lnetk_counters_reset(struct lnetk *lk, struct lnetk_err *err)
+{
+	struct req rq = {.err = err};
+
+	return lk_run(lk, LNETK_CMD_COUNTERS_RESET, 0, 0, NULL, NULL, &rq);
+}
+
+static int put_on(struct nl_msg *msg, const void *arg)
+{
+	return nla_put_u8(msg, LNETK_A_ON, *(const bool *)arg) < 0 ? -NLE_NOMEM : 0;
+}
+
+int lnetk_test_service(struct lnetk *lk, bool on, struct lnetk_err *err)
+{
+	struct req rq = {.err = err};
+
+	return lk_run(lk, LNETK_CMD_TEST_SERVICE, 0, 16, put_on, &on, &rq);
+}
+
+static int put_test(struct nl_msg *msg, const void *arg)
+{
+	const struct lnetk_test *t = arg;
+	struct nlattr *nest = nla_nest_start(msg, LNETK_A_TEST);
+
+	if (!nest || nla_put_string(msg, LNETK_TEST_A_NID, t->dst) < 0 ||
+	    nla_put_u8(msg, LNETK_TEST_A_MODE, t->mode) < 0 ||
+	    nla_put_u32(msg, LNETK_TEST_A_SIZE, t->size) < 0 ||
+	    nla_put_u32(msg, LNETK_TEST_A_COUNT, t->count) < 0 ||
+	    nla_put_u32(msg, LNETK_TEST_A_CONCURRENCY, t->concurrency) < 0 ||
+	    (t->no_ack && nla_put_flag(msg, LNETK_TEST_A_NO_ACK) < 0))
+		return -NLE_NOMEM;
+	return nla_nest_end(msg, nest);
+}
+
+static const struct nla_policy test_policy[LNETK_TEST_A_MAX + 1] = {
+	[LNETK_TEST_A_NID] = {.type = NLA_STRING},     [LNETK_TEST_A_MESSAGES] = {.type = NLA_U32},
+	[LNETK_TEST_A_FAILED] = {.type = NLA_U32},     [LNETK_TEST_A_BYTES] = {.type = NLA_U64},
+	[LNETK_TEST_A_ELAPSED_NS] = {.type = NLA_U64}, [LNETK_TEST_A_ERROR] = {.type = NLA_U32},
+	[LNETK_TEST_A_RAIL] = {.type = NLA_NESTED},    [LNETK_TEST_A_SENT] = {.type = NLA_U64},
+	[LNETK_TEST_A_RECEIVED] = {.type = NLA_U64},
+};
+
+static uint64_t get_u64_or(const struct nlattr *a, uint64_t dflt)
+{
+	return a ? nla_get_u64((struct nlattr *)a) : dflt;
+}
+
+static int parse_test(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh __maybe_unused)
+{
+	struct nlattr *ttb[LNETK_TEST_A_MAX + 1], *a;
+	struct lnetk_test *out = rq->arg;
+	int rem, rc;
+
+	if (!tb[LNETK_A_TEST] ||
+	    nla_parse_nested(ttb, LNETK_TEST_A_MAX, tb[LNETK_A_TEST], test_policy) < 0)
+		return -EPROTO;
+	out->messages = get_u32_or(ttb[LNETK_TEST_A_MESSAGES], 0);
+	out->failed = get_u32_or(ttb[LNETK_TEST_A_FAILED], 0);
+	out->bytes = get_u64_or(ttb[LNETK_TEST_A_BYTES], 0);
+	out->elapsed_ns = get_u64_or(ttb[LNETK_TEST_A_ELAPSED_NS], 0);
+	out->error = (int32_t)get_u32_or(ttb[LNETK_TEST_A_ERROR], 0);
+	out->nrails = 0;
+	nla_for_each_nested(a, tb[LNETK_A_TEST], rem) {
+		struct nlattr *rtb[LNETK_TEST_A_MAX + 1];
+		struct lnetk_test_rail *r;
+
+		if (nla_type(a) != LNETK_TEST_A_RAIL)
+			continue;
+		if (out->nrails == LNETK_TEST_RAILS_MAX ||
+		    nla_parse_nested(rtb, LNETK_TEST_A_MAX, a, test_policy) < 0)
+			return -EPROTO;
+		r = &out->rail[out->nrails++];
+		rc = lk_get_str(r->nid, sizeof(r->nid), rtb[LNETK_TEST_A_NID]);
+		if (rc)
+			return rc;
+		r->sent = get_u64_or(rtb[LNETK_TEST_A_SENT], 0);
+		r->received = get_u64_or(rtb[LNETK_TEST_A_RECEIVED], 0);
+	}
+	return 0;
+}
+
+int lnetk_selftest(struct lnetk *lk, struct lnetk_test *t, struct lnetk_err *err)
+{
+	struct req rq = {.err = err, .parse = parse_test, .arg = t};
+
+	return lk_run(lk, LNETK_CMD_SELFTEST, 0, 256, put_test, t, &rq);
+}

@@ -258,6 +258,34 @@ typedef int (*lnetk_counter_cb)(void *arg, const char *nid, bool local, const ch
 int lnetk_counters(struct lnetk *lk, lnetk_counter_cb cb, void *arg, bool *truncated,
 		   struct lnetk_err *err);
 
+/* Every data path counter back to 0. */
+int lnetk_counters_reset(struct lnetk *lk, struct lnetk_err *err);
+/* Serve (or stop serving) the traffic generator's test portal. */
+int lnetk_test_service(struct lnetk *lk, bool on, struct lnetk_err *err);
+
+#define LNETK_TEST_RAILS_MAX 64
+
+struct lnetk_test_rail {
+	char nid[LNETK_NID_MAX];
+	uint64_t sent, received; /* bytes */
+};
+
+/* The traffic generator's parameters (in) and results (out). */
+struct lnetk_test {
+	const char *dst;
+	uint8_t mode; /* enum lnetk_test_mode */
+	uint32_t size, count, concurrency;
+	bool no_ack;
+	uint32_t messages, failed;
+	uint64_t bytes, elapsed_ns;
+	int32_t error; /* the first failure, -errno */
+	unsigned int nrails;
+	struct lnetk_test_rail rail[LNETK_TEST_RAILS_MAX];
+};
+
+/* Run the traffic generator in the module; blocks until its last message ends. */
+int lnetk_selftest(struct lnetk *lk, struct lnetk_test *t, struct lnetk_err *err);
+
 /* --- selection ---------------------------------------------------------------- */
 
 struct lnetk_select_req {

@@ -71,14 +71,13 @@ static int append_trace(sd_bus_message *r, const struct lne_test *t)
 	return rc;
 }
 
-static int reply(struct selftest *st, uint64_t elapsed)
+static int reply(sd_bus_message *call, const struct lne_test *t, uint64_t elapsed)
 {
 	__attribute__((cleanup(sd_bus_message_unrefp))) sd_bus_message *r = NULL;
-	const struct lne_test *t = &st->t;
 	size_t i;
 	int rc;
 
-	rc = sd_bus_message_new_method_return(st->m, &r);
+	rc = sd_bus_message_new_method_return(call, &r);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "{sv}");
 	if (rc >= 0)
@@ -110,6 +109,18 @@ static int reply(struct selftest *st, uint64_t elapsed)
 	return rc;
 }
 
+int lnetd_selftest_reply(sd_bus_message *call, const struct lne_test *t, uint64_t elapsed_ns)
+{
+	if (t->failed == t->finished)
+		return sd_bus_reply_method_errorf(call, LNETD_ERR_UNREACHABLE,
+						  "every one of %u messages failed: %s",
+						  t->finished, strerror(-t->first_err));
+	if (reply(call, t, elapsed_ns) < 0)
+		return sd_bus_reply_method_errorf(call, LNETD_ERR_PROTOCOL,
+						  "cannot build the reply");
+	return 0;
+}
+
 /* Every message has ended (from inside a node call): answer, and go. */
 static void on_test_done(struct lne_test *t)
 {
@@ -117,12 +128,7 @@ static void on_test_done(struct lne_test *t)
 	uint64_t elapsed = now_ns() - st->t0;
 
 	lne_test_sample(t, elapsed); /* the last row: where it ended */
-	if (t->failed == t->finished)
-		sd_bus_reply_method_errorf(st->m, LNETD_ERR_UNREACHABLE,
-					   "every one of %u messages failed: %s", t->finished,
-					   strerror(-t->first_err));
-	else if (reply(st, elapsed) < 0)
-		sd_bus_reply_method_errorf(st->m, LNETD_ERR_PROTOCOL, "cannot build the reply");
+	lnetd_selftest_reply(st->m, t, elapsed);
 	sd_bus_message_unref(st->m);
 	sd_event_source_disable_unref(st->timer);
 	free(t->trace);

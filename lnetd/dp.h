@@ -47,6 +47,8 @@ struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
  */
 int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_test *params,
 		      uint32_t interval_ms);
+/* Answer the D-Bus Selftest @call with what @t did (both engines). */
+int lnetd_selftest_reply(sd_bus_message *call, const struct lne_test *t, uint64_t elapsed_ns);
 
 /* Answer the D-Bus Ping @call with what the pinged node said (both engines). */
 int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p);

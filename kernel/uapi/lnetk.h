@@ -182,6 +182,20 @@
  *   of (name, value) items named as `lnetctl stats show` names them.  NIDs
  *   past what one reply holds are left out, with LNETK_CNT_A_TRUNCATED.
  *
+ * LNETK_CMD_COUNTERS_RESET (admin): every counter of the data path back to
+ *   0 (the router pools' peaks to what they hold now).
+ * LNETK_CMD_TEST_SERVICE (admin): LNETK_A_ON 1 serves the traffic
+ *   generator's test portal on this instance (engine/node.h:
+ *   LNE_PORTAL_TEST), 0 stops.
+ * LNETK_CMD_SELFTEST (admin, as it sends): LNETK_A_TEST with
+ *   LNETK_TEST_A_NID, and LNETK_TEST_A_MODE, _SIZE, _COUNT, _CONCURRENCY,
+ *   _NO_ACK if wanted (engine/node-test.h: bounds and defaults as lnetd's
+ *   Selftest).  Runs the traffic generator on the instance's data path and
+ *   waits for its last message; the reply's LNETK_A_TEST holds _MESSAGES,
+ *   _FAILED, _BYTES, _ELAPSED_NS, _ERROR (the first failure's errno, 0) and
+ *   one LNETK_TEST_A_RAIL per local NI (_NID, _SENT, _RECEIVED: bytes).  A
+ *   signal stops it: no more messages start, -EINTR.
+ *
  * LNETK_CMD_BATCH (admin): apply many objects in one message, all or
  *   nothing, for a fast restore.  The message carries, in order, any number
  *   of LNETK_A_NI, LNETK_A_PEER, LNETK_A_ROUTE, LNETK_A_RULE and
@@ -354,6 +368,9 @@ enum lnetk_cmd {
 	LNETK_CMD_EXPLAIN,
 	LNETK_CMD_PING,
 	LNETK_CMD_COUNTERS,
+	LNETK_CMD_COUNTERS_RESET,
+	LNETK_CMD_TEST_SERVICE,
+	LNETK_CMD_SELFTEST,
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
@@ -382,6 +399,8 @@ enum lnetk_attr {
 	LNETK_A_TBF,	    /* nest, LNETK_TBF_A_* */
 	LNETK_A_PING,	    /* nest, LNETK_PING_A_* */
 	LNETK_A_COUNTERS,   /* nest, LNETK_CNT_A_* */
+	LNETK_A_TEST,	    /* nest, LNETK_TEST_A_* */
+	LNETK_A_ON,	    /* u8, 0 or 1 */
 	__LNETK_A_LAST
 };
 #define LNETK_A_MAX (__LNETK_A_LAST - 1)
@@ -456,6 +475,34 @@ enum lnetk_route_attr {
 	__LNETK_ROUTE_A_LAST
 };
 #define LNETK_ROUTE_A_MAX (__LNETK_ROUTE_A_LAST - 1)
+
+/* LNETK_CMD_SELFTEST (uapi: enum lnetk_test_mode is engine/node-test.h's). */
+enum lnetk_test_mode {
+	LNETK_TEST_WRITE,
+	LNETK_TEST_READ,
+	LNETK_TEST_PING,
+};
+
+enum lnetk_test_attr {
+	LNETK_TEST_A_UNSPEC,
+	LNETK_TEST_A_PAD,
+	LNETK_TEST_A_NID,	  /* string: the peer */
+	LNETK_TEST_A_MODE,	  /* u8, enum lnetk_test_mode (default write) */
+	LNETK_TEST_A_SIZE,	  /* u32, 0..1 MiB (default 1 MiB) */
+	LNETK_TEST_A_COUNT,	  /* u32, 1..10000000 (default 1000) */
+	LNETK_TEST_A_CONCURRENCY, /* u32, 1..256 (default 8) */
+	LNETK_TEST_A_NO_ACK,	  /* flag: write without asking for ACKs */
+	LNETK_TEST_A_MESSAGES,	  /* u32, reply */
+	LNETK_TEST_A_FAILED,	  /* u32, reply */
+	LNETK_TEST_A_BYTES,	  /* u64, reply */
+	LNETK_TEST_A_ELAPSED_NS,  /* u64, reply */
+	LNETK_TEST_A_ERROR,	  /* s32, reply: the first failure, -errno */
+	LNETK_TEST_A_RAIL,	  /* nest, repeated, reply: _NID, _SENT, _RECEIVED */
+	LNETK_TEST_A_SENT,	  /* u64, reply, in a rail */
+	LNETK_TEST_A_RECEIVED,	  /* u64, reply, in a rail */
+	__LNETK_TEST_A_LAST
+};
+#define LNETK_TEST_A_MAX (__LNETK_TEST_A_LAST - 1)
 
 /* LNETK_CMD_PING: the most it waits (ms), and the NI status values. */
 #define LNETK_PING_TIMEOUT_MAX 300000

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bus-dp.c - the data path on the bus: Ping, Counters, ResetCounters.
+ * bus-dp.c - the data path on the bus: Ping, Counters, ResetCounters,
+ * Selftest and SetTestService.
  *
  * Anyone may ping and read counters (a ping costs the node one GET and is
  * bounded: LNETD_PINGS_MAX waiting at once, a timeout of at most
  * LNETD_PING_TIMEOUT_MAX); resetting counters needs the right to change.
  * With the kernel engine the module's data path answers: a ping waits in
  * the module (LNETK_CMD_PING blocks), so it runs on a thread of its own
- * and is answered from the event loop when it ends.  Counters are the
- * userspace engine's only, so far.
+ * and is answered from the event loop when it ends; so does a Selftest.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,65 +28,74 @@
 static int no_data_path(sd_bus_error *e)
 {
 	return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-				 "resetting the lnetk module's counters is not built yet (the "
-				 "userspace engine's can be)");
+				 "no data path runs: the lnetk module is not loaded");
 }
 
-/* --- the kernel engine's ping: a thread per ping ---------------------------------- */
+/* --- the kernel engine's blocking commands: a thread per call ------------------------- */
 
-struct kping {
+/*
+ * LNETK_CMD_PING and LNETK_CMD_SELFTEST wait in the module for the network,
+ * so each runs on a thread of its own with a netlink socket of its own, and
+ * its D-Bus call is answered from the event loop when the thread is done.
+ */
+struct kcall {
 	sd_bus_message *m;
+	int (*run)(struct lnetk *lk, struct kcall *k);	  /* on the thread */
+	void (*answer)(struct kcall *k, sd_bus_error *e); /* on the loop, when run said 0 */
 	char dst[LNETK_NID_MAX], src[LNETK_NID_MAX];
 	uint32_t timeout_ms;
-	struct lnetk_ping out;
+	union {
+		struct lnetk_ping ping;
+		struct lnetk_test test;
+	} out;
+	struct lne_test test; /* a selftest's request, then its results */
 	struct lnetk_err err;
 	int rc, efd;
 	sd_event_source *ev;
 	pthread_t th;
+	char label[LNETK_NID_MAX + 16];
 };
 
-static unsigned int kpings; /* waiting, at most LNETD_PINGS_MAX */
+static unsigned int kcalls; /* waiting, at most LNETD_PINGS_MAX */
 
-static void *kping_thread(void *arg)
+static void *kcall_thread(void *arg)
 {
-	struct kping *k = arg;
+	struct kcall *k = arg;
 	struct lnetk *lk = NULL;
 	uint64_t one = 1;
 
 	k->rc = lnetk_open(&lk);
 	if (!k->rc)
-		k->rc = lnetk_ping(lk, k->dst, k->src[0] ? k->src : NULL, k->timeout_ms, &k->out,
-				   &k->err);
+		k->rc = k->run(lk, k);
 	lnetk_close(lk);
 	if (write(k->efd, &one, sizeof(one)) < 0)
 		k->rc = -errno;
 	return NULL;
 }
 
-static int on_kping_done(sd_event_source *s, int fd, uint32_t events, void *userdata)
+static int on_kcall_done(sd_event_source *s, int fd, uint32_t events, void *userdata)
 {
-	struct kping *k = userdata;
+	struct kcall *k = userdata;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 
 	(void)s;
 	(void)fd;
 	(void)events;
 	pthread_join(k->th, NULL);
-	kpings--;
-	if (k->rc) {
+	kcalls--;
+	if (k->rc)
 		sd_bus_error_setf(&e,
 				  k->rc == -ETIMEDOUT || k->rc == -EHOSTUNREACH ||
 						  k->rc == -ENOTCONN
 					  ? LNETD_ERR_UNREACHABLE
 					  : LNETD_ERR_INVALID,
-				  "failed to ping %s: %s", k->dst,
+				  "failed to %s: %s", k->label,
 				  k->err.msg[0] ? k->err.msg : strerror(-k->rc));
+	else
+		k->answer(k, &e);
+	if (sd_bus_error_is_set(&e))
 		sd_bus_reply_method_error(k->m, &e);
-		sd_bus_error_free(&e);
-	} else if (lnetd_ping_reply(k->m, &k->out) < 0) {
-		sd_bus_reply_method_errorf(k->m, LNETD_ERR_PROTOCOL,
-					   "cannot build the ping's reply");
-	}
+	sd_bus_error_free(&e);
 	sd_event_source_disable_unref(k->ev);
 	close(k->efd);
 	sd_bus_message_unref(k->m);
@@ -94,30 +103,25 @@ static int on_kping_done(sd_event_source *s, int fd, uint32_t events, void *user
 	return 0;
 }
 
-static int kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
-		       uint32_t timeout, sd_bus_error *e)
+/* Start @k (filled by the caller: run, answer, label, arguments) on a thread. */
+static int kcall_start(struct lnetd *d, sd_bus_message *m, struct kcall *k, sd_bus_error *e)
 {
-	struct kping *k;
 	int rc;
 
-	if (kpings >= LNETD_PINGS_MAX)
+	if (kcalls >= LNETD_PINGS_MAX) {
+		free(k);
 		return sd_bus_error_setf(e, LNETD_ERR_LIMIT,
-					 "%u pings are waiting already: try again later",
+					 "%u calls wait for the module already: try again later",
 					 LNETD_PINGS_MAX);
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	snprintf(k->dst, sizeof(k->dst), "%s", dst);
-	snprintf(k->src, sizeof(k->src), "%s", src);
-	k->timeout_ms = timeout;
+	}
 	k->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	rc = k->efd < 0 ? -errno : 0;
 	if (!rc)
-		rc = sd_event_add_io(d->event, &k->ev, k->efd, EPOLLIN, on_kping_done, k);
+		rc = sd_event_add_io(d->event, &k->ev, k->efd, EPOLLIN, on_kcall_done, k);
 	if (!rc)
 		k->m = sd_bus_message_ref(m);
 	if (!rc)
-		rc = -pthread_create(&k->th, NULL, kping_thread, k);
+		rc = -pthread_create(&k->th, NULL, kcall_thread, k);
 	if (rc) {
 		sd_bus_message_unref(k->m);
 		sd_event_source_disable_unref(k->ev);
@@ -126,8 +130,84 @@ static int kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, cons
 		free(k);
 		return rc;
 	}
-	kpings++;
+	kcalls++;
 	return 1;
+}
+
+static int kping_run(struct lnetk *lk, struct kcall *k)
+{
+	return lnetk_ping(lk, k->dst, k->src[0] ? k->src : NULL, k->timeout_ms, &k->out.ping,
+			  &k->err);
+}
+
+static void kping_answer(struct kcall *k, sd_bus_error *e)
+{
+	if (lnetd_ping_reply(k->m, &k->out.ping) < 0)
+		sd_bus_error_setf(e, LNETD_ERR_PROTOCOL, "cannot build the ping's reply");
+}
+
+static int kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
+		       uint32_t timeout, sd_bus_error *e)
+{
+	struct kcall *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return -ENOMEM;
+	k->run = kping_run;
+	k->answer = kping_answer;
+	snprintf(k->label, sizeof(k->label), "ping %s", dst);
+	snprintf(k->dst, sizeof(k->dst), "%s", dst);
+	snprintf(k->src, sizeof(k->src), "%s", src);
+	k->timeout_ms = timeout;
+	return kcall_start(d, m, k, e);
+}
+
+static int ktest_run(struct lnetk *lk, struct kcall *k)
+{
+	struct lnetk_test *t = &k->out.test;
+
+	t->dst = k->dst;
+	t->mode = (uint8_t)k->test.mode;
+	t->size = k->test.size;
+	t->count = k->test.count;
+	t->concurrency = k->test.conc;
+	t->no_ack = !k->test.ack;
+	return lnetk_selftest(lk, t, &k->err);
+}
+
+/* The module's results as the engine's generator keeps them, for one reply for both. */
+static void ktest_answer(struct kcall *k, sd_bus_error *e)
+{
+	const struct lnetk_test *o = &k->out.test;
+	struct lne_test *t = &k->test;
+	unsigned int i;
+
+	(void)e;
+	t->finished = o->messages;
+	t->failed = o->failed;
+	t->first_err = o->error;
+	t->nrails = 0;
+	for (i = 0; i < o->nrails && i < LNE_TEST_RAILS_MAX; i++)
+		if (!lne_nid_parse(o->rail[i].nid, &t->rails[t->nrails].nid, NULL)) {
+			t->rails[t->nrails].sent = o->rail[i].sent;
+			t->rails[t->nrails++].received = o->rail[i].received;
+		}
+	lnetd_selftest_reply(k->m, t, o->elapsed_ns);
+}
+
+static int kernel_selftest(struct lnetd *d, sd_bus_message *m, const struct lne_test *t,
+			   const char *dst, sd_bus_error *e)
+{
+	struct kcall *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return -ENOMEM;
+	k->run = ktest_run;
+	k->answer = ktest_answer;
+	k->test = *t;
+	snprintf(k->label, sizeof(k->label), "test %s", dst);
+	snprintf(k->dst, sizeof(k->dst), "%s", dst);
+	return kcall_start(d, m, k, e);
 }
 
 /* Ping(s nid, s source, u timeout_ms) -> a{sv}: primary, multi_rail, features, pid, nids a(ss). */
@@ -350,9 +430,18 @@ int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	if (!d->dp)
+	if (d->kb) {
+		struct lnetk *lk = kbackend_lnetk(d->kb);
+		struct lnetk_err lerr = {""};
+
+		rc = lk ? lnetk_counters_reset(lk, &lerr) : -ENODEV;
+		if (rc)
+			return bus_fail(e, rc, lerr.msg[0] ? lerr.msg : "the module's counters");
+	} else if (d->dp) {
+		lne_node_stats_reset(lnetd_dp_node(d->dp));
+	} else {
 		return no_data_path(e);
-	lne_node_stats_reset(lnetd_dp_node(d->dp));
+	}
 	return sd_bus_reply_method_return(m, "");
 }
 
@@ -409,10 +498,15 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
+	if (d->kb) {
+		if (interval)
+			return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
+						 "the lnetk module keeps no trace: run without "
+						 "interval_ms, or with --engine=userspace");
+		return kernel_selftest(d, m, &t, canon, e);
+	}
 	if (!d->dp)
-		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-					 "the traffic generator runs in the userspace engine only, "
-					 "so far: run lnetd --engine=userspace");
+		return no_data_path(e);
 	return lnetd_dp_selftest(d->dp, m, &t, interval);
 }
 
@@ -429,10 +523,18 @@ int bus_method_set_test_service(sd_bus_message *m, void *userdata, sd_bus_error 
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	if (!d->dp)
-		return sd_bus_error_setf(
-			e, LNETD_ERR_UNSUPPORTED,
-			"the test service runs in the userspace engine only, so far");
-	lnetd_dp_node(d->dp)->test_service = on;
+	if (d->kb) {
+		struct lnetk *lk = kbackend_lnetk(d->kb);
+		struct lnetk_err lerr = {""};
+
+		rc = lk ? lnetk_test_service(lk, on, &lerr) : -ENODEV;
+		if (rc)
+			return bus_fail(e, rc,
+					lerr.msg[0] ? lerr.msg : "the module's test service");
+	} else if (d->dp) {
+		lnetd_dp_node(d->dp)->test_service = on;
+	} else {
+		return no_data_path(e);
+	}
 	return sd_bus_reply_method_return(m, "");
 }

@@ -453,7 +453,19 @@ START_TEST(traffic_generator)
 	t.conc = 1;
 	t.size = LNW_MTU + 1;
 	ck_assert_int_eq(lne_test_check(&t, &err), -EINVAL);
+
+	/* the node stops mid-test: what is in flight fails, nothing new starts, it ends once */
+	t.dst = N("10.0.0.2@tcp");
+	t.mode = LNE_TEST_WRITE;
+	t.size = 1000;
+	t.count = 100000;
+	t.conc = 8;
+	lne_test_start(&t, &a->node);
 	simnet_fini(&s);
+	ck_assert_int_eq(done, 3);
+	ck_assert_uint_eq(t.finished, t.count);
+	ck_assert_uint_eq(t.failed, t.finished);
+	ck_assert_uint_le(t.count, 8 + 1); /* the window, and the one refused */
 }
 END_TEST
 

@@ -122,6 +122,17 @@ check "dp: 10 pings in a row to the peer answered" test $i = 10
 out_has "dp: stats show has the module's counters" "send_count:" on dpa stats show
 check "dp: the module counted what a sent" sh -c "awk '/send_count:/ { exit !(\$2 >= 12) }' $T/out"
 
+# the module's traffic generator, both rails; then its counters back to 0
+check "dp: b serves the test portal" on dpb selftest service on
+out_has "dp: the module's traffic generator writes to b" "failed: 0" \
+	on dpa selftest run --nid 10.8.0.2@tcp --mode write --size 65536 --count 64 --concurrency 8
+check "dp: over both rails" sh -c "awk '/sent MB\/s:/ { if (\$NF > 0) n++ } END { exit n < 2 }' $T/out"
+out_has "dp: and reads from b" "failed: 0" \
+	on dpa selftest run --nid 10.8.0.2@tcp --mode read --size 65536 --count 32
+check "dp: a trace needs the userspace engine" sh -c "! DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/dpa.bus lnetctl selftest run --nid 10.8.0.2@tcp --count 1 --trace $T/trace.csv"
+check "dp: stats reset in the module" on dpa stats reset
+out_has "dp: and its counters start again from 0" "send_count: 0" on dpa stats show
+
 # garbage to b's LNet port: cut off, counted in the log, b still answers
 $IP netns exec dpa sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc 10.8.0.2 988' >/dev/null 2>&1
 sleep 0.3
