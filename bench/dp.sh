@@ -13,8 +13,17 @@
 #   D4  the cost of a message with 1,000 UDSP rules ÷ with none (<= 1.05)
 # Needs root and ip netns; says so and exits 0 otherwise.  Figures, not
 # tests: nothing here fails on a slow machine.
+#
+# The same figures in the VM tier's guest, with the kernel engine (lnetk
+# nodes), come from `LNETD_VM_ONLY=dpbench tests/vm/run.sh`, which runs this
+# script there with NODE_ENGINE=kernel (no trace: the module keeps none),
+# IP=/bin/ip2, and a lower DP_RAIL_RATE and DP_MIB_PER_RAIL for TCG; at its
+# end this script runs that when the VM tier can (BENCH_VM=0: never).
 set -u
-if [ "$(id -u)" != 0 ] || ! ip netns list >/dev/null 2>&1; then
+IP=${IP:-ip}
+TC=${TC:-tc}
+ENGINE=${NODE_ENGINE:-userspace}
+if [ "$(id -u)" != 0 ] || ! $IP netns list >/dev/null 2>&1; then
 	echo "dp bench: skipped (needs root and ip netns)"
 	exit 0
 fi
@@ -23,6 +32,9 @@ LNETCTL=${LNETCTL:-lnetctl/lnetctl}
 TCPRR=${TCPRR:-bench/tcp-rr}
 OUT=${BENCH_OUT:-bench/out}
 RATE=${DP_RAIL_RATE:-200mbit}
+MIB=${DP_MIB_PER_RAIL:-64}
+# the engine the figures are of, on each line
+E="$ENGINE engine"
 mkdir -p "$OUT"
 T=$(mktemp -d "${TMPDIR:-/tmp}/lnetd-dp.XXXXXX")
 NS=lnb$$
@@ -58,18 +70,18 @@ N=2000
 # the best of three each: a figure of the path, not of the machine's other load
 lnet_rtt=
 raw_rtt=
-ip netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
+$IP netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
 NODE_PIDS="$NODE_PIDS $!"
 sleep 0.2
 for _ in 1 2 3; do
 	R=$(on a selftest run --nid 10.66.0.2@tcp --mode ping --count $N --concurrency 1)
 	x=$(awk -v s="$(field seconds)" -v n=$N 'BEGIN { printf "%.2f", s / n * 1e6 }')
 	lnet_rtt=$(awk -v a="$lnet_rtt" -v x="$x" 'BEGIN { print (a == "" || x < a ? x : a) }')
-	x=$(ip netns exec "${NS}a" "$TCPRR" rr 10.66.0.2 5999 96 $N)
+	x=$($IP netns exec "${NS}a" "$TCPRR" rr 10.66.0.2 5999 96 $N)
 	raw_rtt=$(awk -v a="$raw_rtt" -v x="$x" 'BEGIN { print (a == "" || x < a ? x : a) }')
 done
 d2=$(ratio "$lnet_rtt" "$raw_rtt")
-echo "D2: ping round trip through LNet ${lnet_rtt} us, raw TCP ${raw_rtt} us: ratio $d2 (target <= 1.5): $(verdict "$d2" "<=" 1.5)"
+echo "D2 ($E): ping round trip through LNet ${lnet_rtt} us, raw TCP ${raw_rtt} us: ratio $d2 (target <= 1.5): $(verdict "$d2" "<=" 1.5)"
 
 # --- D3: small messages ---------------------------------------------------------
 best_rate() { # the best of three: messages/s of 0-byte PUTs without ACKs
@@ -85,11 +97,11 @@ best_rate() { # the best of three: messages/s of 0-byte PUTs without ACKs
 lnet_rate=$(best_rate)
 raw_rate=0
 for _ in 1 2 3; do
-	x=$(ip netns exec "${NS}a" "$TCPRR" stream 10.66.0.2 5999 96 50000)
+	x=$($IP netns exec "${NS}a" "$TCPRR" stream 10.66.0.2 5999 96 50000)
 	raw_rate=$(awk -v a="$raw_rate" -v x="${x:-0}" 'BEGIN { print (x > a ? x : a) }')
 done
 d3=$(ratio "$lnet_rate" "$raw_rate")
-echo "D3: 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/s: ratio $d3 (target >= 0.5): $(verdict "$d3" ">=" 0.5)"
+echo "D3 ($E): 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/s: ratio $d3 (target >= 0.5): $(verdict "$d3" ">=" 0.5)"
 
 # --- D4: 1,000 UDSP rules ------------------------------------------------------
 {
@@ -104,12 +116,12 @@ echo "D3: 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/s: ra
 on a import "$T/rules.yaml" >/dev/null || echo "D4: the rules did not import" >&2
 rules_rate=$(best_rate)
 d4=$(ratio "$lnet_rate" "$rules_rate")
-echo "D4: 0-byte PUTs with 1,000 rules ${rules_rate}/s, with none ${lnet_rate}/s: per-message cost ratio $d4 (target <= 1.05): $(verdict "$d4" "<=" 1.05)"
+echo "D4 ($E): 0-byte PUTs with 1,000 rules ${rules_rate}/s, with none ${lnet_rate}/s: per-message cost ratio $d4 (target <= 1.05): $(verdict "$d4" "<=" 1.05)"
 on a udsp del --all >/dev/null 2>&1 || on a import --del "$T/rules.yaml" >/dev/null 2>&1
 
 # --- D1: Multi-Rail --------------------------------------------------------------
 for r in 0 1 2 3; do
-	ip netns exec "${NS}a" tc qdisc replace dev "a$r" root tbf rate "$RATE" burst 256kb latency 100ms
+	$IP netns exec "${NS}a" $TC qdisc replace dev "a$r" root tbf rate "$RATE" burst 256kb latency 100ms
 done
 on a peer add --prim_nid 10.66.0.2@tcp --nid 10.66.1.2@tcp1,10.66.2.2@tcp2,10.66.3.2@tcp3 \
 	>/dev/null
@@ -122,7 +134,7 @@ mbs() { # RAILS: MB/s of 1 MiB writes over that many rails, about 3 s worth
 	done
 	up a
 	shift
-	R=$(on a selftest run --nid 10.66.0.2@tcp --size 1048576 --count $((64 * n)) \
+	R=$(on a selftest run --nid 10.66.0.2@tcp --size 1048576 --count $((MIB * n)) \
 		--concurrency $((8 * n)) "$@")
 	r=1
 	while [ $r -lt "$n" ]; do
@@ -133,12 +145,18 @@ mbs() { # RAILS: MB/s of 1 MiB writes over that many rails, about 3 s worth
 }
 one=$(mbs 1)
 two=$(mbs 2)
-four=$(mbs 4 --trace "$OUT/d1-rails.csv" --interval 100)
-echo "D1: writes over 1 rail ${one} MB/s, 2 rails ${two} MB/s, 4 rails ${four} MB/s (each rail shaped to $RATE)"
+if [ "$ENGINE" = userspace ]; then
+	four=$(mbs 4 --trace "$OUT/d1-rails.csv" --interval 100)
+else
+	four=$(mbs 4)
+fi
+echo "D1 ($E): writes over 1 rail ${one} MB/s, 2 rails ${two} MB/s, 4 rails ${four} MB/s (each rail shaped to $RATE)"
 d12=$(ratio "$two" "$one")
 d14=$(ratio "$four" "$one")
-echo "D1: 2 rails ÷ 1: $d12 (target >= 1.9): $(verdict "$d12" ">=" 1.9); 4 rails ÷ 1: $d14 (target >= 3.7): $(verdict "$d14" ">=" 3.7)"
-if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/d1-rails.csv" ]; then
+echo "D1 ($E): 2 rails ÷ 1: $d12 (target >= 1.9): $(verdict "$d12" ">=" 1.9); 4 rails ÷ 1: $d14 (target >= 3.7): $(verdict "$d14" ">=" 3.7)"
+if [ "$ENGINE" != userspace ]; then
+	: # no trace to plot
+elif command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/d1-rails.csv" ]; then
 	gnuplot <<GP
 set datafile separator ","
 set terminal pngcairo size 900,800 noenhanced
@@ -157,4 +175,15 @@ GP
 	echo "D1: per-rail plot in $OUT/d1-rails.png (data: $OUT/d1-rails.csv)"
 else
 	echo "D1: per-rail data in $OUT/d1-rails.csv (no gnuplot for the plot)"
+fi
+
+# --- the same in the VM tier's guest, with the kernel engine ---------------------
+if [ "$ENGINE" = userspace ] && [ "${BENCH_VM:-1}" != 0 ] && [ -n "${TOP_SRCDIR:-}" ]; then
+	trap - EXIT
+	nodes_cleanup
+	rm -rf "$T"
+	echo "== D1-D4 in the VM tier's guest (lnetk nodes, kernel engine; TCG: slow, ratios only)"
+	LNETD_VM_ONLY=dpbench "$TOP_SRCDIR/tests/vm/run.sh" 2>&1 |
+		sed -n 's/^# \(D[1-4] (kernel engine).*\)/\1/p; s/^\(1\.\.0 # SKIP.*\)/VM: \1/p;
+			s/^not ok.*/VM: &/p'
 fi

@@ -292,6 +292,20 @@ lnetd_tree() {
 		install -D -m 644 "$veth" "$1/lib/modules/$kver/kernel/drivers/net/${veth##*/}" &&
 		copy_with_libs "$iproute_ip" "$1" && mv "$1/bin/ip" "$1/bin/ip2" &&
 		install -m 755 "$here/dp.sh" "$1/bin/dp.sh" || return 1
+	# the data path's figures with lnetk nodes (LNETD_VM_ONLY=dpbench): bench/dp.sh,
+	# the namespace helpers it sources, tcp-rr (make bench builds it) and
+	# iproute2's tc as /bin/tc2 (busybox's applet would answer to tc)
+	install -D -m 755 "$top/bench/dp.sh" "$1/opt/lnetd/bench/dp.sh" &&
+		install -D -m 644 "$top/tests/integration/nodes.sh" \
+			"$1/opt/lnetd/tests/integration/nodes.sh" || return 1
+	if [ -x "$build/bench/tcp-rr" ]; then copy_with_libs "$build/bench/tcp-rr" "$1" || return 1; fi
+	tc_bin=$(command -v tc || echo /usr/sbin/tc)
+	tbf=$(find "/lib/modules/$kver/kernel/net/sched" -name 'sch_tbf.ko*' | head -n 1)
+	if [ -x "$tc_bin" ] && [ -n "$tbf" ]; then
+		copy_with_libs "$tc_bin" "$1" && mv "$1/bin/tc" "$1/bin/tc2" &&
+			install -D -m 644 "$tbf" "$1/lib/modules/$kver/kernel/net/sched/${tbf##*/}" ||
+			return 1
+	fi
 	[ -n "$dummy" ] &&
 		install -D -m 644 "$dummy" "$1/lib/modules/$kver/kernel/drivers/net/${dummy##*/}" &&
 		mkdir -p "$1/etc/lnetd-vm" "$1/var/lib/dbus" &&
