@@ -23,7 +23,7 @@ set -u
 IP=${IP:-ip}
 TC=${TC:-tc}
 ENGINE=${NODE_ENGINE:-userspace}
-if [ "$(id -u)" != 0 ] || ! $IP netns list >/dev/null 2>&1; then
+if [ "$(id -u)" != 0 ] || ! "$IP" netns list >/dev/null 2>&1; then
 	echo "dp bench: skipped (needs root and ip netns)"
 	exit 0
 fi
@@ -70,14 +70,14 @@ N=2000
 # the best of three each: a figure of the path, not of the machine's other load
 lnet_rtt=
 raw_rtt=
-$IP netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
+"$IP" netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
 NODE_PIDS="$NODE_PIDS $!"
 sleep 0.2
 for _ in 1 2 3; do
 	R=$(on a selftest run --nid 10.66.0.2@tcp --mode ping --count $N --concurrency 1)
 	x=$(awk -v s="$(field seconds)" -v n=$N 'BEGIN { printf "%.2f", s / n * 1e6 }')
 	lnet_rtt=$(awk -v a="$lnet_rtt" -v x="$x" 'BEGIN { print (a == "" || x < a ? x : a) }')
-	x=$($IP netns exec "${NS}a" "$TCPRR" rr 10.66.0.2 5999 96 $N)
+	x=$("$IP" netns exec "${NS}a" "$TCPRR" rr 10.66.0.2 5999 96 $N)
 	raw_rtt=$(awk -v a="$raw_rtt" -v x="$x" 'BEGIN { print (a == "" || x < a ? x : a) }')
 done
 d2=$(ratio "$lnet_rtt" "$raw_rtt")
@@ -97,7 +97,7 @@ best_rate() { # the best of three: messages/s of 0-byte PUTs without ACKs
 lnet_rate=$(best_rate)
 raw_rate=0
 for _ in 1 2 3; do
-	x=$($IP netns exec "${NS}a" "$TCPRR" stream 10.66.0.2 5999 96 50000)
+	x=$("$IP" netns exec "${NS}a" "$TCPRR" stream 10.66.0.2 5999 96 50000)
 	raw_rate=$(awk -v a="$raw_rate" -v x="${x:-0}" 'BEGIN { print (x > a ? x : a) }')
 done
 d3=$(ratio "$lnet_rate" "$raw_rate")
@@ -121,7 +121,7 @@ on a udsp del --all >/dev/null 2>&1 || on a import --del "$T/rules.yaml" >/dev/n
 
 # --- D1: Multi-Rail --------------------------------------------------------------
 for r in 0 1 2 3; do
-	$IP netns exec "${NS}a" $TC qdisc replace dev "a$r" root tbf rate "$RATE" burst 256kb latency 100ms
+	"$IP" netns exec "${NS}a" "$TC" qdisc replace dev "a$r" root tbf rate "$RATE" burst 256kb latency 100ms
 done
 on a peer add --prim_nid 10.66.0.2@tcp --nid 10.66.1.2@tcp1,10.66.2.2@tcp2,10.66.3.2@tcp3 \
 	>/dev/null

@@ -14,7 +14,7 @@ IP=${IP:-ip}
 # node_ns X...: the namespaces $NS$X, loopback up
 node_ns() {
 	for _x in "$@"; do
-		$IP netns add "$NS$_x" && $IP -n "$NS$_x" link set lo up || return 1
+		"$IP" netns add "$NS$_x" && "$IP" -n "$NS$_x" link set lo up || return 1
 	done
 }
 
@@ -27,7 +27,7 @@ node_start() {
 		--nopidfile 2>>"$T/bus.log" &
 	NODE_PIDS="$NODE_PIDS $!"
 	for _ in $(seq 50); do [ -S "$T/$1.bus" ] && break; sleep 0.1; done
-	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" $IP netns exec "$NS$1" \
+	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" "$IP" netns exec "$NS$1" \
 		"$LNETD" --engine="${NODE_ENGINE:-userspace}" --state-dir="$T/$1.state" \
 		2>>"$T/lnetd.log" &
 	NODE_PIDS="$NODE_PIDS $!"
@@ -48,10 +48,10 @@ node_ctl() {
 # node_link A IFA B IFB NET: a veth pair, IFA in $NS$A with NET.1/24 and IFB in
 # $NS$B with NET.2/24 (NET: three octets), both up
 node_link() {
-	$IP link add "$2" netns "$NS$1" type veth peer name "$4" netns "$NS$3" &&
-		$IP -n "$NS$1" addr add "$5.1/24" dev "$2" &&
-		$IP -n "$NS$3" addr add "$5.2/24" dev "$4" &&
-		$IP -n "$NS$1" link set "$2" up && $IP -n "$NS$3" link set "$4" up
+	"$IP" link add "$2" netns "$NS$1" type veth peer name "$4" netns "$NS$3" &&
+		"$IP" -n "$NS$1" addr add "$5.1/24" dev "$2" &&
+		"$IP" -n "$NS$3" addr add "$5.2/24" dev "$4" &&
+		"$IP" -n "$NS$1" link set "$2" up && "$IP" -n "$NS$3" link set "$4" up
 }
 
 # node_rails A B COUNT PREFIX: COUNT veth pairs ${A}0.. in $NS$A and ${B}0.. in
@@ -76,7 +76,7 @@ node_up() {
 nodes_cleanup() {
 	for _p in $NODE_PIDS; do kill "$_p" 2>/dev/null; done
 	wait 2>/dev/null
-	for _ns in $($IP netns list 2>/dev/null | awk -v p="$NS" 'index($1, p) == 1 { print $1 }'); do
-		$IP netns del "$_ns"
+	for _ns in $("$IP" netns list 2>/dev/null | awk -v p="$NS" 'index($1, p) == 1 { print $1 }'); do
+		"$IP" netns del "$_ns"
 	done
 }
