@@ -40,8 +40,11 @@
  */
 #define LNE_PORTAL_TEST	    60
 
+#define LNE_SVC_MAX 16 /* services bound to portals (node-svc.h) */
+
 struct lne_node;
 struct lne_msg;
+struct lne_svc;
 
 /* One connection to a peer NI from a local NI: the node's part of a shell's socket. */
 struct lne_link {
@@ -133,6 +136,7 @@ struct lne_node {
 	struct lne_msg *credq, **credtail;	/* waiting for credits */
 	struct lne_stat *stats[LNE_STAT_HASH];
 	struct lne_node_stats st;
+	struct lne_svc *svc[LNE_SVC_MAX]; /* services by portal (node-svc.h) */
 };
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
