@@ -13,6 +13,7 @@
 
 #include "bus/bus-errors.h"
 #include "dp.h"
+#include "engine/node-svc.h"
 #include "lnetd.h"
 
 enum mode {
@@ -207,6 +208,25 @@ static void finish(struct selftest *t)
 	free(t);
 }
 
+/*
+ * A write's payload: a request of LNE_SVC_BODY to LNETD_TEST_BODY_MAX bytes
+ * starts with a test-request body (node-svc.h: opcode ost_write, jobid
+ * "lnet_selftest", uid and gid 0), as an RPC carries its fields; other
+ * sizes are bulk, zeros the node lends, classified by the NID alone.
+ */
+static u8 *write_payload(uint32_t size)
+{
+	struct lne_svc_body b = {.opcode = 4, .jobid = "lnet_selftest"};
+	u8 *p;
+
+	if (size < LNE_SVC_BODY || size > LNETD_TEST_BODY_MAX)
+		return NULL;
+	p = calloc(1, size);
+	if (p)
+		lne_svc_body_pack(&b, p);
+	return p;
+}
+
 /* Keep the window full; a message that fails at once counts and the loop goes on. */
 static void topup(struct selftest *t)
 {
@@ -223,8 +243,9 @@ static void topup(struct selftest *t)
 		t->inflight++;
 		switch (t->mode) {
 		case M_WRITE:
-			rc = lne_node_put(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, t->size,
-					  true, LNETD_TEST_TIMEOUT_MS, on_done, t, NULL);
+			rc = lne_node_put(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, 0,
+					  write_payload(t->size), t->size, true,
+					  LNETD_TEST_TIMEOUT_MS, on_done, t, NULL);
 			break;
 		case M_READ:
 			rc = lne_node_get(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, t->size,

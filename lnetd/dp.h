@@ -35,6 +35,11 @@ struct lne_node *lnetd_dp_node(struct lnetd_dp *dp);
 /* After starting messages on the node: run the clock for their deadlines. */
 void lnetd_dp_kick(struct lnetd_dp *dp);
 struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
+/*
+ * dp-svc.c: give the test service lnetd's TBF policy for "lnet_test" (or
+ * none), or with @detach take it away before the policy is freed.
+ */
+void lnetd_dp_policies(struct lnetd *d, bool detach);
 
 /* The traffic generator's limits (dp-test.c; lnetctl selftest). */
 #define LNETD_TEST_COUNT_MAX	   10000000
@@ -42,6 +47,7 @@ struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
 #define LNETD_TEST_TIMEOUT_MS	   10000 /* each message */
 #define LNETD_TEST_SAMPLES_MAX	   6000	 /* rows of a trace */
 #define LNETD_TEST_INTERVAL_MIN	   10	 /* ms between them, at least */
+#define LNETD_TEST_BODY_MAX	   4096	 /* writes up to this size carry a request body */
 
 /*
  * Run the traffic generator for a D-Bus call: @count messages of @size
