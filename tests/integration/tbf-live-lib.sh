@@ -42,22 +42,30 @@ tbf_live_rules() {
 	done
 }
 
-# tbf_live_run SECONDS X RATE...: each client X writes RATE x SECONDS requests
-# (64 bytes: each carries a request body), 8 in flight, all at once;
-# cnt_X is the count, $T/live-X.out its output.
-tbf_live_run() {
+# tbf_live_start SECONDS X RATE...: each client X starts writing RATE x
+# SECONDS requests of LIVE_SIZE bytes (default 64; up to 4096 each carries
+# a request body), 8 in flight, all at once, with LIVE_TRACE_MS set a trace
+# of its rail in $T/live-X.csv; cnt_X is the count, $T/live-X.out its
+# output, LIVE_PIDS the clients.  tbf_live_run does it and waits.
+tbf_live_start() {
 	_s=$1
 	shift
-	_pids=
+	LIVE_PIDS=
 	while [ $# -ge 2 ]; do
 		eval "cnt_$1=$(($2 * _s))"
-		node_ctl "$1" selftest run --nid "$LIVE_SERVER" --mode write --size 64 \
-			--count $(($2 * _s)) --concurrency 8 >"$T/live-$1.out" 2>&1 &
-		_pids="$_pids $!"
+		# shellcheck disable=SC2046
+		node_ctl "$1" selftest run --nid "$LIVE_SERVER" --mode write --size "${LIVE_SIZE:-64}" \
+			--count $(($2 * _s)) --concurrency 8 \
+			$([ -n "${LIVE_TRACE_MS:-}" ] && echo --trace "$T/live-$1.csv" --interval "$LIVE_TRACE_MS") \
+			>"$T/live-$1.out" 2>&1 &
+		LIVE_PIDS="$LIVE_PIDS $!"
 		shift 2
 	done
+}
+tbf_live_run() {
+	tbf_live_start "$@"
 	# shellcheck disable=SC2086
-	wait $_pids
+	wait $LIVE_PIDS
 }
 
 # tbf_live_result X: LIVE_SECS and LIVE_FAILED from client X's run
