@@ -30,35 +30,43 @@ static void on_msg_done(struct lne_msg *m, int status)
 	kfree(c);
 }
 
-static int send_checks(u32 portal, u32 len, u32 timeout_ms, lnetk_done_t done)
+/* Checked before anything is allocated; NULL and *@rc set if the send cannot start. */
+static struct api_call *call_new(u32 portal, u32 len, u32 timeout_ms, lnetk_done_t done, void *arg,
+				 int *rc)
 {
+	struct api_call *c;
+
+	*rc = -EINVAL;
 	if (portal >= LNW_PORTALS || len > LNW_MTU || !timeout_ms ||
 	    timeout_ms > LNETK_API_TIMEOUT_MAX || !done)
-		return -EINVAL;
-	return 0;
+		return NULL;
+	*rc = -ENOMEM;
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return NULL;
+	*rc = 0;
+	c->done = done;
+	c->arg = arg;
+	return c;
 }
 
 int lnetk_put(struct net *net, const struct lne_nid *dst, u32 portal, u64 match, const void *data,
 	      u32 len, bool ack, u32 timeout_ms, lnetk_done_t done, void *arg)
 {
 	struct lnetk_net *ln = lnetk_net(net);
-	struct api_call *c;
 	struct lne_node *n;
 	u8 *copy = NULL;
-	int rc = send_checks(portal, len, timeout_ms, done);
+	int rc;
+	struct api_call *c = call_new(portal, len, timeout_ms, done, arg, &rc);
 
-	if (rc)
+	if (!c)
 		return rc;
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (len)
 		copy = kmemdup(data, len, GFP_KERNEL);
-	if (!c || (len && !copy)) {
+	if (len && !copy) {
 		kfree(c);
-		kfree(copy);
 		return -ENOMEM;
 	}
-	c->done = done;
-	c->arg = arg;
 	n = lnetk_dp_enter(ln);
 	if (!n) {
 		kfree(c);
@@ -79,17 +87,12 @@ int lnetk_get(struct net *net, const struct lne_nid *dst, u32 portal, u64 match,
 	      u32 timeout_ms, lnetk_done_t done, void *arg)
 {
 	struct lnetk_net *ln = lnetk_net(net);
-	struct api_call *c;
 	struct lne_node *n;
-	int rc = send_checks(portal, len, timeout_ms, done);
+	int rc;
+	struct api_call *c = call_new(portal, len, timeout_ms, done, arg, &rc);
 
-	if (rc)
-		return rc;
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
-		return -ENOMEM;
-	c->done = done;
-	c->arg = arg;
+		return rc;
 	n = lnetk_dp_enter(ln);
 	if (!n) {
 		kfree(c);
