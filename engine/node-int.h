@@ -42,4 +42,19 @@ struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst);
 struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *dst,
 				      struct lne_ni **ni);
 
+/* node.c, for node-svc.c: answer @rq on the link from @local to @peer; false if it is gone. */
+bool lne_nd_answer(struct lne_node *n, u64 local, u64 peer, const struct lnw_hdr *rq, u32 type,
+		   u8 *payload, u32 len, bool borrowed);
+/* LNW_MTU zero bytes, the node's (NULL: out of memory). */
+const u8 *lne_nd_zeros(struct lne_node *n);
+
+/* node-svc.c: the services' side of on_msg, tick, next_deadline and fini. */
+struct lne_svc *lne_nd_svc_bound(struct lne_node *n, u32 portal);
+/* A request for @s: counted as received already; takes ev->payload. */
+void lne_nd_svc_recv(struct lne_node *n, struct lne_svc *s, struct lne_link *l,
+		     struct lne_conn_ev *ev);
+void lne_nd_svc_tick(struct lne_node *n);
+u64 lne_nd_svc_next_ms(const struct lne_node *n);
+void lne_nd_svc_fini(struct lne_node *n);
+
 #endif /* LNE_NODE_INT_H */

@@ -2,6 +2,7 @@
 /*
  * node-test.c - the traffic generator (node-test.h).
  */
+#include "node-svc.h"
 #include "node-test.h"
 
 int lne_test_check(const struct lne_test *t, struct lne_err *err)
@@ -62,6 +63,26 @@ u64 lne_test_bytes(const struct lne_test *t)
 
 static void topup(struct lne_test *t);
 
+/*
+ * A write's payload: one of LNE_SVC_BODY to LNE_TEST_BODY_MAX bytes starts
+ * with a test-request body (node-svc.h: opcode ost_write, jobid
+ * "lnet_selftest", uid and gid 0), as an RPC carries its fields, for the
+ * service's TBF rules to read; other sizes are bulk, zeros the node lends,
+ * classified by the NID alone.
+ */
+static u8 *write_payload(u32 size)
+{
+	struct lne_svc_body b = {.opcode = 4, .jobid = "lnet_selftest"};
+	u8 *p;
+
+	if (size < LNE_SVC_BODY || size > LNE_TEST_BODY_MAX)
+		return NULL;
+	p = lne_zalloc(size);
+	if (p)
+		lne_svc_body_pack(&b, p);
+	return p;
+}
+
 static void ended(struct lne_test *t, int status)
 {
 	t->finished++;
@@ -96,8 +117,9 @@ static void topup(struct lne_test *t)
 		t->inflight++;
 		switch (t->mode) {
 		case LNE_TEST_WRITE:
-			rc = lne_node_put(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, t->size,
-					  t->ack, LNE_TEST_TIMEOUT_MS, on_done, t, NULL);
+			rc = lne_node_put(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, 0,
+					  write_payload(t->size), t->size, t->ack,
+					  LNE_TEST_TIMEOUT_MS, on_done, t, NULL);
 			break;
 		case LNE_TEST_READ:
 			rc = lne_node_get(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, t->size,

@@ -29,6 +29,7 @@ enum lne_test_mode {
 #define LNE_TEST_CONCURRENCY_MAX 256
 #define LNE_TEST_TIMEOUT_MS	 10000 /* each message */
 #define LNE_TEST_RAILS_MAX	 64
+#define LNE_TEST_BODY_MAX	 4096 /* writes up to this size carry a request body */
 
 struct lne_test_rail {
 	struct lne_nid nid;

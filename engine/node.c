@@ -405,7 +405,7 @@ static void start(struct lne_node *n, struct lne_msg *m, u32 timeout_ms)
 	dispatch(n, m);
 }
 
-static const u8 *zeros(struct lne_node *n)
+const u8 *lne_nd_zeros(struct lne_node *n)
 {
 	if (!n->zeros)
 		n->zeros = lne_zalloc(LNW_MTU);
@@ -426,7 +426,7 @@ int lne_node_put(struct lne_node *n, const struct lne_nid *dst, const struct lne
 		return lne_err_set(err, -ESHUTDOWN, NULL, -1, "the data path is stopping");
 	}
 	if (borrowed) {
-		payload = (u8 *)zeros(n);
+		payload = (u8 *)lne_nd_zeros(n);
 		if (!payload)
 			return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
 	}
@@ -513,6 +513,20 @@ static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr 
 	link_send(n, link_find(n, l->local, l->peer, want_bulk(len)) ?: l, m);
 }
 
+bool lne_nd_answer(struct lne_node *n, u64 local, u64 peer, const struct lnw_hdr *rq, u32 type,
+		   u8 *payload, u32 len, bool borrowed)
+{
+	struct lne_link *l = link_find(n, local, peer, false);
+
+	if (!l) {
+		if (!borrowed)
+			lne_free(payload);
+		return false;
+	}
+	answer(n, l, rq, type, payload, len, borrowed);
+	return true;
+}
+
 /*
  * A message for another node: a router passes it on, header and payload as
  * they came, to the next hop selection picks, once it has a router buffer
@@ -542,6 +556,7 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 	struct lne_stat *ps = lne_nd_stat_get(n, l->peer, false);
 	struct lne_stat *ls = lne_nd_stat_get(n, l->local, true);
 	struct lne_msg *m;
+	struct lne_svc *svc;
 	struct lne_nid dst;
 
 	if (ev->zc_req) {
@@ -559,8 +574,9 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 		return;
 	}
 	/* A request nobody serves is dropped, unanswered: counted as such, not received. */
+	svc = h->type == LNW_PUT || h->type == LNW_GET ? lne_nd_svc_bound(n, h->portal) : NULL;
 	if ((h->type == LNW_PUT || h->type == LNW_GET) && h->portal != LNW_PORTAL_RESERVED &&
-	    (h->portal == LNE_PORTAL_TEST ? !n->test_service : !n->ops->recv)) {
+	    !svc && (h->portal == LNE_PORTAL_TEST || !n->ops->recv)) {
 		lne_nd_count_drop(n, l, h->type, h->payload);
 		lne_free(ev->payload);
 		return;
@@ -568,6 +584,11 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 	lne_nd_count(&n->st.c, false, h->type, h->payload);
 	lne_nd_count(ls ? &ls->c : NULL, false, h->type, h->payload);
 	lne_nd_count(ps ? &ps->c : NULL, false, h->type, h->payload);
+	if (svc) {
+		lne_nd_svc_recv(n, svc, l, ev); /* through its policy, then answered */
+		lne_free(ev->payload);
+		return;
+	}
 
 	switch (h->type) {
 	case LNW_GET:
@@ -583,20 +604,11 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 			       (u32)len < h->length ? (u32)len : h->length, false);
 			break;
 		}
-		if (h->portal == LNE_PORTAL_TEST) {
-			if (zeros(n)) {
-				n->st.test_gets++;
-				answer(n, l, h, LNW_REPLY, n->zeros, h->length, true);
-			}
-			break;
-		}
 		if (h->portal != LNW_PORTAL_RESERVED)
 			n->ops->recv(n->ctx, h, NULL);
 		break;
 	case LNW_PUT:
-		if (h->portal == LNE_PORTAL_TEST)
-			n->st.test_puts++;
-		else if (h->portal != LNW_PORTAL_RESERVED)
+		if (h->portal != LNW_PORTAL_RESERVED)
 			n->ops->recv(n->ctx, h, ev->payload);
 		if (h->wh_object != LNW_WH_NONE)
 			answer(n, l, h, LNW_ACK, NULL, 0, false);
@@ -797,11 +809,12 @@ void lne_node_tick(struct lne_node *n, u64 now_ms)
 				cancel(n, m, -ETIMEDOUT);
 		}
 	}
+	lne_nd_svc_tick(n);
 }
 
 u64 lne_node_next_deadline(const struct lne_node *n)
 {
-	u64 best = ~0ull;
+	u64 best = lne_nd_svc_next_ms(n);
 	u32 b;
 
 	for (b = 0; b < LNE_LINK_HASH; b++) {
@@ -820,6 +833,7 @@ void lne_node_fini(struct lne_node *n)
 	u32 b;
 
 	n->closing = true;
+	lne_nd_svc_fini(n);
 	/* First what waits to be sent, so that closing links starts no new one. */
 	lne_nd_rtr_fini(n, -ESHUTDOWN);
 	while ((m = n->credq)) {

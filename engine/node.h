@@ -40,8 +40,11 @@
  */
 #define LNE_PORTAL_TEST	    60
 
+#define LNE_SVC_MAX 16 /* services bound to portals (node-svc.h) */
+
 struct lne_node;
 struct lne_msg;
+struct lne_svc;
 
 /* The smallest payload that takes a bulk connection: socklnd's min_bulk (1024) less the headers. */
 #define LNE_MIN_BULK_PAYLOAD (1024 - LNW_FRAME_HDR)
@@ -159,6 +162,7 @@ struct lne_node {
 	bool rtr_kicking;
 	struct lne_stat *stats[LNE_STAT_HASH];
 	struct lne_node_stats st;
+	struct lne_svc *svc[LNE_SVC_MAX]; /* services by portal (node-svc.h) */
 };
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,

@@ -436,6 +436,20 @@ static void node_leave(struct lnetk_dp *dp)
 	mutex_unlock(&dp->lock);
 }
 
+struct lne_node *lnetk_dp_enter(struct lnetk_net *ln)
+{
+	node_enter(ln->dp);
+	if (!ln->dp->stopping)
+		return &ln->dp->node;
+	node_leave(ln->dp);
+	return NULL;
+}
+
+void lnetk_dp_leave(struct lnetk_net *ln)
+{
+	node_leave(ln->dp);
+}
+
 static void dp_run(struct work_struct *w)
 {
 	struct lnetk_dp *dp = container_of(w, struct lnetk_dp, run);

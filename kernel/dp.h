@@ -38,6 +38,15 @@ struct lnetk_ping_result {
 int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct lne_nid *src,
 		  u32 timeout_ms, struct lnetk_ping_result *out, struct lne_err *err);
 
+/*
+ * Call into the node from process context (api.c): the node, its clock
+ * brought up to now, with the data path's locks held; NULL (nothing held)
+ * once the data path is stopping.  lnetk_dp_leave() arms the clock (what
+ * was queued is written: the node's wake did it).
+ */
+struct lne_node *lnetk_dp_enter(struct lnetk_net *ln);
+void lnetk_dp_leave(struct lnetk_net *ln);
+
 struct sk_buff;
 /* The counters into @skb (LNETK_A_COUNTERS, uapi/lnetk.h); -EMSGSIZE if not even the node's fit. */
 int lnetk_dp_counters(struct lnetk_net *ln, struct sk_buff *skb);

@@ -35,6 +35,11 @@ struct lne_node *lnetd_dp_node(struct lnetd_dp *dp);
 /* After starting messages on the node: run the clock for their deadlines. */
 void lnetd_dp_kick(struct lnetd_dp *dp);
 struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
+/*
+ * dp-svc.c: give the test service lnetd's TBF policy for "lnet_test" (or
+ * none), or with @detach take it away before the policy is freed.
+ */
+void lnetd_dp_policies(struct lnetd *d, bool detach);
 
 /* The traffic generator's trace (dp-test.c; the other bounds: engine/node-test.h). */
 #define LNETD_TEST_SAMPLES_MAX	6000 /* rows of a trace */

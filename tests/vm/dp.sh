@@ -119,6 +119,44 @@ i=0
 while [ $i -lt 10 ] && on dpa ping --timeout 10 10.8.0.2@tcp >/dev/null 2>&1; do i=$((i + 1)); done
 check "dp: 10 pings in a row to the peer answered" test $i = 10
 
+# Another module on lnetk's exported API (lnetk_api.h, tests/vm/api-src): b
+# registers the service api_test, whose TBF policy holds a's requests to
+# 50/s; a sends 40 PUTs and 4 GETs through the API.  Guaranteed whatever the
+# load: every completion comes with success, the service sees each request
+# once and in order, each GET's reply carries what the service put in it,
+# and since a's two NIs make two classes (one per source NID, each 50/s
+# with a bucket of 3), 44 requests take at least (44 - 6) / 100 s.
+check "api: b's TBF policy for the service api_test, 50/s for a" \
+	on dpb tbf rule start --service api_test --queue reg froma 'nid={10.8.[0-1].1@tcp}' rate=50
+$IP netns exec dpa sleep 600 &
+pa=$!
+$IP netns exec dpb sleep 600 &
+pb=$!
+# until both have entered their namespace (ip execs sleep there)
+i=0
+while { [ "$(readlink /proc/$pa/ns/net)" = "$(readlink /proc/self/ns/net)" ] ||
+	[ "$(readlink /proc/$pb/ns/net)" = "$(readlink /proc/self/ns/net)" ]; } && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+ko=$(find /lib/modules -name lnetk_api_test.ko | head -1)
+check "api: a module puts and gets through lnetk_* and serves through the policy" \
+	insmod "$ko" srv_pid=$pb cli_pid=$pa dst=10.8.0.2@tcp count=40 gets=4
+api=$(cat /sys/module/lnetk_api_test/parameters/result 2>/dev/null)
+echo "# api: $api"
+field() { echo "$api" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+check "api: 44 completions with success, none failed" \
+	test "$(field ok) $(field failed)" = "44 0"
+check "api: the service saw each request once, in order within each source NID" \
+	test "$(field served) $(field disorder)" = "44 0"
+check "api: each GET's reply carried what the service put in it" test "$(field replies)" = 4
+check "api: register refuses a bound name, the reserved portal and a bad name" \
+	test "$(field refused)" = 3
+check "api: the policy held each of a's NIDs to 50/s (44 in at least 0.38 s)" \
+	test "$(field elapsed)" -ge 380000000
+rmmod lnetk_api_test
+kill $pa $pb 2>/dev/null
+
 out_has "dp: stats show has the module's counters" "send_count:" on dpa stats show
 check "dp: the module counted what a sent" sh -c "awk '/send_count:/ { exit !(\$2 >= 12) }' $T/out"
 

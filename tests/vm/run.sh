@@ -125,6 +125,13 @@ mkdir -p "$work/nrs-src" &&
 	make -s -C "$kdir" M="$work/nrs-src" LNETK_SRC="$top" \
 		KBUILD_EXTRA_SYMBOLS="$work/kmod/Module.symvers" modules >"$work/nrs-src.log" 2>&1 ||
 	fail "build lnetk_nrs_src.ko against $kdir" "$work/nrs-src.log"
+# A user of the in-kernel LNet API (lnetk_api.h), for the data-path group.
+mkdir -p "$work/api-src" &&
+	ln -sfn "$here/api-src/Kbuild" "$work/api-src/Kbuild" &&
+	ln -sfn "$here/api-src/lnetk_api_test.c" "$work/api-src/lnetk_api_test.c" &&
+	make -s -C "$kdir" M="$work/api-src" LNETK_SRC="$top" \
+		KBUILD_EXTRA_SYMBOLS="$work/kmod/Module.symvers" modules >"$work/api-src.log" 2>&1 ||
+	fail "build lnetk_api_test.ko against $kdir" "$work/api-src.log"
 
 # --- the guest programs -----------------------------------------------------
 # Built here, not by automake: they run only in the guest, so they must not
@@ -364,6 +371,8 @@ cp -a "$base" "$root" &&
 	install -D -m 644 "$work/kmod/lnetk.ko" "$root/lib/modules/$kver/extra/lnetk.ko" &&
 	install -D -m 644 "$work/nrs-src/lnetk_nrs_src.ko" \
 		"$root/lib/modules/$kver/extra/lnetk_nrs_src.ko" &&
+	install -D -m 644 "$work/api-src/lnetk_api_test.ko" \
+		"$root/lib/modules/$kver/extra/lnetk_api_test.ko" &&
 	{ [ -n "$lnetd_skip" ] || lnetd_tree "$root"; } &&
 	{ [ -n "$upstream_skip" ] || upstream_lnet_tree "$root"; } &&
 	"$busybox" depmod -b "$root" "$kver" &&

@@ -48,6 +48,38 @@ void diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/*
+ * What a TBF policy guarantees whatever the load, for @n classes served
+ * for @elapsed ns, each kept backlogged: none gets more than rate x elapsed
+ * + depth; each gets at least its first bucket (none starves); with
+ * @disorder, each class's requests left in the order they were queued.
+ * How close each came to its rate is a figure of the machine, printed.
+ */
+void tbf_guarantees(const char *what, const char *const *name, const unsigned int *rate, int n,
+		    unsigned long long elapsed, unsigned int depth, const unsigned long long *disp,
+		    const unsigned long long *disorder, bool ran)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned long long bound = rate[i] * elapsed / 1000000000ull + depth;
+		double want = rate[i] * (elapsed / 1e9);
+
+		char order[64] = "";
+
+		if (disorder)
+			snprintf(order, sizeof(order), ", requests out of order: %llu",
+				 disorder[i]);
+		tap(ran && disp[i] <= bound && disp[i] >= depth && (!disorder || !disorder[i]),
+		    "%s: %s at %u/s: %llu dispatched, at most rate x time + depth (%llu), at least "
+		    "its first bucket (%u)%s",
+		    what, name[i], rate[i], disp[i], bound, depth, order);
+		diag("%s: %s: %.1f/s of %u/s (%+.2f%%), a figure of this machine's load", what,
+		     name[i], elapsed ? disp[i] / (elapsed / 1e9) : 0, rate[i],
+		     want > 0 ? (disp[i] - want) / want * 100 : 0);
+	}
+}
+
 double now(void)
 {
 	struct timespec ts;

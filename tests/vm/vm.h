@@ -19,6 +19,9 @@ extern int vm_failures;
 
 void tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tbf_guarantees(const char *what, const char *const *name, const unsigned int *rate, int n,
+		    unsigned long long elapsed, unsigned int depth, const unsigned long long *disp,
+		    const unsigned long long *disorder, bool ran);
 double now(void);
 
 /* Run @fn(@arg) in a forked child; returns its exit status (or 128 + signal). */

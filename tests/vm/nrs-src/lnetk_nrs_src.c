@@ -14,8 +14,9 @@
  * the reg queue (`hp` names clients whose requests go to the hp queue);
  * for `ms` milliseconds the module serves every request the policy lets
  * out, sleeping until the deadline it returns.  `result` then reads
- * "elapsed <ns>\n" and one "<nid> <enqueued> <dispatched>\n" per client, in
- * order.  With hold=1 the module keeps the policy open until it is removed
+ * "elapsed <ns>\n" and one "<nid> <enqueued> <dispatched> <disorder>\n" per
+ * client, in order, where disorder counts the requests that left the
+ * policy before one the client had queued earlier (FIFO per class: 0).  With hold=1 the module keeps the policy open until it is removed
  * (so tests can see TBF_DEL refused); otherwise it closes it before init
  * returns.  With hold=1 and spread=N it then queues one more request from
  * each of N clients 10.3.<i / 256>.<i % 256>@tcp on the reg queue and
@@ -58,12 +59,13 @@ struct src_req {
 	struct lne_tbf_req tbf;
 	unsigned int client;
 	bool queued;
+	u64 seq; /* the client's enqueue count when it was queued */
 };
 
 struct client {
 	char nid[64];
 	bool hp;
-	u64 enqueued, dispatched;
+	u64 enqueued, dispatched, last_seq, disorder;
 	struct src_req req[LOAD_BACKLOG];
 };
 
@@ -125,7 +127,7 @@ static int refill(struct lnetk_nrs *nrs, struct client *c, unsigned int nc)
 				if (rc)
 					return rc;
 				c[i].req[j].queued = true;
-				c[i].enqueued++;
+				c[i].req[j].seq = ++c[i].enqueued;
 			}
 		}
 	return 0;
@@ -149,6 +151,9 @@ static int run(struct lnetk_nrs *nrs, struct client *c, unsigned int nc)
 			sr = container_of(r, struct src_req, tbf);
 			sr->queued = false;
 			c[sr->client].dispatched++;
+			if (sr->seq < c[sr->client].last_seq)
+				c[sr->client].disorder++;
+			c[sr->client].last_seq = sr->seq;
 		}
 		now = ktime_get_ns();
 		if (now >= end || signal_pending(current))
@@ -161,8 +166,8 @@ static int run(struct lnetk_nrs *nrs, struct client *c, unsigned int nc)
 		return rc;
 	off = scnprintf(result, sizeof(result), "elapsed %llu\n", now - start);
 	for (i = 0; i < nc; i++)
-		off += scnprintf(result + off, sizeof(result) - off, "%s %llu %llu\n", c[i].nid,
-				 c[i].enqueued, c[i].dispatched);
+		off += scnprintf(result + off, sizeof(result) - off, "%s %llu %llu %llu\n",
+				 c[i].nid, c[i].enqueued, c[i].dispatched, c[i].disorder);
 	return 0;
 }
 

@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# bench/tbf-live.sh - NRS TBF on live requests, userspace engine: a server
+# node whose test service has a TBF policy (service lnet_test, bucket depth
+# DEPTH) and three client nodes writing to it at once, each with a rule of
+# its own by source NID (tests/integration/tbf-live-lib.sh builds them).
+#   T1  rules at 100, 500 and 1,000 requests/s for TBF_LIVE_SECONDS (default
+#       4; the issue's figure is 10): each client's requests ÷ (rate x its
+#       elapsed time + depth), as a % (target 99-101 %); a plot of achieved
+#       vs configured requests/s over time per class ($BENCH_OUT/t1-rates.png)
+#   T2  overloaded: each client offers more than its rule allows (rules at
+#       T2_RATE x 1, 2, 4; default 10,000/s): each class's share of what the
+#       policy dispatched in a 1 s window ÷ its share of the rates (target
+#       1.0; none starves).  With T2_RATE=100000 the server's CPU runs out
+#       before the rules do: requests never wait in the policy with a token
+#       (the test service's handler costs nothing, there are no service
+#       threads to wait for), so the shares are the clients' (equal), not
+#       the rates'; proportional sharing there needs a service capacity.
+# Needs root and ip netns; says so and exits 0 otherwise.  Figures, not
+# tests: nothing here fails on a slow machine.
+set -u
+if [ "$(id -u)" != 0 ] || ! ip netns list >/dev/null 2>&1; then
+	echo "tbf-live bench: skipped (needs root and ip netns)"
+	exit 0
+fi
+LNETD=${LNETD:-lnetd/lnetd}
+LNETCTL=${LNETCTL:-lnetctl/lnetctl}
+OUT=${BENCH_OUT:-bench/out}
+SECS=${TBF_LIVE_SECONDS:-4}
+DEPTH=16 # the node's clock ticks in ms: a late tick loses nothing below 16 tokens
+mkdir -p "$OUT"
+T=$(mktemp -d "${TMPDIR:-/tmp}/lnetd-tbf.XXXXXX")
+NS=lnb$$
+TOP=${TOP_SRCDIR:-$(dirname "$0")/..}
+. "$TOP/tests/integration/nodes.sh"
+. "$TOP/tests/integration/tbf-live-lib.sh"
+trap 'nodes_cleanup; rm -rf "$T"' EXIT
+
+tbf_live_net 10.83
+if [ "$LIVE_OK" != yes ]; then
+	echo "tbf-live bench: the nodes did not start" >&2
+	exit 1
+fi
+node_ctl s tbf policy set --service lnet_test --queue reg --depth $DEPTH >/dev/null
+tbf_live_rules a 100 b 500 c 1000 || exit 1
+
+# --- T1: each class at its rate -------------------------------------------------
+LIVE_SIZE=4096 LIVE_TRACE_MS=250 tbf_live_run "$SECS" a 100 b 500 c 1000
+for x in a b c; do
+	eval "rate=\$rate_$x cnt=\$cnt_$x"
+	tbf_live_result $x
+	awk -v x=$x -v n="$cnt" -v r="$rate" -v t="$LIVE_SECS" -v d=$DEPTH -v f="$LIVE_FAILED" 'BEGIN {
+		want = r * t + d; p = want > 0 ? n / want * 100 : 0
+		printf "T1 %s at %d/s: %d requests in %.3f s (%d failed): %.1f/s; ÷ (rate x time + depth) = %.2f %% (%s)\n",
+			x, r, n, t, f, (t > 0 ? n / t : 0), p, ((p >= 99 && p <= 101) ? "ok" : "outside 99-101 %") }'
+done
+if command -v gnuplot >/dev/null 2>&1 && [ -s "$T/live-a.csv" ]; then
+	for x in a b c; do cp "$T/live-$x.csv" "$OUT/t1-$x.csv"; done
+	gnuplot <<GP
+set datafile separator ","
+set terminal pngcairo size 900,500 noenhanced
+set output "$OUT/t1-rates.png"
+set title "T1: achieved (points) vs configured (lines) requests/s per class, 4 KiB requests, depth $DEPTH"
+set xlabel "seconds"
+set ylabel "requests/s"
+set grid
+set yrange [0:1300]
+set key outside right
+plot "$OUT/t1-a.csv" using 1:(\$2*1e6/4096) skip 1 with linespoints pt 7 ps 0.5 title "a (rule 100/s)", \
+     "$OUT/t1-b.csv" using 1:(\$2*1e6/4096) skip 1 with linespoints pt 7 ps 0.5 title "b (rule 500/s)", \
+     "$OUT/t1-c.csv" using 1:(\$2*1e6/4096) skip 1 with linespoints pt 7 ps 0.5 title "c (rule 1000/s)", \
+     100 with lines dt 2 lc 1 notitle, 500 with lines dt 2 lc 2 notitle, 1000 with lines dt 2 lc 3 notitle
+GP
+	echo "T1: plot in $OUT/t1-rates.png"
+else
+	echo "T1: no plot (no gnuplot or no trace)"
+fi
+
+# --- T2: overloaded, shares in proportion to the rates ---------------------------
+# The rates: T2_RATE (10,000 by default) x 1, 2 and 4; a depth of a tick's tokens.
+R2=${T2_RATE:-10000}
+node_ctl s tbf policy set --service lnet_test --queue reg --depth $((R2 * 4 / 1000 + 16)) >/dev/null
+for x in a b c; do
+	case $x in a) r=$R2 ;; b) r=$((R2 * 2)) ;; c) r=$((R2 * 4)) ;; esac
+	node_ctl s tbf rule change --service lnet_test --queue reg "c$x" "rate=$r" >/dev/null
+done
+snap() { for x in a b c; do tbf_live_dispatched "c$x"; done | tr '\n' ' '; }
+LIVE_SIZE=64 tbf_live_start 2 a "$R2" b $((R2 * 2)) c $((R2 * 4))
+sleep 0.5
+s0=$(snap)
+t0=$(date +%s.%N)
+sleep 1
+s1=$(snap)
+t1=$(date +%s.%N)
+# shellcheck disable=SC2086
+wait $LIVE_PIDS
+echo "$s0 $s1 $t0 $t1" | awk -v r2="$R2" '{
+	r[1] = r2; r[2] = 2 * r2; r[3] = 4 * r2; sr = 7 * r2; dt = $8 - $7; tot = 0
+	for (i = 1; i <= 3; i++) { d[i] = $(i + 3) - $i; tot += d[i] }
+	printf "T2 overloaded: %.0f requests/s dispatched in all, of %d/s the rules allow\n", (dt > 0 ? tot / dt : 0), sr
+	split("a b c", nm, " ")
+	for (i = 1; i <= 3; i++) {
+		share = tot > 0 ? d[i] / tot : 0; want = r[i] / sr
+		printf "T2 %s (rule %d/s): %.0f/s, share %.3f ÷ rate share %.3f = %.2f (%s)\n", nm[i], r[i],
+			(dt > 0 ? d[i] / dt : 0), share, want, share / want,
+			(d[i] == 0 ? "starved" : (share / want >= 0.9 && share / want <= 1.1 ? "ok" : "off"))
+	}
+}'
