@@ -185,6 +185,54 @@ void lnetk_service_unregister(struct net *net, const char *name)
 }
 EXPORT_SYMBOL_GPL(lnetk_service_unregister);
 
+struct lnetk_nrs *lnetk_api_test_detach(struct lne_node *n)
+{
+	struct lne_svc *s = lne_svc_find(n, LNE_SVC_TEST_NAME);
+	struct lnetk_nrs *nrs;
+
+	if (!s || s->ops != &nrs_ops)
+		return NULL;
+	nrs = s->policy;
+	lne_svc_set_policy(n, LNE_SVC_TEST_NAME, NULL, NULL);
+	return nrs;
+}
+
+/*
+ * The traffic generator's test service (LNETK_CMD_TEST_SERVICE): on, it
+ * goes through the namespace's TBF policy for LNE_SVC_TEST_NAME if there is
+ * one now (held open while the service is on); off, the policy is let go.
+ */
+int lnetk_api_test_service(struct net *net, bool on)
+{
+	struct lnetk_net *ln = lnetk_net(net);
+	struct lnetk_nrs *old, *nrs = NULL;
+	struct lne_node *n = lnetk_dp_enter(ln);
+	int rc;
+
+	if (!n)
+		return -ESHUTDOWN;
+	/* first let go of what the service holds, so that it can be opened again */
+	old = lnetk_api_test_detach(n);
+	n->test_service = on;
+	lnetk_dp_leave(ln);
+	lnetk_nrs_close(old);
+	if (!on)
+		return 0;
+	rc = lnetk_nrs_open_own(net, LNE_SVC_TEST_NAME, &nrs);
+	if (rc)
+		return rc == -ENOENT ? 0 : rc; /* no policy: served as they come */
+	n = lnetk_dp_enter(ln);
+	if (!n) {
+		lnetk_nrs_close(nrs);
+		return -ESHUTDOWN;
+	}
+	rc = lne_svc_set_policy(n, LNE_SVC_TEST_NAME, &nrs_ops, nrs);
+	lnetk_dp_leave(ln);
+	if (rc)
+		lnetk_nrs_close(nrs);
+	return rc;
+}
+
 /* The test-request body, for modules that send requests to a service. */
 EXPORT_SYMBOL_GPL(lne_svc_body_pack);
 EXPORT_SYMBOL_GPL(lne_svc_body_unpack);

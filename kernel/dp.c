@@ -22,6 +22,7 @@
 
 #include "dp.h"
 #include "instance.h"
+#include "lnetk_nrs.h"
 #include "uapi/lnetk.h"
 
 static ushort lnet_port = LNW_PORT_DEFAULT;
@@ -531,6 +532,7 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	struct lnetk_dp *dp = dp_of(ln);
 	struct klisten *ls, *ltmp;
 	struct klink *k, *tmp;
+	struct lnetk_nrs *own;
 
 	if (!dp)
 		return;
@@ -543,6 +545,7 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	mutex_lock(&dp->lock);
 	down_read(&ln->sel);
 	lne_node_set_inst(&dp->node, ln->inst);
+	own = lnetk_api_test_detach(&dp->node);
 	lne_node_fini(&dp->node); /* closes the links it knows */
 	list_for_each_entry_safe(k, tmp, &dp->links, item)
 		link_free(k);
@@ -553,6 +556,7 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	}
 	up_read(&ln->sel);
 	mutex_unlock(&dp->lock);
+	lnetk_nrs_close(own); /* before the namespace's policies are freed */
 	destroy_workqueue(dp->wq);
 	kfree(dp->rx);
 	ln->dp = NULL;
@@ -713,18 +717,6 @@ void lnetk_dp_counters_reset(struct lnetk_net *ln)
 	mutex_lock(&dp->lock);
 	lne_node_stats_reset(&dp->node);
 	mutex_unlock(&dp->lock);
-}
-
-int lnetk_dp_test_service(struct lnetk_net *ln, bool on)
-{
-	struct lnetk_dp *dp = dp_of(ln);
-
-	if (!dp)
-		return -ENODEV;
-	mutex_lock(&dp->lock);
-	dp->node.test_service = on;
-	mutex_unlock(&dp->lock);
-	return 0;
 }
 
 struct test_wait {

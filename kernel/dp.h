@@ -51,7 +51,10 @@ struct sk_buff;
 /* The counters into @skb (LNETK_A_COUNTERS, uapi/lnetk.h); -EMSGSIZE if not even the node's fit. */
 int lnetk_dp_counters(struct lnetk_net *ln, struct sk_buff *skb);
 void lnetk_dp_counters_reset(struct lnetk_net *ln);
-int lnetk_dp_test_service(struct lnetk_net *ln, bool on);
+/* api.c: the test service through the namespace's "lnet_test" policy, if any. */
+int lnetk_api_test_service(struct net *net, bool on);
+/* api.c: take the test service's own policy handle away (node locked); close it unlocked. */
+struct lnetk_nrs *lnetk_api_test_detach(struct lne_node *n);
 /*
  * Run the traffic generator (@t: its parameters, checked) and wait for its
  * last message; @t then holds the results, and @elapsed_ns the time taken.

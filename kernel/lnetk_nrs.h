@@ -53,6 +53,8 @@ struct net;
 struct lnetk_nrs;
 
 int lnetk_nrs_open(struct net *net, const char *service, struct lnetk_nrs **out);
+/* lnetk's own data path only (its test service): holds no reference on @net. */
+int lnetk_nrs_open_own(struct net *net, const char *service, struct lnetk_nrs **out);
 /* Cancels the requests still queued (their ->cls becomes NULL) and drops the handle. */
 void lnetk_nrs_close(struct lnetk_nrs *nrs);
 /* Fill @nid from its text ("192.168.1.2@o2ib", IPv6 included). */

@@ -149,7 +149,7 @@ int lnk_nl_test_service(struct sk_buff *skb, struct genl_info *info)
 
 	if (!on)
 		return lnk_nl_refuse(info->extack, NULL, -EINVAL, "LNETK_A_ON is missing");
-	return lnetk_dp_test_service(lnetk_net(genl_info_net(info)), nla_get_u8(on));
+	return lnetk_api_test_service(genl_info_net(info), nla_get_u8(on));
 }
 
 static int put_test(struct sk_buff *reply, const struct lne_test *t, u64 elapsed_ns)

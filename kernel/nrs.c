@@ -53,11 +53,12 @@ void lnetk_tbf_free(struct lnetk_tbf *t)
 /* --- the API for request sources (lnetk_nrs.h) ------------------------------------- */
 
 struct lnetk_nrs {
-	struct net *net; /* held */
+	struct net *net; /* held, unless the namespace's own data path opened it */
+	bool held;
 	struct lnetk_tbf *t;
 };
 
-int lnetk_nrs_open(struct net *net, const char *service, struct lnetk_nrs **out)
+static int nrs_open(struct net *net, const char *service, bool hold, struct lnetk_nrs **out)
 {
 	struct lnetk_net *ln = lnetk_net(net);
 	struct lnetk_nrs *nrs;
@@ -81,12 +82,28 @@ int lnetk_nrs_open(struct net *net, const char *service, struct lnetk_nrs **out)
 		kfree(nrs);
 		return rc;
 	}
-	nrs->net = get_net(net);
+	nrs->net = hold ? get_net(net) : net;
+	nrs->held = hold;
 	nrs->t = t;
 	*out = nrs;
 	return 0;
 }
+
+int lnetk_nrs_open(struct net *net, const char *service, struct lnetk_nrs **out)
+{
+	return nrs_open(net, service, true, out);
+}
 EXPORT_SYMBOL_GPL(lnetk_nrs_open);
+
+/*
+ * For the namespace's own data path (the test service): no reference on
+ * @net, which would keep the namespace from ever going; lnetk_dp_stop()
+ * closes it before the namespace's policies are freed.
+ */
+int lnetk_nrs_open_own(struct net *net, const char *service, struct lnetk_nrs **out)
+{
+	return nrs_open(net, service, false, out);
+}
 
 /* Cancel every request still queued on @tbf.  Under qlock. */
 static void cancel_all(struct lne_tbf *tbf, u64 now)
@@ -116,7 +133,8 @@ void lnetk_nrs_close(struct lnetk_nrs *nrs)
 	mutex_unlock(&nrs->t->qlock);
 	nrs->t->open = false;
 	mutex_unlock(&ln->lock);
-	put_net(nrs->net);
+	if (nrs->held)
+		put_net(nrs->net);
 	kfree(nrs);
 }
 EXPORT_SYMBOL_GPL(lnetk_nrs_close);

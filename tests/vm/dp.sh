@@ -171,6 +171,20 @@ check "dp: a trace needs the userspace engine" sh -c "! DBUS_SYSTEM_BUS_ADDRESS=
 check "dp: stats reset in the module" on dpa stats reset
 out_has "dp: and its counters start again from 0" "send_count: 0" on dpa stats show
 
+# TBF on live requests in the module: b's test service through its lnet_test policy
+# (a's two NIDs are two classes of the rule: 2 x 50/s, each bucket 3 deep)
+check "dp: b: a rule for a's NIDs on the service lnet_test" on dpb tbf rule start \
+	--service lnet_test --queue reg ca "nid={10.8.[0-1].1@tcp}" rate=50
+check "dp: b's test service takes the policy" on dpb selftest service on
+out_has "dp: a's writes pass b's policy, every one served" "failed: 0" \
+	on dpa selftest run --nid 10.8.0.2@tcp --size 64 --count 60 --concurrency 8
+check "dp: never faster than the rule (60 <= 2 x (50/s x seconds + 3))" \
+	sh -c "awk '/seconds:/ { exit !(60 <= 2 * (50 * \$2 + 3)) }' $T/out"
+out_has "dp: b's rule dispatched them" "name: ca" on dpb tbf show --service lnet_test
+check "dp: all 60" sh -c "awk '/name: ca\$/ { w = 1; next } w && \$1 == \"dispatched:\" { exit !(\$2 == 60) }' $T/out"
+check "dp: the service lets go of the policy when off" on dpb selftest service off
+check "dp: which then goes" on dpb tbf del --service lnet_test
+
 # garbage to b's LNet port: cut off, counted in the log, b still answers
 $IP netns exec dpa sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc 10.8.0.2 988' >/dev/null 2>&1
 sleep 0.3
