@@ -29,4 +29,19 @@ struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst);
 struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *dst,
 				      struct lne_ni **ni);
 
+/* node.c: a message discovery held goes on (or ends, @status non-zero). */
+void lne_nd_release(struct lne_node *n, struct lne_msg *m, int status);
+
+/* node-disc.c */
+enum lne_disc_mode lne_nd_disc_mode(const struct lne_node *n);
+/* True if @m waits for discovery (which now owns it). */
+bool lne_nd_disc_hold(struct lne_node *n, struct lne_msg *m);
+/* A ping came from @src: that peer has our NIDs now. */
+void lne_nd_disc_pinged(struct lne_node *n, u64 src);
+/* A push (a PUT on the reserved portal with the ping match bits) came by @l. */
+void lne_nd_disc_push(struct lne_node *n, struct lne_link *l, const struct lnw_hdr *h,
+		      const u8 *payload);
+/* The node is going: every round ends with -ESHUTDOWN. */
+void lne_nd_disc_fini(struct lne_node *n);
+
 #endif /* LNE_NODE_INT_H */
