@@ -622,6 +622,7 @@ static void on_ping(struct lne_msg *m, int status)
 static void round_ping(struct lne_node *n, struct lne_disc *d)
 {
 	struct lne_peer *peer = peer_of(n, d->nid);
+	struct lne_ni *src;
 	struct lne_nid dst;
 	int rc;
 
@@ -630,7 +631,9 @@ static void round_ping(struct lne_node *n, struct lne_disc *d)
 	d->tries++;
 	d->out = true;
 	lnw_nid_from4(d->nid, &dst);
-	rc = lne_node_ping(n, &dst, NULL, LNE_PING_TIMEOUT_MS, on_ping, d, NULL);
+	/* from the local NI a first send to the NID would take: the rail most likely to reach it */
+	src = lne_nd_direct_ni(n, &dst);
+	rc = lne_node_ping(n, &dst, src ? &src->nid : NULL, LNE_PING_TIMEOUT_MS, on_ping, d, NULL);
 	if (rc) {
 		d->out = false;
 		round_end(n, d, rc);

@@ -149,6 +149,7 @@ int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e);
 /* bus-dp.c: the data path */
 int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_discover(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e);

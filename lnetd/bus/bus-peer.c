@@ -61,7 +61,11 @@ static int cmp_peer(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* Explicit and implicit peers, by primary NID text: the same order whatever their history. */
+/*
+ * Explicit, implicit and discovered peers, by primary NID text: the same
+ * order whatever their history.  "discovered" says discovery made the peer;
+ * "discovered_nids" lists the NIDs it found (the others were configured).
+ */
 int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
@@ -98,8 +102,26 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
 		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "{sv}{sv}", "multi_rail", "b", peer->mr,
-						   "implicit", "b", peer->implicit);
+			rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "multi_rail", "b",
+						   peer->mr, "implicit", "b", peer->implicit,
+						   "discovered", "b", peer->discovered);
+		/* The NIDs discovery found (runtime, never stored), primary or not. */
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'e', "sv");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "s", "discovered_nids");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'v', "as");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "s");
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				lne_nid_format(&pni->nid, buf, sizeof(buf));
+				if (rc >= 0 && pni->discovered)
+					rc = sd_bus_message_append(reply, "s", buf);
+			}
+		for (int c = 0; rc >= 0 && c < 3; c++)
+			rc = sd_bus_message_close_container(reply);
 		/* Its NIDs with their health, the primary first. */
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'e', "sv");

@@ -385,6 +385,49 @@ START_TEST(configured_kept)
 }
 END_TEST
 
+/* Configuration wins over discovery: a discovered peer or NID configured becomes configured. */
+START_TEST(configuring_takes_over)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct done d = {0};
+	struct lne_nid b0 = N("10.0.0.2@tcp"), b1 = N("10.0.1.2@tcp");
+	struct lne_peer *p;
+
+	simnet_init(&s, 4096);
+	a = node(&s, A_NIDS);
+	b = node(&s, B_NIDS);
+	put(a, "10.0.0.2@tcp", &d);
+	simnet_pump(&s);
+	ck_assert_uint_eq(b->recv_puts, 1);
+	p = peer_is(a, "10.0.1.2@tcp", "10.0.0.2@tcp", 2);
+	ck_assert(p->discovered);
+	/* its primary NID configured: the peer is configured, its other NID still discovered */
+	ck_assert_int_eq(lne_peer_add(a->ln, &b0, true, NULL), 0);
+	p = peer_is(a, "10.0.1.2@tcp", "10.0.0.2@tcp", 2);
+	ck_assert(!p->discovered && !p->first_pni.discovered);
+	ck_assert(p->disc & LNE_DISC_DONE);
+	ck_assert(lne_peer_ni_find(a->ln, &b1)->discovered);
+	ck_assert_int_eq(lne_peer_add_nid(a->ln, &b0, &b1, NULL), 0);
+	ck_assert(!lne_peer_ni_find(a->ln, &b1)->discovered);
+	ck_assert_int_eq(lne_peer_add_nid(a->ln, &b0, &b1, NULL), -EEXIST);
+	ck_assert_int_eq(lne_peer_del(a->ln, &b0, NULL), 0);
+
+	/* a discovered NID configured as another peer's primary is taken from its peer */
+	put(a, "10.0.0.2@tcp", &d);
+	simnet_pump(&s);
+	peer_is(a, "10.0.1.2@tcp", "10.0.0.2@tcp", 2);
+	ck_assert_int_eq(lne_peer_add(a->ln, &b1, true, NULL), 0);
+	ck_assert(!peer_is(a, "10.0.1.2@tcp", "10.0.1.2@tcp", 1)->discovered);
+	peer_is(a, "10.0.0.2@tcp", "10.0.0.2@tcp", 1);
+	/* and a discovered peer's primary NID added to a configured peer takes the peer */
+	ck_assert_int_eq(lne_peer_add_nid(a->ln, &b1, &b0, NULL), 0);
+	peer_is(a, "10.0.0.2@tcp", "10.0.1.2@tcp", 2);
+	ck_assert_uint_eq(npeers(a), 1);
+	simnet_fini(&s);
+}
+END_TEST
+
 /* A peer that is not Multi-Rail stays single-NID, and is not pushed to. */
 START_TEST(non_mr_single_nid)
 {
@@ -607,6 +650,7 @@ Suite *make_disc_suite(void)
 	tcase_add_test(tc, peer_restarts);
 	tcase_add_test(tc, merge_two_rounds);
 	tcase_add_test(tc, configured_kept);
+	tcase_add_test(tc, configuring_takes_over);
 	tcase_add_test(tc, non_mr_single_nid);
 	tcase_add_test(tc, modes);
 	tcase_add_test(tc, hotplug_pushes);
