@@ -141,7 +141,6 @@ struct lne_peer {
 	 * discovery neither deletes it nor any NID it was configured with.
 	 */
 	bool discovered;
-	bool lock_prim;	  /* discovery never changes the primary NID */
 	u8 disc;	  /* LNE_DISC_* */
 	u32 disc_our_seq; /* our ping sequence the peer has (LNE_DISC_TOLD) */
 	u32 disc_seq;	  /* the peer's sequence its data last merged had */
@@ -313,7 +312,6 @@ struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *
 static inline void lne_peer_copy_disc(struct lne_peer *to, const struct lne_peer *from)
 {
 	to->discovered = from->discovered;
-	to->lock_prim = from->lock_prim;
 	to->disc = from->disc;
 	to->disc_our_seq = from->disc_our_seq;
 	to->disc_seq = from->disc_seq;

@@ -125,6 +125,7 @@ static void release(struct lne_node *n, struct lne_disc *d, int status)
 	while ((m = q)) {
 		q = m->next;
 		m->next = NULL;
+		m->disc_passed = true;
 		lne_nd_release(n, m, status);
 	}
 }
@@ -172,7 +173,8 @@ static void round_end(struct lne_node *n, struct lne_disc *d, int status)
 			release_peer(n, peer);
 		}
 	}
-	release(n, d, status);
+	/* the instance was busy: not discovered yet (the next send tries again), but reachable */
+	release(n, d, status == -EBUSY ? 0 : status);
 	while ((w = d->waiters)) {
 		d->waiters = w->next;
 		w->cb(w->arg, status);
@@ -274,7 +276,8 @@ static bool listed(const struct disc_data *dd, const struct lne_nid *nid)
 
 static bool configured(const struct lne_peer *p)
 {
-	return !p->discovered || p->lock_prim || p->implicit;
+	/* its primary NID is locked (lnetctl peer add --lock_prim), its NIDs are kept */
+	return !p->discovered || p->implicit;
 }
 
 /*
@@ -389,8 +392,19 @@ static void drop_unlisted(struct lne_node *n, struct lne_peer *peer, const struc
 				lne_peer_del_nid(n->ln, &peer->primary, &pni->nid, NULL);
 }
 
-/* A new discovered peer with primary NID @nid. */
-static struct lne_peer *peer_new(struct lne_node *n, const struct lne_nid *nid, bool mr)
+static bool write_begin(struct lne_node *n)
+{
+	return !n->ops->model_write || n->ops->model_write(n->ctx, true);
+}
+
+static void write_end(struct lne_node *n)
+{
+	if (n->ops->model_write)
+		n->ops->model_write(n->ctx, false);
+}
+
+/* A new discovered peer with primary NID @nid (the caller may change the instance). */
+static struct lne_peer *peer_make(struct lne_node *n, const struct lne_nid *nid, bool mr)
 {
 	enum lne_peer_got got;
 	struct lne_peer *peer;
@@ -399,6 +413,18 @@ static struct lne_peer *peer_new(struct lne_node *n, const struct lne_nid *nid, 
 		return NULL;
 	peer->discovered = true;
 	peer->first_pni.discovered = true;
+	return peer;
+}
+
+/* The same, asking for the right to change the instance first. */
+static struct lne_peer *peer_new(struct lne_node *n, const struct lne_nid *nid, bool mr)
+{
+	struct lne_peer *peer;
+
+	if (!write_begin(n))
+		return NULL;
+	peer = peer_make(n, nid, mr);
+	write_end(n);
 	return peer;
 }
 
@@ -442,7 +468,7 @@ static int merge(struct lne_node *n, u64 from, const u8 *buf, u32 len, bool push
 {
 	struct disc_keeps ks = {0};
 	struct disc_data dd = {0};
-	struct lne_peer *self = peer_of(n, from), *t = NULL, *p;
+	struct lne_peer *self, *t = NULL, *p;
 	struct lne_nid from_nid;
 	bool mr, rebuild;
 	u32 i;
@@ -452,10 +478,20 @@ static int merge(struct lne_node *n, u64 from, const u8 *buf, u32 len, bool push
 	if (!dd.e)
 		return -ENOMEM;
 	lnw_nid_from4(from, &from_nid);
+	/* the bytes first, before anything is locked or looked up */
 	rc = parse(n, buf, len, push, from, &dd);
 	if (!rc && push && !(dd.p.features & LNW_PING_FEAT_MULTI_RAIL))
 		rc = bad(n, LNE_DBAD_NOT_MR, push, from, 0);
-	if (!rc && push && self && self->disc & LNE_DISC_MERGED && self->disc_inc == inc &&
+	if (rc) {
+		lne_free(dd.e);
+		return rc;
+	}
+	if (!write_begin(n)) {
+		lne_free(dd.e);
+		return -EBUSY;
+	}
+	self = peer_of(n, from);
+	if (push && self && self->disc & LNE_DISC_MERGED && self->disc_inc == inc &&
 	    dd.seq <= self->disc_seq)
 		rc = bad(n, LNE_DBAD_NO_STALE, push, from, 0) ? -ESTALE : 0;
 	if (!rc)
@@ -465,7 +501,7 @@ static int merge(struct lne_node *n, u64 from, const u8 *buf, u32 len, bool push
 	mr = dd.p.features & LNW_PING_FEAT_MULTI_RAIL;
 	if (lne_nd_disc_mode(n) == LNE_DISC_VERIFY || !mr || (t && t->implicit)) {
 		/* the configuration stays; a non-Multi-Rail peer keeps the one NID */
-		if (!t && !(t = peer_new(n, &from_nid, false))) {
+		if (!t && !(t = peer_make(n, &from_nid, false))) {
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -490,7 +526,7 @@ static int merge(struct lne_node *n, u64 from, const u8 *buf, u32 len, bool push
 	if (rc)
 		goto out_keeps;
 	if (!t || rebuild) {
-		t = peer_new(n, &dd.primary, true);
+		t = peer_make(n, &dd.primary, true);
 		if (!t) {
 			rc = -ENOMEM;
 			goto out_keeps;
@@ -522,6 +558,7 @@ state:
 	t->disc_seq = dd.seq;
 	t->disc_inc = inc;
 out:
+	write_end(n);
 	lne_free(dd.e);
 	return rc;
 }
@@ -607,10 +644,10 @@ static void on_ping(struct lne_msg *m, int status)
 	}
 	rc = merge(n, d->nid, m->reply, m->reply_len, false, 0);
 	peer = peer_of(n, d->nid);
-	/* refused data changes nothing: the peer stays as it was, and usable */
+	/* refused data changes nothing: the peer stays as it was, and usable (busy: not now) */
 	if (rc || !peer || !(peer->disc & LNE_DISC_MR) || !n->multi_rail || peer_told(n, peer) ||
 	    peer->disc & LNE_DISC_PUSHING) {
-		round_end(n, d, rc == -ENOMEM ? rc : 0);
+		round_end(n, d, rc == -ENOMEM || rc == -EBUSY ? rc : 0);
 		return;
 	}
 	peer->disc |= LNE_DISC_PUSHING;
@@ -673,7 +710,8 @@ bool lne_nd_disc_hold(struct lne_node *n, struct lne_msg *m)
 	struct lne_disc *d;
 	struct lne_nid dst;
 
-	if (m->hdr.portal == LNW_PORTAL_RESERVED || lne_nd_disc_mode(n) == LNE_DISC_OFF)
+	if (m->hdr.portal == LNW_PORTAL_RESERVED || m->disc_passed ||
+	    lne_nd_disc_mode(n) == LNE_DISC_OFF)
 		return false;
 	lnw_nid_from4(m->hdr.dst_nid, &dst);
 	pni = lne_peer_ni_find(n->ln, &dst);
@@ -809,6 +847,22 @@ void lne_node_nis_changed(struct lne_node *n)
 	while (i--)
 		push(n, to[i], NULL, on_update_push, NULL);
 	lne_free(to);
+}
+
+void lne_node_nis_check(struct lne_node *n)
+{
+	const struct lne_ni *ni;
+	u64 fp = 1; /* never 0: 0 is "not seen yet" */
+
+	/* each NID and whether it is up, mixed so that their order does not matter */
+	lne_list_for_each_entry(ni, &n->ln->nis, all_link) {
+		u64 k = ((u64)lne_nid_hash(&ni->nid) << 1 | ni->up) * 0x9e3779b97f4a7c15ull;
+
+		fp += k ^ k >> 31;
+	}
+	if (n->disc_nis && n->disc_nis != fp)
+		lne_node_nis_changed(n);
+	n->disc_nis = fp;
 }
 
 void lne_nd_disc_fini(struct lne_node *n)

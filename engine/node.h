@@ -73,6 +73,7 @@ struct lne_msg {
 	bool forward;	   /* another node's message this router passes on, header untouched */
 	bool sent;
 	bool cancelled; /* over (its callback ran) while still queued: freed when it leaves the queue */
+	bool disc_passed; /* discovery let it go: it is not held again */
 	int status;
 	u8 *reply; /* the REPLY's payload (owned) */
 	u32 reply_len;
@@ -94,6 +95,13 @@ struct lne_node_ops {
 	void (*fault)(void *ctx, const struct lne_link *l, enum lnw_fault f);
 	/* A line for the log (discovery's first bad ping reply or push of a kind; may be NULL). */
 	void (*log)(void *ctx, const char *line);
+	/*
+	 * Discovery changes the instance (peers it makes and merges): @begin
+	 * true asks for the right to (false: not now, try later), false gives
+	 * it back.  The shell may swap in the current instance meanwhile
+	 * (lne_node_set_inst).  NULL: the node may always change it (lnetd).
+	 */
+	bool (*model_write)(void *ctx, bool begin);
 };
 
 /* Counters, as Lustre's `stats show` and `net show -v` / `peer show -v` print them. */
@@ -160,6 +168,7 @@ struct lne_node {
 	struct lne_disc *disc[LNE_LINK_HASH]; /* discovery rounds, by the NID they ping */
 	struct lne_disc_stats dst;
 	u32 disc_logged; /* kinds of bad data already logged (bit per enum lne_disc_bad) */
+	u64 disc_nis;	 /* the local NIs as lne_node_nis_check() last saw them */
 };
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
@@ -231,6 +240,8 @@ int lne_node_discover(struct lne_node *n, const struct lne_nid *nid, bool force,
 		      void *arg, struct lne_err *err);
 /* A local NI came or went: a push to every discovered Multi-Rail peer. */
 void lne_node_nis_changed(struct lne_node *n);
+/* The instance may have changed: lne_node_nis_changed() if its NIs did since the last call. */
+void lne_node_nis_check(struct lne_node *n);
 int lne_node_disc_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
 
 /* This node's ping info (0@lo first), as it answers a ping; returns its size. */

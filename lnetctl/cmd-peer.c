@@ -492,12 +492,13 @@ static int peer_set(struct ctl_opt *opt, int argc, char **argv)
 
 const struct ctl_cmd ctl_peer_cmds[] = {
 	{"peer add",
-	 "--prim_nid NID [--nid NID[,NID...]] [--non_mr]",
+	 "--prim_nid NID [--nid NID[,NID...]] [--non_mr] [--lock_prim]",
 	 "Configure a peer: its primary NID and its other NIDs (ranges expand).",
 	 peer_add,
 	 {{"prim-nid", 0, "NID", "the peer's primary NID"},
 	  {"nid", 0, "NIDS", "its other NIDs, e.g. 10.0.0.[2-4]@tcp,10.1.0.2@o2ib"},
-	  {"non-mr", 0, NULL, "the peer is not Multi-Rail"}},
+	  {"non-mr", 0, NULL, "the peer is not Multi-Rail"},
+	  {"lock-prim", 0, NULL, "discovery keeps the primary NID (it always does: accepted)"}},
 	 0,
 	 0},
 	{"peer del",

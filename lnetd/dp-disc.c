@@ -116,30 +116,12 @@ void lnetd_dp_log(void *ctx, const char *line)
 	log_warning("data path: %s", line);
 }
 
-/*
- * The local NIs as a set: each NID and whether it is up, mixed so that
- * their order does not matter.  The node pushes to its peers when it changes.
- */
-void lnetd_dp_nis_check(struct lnetd_dp *dp, const struct lne_inst *ln)
+void lnetd_dp_nis_check(struct lnetd_dp *dp)
 {
-	static struct {
-		const struct lnetd_dp *dp;
-		u64 fp;
-	} last;
-	const struct lne_ni *ni;
-	u64 fp = 0;
+	struct lne_node *n = lnetd_dp_node(dp);
+	u64 seq = n->ping_seq;
 
-	lne_list_for_each_entry(ni, &ln->nis, all_link) {
-		u64 k = ((u64)lne_nid_hash(&ni->nid) << 1 | ni->up) * 0x9e3779b97f4a7c15ull;
-
-		fp += k ^ k >> 31;
-	}
-	if (last.dp == dp && last.fp == fp)
-		return;
-	if (last.dp == dp) {
-		lne_node_nis_changed(lnetd_dp_node(dp));
+	lne_node_nis_check(n);
+	if (n->ping_seq != seq)
 		lnetd_dp_kick(dp);
-	}
-	last.dp = dp;
-	last.fp = fp;
 }

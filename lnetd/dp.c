@@ -450,7 +450,7 @@ void lnetd_dp_sync(struct lnetd_dp *dp)
 		listener_close(&dp->ls[i]);
 		dp->ls[i] = dp->ls[--dp->nls];
 	}
-	lnetd_dp_nis_check(dp, dp->d->mirror);
+	lnetd_dp_nis_check(dp);
 }
 
 struct lne_node *lnetd_dp_node(struct lnetd_dp *dp)

@@ -67,6 +67,6 @@ int lnetd_dp_discover(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_n
 /* The node's log lines (ops->log). */
 void lnetd_dp_log(void *ctx, const char *line);
 /* The mirror's NIs now: if they changed since the last call, push to the peers. */
-void lnetd_dp_nis_check(struct lnetd_dp *dp, const struct lne_inst *ln);
+void lnetd_dp_nis_check(struct lnetd_dp *dp);
 
 #endif /* LNETD_DP_H */

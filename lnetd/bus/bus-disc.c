@@ -4,7 +4,9 @@
  * @nid (lnetd/dp-disc.c) and answer as Ping does, with the peer as
  * discovery left it (its primary NID first).  Discovery makes peers and
  * sends messages: it needs the right to change (upstream's lnetctl
- * discover needs root); reading what it found (ListPeers) does not.
+ * discover needs root); reading what it found (ListPeers) does not.  With
+ * the kernel engine the module discovers (LNETK_CMD_PING with
+ * LNETK_PING_A_DISCOVER), on a thread as a ping does.
  */
 #include <errno.h>
 #include <systemd/sd-bus.h>
@@ -13,6 +15,9 @@
 #include "bus-int.h"
 #include "lnetd/dp.h"
 #include "lnetd/lnetd.h"
+
+/* The kernel engine's wait: a round's ping may take the node's ping timeout (50 s). */
+#define DISCOVER_TIMEOUT_MS 60000
 
 int bus_method_discover(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
@@ -32,9 +37,9 @@ int bus_method_discover(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
+	if (d->kb)
+		return bus_kernel_ping(d, m, canon, "", DISCOVER_TIMEOUT_MS, force ? 2 : 1, e);
 	if (!d->dp)
-		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-					 "discover works with the userspace engine; the lnetk "
-					 "module's is not reachable over D-Bus yet");
+		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED, "no data path to discover on");
 	return lnetd_dp_discover(d->dp, m, &nd, force, e);
 }

@@ -38,6 +38,7 @@ struct kping {
 	sd_bus_message *m;
 	char dst[LNETK_NID_MAX], src[LNETK_NID_MAX];
 	uint32_t timeout_ms;
+	int discover; /* 0: a ping; 1: discover the peer; 2: even if discovered */
 	struct lnetk_ping out;
 	struct lnetk_err err;
 	int rc, efd;
@@ -54,7 +55,10 @@ static void *kping_thread(void *arg)
 	uint64_t one = 1;
 
 	k->rc = lnetk_open(&lk);
-	if (!k->rc)
+	if (!k->rc && k->discover)
+		k->rc = lnetk_discover(lk, k->dst, k->discover == 2, k->timeout_ms, &k->out,
+				       &k->err);
+	else if (!k->rc)
 		k->rc = lnetk_ping(lk, k->dst, k->src[0] ? k->src : NULL, k->timeout_ms, &k->out,
 				   &k->err);
 	lnetk_close(lk);
@@ -79,7 +83,7 @@ static int on_kping_done(sd_event_source *s, int fd, uint32_t events, void *user
 						  k->rc == -ENOTCONN
 					  ? LNETD_ERR_UNREACHABLE
 					  : LNETD_ERR_INVALID,
-				  "failed to ping %s: %s", k->dst,
+				  "failed to %s %s: %s", k->discover ? "discover" : "ping", k->dst,
 				  k->err.msg[0] ? k->err.msg : strerror(-k->rc));
 		sd_bus_reply_method_error(k->m, &e);
 		sd_bus_error_free(&e);
@@ -94,8 +98,8 @@ static int on_kping_done(sd_event_source *s, int fd, uint32_t events, void *user
 	return 0;
 }
 
-static int kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
-		       uint32_t timeout, sd_bus_error *e)
+int bus_kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
+		    uint32_t timeout, int discover, sd_bus_error *e)
 {
 	struct kping *k;
 	int rc;
@@ -110,6 +114,7 @@ static int kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, cons
 	snprintf(k->dst, sizeof(k->dst), "%s", dst);
 	snprintf(k->src, sizeof(k->src), "%s", src);
 	k->timeout_ms = timeout;
+	k->discover = discover;
 	k->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	rc = k->efd < 0 ? -errno : 0;
 	if (!rc)
@@ -158,7 +163,7 @@ int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "timeout %u ms is outside 1..%u ms",
 					 timeout, LNETD_PING_TIMEOUT_MAX);
 	if (d->kb)
-		return kernel_ping(d, m, dst, src, timeout, e);
+		return bus_kernel_ping(d, m, dst, src, timeout, 0, e);
 	if (!d->dp)
 		return no_data_path(e);
 	return lnetd_dp_ping(d->dp, m, &nd, *src ? &ns : NULL, timeout, e);

@@ -69,6 +69,7 @@ static int cmp_peer(const void *a, const void *b)
 int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct lne_inst *found = d->kb ? kbackend_discovered(d->kb) : NULL;
 	struct khealth *kh = NULL;
 	const struct lne_peer_net *pnet;
 	const struct lne_peer_ni *pni;
@@ -80,15 +81,24 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		n++;
+	if (found) /* the module's discovery: the userspace engine's are in the mirror */
+		lne_list_for_each_entry(peer, &found->peers, link)
+			n++;
 	all = calloc(n ? n : 1, sizeof(*all));
-	if (!all)
+	if (!all) {
+		lne_inst_free(found);
 		return bus_fail(e, -ENOMEM, "out of memory");
+	}
 	/* Health is running state: the module's, with the kernel engine. */
 	if (d->kb && n)
 		kh = kbackend_health(d->kb, true);
 	n = 0;
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		all[n++] = peer;
+	if (found)
+		lne_list_for_each_entry(peer, &found->peers, link)
+			if (!lne_peer_find(d->mirror, &peer->primary))
+				all[n++] = peer;
 	qsort(all, n, sizeof(*all), cmp_peer);
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
@@ -145,6 +155,7 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	free(all);
 	khealth_free(kh);
+	lne_inst_free(found);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)

@@ -70,8 +70,14 @@ static void sim_log(void *ctx, const char *line)
 	((struct simnode *)ctx)->logs++;
 }
 
+static bool sim_model_write(void *ctx, bool begin)
+{
+	return !begin || !((struct simnode *)ctx)->busy;
+}
+
 static const struct lne_node_ops sim_ops = {
 	.log = sim_log,
+	.model_write = sim_model_write,
 	.link_new = sim_link_new,
 	.connect = sim_connect,
 	.wake = sim_wake,

@@ -361,7 +361,6 @@ START_TEST(configured_kept)
 	b = node(&s, B_NIDS);
 	ck_assert_int_eq(lne_peer_add(a->ln, &p, true, NULL), 0);
 	ck_assert_int_eq(lne_peer_add_nid(a->ln, &p, &extra, NULL), 0);
-	lne_peer_find(a->ln, &p)->lock_prim = true;
 	/* a configured peer is not discovered on a send */
 	put(a, "10.0.1.2@tcp", &r);
 	ck_assert_uint_eq(a->node.dst.waited, 0);
@@ -610,6 +609,42 @@ START_TEST(malformed_changes_nothing)
 }
 END_TEST
 
+/* While the shell says the instance may not change, messages go undiscovered, later rounds work. */
+START_TEST(instance_busy)
+{
+	struct simnet s;
+	struct simnode *a, *b;
+	struct done d = {0};
+
+	simnet_init(&s, 4096);
+	a = node(&s, A_NIDS);
+	b = node(&s, B_NIDS);
+	a->busy = true;
+	put(a, "10.0.0.2@tcp", &d);
+	simnet_pump(&s);
+	ck_assert_int_eq(d.n, 1);
+	ck_assert_int_eq(d.status, 0);
+	ck_assert_uint_eq(npeers(a), 0);
+	ck_assert_uint_eq(a->node.dst.started, 0);
+	/* a round whose merge finds the instance busy ends without changing it */
+	a->busy = false;
+	put(a, "10.0.1.2@tcp", &d);
+	a->busy = true;
+	simnet_pump(&s);
+	ck_assert_int_eq(d.n, 2);
+	ck_assert_uint_eq(a->node.dst.failed, 1);
+	peer_is(a, "10.0.1.2@tcp", "10.0.1.2@tcp", 1);
+	a->busy = false;
+	put(a, "10.0.1.2@tcp", &d);
+	simnet_pump(&s);
+	ck_assert_int_eq(d.n, 3);
+	ck_assert_int_eq(d.status, 0);
+	peer_is(a, "10.0.1.2@tcp", "10.0.0.2@tcp", 2);
+	ck_assert_uint_eq(b->recv_puts, 3);
+	simnet_fini(&s);
+}
+END_TEST
+
 START_TEST(shutdown_mid_round)
 {
 	struct simnet s;
@@ -655,6 +690,7 @@ Suite *make_disc_suite(void)
 	tcase_add_test(tc, modes);
 	tcase_add_test(tc, hotplug_pushes);
 	tcase_add_test(tc, malformed_changes_nothing);
+	tcase_add_test(tc, instance_busy);
 	tcase_add_test(tc, shutdown_mid_round);
 	suite_add_tcase(s, tc);
 	return s;
