@@ -111,7 +111,9 @@
  * LNETK_CMD_PEER_GET: with LNETK_A_PEER/LNETK_PEER_A_PRIMARY (any of the
  *   peer's NIDs will do), that peer in one message; as a dump, every peer
  *   in creation order.  A message carries one LNETK_A_PEER with
- *   LNETK_PEER_A_PRIMARY, LNETK_PEER_A_MR, LNETK_PEER_A_IMPLICIT and one or
+ *   LNETK_PEER_A_PRIMARY, LNETK_PEER_A_MR, LNETK_PEER_A_IMPLICIT,
+ *   LNETK_PEER_A_DISCOVERED (each peer NI has LNETK_PNI_A_DISCOVERED too:
+ *   made or found by the instance's discovery, runtime state) and one or
  *   more LNETK_PEER_A_PEER_NI, each with its NID, health, credits,
  *   UDSP values (LNETK_PNI_A_PRIO/_PRIO_RULE, LNETK_PNI_A_NET_PRIO/
  *   _NET_PRIO_RULE) and preferred sources and routers
