@@ -8,7 +8,8 @@
 static const struct lne_global_info globals[LNE_G__COUNT] = {
 	[LNE_G_NUMA_RANGE] = {"numa_range", 0, 0, 0xffffffffu,
 			      "NUMA distances up to this value count as equal", "numa_range"},
-	[LNE_G_DISCOVERY] = {"discovery", 1, 0, 1, "dynamic peer discovery on (1) or off (0)",
+	[LNE_G_DISCOVERY] = {"discovery", 1, 0, 2,
+			     "dynamic peer discovery on (1), off (0) or verify only (2)",
 			     "discovery"},
 	[LNE_G_MAX_INTERFACES] = {"max_interfaces", 200, 16, 0xffffffffu,
 				  "most NIDs a peer may have", "max_intf"},

@@ -125,12 +125,6 @@ static int nid_free(const struct lne_inst *ln, const struct lne_nid *nid, u32 h,
 	return 0;
 }
 
-static int check_nid_free(const struct lne_inst *ln, const struct lne_nid *nid, u32 h,
-			  struct lne_err *err)
-{
-	return nid_free(ln, nid, h, pni_find(ln, nid, h), err);
-}
-
 static struct lne_peer_net *pnet_find(const struct lne_peer *peer, lne_net_t id)
 {
 	struct lne_peer_net *pnet;
@@ -242,6 +236,46 @@ struct lne_peer *modeli_peer_new(struct lne_inst *ln, const struct lne_nid *prim
 	return peer;
 }
 
+/* Every NID of @peer, and the peer. */
+static void peer_unlink(struct lne_inst *ln, struct lne_peer *peer)
+{
+	while (peer->npni) {
+		struct lne_peer_net *pnet =
+			lne_list_entry(peer->pnets.next, struct lne_peer_net, link);
+
+		pni_unlink(ln, lne_list_entry(pnet->pnis.next, struct lne_peer_ni, pnet_link));
+	}
+	peer_free(ln, peer);
+}
+
+/*
+ * Configuration wins over discovery: a NID discovery gave a peer is taken
+ * from it (with the whole peer if it was a discovered peer's primary NID).
+ * Returns @pni, or NULL once it is gone.
+ */
+static struct lne_peer_ni *take_discovered(struct lne_inst *ln, struct lne_peer_ni *pni)
+{
+	struct lne_peer *owner = pni ? lne_peer_of(pni) : NULL;
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *x;
+
+	if (!pni || !pni->discovered || pni->gw_refs)
+		return pni;
+	if (lne_nid_equal(&owner->primary, &pni->nid)) {
+		if (!owner->discovered)
+			return pni;
+		lne_list_for_each_entry(pnet, &owner->pnets, link)
+			lne_list_for_each_entry(x, &pnet->pnis, pnet_link)
+				if (x->gw_refs)
+					return pni;
+		peer_unlink(ln, owner);
+	} else {
+		pni_unlink(ln, pni);
+	}
+	lne_changed(ln);
+	return NULL;
+}
+
 int lne_peer_get(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_peer **out,
 		 enum lne_peer_got *got, struct lne_err *err)
 {
@@ -254,16 +288,18 @@ int lne_peer_get(struct lne_inst *ln, const struct lne_nid *primary, bool mr, st
 	if (peer && lne_nid_equal(&peer->primary, primary)) {
 		*out = peer;
 		*got = LNE_PEER_FOUND;
-		if (!peer->implicit)
+		if (!peer->implicit && !peer->discovered)
 			return 0;
-		/* A route's gateway becomes an explicit peer: no longer implicit. */
+		/* A route's gateway, or a peer discovery made, becomes configured. */
 		peer->implicit = false;
+		peer->discovered = false;
+		peer->first_pni.discovered = false;
 		peer->mr = mr;
 		lne_changed(ln);
 		*got = LNE_PEER_ADOPTED;
 		return 0;
 	}
-	rc = nid_free(ln, primary, h, pni, err);
+	rc = nid_free(ln, primary, h, take_discovered(ln, pni), err);
 	if (rc)
 		return rc;
 	peer = modeli_peer_new(ln, primary, h, mr, false);
@@ -313,8 +349,18 @@ int lne_peer_add_nid_to(struct lne_inst *ln, struct lne_peer *peer, const struct
 			struct lne_err *err)
 {
 	u32 h = modeli_nid_hash(nid);
-	int rc = check_nid_free(ln, nid, h, err);
+	struct lne_peer_ni *pni = pni_find(ln, nid, h);
+	int rc;
 
+	/* a NID discovery gave: this peer's is configured now, another's is taken */
+	if (pni && pni->discovered && lne_peer_of(pni) == peer && !peer->discovered) {
+		pni->discovered = false;
+		lne_changed(ln);
+		return 0;
+	}
+	if (!peer->discovered)
+		pni = take_discovered(ln, pni);
+	rc = nid_free(ln, nid, h, pni, err);
 	if (rc)
 		return rc;
 	if (peer->npni >= ln->globals[LNE_G_MAX_INTERFACES])
@@ -362,11 +408,7 @@ int lne_peer_del(struct lne_inst *ln, const struct lne_nid *primary, struct lne_
 			if (rc)
 				return rc;
 		}
-	while (peer->npni) {
-		pnet = lne_list_entry(peer->pnets.next, struct lne_peer_net, link);
-		pni_unlink(ln, lne_list_entry(pnet->pnis.next, struct lne_peer_ni, pnet_link));
-	}
-	peer_free(ln, peer);
+	peer_unlink(ln, peer);
 	lne_changed(ln);
 	return 0;
 }

@@ -187,6 +187,7 @@ static void copy_pni_state(const struct lne_inst *src, struct lne_inst *dst)
 				if (to) {
 					to->health = pni->health;
 					to->credits = pni->credits;
+					to->discovered = pni->discovered;
 				}
 			}
 }
@@ -248,6 +249,8 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 		if (peer->implicit)
 			continue;
 		rc = lne_peer_get(dst, &peer->primary, peer->mr, &to, &got, NULL);
+		if (!rc)
+			lne_peer_copy_disc(to, peer);
 		lne_list_for_each_entry(pnet, &peer->pnets, link)
 			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
 				if (!rc && !lne_nid_equal(&pni->nid, &peer->primary))

@@ -122,7 +122,8 @@ struct lne_peer_ni {
 	s32 health;
 	s32 credits;
 	u32 seq;
-	u32 gw_refs; /* routes using this NID as their gateway */
+	u32 gw_refs;	 /* routes using this NID as their gateway */
+	bool discovered; /* learnt by discovery (node-disc.c), not configured */
 };
 
 struct lne_peer {
@@ -135,6 +136,16 @@ struct lne_peer {
 	struct lne_ni *nmr_src; /* non-Multi-Rail: the source NI it keeps */
 	u64 id;			/* creation number: the dump cursor */
 	/*
+	 * Discovery (node-disc.c): runtime state, never persisted.  A peer
+	 * discovery created is `discovered`; a configured one never is, and
+	 * discovery neither deletes it nor any NID it was configured with.
+	 */
+	bool discovered;
+	u8 disc;	  /* LNE_DISC_* */
+	u32 disc_our_seq; /* our ping sequence the peer has (LNE_DISC_TOLD) */
+	u32 disc_seq;	  /* the peer's sequence its data last merged had */
+	u64 disc_inc;	  /* the incarnation that data came from */
+	/*
 	 * The primary NID's peer NI and peer net, which live exactly as long
 	 * as the peer (the primary NID is never removed on its own): a peer is
 	 * one allocation instead of three.  A restore makes 50,000 peers, and
@@ -143,6 +154,14 @@ struct lne_peer {
 	struct lne_peer_net first_pnet;
 	struct lne_peer_ni first_pni;
 };
+
+/* lne_peer.disc: the state of the seed's discovery machine. */
+#define LNE_DISC_MERGED	 0x01 /* P: the peer's data merged */
+#define LNE_DISC_MR	 0x02 /* M: the data said Multi-Rail */
+#define LNE_DISC_TOLD	 0x04 /* L: the peer has our NIDs as of disc_our_seq */
+#define LNE_DISC_PINGING 0x08 /* R: a ping on its way */
+#define LNE_DISC_PUSHING 0x10 /* A: a push waiting for its ACK */
+#define LNE_DISC_DONE	 0x20 /* discovered once: sends to it never wait again */
 
 struct lne_route {
 	u64 id;			   /* creation number: the dump cursor */
@@ -296,6 +315,15 @@ static inline struct lne_peer *lne_peer_of(const struct lne_peer_ni *pni)
 	return pni->pnet->peer;
 }
 struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *primary);
+/* A copy of the instance keeps what discovery knows of each peer. */
+static inline void lne_peer_copy_disc(struct lne_peer *to, const struct lne_peer *from)
+{
+	to->discovered = from->discovered;
+	to->disc = from->disc;
+	to->disc_our_seq = from->disc_our_seq;
+	to->disc_seq = from->disc_seq;
+	to->disc_inc = from->disc_inc;
+}
 int lne_peer_ni_set_health(struct lne_inst *ln, const struct lne_nid *nid, s32 health,
 			   struct lne_err *err);
 int lne_peer_ni_set_credits(struct lne_inst *ln, const struct lne_nid *nid, s32 credits,

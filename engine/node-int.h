@@ -57,4 +57,19 @@ void lne_nd_svc_tick(struct lne_node *n);
 u64 lne_nd_svc_next_ms(const struct lne_node *n);
 void lne_nd_svc_fini(struct lne_node *n);
 
+/* node.c: a message discovery held goes on (or ends, @status non-zero). */
+void lne_nd_release(struct lne_node *n, struct lne_msg *m, int status);
+
+/* node-disc.c */
+enum lne_disc_mode lne_nd_disc_mode(const struct lne_node *n);
+/* True if @m waits for discovery (which now owns it). */
+bool lne_nd_disc_hold(struct lne_node *n, struct lne_msg *m);
+/* A ping came from @src: that peer has our NIDs now. */
+void lne_nd_disc_pinged(struct lne_node *n, u64 src);
+/* A push (a PUT on the reserved portal with the ping match bits) came by @l. */
+void lne_nd_disc_push(struct lne_node *n, struct lne_link *l, const struct lnw_hdr *h,
+		      const u8 *payload);
+/* The node is going: every round ends with -ESHUTDOWN. */
+void lne_nd_disc_fini(struct lne_node *n);
+
 #endif /* LNE_NODE_INT_H */

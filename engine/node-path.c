@@ -98,7 +98,7 @@ int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
 	p.features = LNW_PING_FEAT_BASE | LNW_PING_FEAT_NI_STATUS;
 	if (n->multi_rail)
 		p.features |= LNW_PING_FEAT_MULTI_RAIL;
-	if (n->discovery)
+	if (lne_nd_disc_mode(n) != LNE_DISC_OFF)
 		p.features |= LNW_PING_FEAT_DISCOVERY;
 	if (!lne_global_get(n->ln, LNE_G_ROUTING))
 		p.features |= LNW_PING_FEAT_RTE_DISABLED;

@@ -50,6 +50,7 @@ void lne_node_stats_reset(struct lne_node *n)
 	memset(&n->st.c, 0, sizeof(n->st.c));
 	n->st.errors = n->st.route_count = n->st.route_length = 0;
 	memset(n->st.faults, 0, sizeof(n->st.faults));
+	memset(&n->dst, 0, sizeof(n->dst));
 	for (b = 0; b < LNE_STAT_HASH; b++)
 		for (s = n->stats[b]; s; s = s->hnext)
 			memset(&s->c, 0, sizeof(s->c));
@@ -169,5 +170,5 @@ int lne_node_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg)
 		if (rc >= 0)
 			rc = fn(arg, names[f][2], n->rtr[f].peak);
 	}
-	return rc;
+	return rc < 0 ? rc : lne_node_disc_stats_each(n, fn, arg);
 }

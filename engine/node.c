@@ -17,7 +17,6 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 	n->incarnation = incarnation;
 	n->next_cookie = 1;
 	n->multi_rail = true;
-	n->discovery = true;
 	n->credtail = &n->credq;
 	lne_nd_rtr_init(n);
 }
@@ -300,6 +299,8 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	u64 ni4 = 0;
 	int rc;
 
+	if (!m->forward && lne_nd_disc_hold(n, m))
+		return;
 	lnw_nid_from4(m->hdr.dst_nid, &dst);
 	req.dst = dst;
 	req.src = m->ni.alen ? &m->ni : NULL;
@@ -602,13 +603,16 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 			}
 			answer(n, l, h, LNW_REPLY, info,
 			       (u32)len < h->length ? (u32)len : h->length, false);
+			lne_nd_disc_pinged(n, h->src_nid);
 			break;
 		}
 		if (h->portal != LNW_PORTAL_RESERVED)
 			n->ops->recv(n->ctx, h, NULL);
 		break;
 	case LNW_PUT:
-		if (h->portal != LNW_PORTAL_RESERVED)
+		if (h->portal == LNW_PORTAL_RESERVED && h->match == LNW_PING_MATCHBITS)
+			lne_nd_disc_push(n, l, h, ev->payload);
+		else if (h->portal != LNW_PORTAL_RESERVED)
 			n->ops->recv(n->ctx, h, ev->payload);
 		if (h->wh_object != LNW_WH_NONE)
 			answer(n, l, h, LNW_ACK, NULL, 0, false);
@@ -849,6 +853,11 @@ void lne_node_fini(struct lne_node *n)
 			n->ops->close(n->ctx, l);
 		}
 	}
+	while ((m = n->credq)) {
+		n->credq = m->next;
+		finish(n, m, -ESHUTDOWN);
+	}
+	lne_nd_disc_fini(n);
 	for (b = 0; b < LNE_LINK_HASH; b++)
 		while ((m = n->pending[b])) {
 			n->pending[b] = m->pnext;
@@ -865,4 +874,12 @@ void lne_node_fini(struct lne_node *n)
 	}
 	lne_free(n->zeros);
 	n->zeros = NULL;
+}
+
+void lne_nd_release(struct lne_node *n, struct lne_msg *m, int status)
+{
+	if (m->cancelled || status)
+		finish(n, m, m->cancelled ? m->status : status);
+	else
+		dispatch(n, m);
 }

@@ -80,6 +80,7 @@ struct lne_msg {
 	bool sent;
 	bool cancelled; /* over (its callback ran) while still queued: freed when it leaves the queue */
 	u8 rbp;		/* a forwarded message's router buffer pool, + 1 (0: none held) */
+	bool disc_passed; /* discovery let it go: it is not held again */
 	int status;
 	u8 *reply; /* the REPLY's payload (owned) */
 	u32 reply_len;
@@ -99,6 +100,15 @@ struct lne_node_ops {
 	void (*recv)(void *ctx, const struct lnw_hdr *h, const u8 *payload);
 	/* A fault from a peer, for a rate-limited log line. */
 	void (*fault)(void *ctx, const struct lne_link *l, enum lnw_fault f);
+	/* A line for the log (discovery's first bad ping reply or push of a kind; may be NULL). */
+	void (*log)(void *ctx, const char *line);
+	/*
+	 * Discovery changes the instance (peers it makes and merges): @begin
+	 * true asks for the right to (false: not now, try later), false gives
+	 * it back.  The shell may swap in the current instance meanwhile
+	 * (lne_node_set_inst).  NULL: the node may always change it (lnetd).
+	 */
+	bool (*model_write)(void *ctx, bool begin);
 };
 
 /* Counters, as Lustre's `stats show` and `net show -v` / `peer show -v` print them. */
@@ -142,6 +152,28 @@ struct lne_node_stats {
 	u64 test_puts, test_gets; /* served on LNE_PORTAL_TEST */
 };
 
+/* What was wrong with a ping reply or a push discovery refused (node-disc.c). */
+enum lne_disc_bad {
+	LNE_DBAD_MAGIC,	   /* not ping info */
+	LNE_DBAD_COUNT,	   /* more NIDs than the message holds, or none */
+	LNE_DBAD_DUP,	   /* a NID twice */
+	LNE_DBAD_OWNER,	   /* a NID of ours, or of another peer */
+	LNE_DBAD_NOT_MR,   /* a push from a peer that says it is not Multi-Rail */
+	LNE_DBAD_NO_STALE, /* a push older than what we have (not bad: ignored) */
+	LNE_DBAD__COUNT
+};
+
+struct lne_disc_stats {
+	u64 started, done, failed; /* rounds */
+	u64 waited;		   /* messages that waited for a round */
+	u64 pushes_sent, pushes_recvd, pushes_ignored;
+	u64 merged;   /* peers folded into another */
+	u64 mismatch; /* verify only: data that differs from the configuration */
+	u64 bad[LNE_DBAD__COUNT];
+};
+
+struct lne_disc;
+
 struct lne_node {
 	struct lne_inst *ln;
 	const struct lne_node_ops *ops;
@@ -151,10 +183,10 @@ struct lne_node {
 	u64 now_ms;
 	u64 next_cookie;
 	u32 ping_seq;
-	bool multi_rail, discovery; /* forwarding follows the routing global */
-	bool test_service;	    /* serve LNE_PORTAL_TEST */
-	bool closing;		    /* in lne_node_fini: no new message starts */
-	u8 *zeros;		    /* LNW_MTU zero bytes: test replies and payloads without data */
+	bool multi_rail;   /* discovery and forwarding follow their globals */
+	bool test_service; /* serve LNE_PORTAL_TEST */
+	bool closing;	   /* in lne_node_fini: no new message starts */
+	u8 *zeros;	   /* LNW_MTU zero bytes: test replies and payloads without data */
 	struct lne_link *links[LNE_LINK_HASH];
 	struct lne_msg *pending[LNE_LINK_HASH]; /* waiting for a REPLY or an ACK, by cookie */
 	struct lne_msg *credq, **credtail;	/* waiting for credits */
@@ -163,6 +195,10 @@ struct lne_node {
 	struct lne_stat *stats[LNE_STAT_HASH];
 	struct lne_node_stats st;
 	struct lne_svc *svc[LNE_SVC_MAX]; /* services by portal (node-svc.h) */
+	struct lne_disc *disc[LNE_LINK_HASH]; /* discovery rounds, by the NID they ping */
+	struct lne_disc_stats dst;
+	u32 disc_logged; /* kinds of bad data already logged (bit per enum lne_disc_bad) */
+	u64 disc_nis;	 /* the local NIs as lne_node_nis_check() last saw them */
 };
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
@@ -211,6 +247,32 @@ int lne_counts_each(const struct lne_counts *c, lne_count_fn fn, void *arg);
 /* The node's own counters: messages, errors, routed, connections, faults by kind. */
 int lne_node_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
 void lne_node_stats_reset(struct lne_node *n);
+
+/*
+ * Dynamic peer discovery (node-disc.c), as the `discovery` global says:
+ * 0 off, 1 on, 2 verify only (discovery runs and reports where what it
+ * finds differs from the configuration, which it keeps).  The first PUT or
+ * GET to a NID no peer has creates a discovered peer and waits while the
+ * node pings it and, if it is Multi-Rail, pushes this node's NIDs to it.
+ */
+enum lne_disc_mode {
+	LNE_DISC_OFF = 0,
+	LNE_DISC_ON = 1,
+	LNE_DISC_VERIFY = 2
+};
+typedef void (*lne_disc_cb)(void *arg, int status);
+/*
+ * Discover the peer with @nid now (`lnetctl discover`), creating it if no
+ * peer has @nid; a discovered peer again only with @force.  @cb runs once,
+ * when the round is over (at once if there is nothing to do).
+ */
+int lne_node_discover(struct lne_node *n, const struct lne_nid *nid, bool force, lne_disc_cb cb,
+		      void *arg, struct lne_err *err);
+/* A local NI came or went: a push to every discovered Multi-Rail peer. */
+void lne_node_nis_changed(struct lne_node *n);
+/* The instance may have changed: lne_node_nis_changed() if its NIs did since the last call. */
+void lne_node_nis_check(struct lne_node *n);
+int lne_node_disc_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
 
 /* This node's ping info (0@lo first), as it answers a ping; returns its size. */
 int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap);

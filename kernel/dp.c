@@ -259,12 +259,43 @@ static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
 			    l->conn.peer_nid ? peer : "a peer before its hello", lnw_fault_name(f));
 }
 
+static void ops_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	pr_warn_ratelimited("lnetk: %s\n", line);
+}
+
+/*
+ * Discovery changes the instance from inside the node (dp->lock and @sel
+ * for reading held): that takes the instance lock as well and @sel for
+ * writing.  The instance lock comes before dp->lock elsewhere, so it is
+ * only tried: when a change holds it, discovery tries again later.
+ */
+static bool ops_model_write(void *ctx, bool begin)
+{
+	struct lnetk_dp *dp = ctx;
+
+	if (!begin) {
+		downgrade_write(&dp->ln->sel);
+		mutex_unlock(&dp->ln->lock);
+		return true;
+	}
+	if (!mutex_trylock(&dp->ln->lock))
+		return false;
+	up_read(&dp->ln->sel);
+	down_write(&dp->ln->sel);
+	lne_node_set_inst(&dp->node, dp->ln->inst);
+	return true;
+}
+
 static const struct lne_node_ops kops = {
 	.link_new = ops_link_new,
 	.connect = ops_connect,
 	.wake = ops_wake,
 	.close = ops_close,
 	.fault = ops_fault,
+	.log = ops_log,
+	.model_write = ops_model_write,
 };
 
 /* Read, feed the node, write: one link's turn.  Returns false when it went. */
@@ -463,6 +494,7 @@ static void dp_run(struct work_struct *w)
 	if (dp->need_sync) {
 		dp->need_sync = false;
 		listeners_sync(dp);
+		lne_node_nis_check(&dp->node); /* an NI came or went: push to the peers */
 	}
 	list_for_each_entry(ls, &dp->listeners, item)
 		if (ks_take_kick(&ls->ks))
@@ -644,6 +676,8 @@ struct ping_wait {
 	struct completion done;
 	struct lnetk_ping_result *out;
 	bool abandoned, finished; /* under dp->lock */
+	struct lne_node *node;	  /* discovery: whose peer */
+	struct lne_nid nid;
 };
 
 static void on_ping(struct lne_msg *m, int status)
@@ -663,8 +697,51 @@ static void on_ping(struct lne_msg *m, int status)
 	complete(&w->done);
 }
 
+/* The peer that has w->nid, as a ping info: Multi-Rail or not, its NIDs, the primary first. */
+static void peer_result(struct ping_wait *w)
+{
+	const struct lne_peer_ni *pni = lne_peer_ni_find(w->node->ln, &w->nid);
+	const struct lne_peer_net *pnet;
+	const struct lne_peer *peer;
+	struct lnetk_ping_result *r = w->out;
+
+	if (!pni) {
+		r->status = -ENOENT;
+		return;
+	}
+	peer = lne_peer_of(pni);
+	r->p.features = peer->mr ? LNW_PING_FEAT_MULTI_RAIL : 0;
+	r->p.pid = LNW_PID_LUSTRE;
+	if (lnw_nid4(&peer->primary, &r->e[0].nid))
+		return;
+	r->e[0].status = LNW_NI_STATUS_UP;
+	r->p.n = 1;
+	lne_list_for_each_entry(pnet, &peer->pnets, link)
+		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+			if (r->p.n < LNW_PING_NIS_MAX &&
+			    !lne_nid_equal(&pni->nid, &peer->primary) &&
+			    !lnw_nid4(&pni->nid, &r->e[r->p.n].nid))
+				r->e[r->p.n++].status = LNW_NI_STATUS_UP;
+}
+
+static void on_discovered(void *arg, int status)
+{
+	struct ping_wait *w = arg;
+
+	if (w->abandoned) {
+		kfree(w->out);
+		kfree(w);
+		return;
+	}
+	w->out->status = status;
+	if (!status)
+		peer_result(w);
+	w->finished = true;
+	complete(&w->done);
+}
+
 int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct lne_nid *src,
-		  u32 timeout_ms, struct lnetk_ping_result *out, struct lne_err *err)
+		  u32 timeout_ms, u8 discover, struct lnetk_ping_result *out, struct lne_err *err)
 {
 	struct lnetk_dp *dp = dp_of(ln);
 	struct ping_wait *w;
@@ -682,8 +759,11 @@ int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct 
 		return -ENOMEM;
 	}
 	init_completion(&w->done);
+	w->node = &dp->node;
+	w->nid = *dst;
 	node_enter(dp);
 	rc = dp->stopping ? -ESHUTDOWN
+	     : discover	  ? lne_node_discover(&dp->node, dst, discover == 2, on_discovered, w, err)
 			  : lne_node_ping(&dp->node, dst, src, timeout_ms, on_ping, w, err);
 	node_leave(dp);
 	if (rc) {

@@ -35,8 +35,9 @@ struct lnetk_ping_result {
 };
 
 /* Ping @dst (from @src if given) and wait, up to @timeout_ms, for the answer. */
+/* @discover: 1 discover @dst's peer instead, 2 even if discovered (the result: that peer). */
 int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct lne_nid *src,
-		  u32 timeout_ms, struct lnetk_ping_result *out, struct lne_err *err);
+		  u32 timeout_ms, u8 discover, struct lnetk_ping_result *out, struct lne_err *err);
 
 /*
  * Call into the node from process context (api.c): the node, its clock

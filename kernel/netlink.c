@@ -147,6 +147,7 @@ const struct nla_policy lnk_nl_ping_policy[LNETK_PING_A_MAX + 1] = {
 	[LNETK_PING_A_NID] = STR(LNETK_NID_MAX),
 	[LNETK_PING_A_SRC] = STR(LNETK_NID_MAX),
 	[LNETK_PING_A_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &ping_timeout_range),
+	[LNETK_PING_A_DISCOVER] = NLA_POLICY_MAX(NLA_U8, 2),
 };
 
 const struct nla_policy lnk_nl_test_policy[LNETK_TEST_A_MAX + 1] = {

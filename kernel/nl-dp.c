@@ -81,7 +81,9 @@ int lnk_nl_ping(struct sk_buff *skb, struct genl_info *info)
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return lnk_nl_refuse(info->extack, NULL, -ENOMEM, "out of memory");
-	rc = lnetk_dp_ping(ln, &dst, tb[LNETK_PING_A_SRC] ? &src : NULL, timeout, r, &err);
+	rc = lnetk_dp_ping(ln, &dst, tb[LNETK_PING_A_SRC] ? &src : NULL, timeout,
+			   tb[LNETK_PING_A_DISCOVER] ? nla_get_u8(tb[LNETK_PING_A_DISCOVER]) : 0, r,
+			   &err);
 	if (!rc)
 		rc = r->status;
 	if (rc) {

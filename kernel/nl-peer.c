@@ -359,6 +359,7 @@ static int nl_put_pni(struct sk_buff *skb, const struct lne_peer_ni *pni)
 	    nla_put_u32(skb, LNETK_PNI_A_NET_PRIO, pni->pnet->rnet->prio.value) ||
 	    nla_put_s32(skb, LNETK_PNI_A_NET_PRIO_RULE, lne_rule_idx(pni->pnet->rnet->prio.rule)) ||
 	    nla_put_u32(skb, LNETK_PNI_A_GW_ROUTES, pni->gw_refs) ||
+	    nla_put_u8(skb, LNETK_PNI_A_DISCOVERED, pni->discovered) ||
 	    (pr && nl_put_prefs(skb, LNETK_PNI_A_PREF_SRC, pr->src, pr->nsrc, false)) ||
 	    (pr && nl_put_prefs(skb, LNETK_PNI_A_PREF_GW, pr->gw, pr->ngw, true))) {
 		nla_nest_cancel(skb, nest);
@@ -393,7 +394,8 @@ static int nl_put_peer(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 c
 	nest = nla_nest_start(skb, LNETK_A_PEER);
 	if (!nest || lnk_nl_put_nid(skb, LNETK_PEER_A_PRIMARY, &peer->primary) ||
 	    nla_put_u8(skb, LNETK_PEER_A_MR, peer->mr) ||
-	    nla_put_u8(skb, LNETK_PEER_A_IMPLICIT, peer->implicit))
+	    nla_put_u8(skb, LNETK_PEER_A_IMPLICIT, peer->implicit) ||
+	    nla_put_u8(skb, LNETK_PEER_A_DISCOVERED, peer->discovered))
 		goto full;
 	lne_list_for_each_entry(pnet, &peer->pnets, link)
 		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {

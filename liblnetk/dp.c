@@ -8,6 +8,7 @@
 struct ping_in {
 	const char *dst, *src;
 	uint32_t timeout_ms;
+	uint8_t discover; /* LNETK_PING_A_DISCOVER, 0: a ping */
 };
 
 static int put_ping(struct nl_msg *msg, const void *arg)
@@ -17,7 +18,8 @@ static int put_ping(struct nl_msg *msg, const void *arg)
 
 	if (!nest || nla_put_string(msg, LNETK_PING_A_NID, in->dst) < 0 ||
 	    (in->src && nla_put_string(msg, LNETK_PING_A_SRC, in->src) < 0) ||
-	    nla_put_u32(msg, LNETK_PING_A_TIMEOUT_MS, in->timeout_ms) < 0)
+	    nla_put_u32(msg, LNETK_PING_A_TIMEOUT_MS, in->timeout_ms) < 0 ||
+	    (in->discover && nla_put_u8(msg, LNETK_PING_A_DISCOVER, in->discover) < 0))
 		return -NLE_NOMEM;
 	return nla_nest_end(msg, nest);
 }
@@ -58,14 +60,29 @@ static int parse_ping(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh _
 	return 0;
 }
 
-int lnetk_ping(struct lnetk *lk, const char *dst, const char *src, uint32_t timeout_ms,
-	       struct lnetk_ping *out, struct lnetk_err *err)
+static int ping_run(struct lnetk *lk, const struct ping_in *in, struct lnetk_ping *out,
+		    struct lnetk_err *err)
 {
-	struct ping_in in = {dst, src, timeout_ms};
 	struct req rq = {.err = err, .parse = parse_ping, .arg = out};
 
 	memset(out, 0, sizeof(*out));
-	return lk_run(lk, LNETK_CMD_PING, 0, 256, put_ping, &in, &rq);
+	return lk_run(lk, LNETK_CMD_PING, 0, 256, put_ping, in, &rq);
+}
+
+int lnetk_ping(struct lnetk *lk, const char *dst, const char *src, uint32_t timeout_ms,
+	       struct lnetk_ping *out, struct lnetk_err *err)
+{
+	struct ping_in in = {dst, src, timeout_ms, 0};
+
+	return ping_run(lk, &in, out, err);
+}
+
+int lnetk_discover(struct lnetk *lk, const char *dst, bool force, uint32_t timeout_ms,
+		   struct lnetk_ping *out, struct lnetk_err *err)
+{
+	struct ping_in in = {dst, NULL, timeout_ms, force ? 2 : 1};
+
+	return ping_run(lk, &in, out, err);
 }
 
 static const struct nla_policy cnt_policy[LNETK_CNT_A_MAX + 1] = {

@@ -145,6 +145,7 @@ struct lnetk_peer_ni {
 	/* Replies only. */
 	uint32_t prio, net_prio, gw_routes;
 	int32_t prio_rule, net_prio_rule;
+	bool discovered; /* found by the module's discovery: not configuration */
 	size_t npref_src, npref_gw;
 	struct lnetk_pref *pref_src, *pref_gw;
 };
@@ -152,6 +153,7 @@ struct lnetk_peer_ni {
 struct lnetk_peer {
 	char primary[LNETK_NID_MAX];
 	bool mr, implicit;
+	bool discovered; /* made by the module's discovery: not configuration */
 	size_t nnis;
 	struct lnetk_peer_ni *nis;
 };
@@ -247,6 +249,13 @@ struct lnetk_ping {
  */
 int lnetk_ping(struct lnetk *lk, const char *dst, const char *src, uint32_t timeout_ms,
 	       struct lnetk_ping *out, struct lnetk_err *err);
+/*
+ * Discover the peer with @dst (even if discovered already, with @force),
+ * waiting up to @timeout_ms: @out is that peer as discovery left it (the
+ * Multi-Rail feature bit if it is; its NIDs, the primary first).
+ */
+int lnetk_discover(struct lnetk *lk, const char *dst, bool force, uint32_t timeout_ms,
+		   struct lnetk_ping *out, struct lnetk_err *err);
 
 /*
  * The module's data path counters: @cb for each, with the NID it counts

@@ -84,6 +84,7 @@ static const struct nla_policy peer_policy[LNETK_PEER_A_MAX + 1] = {
 	[LNETK_PEER_A_MR] = {.type = NLA_U8},
 	[LNETK_PEER_A_IMPLICIT] = {.type = NLA_U8},
 	[LNETK_PEER_A_PEER_NI] = {.type = NLA_NESTED},
+	[LNETK_PEER_A_DISCOVERED] = {.type = NLA_U8},
 };
 
 static const struct nla_policy pni_policy[LNETK_PNI_A_MAX + 1] = {
@@ -97,6 +98,7 @@ static const struct nla_policy pni_policy[LNETK_PNI_A_MAX + 1] = {
 	[LNETK_PNI_A_GW_ROUTES] = {.type = NLA_U32},
 	[LNETK_PNI_A_PREF_SRC] = {.type = NLA_NESTED},
 	[LNETK_PNI_A_PREF_GW] = {.type = NLA_NESTED},
+	[LNETK_PNI_A_DISCOVERED] = {.type = NLA_U8},
 };
 
 static const struct nla_policy pref_policy[LNETK_PREF_A_MAX + 1] = {
@@ -150,6 +152,7 @@ static int parse_pni(struct nlattr *nest, struct lnetk_peer_ni *pni)
 	pni->net_prio = get_u32_or(tb[LNETK_PNI_A_NET_PRIO], LNETK_PRIO_NONE);
 	pni->net_prio_rule = get_s32_or(tb[LNETK_PNI_A_NET_PRIO_RULE], -1);
 	pni->gw_routes = get_u32_or(tb[LNETK_PNI_A_GW_ROUTES], 0);
+	pni->discovered = tb[LNETK_PNI_A_DISCOVERED] && nla_get_u8(tb[LNETK_PNI_A_DISCOVERED]);
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) == LNETK_PNI_A_PREF_SRC)
 			rc = add_pref(&pni->pref_src, &pni->npref_src, a);
@@ -227,6 +230,8 @@ static int parse_peer_msg(struct req *rq, struct nlattr **tb, struct nlmsghdr *n
 		acc->peer.mr = ptb[LNETK_PEER_A_MR] && nla_get_u8(ptb[LNETK_PEER_A_MR]);
 		acc->peer.implicit = ptb[LNETK_PEER_A_IMPLICIT] &&
 				     nla_get_u8(ptb[LNETK_PEER_A_IMPLICIT]);
+		acc->peer.discovered = ptb[LNETK_PEER_A_DISCOVERED] &&
+				       nla_get_u8(ptb[LNETK_PEER_A_DISCOVERED]);
 		acc->have = true;
 	}
 	nla_for_each_nested(a, tb[LNETK_A_PEER], rem) {

@@ -61,19 +61,12 @@ static int ping_entry(sd_bus_message *r, const char *key, void *arg)
 	return rc < 0 ? rc : 1;
 }
 
-static int ping(struct ctl_opt *opt, int argc, char **argv)
+int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, void *arg)
 {
-	struct ctl_opt *src = ctl_opt(opt, "source"), *to = ctl_opt(opt, "timeout");
-	uint32_t timeout_s = 1;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
-	int rc, i, failed = 0, shown = 0;
+	int rc, i, failed = 0;
 
-	if (to->given && (ctl_u32(to, 300, &timeout_s) || !timeout_s))
-		return to->given && !timeout_s ? ctl_usage("--timeout must be 1 to 300 seconds")
-					       : EXIT_USAGE;
-	if (src->given && ctl_canon(src, true))
-		return EXIT_USAGE;
 	rc = ctl_bus(&bus);
 	if (rc)
 		return rc;
@@ -86,8 +79,7 @@ static int ping(struct ctl_opt *opt, int argc, char **argv)
 			sd_bus_message *r = NULL;
 			struct ping_out p = {0};
 
-			rc = ctl_call(bus, "Ping", &r, "ssu", nids[k], src->given ? src->val : "",
-				      timeout_s * 1000);
+			rc = call(bus, nids[k], &r, arg);
 			if (rc) {
 				failed = rc;
 				continue;
@@ -95,7 +87,7 @@ static int ping(struct ctl_opt *opt, int argc, char **argv)
 			if (!y) {
 				y = yout_begin(stdout);
 				yout_map_begin(y);
-				yout_key(y, "ping");
+				yout_key(y, key);
 				yout_seq_begin(y);
 			}
 			p.y = y;
@@ -103,9 +95,8 @@ static int ping(struct ctl_opt *opt, int argc, char **argv)
 			sd_bus_message_unref(r);
 			if (rc < 0)
 				failed = ctl_fail(EXIT_REFUSED,
-						  "lnetd's ping reply makes no sense: %s",
+						  "lnetd's %s reply makes no sense: %s", key,
 						  strerror(-rc));
-			shown++;
 		}
 		ctl_strv_free(nids);
 	}
@@ -115,8 +106,35 @@ static int ping(struct ctl_opt *opt, int argc, char **argv)
 		yout_end(y);
 	}
 	sd_bus_flush_close_unref(bus);
-	(void)shown;
 	return failed;
+}
+
+struct ping_args {
+	const char *src;
+	uint32_t timeout_ms;
+};
+
+static int ping_call(sd_bus *bus, const char *nid, sd_bus_message **r, void *arg)
+{
+	const struct ping_args *a = arg;
+
+	return ctl_call(bus, "Ping", r, "ssu", nid, a->src, a->timeout_ms);
+}
+
+static int ping(struct ctl_opt *opt, int argc, char **argv)
+{
+	struct ctl_opt *src = ctl_opt(opt, "source"), *to = ctl_opt(opt, "timeout");
+	uint32_t timeout_s = 1;
+	struct ping_args a;
+
+	if (to->given && (ctl_u32(to, 300, &timeout_s) || !timeout_s))
+		return to->given && !timeout_s ? ctl_usage("--timeout must be 1 to 300 seconds")
+					       : EXIT_USAGE;
+	if (src->given && ctl_canon(src, true))
+		return EXIT_USAGE;
+	a.src = src->given ? src->val : "";
+	a.timeout_ms = timeout_s * 1000;
+	return ctl_each_node(argc, argv, "ping", ping_call, &a);
 }
 
 static int print_counts(sd_bus_message *r, struct yout *y, const char *const *only)
@@ -129,8 +147,13 @@ static int print_counts(sd_bus_message *r, struct yout *y, const char *const *on
 		size_t i;
 		bool want = !only;
 
-		for (i = 0; only && only[i]; i++)
-			want |= !strcmp(only[i], key);
+		/* a name ending in '*' takes every counter it begins */
+		for (i = 0; only && only[i]; i++) {
+			size_t len = strlen(only[i]);
+
+			want |= only[i][len - 1] == '*' ? !strncmp(only[i], key, len - 1)
+							: !strcmp(only[i], key);
+		}
 		if (!want)
 			continue;
 		yout_key(y, key);
@@ -189,7 +212,7 @@ static int stats_show(struct ctl_opt *opt, int argc, char **argv)
 		rc = sd_bus_message_skip(r, "a{st}");
 	if (rc >= 0) {
 		static const char *const extra[] = {"connections_made", "connections_accepted",
-						    "connections_closed", NULL};
+						    "connections_closed", "disc_*", NULL};
 		rc = print_counts(r, y, extra);
 	}
 	yout_map_end(y);

@@ -280,12 +280,13 @@ static int peer_del(struct ctl_opt *opt, int argc, char **argv)
 /* One peer of ListPeers (a(sa{sv})): strings point into the reply. */
 struct peer_row {
 	const char *prim;
-	int mr, implicit;
+	int mr, implicit, discovered;
 	size_t n, cap;
 	struct peer_nid {
 		const char *nid;
 		uint32_t health;
-	} * nids; /* grown as needed; kept from row to row */
+	} * nids;	   /* grown as needed; kept from row to row */
+	char **found_nids; /* the NIDs discovery found (a copy) */
 };
 
 static int peer_entry(sd_bus_message *r, const char *key, void *arg)
@@ -299,6 +300,16 @@ static int peer_entry(sd_bus_message *r, const char *key, void *arg)
 		return sd_bus_message_read(r, "v", "b", &row->mr);
 	if (!strcmp(key, "implicit"))
 		return sd_bus_message_read(r, "v", "b", &row->implicit);
+	if (!strcmp(key, "discovered"))
+		return sd_bus_message_read(r, "v", "b", &row->discovered);
+	if (!strcmp(key, "discovered_nids")) {
+		rc = sd_bus_message_enter_container(r, 'v', "as");
+		if (rc >= 0)
+			rc = sd_bus_message_read_strv(r, &row->found_nids);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		return rc < 0 ? rc : 1;
+	}
 	if (strcmp(key, "nids"))
 		return 0;
 	rc = sd_bus_message_enter_container(r, 'v', "a(su)");
@@ -333,14 +344,26 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 	yout_str(y, row->prim);
 	yout_key(y, "Multi-Rail");
 	yout_bool(y, row->mr);
+	/* lnetd's mark: made or found by discovery (runtime); configured ones have none */
+	if (row->discovered) {
+		yout_key(y, "discovered");
+		yout_bool(y, true);
+	}
 	yout_key(y, "peer ni");
 	yout_seq_begin(y);
 	for (i = 0; i < row->n; i++) {
+		char **f;
+
 		yout_map_begin(y);
 		yout_key(y, "nid");
 		yout_str(y, row->nids[i].nid);
 		yout_key(y, "state");
 		yout_str(y, "NA");
+		for (f = row->found_nids; f && *f; f++)
+			if (!strcmp(*f, row->nids[i].nid)) {
+				yout_key(y, "discovered");
+				yout_bool(y, true);
+			}
 		if (verbose) {
 			ctl_counters_totals(y, counters, row->nids[i].nid, false);
 			ctl_counters_by_type(y, counters, row->nids[i].nid, false);
@@ -399,6 +422,9 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		row.prim = NULL;
 		row.mr = 1;
 		row.implicit = 0;
+		row.discovered = 0;
+		ctl_strv_free(row.found_nids);
+		row.found_nids = NULL;
 		row.n = 0;
 		rc = sd_bus_message_read(r, "s", &row.prim);
 		if (rc >= 0)
@@ -435,6 +461,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		rc = 0;
 	}
 	free(row.nids);
+	ctl_strv_free(row.found_nids);
 	free(text);
 	ctl_counters_free(counters);
 	sd_bus_message_unref(r);
@@ -472,12 +499,13 @@ static int peer_set(struct ctl_opt *opt, int argc, char **argv)
 
 const struct ctl_cmd ctl_peer_cmds[] = {
 	{"peer add",
-	 "--prim_nid NID [--nid NID[,NID...]] [--non_mr]",
+	 "--prim_nid NID [--nid NID[,NID...]] [--non_mr] [--lock_prim]",
 	 "Configure a peer: its primary NID and its other NIDs (ranges expand).",
 	 peer_add,
 	 {{"prim-nid", 0, "NID", "the peer's primary NID"},
 	  {"nid", 0, "NIDS", "its other NIDs, e.g. 10.0.0.[2-4]@tcp,10.1.0.2@o2ib"},
-	  {"non-mr", 0, NULL, "the peer is not Multi-Rail"}},
+	  {"non-mr", 0, NULL, "the peer is not Multi-Rail"},
+	  {"lock-prim", 0, NULL, "discovery keeps the primary NID (it always does: accepted)"}},
 	 0,
 	 0},
 	{"peer del",

@@ -91,6 +91,14 @@ extern bool ctl_ask_password;
 int ctl_bus(sd_bus **bus);
 /* A method call; on failure, say why and return the exit code; 0 on success. */
 int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...);
+/* One node's call for ctl_each_node(): 0 with its reply in *@r, or an exit code. */
+typedef int (*ctl_node_call)(sd_bus *bus, const char *nid, sd_bus_message **r, void *arg);
+/*
+ * @call for each NID of the NID[,NID] words in @argv, the answering nodes
+ * printed under @key as Lustre prints a ping (ping, discover); the last
+ * failure's exit code, 0 if none.
+ */
+int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, void *arg);
 /* net add|del --nid (cmd-net-nid.c): NID into net and address; remove the NI holding it. */
 int ctl_nid_split(const char *nid, char *net, size_t netlen, char *addr, size_t addrlen);
 int ctl_net_del_nid(sd_bus *bus, const char *nid);
@@ -163,6 +171,6 @@ void ctl_counters_by_type(struct yout *y, const struct ctl_counters *c, const ch
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],
 	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[], ctl_policy_cmds[],
-	ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[];
+	ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[], ctl_disc_cmds[];
 
 #endif /* LNETCTL_LNETCTL_H */

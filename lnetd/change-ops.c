@@ -192,7 +192,8 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (rc)
 		return rc;
 	peer = lne_peer_find(d->mirror, &prim);
-	if (peer && !peer->implicit && op->u.peer.mr >= 0 && peer->mr != !!op->u.peer.mr)
+	if (peer && !peer->implicit && !peer->discovered && op->u.peer.mr >= 0 &&
+	    peer->mr != !!op->u.peer.mr)
 		return say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
 			   peer->mr ? "Multi-Rail" : "non-Multi-Rail");
 	canon = calloc(n + 1, sizeof(*canon));
@@ -206,7 +207,8 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		rc = nid_parse(op->u.peer.nids[i], &nids[i], canon[i], m);
 	if (rc)
 		goto out;
-	created = !peer || peer->implicit;
+	/* a peer discovery made becomes configured, and goes to the store, as a gateway does */
+	created = !peer || peer->implicit || peer->discovered;
 	mr = op->u.peer.mr < 0 ? 1 : !!op->u.peer.mr;
 	if (created) {
 		rc = lne_peer_add(d->mirror, &prim, mr, &lerr);
@@ -219,9 +221,10 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	for (i = 0; i < n; i++) {
 		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &nids[i]);
 
-		/* Lustre takes a NID the peer has already, and changes nothing. */
-		if (pni && lne_peer_of(pni) == peer)
+		/* Lustre takes a NID the peer has already, and changes nothing... */
+		if (pni && lne_peer_of(pni) == peer && !pni->discovered)
 			continue;
+		/* ...but one discovery found is configured now (lne_peer_add_nid) */
 		rc = lne_peer_add_nid(d->mirror, &prim, &nids[i], &lerr);
 		if (rc) {
 			rc = say(m, rc, "%s", lerr.msg);
@@ -278,7 +281,8 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	for (i = 0; !rc && !owner && i < n; i++) {
 		struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &all[i]);
 
-		if (pni && !lne_peer_of(pni)->implicit)
+		/* a discovered peer is no owner: configuring takes its NIDs (model-peer.c) */
+		if (pni && !lne_peer_of(pni)->implicit && !lne_peer_of(pni)->discovered)
 			owner = lne_peer_of(pni);
 	}
 	if (rc)
@@ -420,19 +424,25 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 				   "%s is peer %s's primary NID; delete the peer instead", buf,
 				   pbuf);
 	}
+	/* The store has configured peers and NIDs only: discovered ones are runtime. */
 	if (!n || n >= peer->npni) {
+		bool stored = !peer->discovered;
+
 		rc = lne_peer_del(d->mirror, &prim, &lerr);
 		if (rc)
 			return say(m, rc, "%s", lerr.msg);
-		rc = store_peer_del(d->store, pbuf, &serr);
+		rc = stored ? store_peer_del(d->store, pbuf, &serr) : 0;
 		return rc ? say_store(m, rc, &serr) : 0;
 	}
 	for (i = 0; i < n; i++) {
+		bool stored;
+
 		nid_parse(op->u.peer.nids[i], &nid, buf, m);
+		stored = !lne_peer_ni_find(d->mirror, &nid)->discovered;
 		rc = lne_peer_del_nid(d->mirror, &prim, &nid, &lerr);
 		if (rc)
 			return say(m, rc, "%s", lerr.msg);
-		rc = store_peer_nid_del(d->store, pbuf, buf, &serr);
+		rc = stored ? store_peer_nid_del(d->store, pbuf, buf, &serr) : 0;
 		if (rc)
 			return say_store(m, rc, &serr);
 	}

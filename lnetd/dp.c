@@ -326,6 +326,7 @@ static const struct lne_node_ops ops = {
 	.wake = ops_wake,
 	.close = ops_close,
 	.fault = ops_fault,
+	.log = lnetd_dp_log,
 };
 
 static int on_accept(sd_event_source *s, int fd, uint32_t events, void *userdata)
@@ -449,6 +450,7 @@ void lnetd_dp_sync(struct lnetd_dp *dp)
 		listener_close(&dp->ls[i]);
 		dp->ls[i] = dp->ls[--dp->nls];
 	}
+	lnetd_dp_nis_check(dp);
 }
 
 struct lne_node *lnetd_dp_node(struct lnetd_dp *dp)

@@ -62,4 +62,12 @@ int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p);
 int lnetd_dp_ping(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
 		  const struct lne_nid *src, uint32_t timeout_ms, sd_bus_error *e);
 
+/* dp-disc.c: discovery.  Discover @nid for a D-Bus call, answered as Ping is. */
+int lnetd_dp_discover(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *nid, bool force,
+		      sd_bus_error *e);
+/* The node's log lines (ops->log). */
+void lnetd_dp_log(void *ctx, const char *line);
+/* The mirror's NIs now: if they changed since the last call, push to the peers. */
+void lnetd_dp_nis_check(struct lnetd_dp *dp);
+
 #endif /* LNETD_DP_H */

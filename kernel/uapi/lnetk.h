@@ -111,7 +111,9 @@
  * LNETK_CMD_PEER_GET: with LNETK_A_PEER/LNETK_PEER_A_PRIMARY (any of the
  *   peer's NIDs will do), that peer in one message; as a dump, every peer
  *   in creation order.  A message carries one LNETK_A_PEER with
- *   LNETK_PEER_A_PRIMARY, LNETK_PEER_A_MR, LNETK_PEER_A_IMPLICIT and one or
+ *   LNETK_PEER_A_PRIMARY, LNETK_PEER_A_MR, LNETK_PEER_A_IMPLICIT,
+ *   LNETK_PEER_A_DISCOVERED (each peer NI has LNETK_PNI_A_DISCOVERED too:
+ *   made or found by the instance's discovery, runtime state) and one or
  *   more LNETK_PEER_A_PEER_NI, each with its NID, health, credits,
  *   UDSP values (LNETK_PNI_A_PRIO/_PRIO_RULE, LNETK_PNI_A_NET_PRIO/
  *   _NET_PRIO_RULE) and preferred sources and routers
@@ -174,6 +176,10 @@
  *   answer: the reply's LNETK_A_PING holds the features, the pid and one
  *   LNETK_PING_A_ENTRY per NID the node has (0@lo left out).  No answer in
  *   time: -ETIMEDOUT; nothing reaches the NID: -EHOSTUNREACH or -ENOTCONN.
+ *   With LNETK_PING_A_DISCOVER the instance discovers the peer instead
+ *   (engine/node.h: a ping, the merge, a push to a Multi-Rail peer; 2: even
+ *   a peer discovered already) and the reply is the peer as discovery left
+ *   it: the Multi-Rail feature bit if it is, its NIDs, the primary first.
  *
  * LNETK_CMD_COUNTERS (anyone): the data path's counters.  Takes nothing;
  *   replies with LNETK_A_COUNTERS: an LNETK_CNT_A_ENTRY for the node (its
@@ -432,10 +438,11 @@ enum lnetk_ni_attr {
 
 enum lnetk_peer_attr {
 	LNETK_PEER_A_UNSPEC,
-	LNETK_PEER_A_PRIMARY,  /* string */
-	LNETK_PEER_A_MR,       /* u8, 0 or 1 */
-	LNETK_PEER_A_IMPLICIT, /* u8, reply: created for a route's gateway */
-	LNETK_PEER_A_PEER_NI,  /* nest, LNETK_PNI_A_*, repeated */
+	LNETK_PEER_A_PRIMARY,	 /* string */
+	LNETK_PEER_A_MR,	 /* u8, 0 or 1 */
+	LNETK_PEER_A_IMPLICIT,	 /* u8, reply: created for a route's gateway */
+	LNETK_PEER_A_PEER_NI,	 /* nest, LNETK_PNI_A_*, repeated */
+	LNETK_PEER_A_DISCOVERED, /* u8, reply: made by discovery (runtime, not configuration) */
 	__LNETK_PEER_A_LAST
 };
 #define LNETK_PEER_A_MAX (__LNETK_PEER_A_LAST - 1)
@@ -452,6 +459,7 @@ enum lnetk_pni_attr {
 	LNETK_PNI_A_GW_ROUTES,	   /* u32, reply: routes using it as gateway */
 	LNETK_PNI_A_PREF_SRC,	   /* nest, LNETK_PREF_A_*, repeated, reply */
 	LNETK_PNI_A_PREF_GW,	   /* nest, LNETK_PREF_A_*, repeated, reply */
+	LNETK_PNI_A_DISCOVERED,	   /* u8, reply: found by discovery (runtime) */
 	__LNETK_PNI_A_LAST
 };
 #define LNETK_PNI_A_MAX (__LNETK_PNI_A_LAST - 1)
@@ -521,6 +529,7 @@ enum lnetk_ping_attr {
 	LNETK_PING_A_PID,	 /* u32, reply */
 	LNETK_PING_A_ENTRY,	 /* nest, repeated, reply: LNETK_PING_A_NID and _STATUS */
 	LNETK_PING_A_STATUS,	 /* u32, reply, in an entry: enum lnetk_ni_status */
+	LNETK_PING_A_DISCOVER,	 /* u8: 1 discover the peer instead, 2 even if discovered */
 	__LNETK_PING_A_LAST
 };
 #define LNETK_PING_A_MAX (__LNETK_PING_A_LAST - 1)

@@ -97,9 +97,14 @@ static int load_peer(const struct lnetk_peer *p, void *arg)
 		l->gws[l->ngws++].health = p->nnis ? (int32_t)p->nis[0].health : -1;
 		return 0;
 	}
+	/* What the module's discovery found is its own: lnetd never pushed it. */
+	if (p->discovered)
+		return 0;
 	if (lne_peer_add(l->ln, &primary, p->mr, &l->err))
 		return load_refused(l, "peer", p->primary);
 	for (i = 0; i < p->nnis; i++) {
+		if (p->nis[i].discovered)
+			continue;
 		if (lne_nid_parse(p->nis[i].nid, &nid, &l->err))
 			return load_refused(l, "peer NID", p->nis[i].nid);
 		if (!lne_nid_equal(&nid, &primary) &&
@@ -349,4 +354,55 @@ void khealth_free(struct khealth *h)
 		return;
 	free(h->v);
 	free(h);
+}
+
+/* --- what the module's discovery found ----------------------------------------------------- */
+
+static int discovered_peer(const struct lnetk_peer *p, void *arg)
+{
+	struct lne_inst *ln = arg;
+	enum lne_peer_got got;
+	struct lne_peer *peer;
+	struct lne_nid nid;
+	size_t i;
+
+	if (!p->discovered || lne_nid_parse(p->primary, &nid, NULL) ||
+	    lne_peer_get(ln, &nid, p->mr, &peer, &got, NULL))
+		return 0;
+	peer->discovered = true;
+	peer->first_pni.discovered = true;
+	for (i = 0; i < p->nnis; i++) {
+		struct lne_peer_ni *pni;
+
+		if (lne_nid_parse(p->nis[i].nid, &nid, NULL))
+			continue;
+		if (!lne_nid_equal(&nid, &peer->primary))
+			lne_peer_add_nid_to(ln, peer, &nid, NULL);
+		pni = lne_peer_ni_find(ln, &nid);
+		if (pni && lne_peer_of(pni) == peer)
+			pni->discovered = true;
+	}
+	return 0;
+}
+
+struct lne_inst *kbackend_discovered(struct kbackend *kb)
+{
+	struct lne_inst *ln;
+	int rc = -EAGAIN, tries;
+
+	if (!kb->lk)
+		return NULL;
+	/* A change in the middle of the dump: read again. */
+	for (tries = 0; rc == -EAGAIN && tries < DUMP_TRIES; tries++) {
+		ln = lne_inst_new();
+		if (!ln)
+			return NULL;
+		ln->globals[LNE_G_MAX_INTERFACES] = ~0u;
+		rc = lnetk_peer_dump(kb->lk, discovered_peer, ln, NULL);
+		if (rc) {
+			lne_inst_free(ln);
+			ln = NULL;
+		}
+	}
+	return ln;
 }

@@ -66,6 +66,13 @@ struct khealth *kbackend_health(struct kbackend *kb, bool peers);
 uint32_t khealth_get(const struct khealth *h, const struct lne_nid *nid, uint32_t fallback);
 void khealth_free(struct khealth *h);
 
+/*
+ * The peers the module's discovery made (runtime, never lnetd's
+ * configuration), in an instance of their own, marked discovered; NULL when
+ * the module is not loaded or cannot be read.  Free with lne_inst_free().
+ */
+struct lne_inst *kbackend_discovered(struct kbackend *kb);
+
 /* The connection to the module, or NULL while it is not loaded. */
 struct lnetk *kbackend_lnetk(const struct kbackend *kb);
 

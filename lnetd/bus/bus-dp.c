@@ -44,6 +44,7 @@ struct kcall {
 	void (*answer)(struct kcall *k, sd_bus_error *e); /* on the loop, when run said 0 */
 	char dst[LNETK_NID_MAX], src[LNETK_NID_MAX];
 	uint32_t timeout_ms;
+	int discover; /* a ping's: 0 a ping; 1 discover the peer; 2 even if discovered */
 	union {
 		struct lnetk_ping ping;
 		struct lnetk_test test;
@@ -136,6 +137,9 @@ static int kcall_start(struct lnetd *d, sd_bus_message *m, struct kcall *k, sd_b
 
 static int kping_run(struct lnetk *lk, struct kcall *k)
 {
+	if (k->discover)
+		return lnetk_discover(lk, k->dst, k->discover == 2, k->timeout_ms, &k->out.ping,
+				      &k->err);
 	return lnetk_ping(lk, k->dst, k->src[0] ? k->src : NULL, k->timeout_ms, &k->out.ping,
 			  &k->err);
 }
@@ -146,8 +150,8 @@ static void kping_answer(struct kcall *k, sd_bus_error *e)
 		sd_bus_error_setf(e, LNETD_ERR_PROTOCOL, "cannot build the ping's reply");
 }
 
-static int kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
-		       uint32_t timeout, sd_bus_error *e)
+int bus_kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
+		    uint32_t timeout, int discover, sd_bus_error *e)
 {
 	struct kcall *k = calloc(1, sizeof(*k));
 
@@ -155,10 +159,11 @@ static int kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, cons
 		return -ENOMEM;
 	k->run = kping_run;
 	k->answer = kping_answer;
-	snprintf(k->label, sizeof(k->label), "ping %s", dst);
+	snprintf(k->label, sizeof(k->label), "%s %s", discover ? "discover" : "ping", dst);
 	snprintf(k->dst, sizeof(k->dst), "%s", dst);
 	snprintf(k->src, sizeof(k->src), "%s", src);
 	k->timeout_ms = timeout;
+	k->discover = discover;
 	return kcall_start(d, m, k, e);
 }
 
@@ -238,7 +243,7 @@ int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "timeout %u ms is outside 1..%u ms",
 					 timeout, LNETD_PING_TIMEOUT_MAX);
 	if (d->kb)
-		return kernel_ping(d, m, dst, src, timeout, e);
+		return bus_kernel_ping(d, m, dst, src, timeout, 0, e);
 	if (!d->dp)
 		return no_data_path(e);
 	return lnetd_dp_ping(d->dp, m, &nd, *src ? &ns : NULL, timeout, e);

@@ -149,6 +149,13 @@ int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e);
 /* bus-dp.c: the data path */
 int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_discover(sd_bus_message *m, void *userdata, sd_bus_error *e);
+/*
+ * The kernel engine's ping (@discover 0) or discovery (1; 2 even if
+ * discovered), on a thread of its own: @m is answered when it ends.
+ */
+int bus_kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
+		    uint32_t timeout, int discover, sd_bus_error *e);
 int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e);

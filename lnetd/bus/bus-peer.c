@@ -61,10 +61,15 @@ static int cmp_peer(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* Explicit and implicit peers, by primary NID text: the same order whatever their history. */
+/*
+ * Explicit, implicit and discovered peers, by primary NID text: the same
+ * order whatever their history.  "discovered" says discovery made the peer;
+ * "discovered_nids" lists the NIDs it found (the others were configured).
+ */
 int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct lne_inst *found = d->kb ? kbackend_discovered(d->kb) : NULL;
 	struct khealth *kh = NULL;
 	const struct lne_peer_net *pnet;
 	const struct lne_peer_ni *pni;
@@ -76,15 +81,24 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		n++;
+	if (found) /* the module's discovery: the userspace engine's are in the mirror */
+		lne_list_for_each_entry(peer, &found->peers, link)
+			n++;
 	all = calloc(n ? n : 1, sizeof(*all));
-	if (!all)
+	if (!all) {
+		lne_inst_free(found);
 		return bus_fail(e, -ENOMEM, "out of memory");
+	}
 	/* Health is running state: the module's, with the kernel engine. */
 	if (d->kb && n)
 		kh = kbackend_health(d->kb, true);
 	n = 0;
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		all[n++] = peer;
+	if (found)
+		lne_list_for_each_entry(peer, &found->peers, link)
+			if (!lne_peer_find(d->mirror, &peer->primary))
+				all[n++] = peer;
 	qsort(all, n, sizeof(*all), cmp_peer);
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
@@ -98,8 +112,26 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
 		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "{sv}{sv}", "multi_rail", "b", peer->mr,
-						   "implicit", "b", peer->implicit);
+			rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "multi_rail", "b",
+						   peer->mr, "implicit", "b", peer->implicit,
+						   "discovered", "b", peer->discovered);
+		/* The NIDs discovery found (runtime, never stored), primary or not. */
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'e', "sv");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "s", "discovered_nids");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'v', "as");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "s");
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				lne_nid_format(&pni->nid, buf, sizeof(buf));
+				if (rc >= 0 && pni->discovered)
+					rc = sd_bus_message_append(reply, "s", buf);
+			}
+		for (int c = 0; rc >= 0 && c < 3; c++)
+			rc = sd_bus_message_close_container(reply);
 		/* Its NIDs with their health, the primary first. */
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'e', "sv");
@@ -123,6 +155,7 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	free(all);
 	khealth_free(kh);
+	lne_inst_free(found);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)

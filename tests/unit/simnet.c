@@ -64,7 +64,20 @@ static void sim_recv(void *ctx, const struct lnw_hdr *h, const u8 *payload)
 		sn->recv_puts++;
 }
 
+static void sim_log(void *ctx, const char *line)
+{
+	(void)line;
+	((struct simnode *)ctx)->logs++;
+}
+
+static bool sim_model_write(void *ctx, bool begin)
+{
+	return !begin || !((struct simnode *)ctx)->busy;
+}
+
 static const struct lne_node_ops sim_ops = {
+	.log = sim_log,
+	.model_write = sim_model_write,
 	.link_new = sim_link_new,
 	.connect = sim_connect,
 	.wake = sim_wake,
@@ -94,7 +107,10 @@ struct simnode *simnet_node(struct simnet *s, const char *const *nids)
 		ck_assert_msg(!lne_nid_parse(*nids, &c.nid, &err), "%s", err.msg);
 		ck_assert_msg(!lne_ni_add(sn->ln, &c, &err), "%s", err.msg);
 	}
-	lne_node_init(&sn->node, sn->ln, &sim_ops, sn, 0x1000 + (u64)s->n);
+	/* the data path's tests count every message: discovery's tests turn it on */
+	ck_assert_int_eq(lne_global_set(sn->ln, LNE_G_DISCOVERY, 0, NULL), 0);
+	sn->inc = 0x1000 + (u64)s->n;
+	lne_node_init(&sn->node, sn->ln, &sim_ops, sn, sn->inc);
 	sn->node.now_ms = s->now_ms;
 	s->nodes[s->n++] = sn;
 	return sn;
@@ -159,6 +175,33 @@ void simnet_advance(struct simnet *s, u64 ms)
 	s->now_ms += ms;
 	for (i = 0; i < s->n; i++)
 		lne_node_tick(&s->nodes[i]->node, s->now_ms);
+}
+
+void simnet_restart(struct simnet *s, struct simnode *sn)
+{
+	struct simlink *a;
+
+	lne_node_fini(&sn->node); /* closes its ends */
+	/* what discovery learnt is runtime only: it goes with the process */
+	for (;;) {
+		struct lne_peer *p, *found = NULL;
+		struct lne_nid prim;
+
+		lne_list_for_each_entry(p, &sn->ln->peers, link)
+			if (p->discovered)
+				found = p;
+		if (!found)
+			break;
+		prim = found->primary;
+		ck_assert_int_eq(lne_peer_del(sn->ln, &prim, NULL), 0);
+	}
+	sn->inc += 0x100000;
+	lne_node_init(&sn->node, sn->ln, &sim_ops, sn, sn->inc);
+	sn->node.now_ms = s->now_ms;
+	/* then the other ends hear of it (and may connect again at once) */
+	for (a = s->links; a; a = a->next)
+		if (a->owner == sn)
+			close_pair(a, -ECONNRESET);
 }
 
 int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len)

@@ -9,7 +9,7 @@
 
 #include "engine/node.h"
 
-#define SIM_NODES_MAX 8
+#define SIM_NODES_MAX 1100 /* discovery's DS2: 1,000 peers at once */
 
 struct simnet;
 
@@ -19,6 +19,9 @@ struct simnode {
 	struct simnet *net;
 	bool mute; /* accepts connections, never reads from them */
 	u64 recv_puts;
+	u32 logs;  /* lines the node logged (ops->log) */
+	bool busy; /* the instance may not change now (ops->model_write says no) */
+	u64 inc;   /* its incarnation */
 };
 
 struct simlink {
@@ -38,12 +41,14 @@ struct simnet {
 
 void simnet_init(struct simnet *s, size_t chunk);
 void simnet_fini(struct simnet *s);
-/* A node with one NI per NID in the NULL-ended list. */
+/* A node with one NI per NID in the NULL-ended list; discovery off. */
 struct simnode *simnet_node(struct simnet *s, const char *const *nids);
 /* Move bytes until nothing moves; returns how many moved. */
 size_t simnet_pump(struct simnet *s);
 /* Advance the clock (every node's tick). */
 void simnet_advance(struct simnet *s, u64 ms);
+/* @sn restarts: its connections reset, a new incarnation, the same NIs. */
+void simnet_restart(struct simnet *s, struct simnode *sn);
 /* Connect a raw link to @to's NI @nid and write @bytes into it; returns the node's verdict. */
 int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len);
 

@@ -253,7 +253,8 @@ START_TEST(globals_names_defaults_ranges)
 		ck_assert_uint_eq(lne_global_get(ln, g), want[i].def);
 	}
 	ck_assert_int_eq(lne_global_lookup("no_such_thing"), -ENOENT);
-	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_DISCOVERY, 2, err));
+	/* discovery: 0 off, 1 on, 2 verify only */
+	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_DISCOVERY, 3, err));
 	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_HEALTH_SENSITIVITY, 1001, err));
 	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_MAX_INTERFACES, 15, err));
 	REFUSED(ln, -ERANGE, lne_global_set(ln, LNE_G_RESPONSE_TRACKING, 4, err));

@@ -279,11 +279,12 @@ static void b_md_cpt_minus2(struct raw *r)
 	raw_end(r);
 }
 
-static void b_global_discovery_2(struct raw *r)
+/* discovery is 0 (off), 1 (on) or 2 (verify only) */
+static void b_global_discovery_3(struct raw *r)
 {
 	raw_nest(r, LNETK_A_GLOBAL);
 	raw_str(r, LNETK_GLOBAL_A_NAME, "discovery");
-	raw_u32(r, LNETK_GLOBAL_A_VALUE, 2);
+	raw_u32(r, LNETK_GLOBAL_A_VALUE, 3);
 	raw_end(r);
 }
 
@@ -601,7 +602,7 @@ static const struct refusal refusals[] = {
 	{"SELECT kind 4", LNETK_CMD_SELECT, -ERANGE, b_kind_4},
 	{"SELECT md_cpt 64", LNETK_CMD_SELECT, -ERANGE, b_md_cpt_64},
 	{"SELECT md_cpt -2", LNETK_CMD_SELECT, -ERANGE, b_md_cpt_minus2},
-	{"GLOBAL_SET discovery 2", LNETK_CMD_GLOBAL_SET, -ERANGE, b_global_discovery_2},
+	{"GLOBAL_SET discovery 3", LNETK_CMD_GLOBAL_SET, -ERANGE, b_global_discovery_3},
 
 	{"NI_ADD with a 64-character NID", LNETK_CMD_NI_ADD, -EINVAL, b_nid_64},
 	{"NI_ADD with a 16-character interface name", LNETK_CMD_NI_ADD, -EINVAL, b_ifname_16},

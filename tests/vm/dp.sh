@@ -192,6 +192,73 @@ out_has "dp: after a hostile client b still answers" "primary nid: 10.8.0.2@tcp"
 	on dpa ping --timeout 10 10.8.0.2@tcp
 check "dp: the module logged the fault" sh -c 'dmesg | grep -q "lnetk: closed a connection from a peer before its hello: bad magic"'
 
+# Discovery both ways between upstream's LNet and an lnetk node of its own
+# (namespace dpu) with two rails to it, on net tcp1, no peers configured.
+disc_interop() {
+	$IP netns add dpu && $IP -n dpu link set lo up || {
+		not_ok "discovery: a namespace for the dual-rail node"
+		return
+	}
+	for r in 0 1; do
+		$IP link add "v$r" type veth peer name "c$r" netns dpu
+		$IP addr add "10.8.2$r.1/24" dev "v$r"
+		$IP link set "v$r" up
+		$IP -n dpu addr add "10.8.2$r.2/24" dev "c$r"
+		$IP -n dpu link set "c$r" up
+	done
+	dbus-daemon --config-file=/etc/lnetd-vm/bus.conf --address="unix:path=$T/dpu.bus" \
+		--nofork --nopidfile 2>>"$T/bus.log" &
+	i=0
+	while [ ! -S "$T/dpu.bus" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/dpu.bus $IP netns exec dpu \
+		lnetd --engine=kernel --state-dir="$T/dpu.state" 2>>"$T/lnetd-dpu.log" &
+	i=0
+	while ! on dpu status >/dev/null 2>&1 && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	upstream-lnetctl net add --net tcp1 --if v0,v1 >>"$T/up.log" 2>&1
+	check "discovery: the lnetk node has two NIs on tcp1" on dpu net add --net tcp1 --if c0,c1
+	i=0
+	while on dpu net show | grep -q "status: down" && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	out_has "interop: lnetk discovers upstream's LNet" "nid: 10.8.21.1@tcp1" \
+		on dpu discover 10.8.20.1@tcp1
+	check "interop: upstream is Multi-Rail to lnetk" has "Multi-Rail: True"
+	out_has "interop: lnetk's peer show lists both of upstream's NIDs" "nid: 10.8.20.1@tcp1" \
+		on dpu peer show --nid 10.8.21.1@tcp1
+	check "interop: as discovered" has "discovered: True"
+	out_has "interop: upstream's peer show lists both of lnetk's NIDs (lnetk pushed them)" \
+		"nid: 10.8.21.2@tcp1" upstream-lnetctl peer show --nid 10.8.20.2@tcp1
+	out_has "interop: upstream discovers lnetk" "nid: 10.8.20.2@tcp1" \
+		upstream-lnetctl discover 10.8.21.2@tcp1
+	check "interop: and lists both of its NIDs" has "nid: 10.8.21.2@tcp1"
+	# traffic through selection over both rails: upstream counts what each of lnetk's NIDs sent
+	i=0
+	while [ $i -lt 20 ] && on dpu ping --timeout 10 10.8.20.1@tcp1 >/dev/null 2>&1; do
+		i=$((i + 1))
+	done
+	check "interop: 20 pings from lnetk to upstream answered" test $i = 20
+	upstream-lnetctl peer show -v --nid 10.8.20.2@tcp1 >"$T/out" 2>&1
+	for nid in 10.8.20.2@tcp1 10.8.21.2@tcp1; do
+		check "interop: upstream received over lnetk's $nid" awk -v nid="$nid" '
+			$0 ~ "nid: " nid "$" { want = 1; next }
+			want && /- nid:/ { exit 1 }
+			want && /recv_count:/ { exit !($2 > 0) }
+			END { if (!want) exit 1 }' "$T/out"
+	done
+	grep -q "recv_count" "$T/out" || sed 's/^/# /' "$T/out"
+	upstream-lnetctl net del --net tcp1 >/dev/null 2>&1
+	pkill -f "state-dir=$T/dpu.state" 2>/dev/null
+	sleep 0.3
+	$IP netns del dpu
+}
+
 # upstream Lustre's LNet, when run.sh put it here
 if command -v upstream-lnetctl >/dev/null 2>&1 && command -v upstream-lnet >/dev/null 2>&1; then
 	$IP link add u0 type veth peer name ua netns dpa
@@ -214,6 +281,7 @@ if command -v upstream-lnetctl >/dev/null 2>&1 && command -v upstream-lnet >/dev
 		check "interop: upstream lists every NID of lnetk's node" has "nid: 10.8.1.1@tcp"
 		out_has "interop: upstream's peer show has lnetk's node" "primary nid: 10.8.9.2@tcp" \
 			upstream-lnetctl peer show
+		disc_interop
 		upstream-lnetctl net del --net tcp >/dev/null 2>&1
 		upstream-lnet unload >/dev/null 2>&1
 	else
