@@ -19,6 +19,7 @@
 #include "dp.h"
 #include "lnetd/backend/kernel.h"
 #include "lnetd/log.h"
+#include "metrics.h"
 
 static const char *const obj_names[OBJ__COUNT] = {"net", "peer", "route", "global", "udsp", "tbf"};
 static const char *const verb_names[VERB__COUNT] = {"add", "del", "set"};
@@ -78,6 +79,7 @@ void lnetd_mirror_changed(struct lnetd *d)
 	if (d->kb)
 		kbackend_sync(d->kb);
 	lnetd_dp_sync(d->dp);
+	lnetd_metrics_soon(d);
 }
 
 static void announce(struct lnetd *d, uint64_t before)
