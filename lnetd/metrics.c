@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "dp.h"
+#include "events.h"
 #include "liblnetk/lnetk-client.h"
 #include "lnetd.h"
 #include "lnetd/backend/kernel.h"
@@ -433,11 +434,11 @@ int lnetd_pending_each(struct lnetd *d, const struct lnetd_status *s, lnetd_pend
 
 	for (i = 0; rc >= 0 && i < d->nnis; i++) {
 		const struct lnetd_ni *n = &d->nis[i];
-		char key[LNE_NET_STR_MAX + LNETD_PATTERN_MAX + 8];
+		char key[LNETD_NI_NAME_MAX];
 
 		if (n->nreal)
 			continue;
-		snprintf(key, sizeof(key), "%s on %s", n->net, *n->ifname ? n->ifname : n->pattern);
+		lnetd_ni_name(n, key, sizeof(key));
 		rc = fn(arg, "net", key, n->reason);
 	}
 	return rc;
