@@ -350,7 +350,7 @@ static int add_ktbf(const struct lnetk_tbf *t, const struct ktbf_class *cls, siz
 						   k->wait_ns, k->throttled};
 
 			if (k->queue == qi->queue && shown++ < LNETD_METRICS_CLASSES_MAX)
-				add_class(c, t->service, qn, k->key, k->rule, &st);
+				add_class(c, t->service, qn, k->key ?: "", k->rule ?: "", &st);
 		}
 		add_queue(c, t->service, qn, qi->nclasses);
 	}
