@@ -169,8 +169,12 @@ static void round_end(struct lne_node *n, struct lne_disc *d, int status)
 	} else {
 		n->dst.done++;
 		if (peer) {
+			bool first = !(peer->disc & LNE_DISC_DONE);
+
 			peer->disc |= LNE_DISC_DONE;
 			release_peer(n, peer);
+			if (first && n->ops->discovered)
+				n->ops->discovered(n->ctx, peer);
 		}
 	}
 	/* the instance was busy: not discovered yet (the next send tries again), but reachable */

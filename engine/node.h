@@ -109,6 +109,8 @@ struct lne_node_ops {
 	 * (lne_node_set_inst).  NULL: the node may always change it (lnetd).
 	 */
 	bool (*model_write)(void *ctx, bool begin);
+	/* Discovery learnt @peer's NIDs for the first time (may be NULL). */
+	void (*discovered)(void *ctx, const struct lne_peer *peer);
 };
 
 /* Counters, as Lustre's `stats show` and `net show -v` / `peer show -v` print them. */
@@ -194,7 +196,7 @@ struct lne_node {
 	bool rtr_kicking;
 	struct lne_stat *stats[LNE_STAT_HASH];
 	struct lne_node_stats st;
-	struct lne_svc *svc[LNE_SVC_MAX]; /* services by portal (node-svc.h) */
+	struct lne_svc *svc[LNE_SVC_MAX];     /* services by portal (node-svc.h) */
 	struct lne_disc *disc[LNE_LINK_HASH]; /* discovery rounds, by the NID they ping */
 	struct lne_disc_stats dst;
 	u32 disc_logged; /* kinds of bad data already logged (bit per enum lne_disc_bad) */

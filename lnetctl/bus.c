@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lnetctl.h"
+#include "progress.h"
 
 #define CALL_TIMEOUT_US (600ull * 1000 * 1000) /* a 100k-object import takes seconds */
 
@@ -239,14 +240,6 @@ static int apply_error(const sd_bus_error *e, int rc, const struct cf_doc *doc, 
 	return ctl_bus_error(e, rc);
 }
 
-/* While a long Apply runs, a TTY sees that it does. */
-struct progress {
-	bool on;
-	size_t nop;
-	struct timespec start;
-	int shown;
-};
-
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	*(sd_bus_message **)userdata = sd_bus_message_ref(m);
@@ -256,14 +249,14 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *e)
 static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, size_t nop,
 		      uint64_t timeout)
 {
-	struct progress p = {.on = nop >= 2000 && isatty(STDERR_FILENO), .nop = nop};
 	sd_bus_slot *slot = NULL;
-	struct timespec now;
+	struct timespec start, now;
 	int rc;
 
 	*reply = NULL;
+	ctl_progress("lnetd is applying %zu object%s as one change", nop, nop == 1 ? "" : "s");
 	rc = sd_bus_call_async(bus, &slot, m, on_reply, reply, timeout);
-	clock_gettime(CLOCK_MONOTONIC, &p.start);
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (rc >= 0 && !*reply) {
 		rc = sd_bus_process(bus, NULL);
 		if (rc > 0 || *reply)
@@ -271,14 +264,8 @@ static int wait_reply(sd_bus *bus, sd_bus_message *m, sd_bus_message **reply, si
 		if (rc >= 0)
 			rc = sd_bus_wait(bus, 250 * 1000);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (p.on && now.tv_sec - p.start.tv_sec >= 1) {
-			fprintf(stderr, "\rlnetctl: applying %zu objects as one change... %ld s",
-				p.nop, (long)(now.tv_sec - p.start.tv_sec));
-			p.shown = 1;
-		}
+		ctl_progress_wait((long)(now.tv_sec - start.tv_sec));
 	}
-	if (p.shown)
-		fprintf(stderr, "\r\033[K");
 	sd_bus_slot_unref(slot);
 	return rc < 0 ? rc : 0;
 }

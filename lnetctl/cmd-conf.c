@@ -12,6 +12,7 @@
 #include "engine/nid.h"
 #include "engine/tunables.h"
 #include "lnetctl.h"
+#include "progress.h"
 #include "yout.h"
 
 /*
@@ -243,9 +244,11 @@ static int import_replace(sd_bus *bus, const struct cf_doc *doc, bool dry, char 
 	uint64_t at = 0, gen;
 	int rc;
 
+	ctl_progress("reading lnetd's configuration");
 	rc = ctl_export(bus, &have, &at);
 	if (rc)
 		return rc;
+	ctl_progress("working out the change from %zu objects to %zu", have.nop, doc->nop);
 	rc = cf_replace(doc, &have, &diff);
 	cf_doc_free(&have);
 	if (rc)
@@ -269,18 +272,29 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 
 	if (del + show + replace + ctl_opt(opt, "add")->given > 1)
 		return ctl_usage("--add, --del, --replace and --show go alone");
+	if (ctl_opt(opt, "progress")->given && ctl_opt(opt, "no-progress")->given)
+		return ctl_usage("--progress and --no-progress go alone");
+	ctl_progress_start(show					? CTL_PROGRESS_OFF
+			   : ctl_opt(opt, "progress")->given	? CTL_PROGRESS_ON
+			   : ctl_opt(opt, "no-progress")->given ? CTL_PROGRESS_OFF
+								: CTL_PROGRESS_AUTO);
+	ctl_progress("reading %s", path && strcmp(path, "-") ? path : "standard input");
 	rc = slurp(path, &text, &len);
-	if (rc)
-		return rc;
-	rc = cf_parse(text, len, fname, del ? CF_DEL : CF_ADD, &doc, err, sizeof(err));
+	if (!rc)
+		ctl_progress("parsing %zu bytes", len);
+	if (!rc)
+		rc = cf_parse(text, len, fname, del ? CF_DEL : CF_ADD, &doc, err, sizeof(err));
 	free(text);
 	if (rc)
-		return ctl_fail(EXIT_FILE, "%s", rc == -ENOMEM ? "out of memory" : err);
+		return rc > 0 ? rc
+			      : ctl_fail(EXIT_FILE, "%s", rc == -ENOMEM ? "out of memory" : err);
+	ctl_progress("expanding %zu objects", doc.nop);
 	rc = import_prepare(&doc, fname);
 	if (rc) {
 		cf_doc_free(&doc);
 		return rc;
 	}
+	ctl_progress_clear();
 	for (i = 0; i < doc.nwarning; i++)
 		fprintf(stderr, "lnetctl import: warning: %s\n", doc.warning[i]);
 	if (show) {
@@ -294,6 +308,8 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		rc = import_replace(bus, &doc, dry, &changes, fname);
 	else if (!rc)
 		rc = ctl_apply(bus, &doc, dry, false, &gen, &changes, fname);
+	if (!rc)
+		ctl_progress_end("%s %zu objects", dry ? "judged" : "applied", doc.nop);
 	if (!rc && dry) {
 		struct yout *y = yout_begin(stdout);
 
@@ -418,7 +434,7 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 
 const struct ctl_cmd ctl_conf_cmds[] = {
 	{"import",
-	 "[--add | --del | --replace | --show] [--dry-run] [FILE]",
+	 "[--add | --del | --replace | --show] [--dry-run] [--[no-]progress] [FILE]",
 	 "Apply an lnet.conf YAML file (stdin without FILE) as one change.",
 	 import,
 	 {{"add", 0, NULL, "add what the file describes (the default)"},
@@ -426,7 +442,9 @@ const struct ctl_cmd ctl_conf_cmds[] = {
 	  {"replace", 0, NULL, "make the configuration exactly the file, as one change"},
 	  {"show", 0, NULL, "print the file as lnetctl reads it; change nothing"},
 	  {"dry-run", 'n', NULL, "print what would change; change nothing"},
-	  {"old-api", 0, NULL, "Lustre's ioctl path; lnetd has one path, so the same"}},
+	  {"old-api", 0, NULL, "Lustre's ioctl path; lnetd has one path, so the same"},
+	  {"progress", 0, NULL, "show what it is doing on stderr (the default on a terminal)"},
+	  {"no-progress", 0, NULL, "do not, even on a terminal"}},
 	 0,
 	 1},
 	{"export",

@@ -12,6 +12,7 @@
 
 #include "engine/nid.h"
 #include "lnetctl.h"
+#include "progress.h"
 
 const char *ctl_cmd_name = "";
 
@@ -37,6 +38,7 @@ int ctl_fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 
+	ctl_progress_clear();
 	fprintf(stderr, "lnetctl %s: ", ctl_cmd_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

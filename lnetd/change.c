@@ -17,8 +17,10 @@
 
 #include "change.h"
 #include "dp.h"
+#include "events.h"
 #include "lnetd/backend/kernel.h"
 #include "lnetd/log.h"
+#include "metrics.h"
 
 static const char *const obj_names[OBJ__COUNT] = {"net", "peer", "route", "global", "udsp", "tbf"};
 static const char *const verb_names[VERB__COUNT] = {"add", "del", "set"};
@@ -78,6 +80,7 @@ void lnetd_mirror_changed(struct lnetd *d)
 	if (d->kb)
 		kbackend_sync(d->kb);
 	lnetd_dp_sync(d->dp);
+	lnetd_metrics_soon(d);
 }
 
 static void announce(struct lnetd *d, uint64_t before)
@@ -86,6 +89,21 @@ static void announce(struct lnetd *d, uint64_t before)
 	if (d->generation != before && d->bus)
 		sd_bus_emit_properties_changed(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
 					       "Generation", NULL);
+}
+
+/* A committed change, in the log with its fields (events.h). */
+static void told(struct lnetd *d, const struct st_who *who, const struct lnetd_op *ops, size_t n)
+{
+	char obj[64];
+	struct lnetd_event ev = {.kind = LNETD_EV_CHANGE, .object = obj, .nops = n};
+
+	snprintf(obj, sizeof(obj), "%s %s", lnetd_obj_name(ops[0].obj),
+		 lnetd_verb_name(ops[0].verb));
+	if (who) {
+		ev.uid = (unsigned int)who->uid;
+		ev.command = who->command;
+	}
+	lnetd_event(d, &ev);
 }
 
 static uint64_t now_usec(void)
@@ -165,6 +183,8 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 		return rc;
 	}
 	announce(d, before);
+	if (d->generation != before)
+		told(d, who, ops, n);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "bus/bus-errors.h"
 #include "dp.h"
+#include "events.h"
 #include "lnetd.h"
 #include "lnetd/log.h"
 
@@ -108,6 +109,33 @@ int lnetd_dp_discover(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_n
 	}
 	lnetd_dp_kick(dp);
 	return 1;
+}
+
+/* PeerDiscovered, through lnetd_event (the log and the bus agree). */
+void lnetd_dp_discovered(void *ctx, const struct lne_peer *peer)
+{
+	struct lnetd *d = lnetd_dp_daemon(ctx);
+	char prim[LNE_NID_STR_MAX], (*nids)[LNE_NID_STR_MAX] = NULL;
+	const char **v = NULL;
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	size_t n = 0;
+
+	nids = calloc(peer->npni ? peer->npni : 1, sizeof(*nids));
+	v = calloc(peer->npni ? peer->npni : 1, sizeof(*v));
+	lne_list_for_each_entry(pnet, &peer->pnets, link)
+		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+			if (nids && v && n < peer->npni) {
+				lne_nid_format(&pni->nid, nids[n], sizeof(nids[n]));
+				v[n] = nids[n];
+				n++;
+			}
+	lne_nid_format(&peer->primary, prim, sizeof(prim));
+	lnetd_event(d,
+		    &(struct lnetd_event){
+			    .kind = LNETD_EV_PEER_DISCOVERED, .nid = prim, .nids = v, .nnids = n});
+	free(v);
+	free(nids);
 }
 
 void lnetd_dp_log(void *ctx, const char *line)

@@ -327,6 +327,7 @@ static const struct lne_node_ops ops = {
 	.close = ops_close,
 	.fault = ops_fault,
 	.log = lnetd_dp_log,
+	.discovered = lnetd_dp_discovered,
 };
 
 static int on_accept(sd_event_source *s, int fd, uint32_t events, void *userdata)

@@ -67,6 +67,8 @@ int lnetd_dp_discover(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_n
 		      sd_bus_error *e);
 /* The node's log lines (ops->log). */
 void lnetd_dp_log(void *ctx, const char *line);
+/* Discovery learnt a peer: the PeerDiscovered signal (node ops->discovered). */
+void lnetd_dp_discovered(void *ctx, const struct lne_peer *peer);
 /* The mirror's NIs now: if they changed since the last call, push to the peers. */
 void lnetd_dp_nis_check(struct lnetd_dp *dp);
 

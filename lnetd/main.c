@@ -24,6 +24,7 @@
 #include "lnetd.h"
 #include "lnetd/backend/kernel.h"
 #include "lnetd/log.h"
+#include "metrics.h"
 #include "nrs.h"
 #include "numa.h"
 
@@ -43,11 +44,14 @@ static void usage(FILE *f)
 		"  --history-keep=N           keep the last N changes in the history\n"
 		"                             (default %u; 0: no bound)\n"
 		"  --history-days=N           and none older than N days (default %u; 0: no bound)\n"
+		"  --metrics-file=PATH        keep PATH current for Prometheus (node_exporter's\n"
+		"                             textfile collector: PATH ends in .prom)\n"
+		"  --metrics-interval=SECONDS rewrite it this often (default %u), and on changes\n"
 		"  -h, --help                 this text\n"
 		"  --version                  the version\n"
 		"\n"
 		"The bus is the system bus ($DBUS_SYSTEM_BUS_ADDRESS if set).\n",
-		STORE_KEEP_CHANGES, STORE_KEEP_DAYS);
+		STORE_KEEP_CHANGES, STORE_KEEP_DAYS, LNETD_METRICS_INTERVAL_DEFAULT);
 }
 
 static void on_netif_change(void *data)
@@ -159,6 +163,8 @@ int main(int argc, char **argv)
 		{"state-dir", required_argument, NULL, 's'},
 		{"history-keep", required_argument, NULL, 'k'},
 		{"history-days", required_argument, NULL, 'd'},
+		{"metrics-file", required_argument, NULL, 'm'},
+		{"metrics-interval", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -167,6 +173,8 @@ int main(int argc, char **argv)
 	unsigned long lnet_port = LNW_PORT_DEFAULT;
 	char *end;
 	unsigned int keep = STORE_KEEP_CHANGES, days = STORE_KEEP_DAYS;
+	unsigned int metrics_interval = LNETD_METRICS_INTERVAL_DEFAULT;
+	const char *metrics_file = NULL;
 	struct store_err serr = {""};
 	char *path = NULL, *why = NULL;
 	sigset_t mask;
@@ -198,6 +206,22 @@ int main(int argc, char **argv)
 			if (parse_count(c == 'k' ? "--history-keep" : "--history-days", optarg,
 					c == 'k' ? &keep : &days))
 				return 2;
+			break;
+		case 'm':
+			if (!*optarg) {
+				log_error("--metrics-file: the path is empty");
+				return 2;
+			}
+			metrics_file = optarg;
+			break;
+		case 'i':
+			if (parse_count("--metrics-interval", optarg, &metrics_interval))
+				return 2;
+			if (!metrics_interval || metrics_interval > LNETD_METRICS_INTERVAL_MAX) {
+				log_error("--metrics-interval: %u is outside 1..%u seconds",
+					  metrics_interval, LNETD_METRICS_INTERVAL_MAX);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -305,6 +329,11 @@ int main(int argc, char **argv)
 		}
 		lnetd_dp_policies(&d, false); /* the test service's TBF policy, if stored */
 	}
+	if (metrics_file) {
+		rc = lnetd_metrics_start(&d, metrics_file, metrics_interval);
+		if (rc < 0)
+			goto out;
+	}
 	rc = sd_bus_attach_event(d.bus, d.event, SD_EVENT_PRIORITY_NORMAL);
 	if (rc >= 0)
 		rc = lnetd_bus_start(&d);
@@ -320,6 +349,7 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		log_error("event loop: %s", strerror(-rc));
 out:
+	lnetd_metrics_stop(&d);
 	sd_bus_flush_close_unref(d.bus);
 	lnetd_dp_stop(d.dp);
 	kbackend_stop(d.kb);

@@ -25,6 +25,7 @@
 
 #include "lnetd.h"
 #include "lnetd/backend/kernel.h"
+#include "lnetd/events.h"
 #include "lnetd/log.h"
 
 static void set_reason(struct lnetd_ni *n, const char *fmt, ...)
@@ -341,7 +342,9 @@ bool lnetd_ni_applied(const struct lnetd *d, const struct lnetd_ni *n, char *why
 
 void lnetd_nis_reconcile(struct lnetd *d)
 {
-	char why[sizeof(d->nis->reason)];
+	char why[sizeof(d->nis->reason)], key[LNETD_NI_NAME_MAX];
+	char nid[LNE_NID_STR_MAX];
+	struct lnetd_event ev = {.kind = LNETD_EV_NI_STATE, .ni = key, .nid = nid, .reason = why};
 	bool changed;
 	size_t i;
 
@@ -351,12 +354,12 @@ void lnetd_nis_reconcile(struct lnetd *d)
 		lnetd_ni_reconcile(d, n, &changed);
 		if (!changed)
 			continue;
-		if (lnetd_ni_applied(d, n, why, sizeof(why)))
-			log_info("NI %s on %s: applied", n->net,
-				 *n->ifname ? n->ifname : n->pattern);
-		else
-			log_info("NI %s on %s: pending: %s", n->net,
-				 *n->ifname ? n->ifname : n->pattern, why);
+		ev.applied = lnetd_ni_applied(d, n, why, sizeof(why));
+		lnetd_ni_name(n, key, sizeof(key));
+		nid[0] = '\0';
+		if (n->nreal)
+			lne_nid_format(&n->real[0].nid, nid, sizeof(nid));
+		lnetd_event(d, &ev);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "lnetd/backend/kernel.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
+#include "lnetd/metrics.h"
 
 /* Apply's: a refusal always names the operation, even in a list of one. */
 static int run_numbered(struct lnetd *d, const struct caller *c, struct lnetd_op *ops, size_t n,
@@ -558,55 +559,38 @@ int bus_method_export(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 /* --- Status: what is configured, what is realised, and why not ----------------- */
 
+static int append_pending(void *arg, const char *kind, const char *object, const char *reason)
+{
+	return sd_bus_message_append(arg, "(sss)", kind, object, reason);
+}
+
 int bus_method_status(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	struct st_state st = {0};
-	char why[LNE_ERR_MSG_MAX + 128] = "";
-	size_t i, nis = 0;
-	bool in_module;
-	uint32_t k;
-	int rc;
+	struct lnetd_status st;
+	int rc, k;
 
-	rc = store_state_get(d->store, &st);
-	if (rc)
+	if (lnetd_status_read(d, &st))
 		return bus_fail(e, -EIO, "the store cannot be read");
-	for (i = 0; i < d->nnis; i++)
-		nis += lnetd_ni_applied(d, &d->nis[i], why, sizeof(why));
-	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
-	 * kernel backend says whether the module holds what the mirror does. */
-	in_module = !d->kb || kbackend_applied(d->kb, why, sizeof(why));
-	k = in_module ? 1 : 0;
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_append(reply, "ts", d->generation, d->engine);
 	if (rc >= 0)
-		rc = sd_bus_message_append(reply, "a(suu)", 6, "net", (uint32_t)st.n_ni,
-					   (uint32_t)nis, "peer", (uint32_t)st.n_peer,
-					   (uint32_t)st.n_peer * k, "route", (uint32_t)st.n_route,
-					   (uint32_t)st.n_route * k, "udsp", (uint32_t)st.n_rule,
-					   (uint32_t)st.n_rule * k, "global", (uint32_t)st.n_global,
-					   (uint32_t)st.n_global * k, "tbf", (uint32_t)st.n_tbf,
-					   (uint32_t)st.n_tbf * k);
+		rc = sd_bus_message_open_container(reply, 'a', "(suu)");
+	for (k = 0; rc >= 0 && k < LNETD_KINDS; k++)
+		rc = sd_bus_message_append(reply, "(suu)", st.kind[k], st.configured[k],
+					   st.applied[k]);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(sss)");
-	if (rc >= 0 && !in_module)
-		rc = sd_bus_message_append(reply, "(sss)", "module", "lnetk", why);
-	for (i = 0; rc >= 0 && i < d->nnis; i++) {
-		const struct lnetd_ni *n = &d->nis[i];
-		char key[LNE_NET_STR_MAX + LNETD_PATTERN_MAX + 8];
-
-		if (n->nreal)
-			continue;
-		snprintf(key, sizeof(key), "%s on %s", n->net, *n->ifname ? n->ifname : n->pattern);
-		rc = sd_bus_message_append(reply, "(sss)", "net", key, n->reason);
-	}
+	if (rc >= 0)
+		rc = lnetd_pending_each(d, &st, append_pending, reply);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	st_state_clear(&st);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "bus-errors.h"
 #include "bus-int.h"
 #include "lnetd/backend/kernel.h"
+#include "lnetd/events.h"
 #include "lnetd/lnetd.h"
 
 /* With the kernel backend, health is the module's: set it there too. */
@@ -24,6 +25,30 @@ static int module_health(struct lnetd *d, bool peer, const struct lne_nid *nid, 
 		return 0;
 	rc = kbackend_set_health(d->kb, peer, nid, value, why, sizeof(why));
 	return rc ? bus_fail(e, rc, why) : 0;
+}
+
+/* The health of @nid in the mirror now (the maximum if it has none). */
+static s32 health_of(const struct lnetd *d, bool peer, const struct lne_nid *nid)
+{
+	const struct lne_peer_ni *pni = peer ? lne_peer_ni_find(d->mirror, nid) : NULL;
+	const struct lne_ni *ni = peer ? NULL : lne_ni_find(d->mirror, nid);
+
+	return pni ? pni->health : ni ? ni->health : LNE_HEALTH_MAX;
+}
+
+/* Healthy <-> not: the log and the HealthChanged signal (events.h). */
+static void health_told(struct lnetd *d, bool peer, const struct lne_nid *nid, s32 before)
+{
+	struct lnetd_event ev = {.kind = LNETD_EV_HEALTH, .peer = peer};
+	s32 now = health_of(d, peer, nid);
+	char s[LNE_NID_STR_MAX];
+
+	if ((before >= LNE_HEALTH_MAX) == (now >= LNE_HEALTH_MAX))
+		return;
+	lne_nid_format(nid, s, sizeof(s));
+	ev.nid = s;
+	ev.health = (uint32_t)now;
+	lnetd_event(d, &ev);
 }
 
 /*
@@ -43,6 +68,7 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	lne_net_t net = 0;
 	bool by_net = false, peer;
 	uint32_t value, hit = 0;
+	s32 before;
 	int rc;
 
 	rc = sd_bus_message_read(m, "ssu", &what, &target, &value);
@@ -68,6 +94,7 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (rc != 0) /* refused, or polkit is asked and the call comes back */
 		return rc;
 	if (*target && !by_net) {
+		before = health_of(d, peer, &nid);
 		rc = peer ? lne_peer_ni_set_health(d->mirror, &nid, (s32)value, &lerr)
 			  : lne_ni_set_health(d->mirror, &nid, (s32)value, &lerr);
 		if (rc)
@@ -75,6 +102,7 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = module_health(d, peer, &nid, value, e);
 		if (rc < 0)
 			return rc;
+		health_told(d, peer, &nid, before);
 		hit = 1;
 	} else if (peer) {
 		struct lne_peer *p;
@@ -84,10 +112,12 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		lne_list_for_each_entry(p, &d->mirror->peers, link)
 			lne_list_for_each_entry(pnet, &p->pnets, link)
 				lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+					before = pni->health;
 					lne_peer_ni_set_health(d->mirror, &pni->nid, (s32)value,
 							       NULL);
 					if (rc >= 0)
 						rc = module_health(d, true, &pni->nid, value, e);
+					health_told(d, true, &pni->nid, before);
 					hit++;
 				}
 	} else {
@@ -97,11 +127,13 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			for (k = 0; k < d->nis[i].nreal; k++) {
 				if (by_net && lne_nid_net(&d->nis[i].real[k].nid) != net)
 					continue;
+				before = health_of(d, false, &d->nis[i].real[k].nid);
 				lne_ni_set_health(d->mirror, &d->nis[i].real[k].nid, (s32)value,
 						  NULL);
 				if (rc >= 0)
 					rc = module_health(d, false, &d->nis[i].real[k].nid, value,
 							   e);
+				health_told(d, false, &d->nis[i].real[k].nid, before);
 				hit++;
 			}
 		if (by_net && !hit)

@@ -204,6 +204,12 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetTestService", SD_BUS_ARGS("b", on), SD_BUS_NO_RESULT,
 				bus_method_set_test_service, SD_BUS_VTABLE_UNPRIVILEGED),
+	/* events.h: the state changes people watch */
+	SD_BUS_SIGNAL_WITH_ARGS("NIStateChanged",
+				SD_BUS_ARGS("s", ni, "s", nid, "s", state, "s", reason), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("HealthChanged",
+				SD_BUS_ARGS("s", object, "s", nid, "u", health, "b", healthy), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("PeerDiscovered", SD_BUS_ARGS("s", primary, "as", nids), 0),
 	SD_BUS_VTABLE_END,
 };
 

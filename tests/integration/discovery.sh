@@ -16,7 +16,8 @@ LNETD=${LNETD:-lnetd/lnetd}
 LNETCTL=${LNETCTL:-lnetctl/lnetctl}
 NS=lnd$$
 . "$(dirname "$0")/nodes.sh"
-trap 'nodes_cleanup; cleanup' EXIT
+MON=
+trap '[ -z "$MON" ] || kill "$MON" 2>/dev/null; nodes_cleanup; cleanup' EXIT
 # on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
 on() {
 	OUT=$(node_ctl "$@" 2>&1)
@@ -46,6 +47,12 @@ check "b's NIs are up" node_up b
 on a peer show
 check "a has no peer configured" test "$(printf '%s\n' "$OUT" | grep -c 'primary nid')" = 0
 
+# a's bus, watched: discovery tells it (PeerDiscovered) when gdbus is there
+if command -v gdbus >/dev/null; then
+	gdbus monitor --address "unix:path=$T/a.bus" --dest org.lnetd1 >"$T/monitor" 2>&1 &
+	MON=$!
+	for _ in $(seq 100); do grep -q "is owned by" "$T/monitor" && break; sleep 0.05; done
+fi
 # a discovers b from b's second NID: one peer, b's first NID its primary, both NIDs.
 on a discover 10.78.1.2@tcp
 check "a discovers b" test "$RC" = 0
@@ -58,6 +65,13 @@ peer_of a 10.78.1.2@tcp
 check "a's peer show: b with both NIDs" sh -c 'printf "%s\n" "$1" | grep -q "nid: 10.78.0.2@tcp" &&
 	printf "%s\n" "$1" | grep -q "nid: 10.78.1.2@tcp"' - "$OUT"
 check "marked as discovered, peer and NIDs" test "$(printf '%s\n' "$OUT" | grep -c 'discovered: True')" = 3
+if [ -n "$MON" ]; then
+	for _ in $(seq 100); do grep -q PeerDiscovered "$T/monitor" && break; sleep 0.05; done
+	check "a's bus heard PeerDiscovered, with both of b's NIDs" sh -c "grep PeerDiscovered '$T/monitor' |
+		grep -F \"'10.78.0.2@tcp'\" | grep -qF \"'10.78.1.2@tcp'\""
+	kill "$MON" 2>/dev/null
+	MON=
+fi
 diag "$OUT"
 # the push: b learnt a's NIDs without sending anything of its own
 peer_of b 10.78.1.1@tcp

@@ -18,21 +18,24 @@ node_ns() {
 	done
 }
 
-# node_start X: in namespace $NS$X (node_ns), a bus at $T/X.bus and an lnetd; 0 once it answers.
+# node_start X [ARGS...]: in namespace $NS$X (node_ns), a bus at $T/X.bus and an lnetd
+# (given ARGS too); 0 once it answers.
 node_start() {
+	_node=$1
+	shift
 	_conf=${NODE_BUS_CONF:-$T/bus.conf}
 	[ -n "${NODE_BUS_CONF:-}" ] || sed 's|<policy context="default">|&<allow user="*"/>|' \
 		/usr/share/dbus-1/session.conf >"$T/bus.conf"
-	dbus-daemon --config-file="$_conf" --address="unix:path=$T/$1.bus" --nofork \
+	dbus-daemon --config-file="$_conf" --address="unix:path=$T/$_node.bus" --nofork \
 		--nopidfile 2>>"$T/bus.log" &
 	NODE_PIDS="$NODE_PIDS $!"
-	for _ in $(seq 50); do [ -S "$T/$1.bus" ] && break; sleep 0.1; done
-	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$1.bus" "$IP" netns exec "$NS$1" \
-		"$LNETD" --engine="${NODE_ENGINE:-userspace}" --state-dir="$T/$1.state" \
+	for _ in $(seq 50); do [ -S "$T/$_node.bus" ] && break; sleep 0.1; done
+	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$_node.bus" "$IP" netns exec "$NS$_node" \
+		"$LNETD" --engine="${NODE_ENGINE:-userspace}" --state-dir="$T/$_node.state" "$@" \
 		2>>"$T/lnetd.log" &
 	NODE_PIDS="$NODE_PIDS $!"
 	for _ in $(seq 100); do
-		node_ctl "$1" status >/dev/null 2>&1 && return 0
+		node_ctl "$_node" status >/dev/null 2>&1 && return 0
 		sleep 0.05
 	done
 	return 1

@@ -19,8 +19,8 @@ static const struct {
 	{"udsp", make_udsp_suite}, {"select", make_select_suite}, {"store", make_store_suite},
 	{"numa", make_numa_suite}, {"tbf", make_tbf_suite},	  {"conf", make_conf_suite},
 	{"attr", make_attr_suite}, {"wire", make_wire_suite},	  {"node", make_node_suite},
-	{"svc", make_svc_suite},
-	{"disc", make_disc_suite},
+	{"svc", make_svc_suite},   {"disc", make_disc_suite},	  {"metrics", make_metrics_suite},
+	{"log", make_log_suite},
 };
 
 int main(int argc, char **argv)

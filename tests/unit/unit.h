@@ -23,6 +23,8 @@ Suite *make_udsp_suite(void);
 Suite *make_select_suite(void);
 Suite *make_store_suite(void);
 Suite *make_numa_suite(void);
+Suite *make_metrics_suite(void);
+Suite *make_log_suite(void);
 Suite *make_tbf_suite(void);
 Suite *make_conf_suite(void);
 Suite *make_attr_suite(void);

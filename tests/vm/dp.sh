@@ -87,7 +87,8 @@ while { [ ! -S "$T/dpa.bus" ] || [ ! -S "$T/dpb.bus" ]; } && [ $i -lt 100 ]; do
 done
 for n in dpa dpb; do
 	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/$n.bus $IP netns exec "$n" \
-		lnetd --engine=kernel --state-dir="$T/$n.state" 2>>"$T/lnetd-$n.log" &
+		lnetd --engine=kernel --state-dir="$T/$n.state" --metrics-file="$T/$n.prom" \
+		--metrics-interval=1 2>>"$T/lnetd-$n.log" &
 done
 for n in dpa dpb; do
 	i=0
@@ -159,6 +160,27 @@ kill $pa $pb 2>/dev/null
 
 out_has "dp: stats show has the module's counters" "send_count:" on dpa stats show
 check "dp: the module counted what a sent" sh -c "awk '/send_count:/ { exit !(\$2 >= 12) }' $T/out"
+# lnetd's metrics file carries the module's counters and health (lnetd --metrics-file)
+# metric FILE PREFIX MIN: until a sample of FILE starting PREFIX is at least MIN (5 s at most)
+metric() {
+	i=0
+	while [ $i -lt 100 ]; do
+		awk -v p="$2" -v m="$3" 'index($0, p) == 1 && $NF >= m { f = 1 } END { exit !f }' "$1" &&
+			return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	grep -v '^#' "$1"
+	return 1
+}
+check "dp: a's metrics file has the module's NI counters" \
+	metric "$T/dpa.prom" 'lnet_ni_sent_messages_total{nid="10.8.0.1@tcp",net="tcp"} ' 1
+check "dp: and its peer NI counters" \
+	metric "$T/dpa.prom" 'lnet_peer_ni_sent_messages_total{nid="10.8.0.2@tcp",net="tcp"} ' 1
+check "dp: and the module's NI health" \
+	metric "$T/dpa.prom" 'lnet_ni_health{nid="10.8.1.1@tcp",net="tcp",interface="a1"} ' 1000
+check "dp: and the peer NI health" \
+	metric "$T/dpa.prom" 'lnet_peer_ni_health{nid="10.8.1.2@tcp",net="tcp",peer="10.8.0.2@tcp"} ' 1000
 
 # the module's traffic generator, both rails; then its counters back to 0
 check "dp: b serves the test portal" on dpb selftest service on

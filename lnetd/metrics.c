@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metrics.c - see metrics.h.
+ *
+ * Rendering reads each source once into rows (a group of rows shares its
+ * labels' names and its columns), then writes the families from one
+ * table: a family is a group's column.  The sources are the engine that
+ * runs LNet: the userspace engine's node, mirror and TBF policies, or the
+ * lnetk module's counters, NIs, peers and TBF policies (read while it is
+ * loaded; nothing of them while it is not).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dp.h"
+#include "events.h"
+#include "liblnetk/lnetk-client.h"
+#include "lnetd.h"
+#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/ktbf.h"
+#include "lnetd/log.h"
+#include "metrics-text.h"
+#include "metrics.h"
+
+/* --- rows -------------------------------------------------------------------------- */
+
+enum group {
+	G_NI,	 /* nid, net: the data path's counters of a local NI */
+	G_PNI,	 /* nid, net: ... of a peer NI */
+	G_NODE,	 /* the node's */
+	G_FAULT, /* kind */
+	G_NIH,	 /* nid, net, interface: health, up */
+	G_PNIH,	 /* nid, net, peer: health */
+	G_RULE,	 /* service, queue, rule */
+	G_CLASS, /* service, queue, class, rule */
+	G_QUEUE, /* service, queue: classes */
+	G_CONF,	 /* engine: generation */
+	G_OBJ,	 /* kind: configured, applied */
+	G_PEND,	 /* kind, object, reason */
+	G__COUNT
+};
+
+#define LABELS_MAX 4
+#define COLS	   16
+
+struct row {
+	char *lab[2 * LABELS_MAX + 1]; /* name, value, ..., NULL */
+	uint64_t v[COLS];
+};
+
+struct rows {
+	struct row *r;
+	size_t n, cap;
+};
+
+struct collect {
+	struct lnetd *d;
+	struct rows g[G__COUNT];
+	int err;
+};
+
+/* A new row in group @g with labels (name, value pairs ending with NULL), or NULL. */
+static struct row *row_add(struct collect *c, enum group g, ...)
+{
+	struct rows *rs = &c->g[g];
+	struct row *r;
+	const char *s;
+	va_list ap;
+	int i = 0;
+
+	if (c->err)
+		return NULL;
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 16;
+		struct row *v = realloc(rs->r, cap * sizeof(*v));
+
+		if (!v) {
+			c->err = -ENOMEM;
+			return NULL;
+		}
+		rs->r = v;
+		rs->cap = cap;
+	}
+	r = &rs->r[rs->n++];
+	memset(r, 0, sizeof(*r));
+	va_start(ap, g);
+	while (i < 2 * LABELS_MAX && (s = va_arg(ap, const char *)))
+		if (!(r->lab[i++] = strdup(s)))
+			c->err = -ENOMEM;
+	va_end(ap);
+	return c->err ? NULL : r;
+}
+
+static void collect_free(struct collect *c)
+{
+	size_t g, i, k;
+
+	for (g = 0; g < G__COUNT; g++) {
+		for (i = 0; i < c->g[g].n; i++)
+			for (k = 0; c->g[g].r[i].lab[k]; k++)
+				free(c->g[g].r[i].lab[k]);
+		free(c->g[g].r);
+	}
+}
+
+/* The net of a NID as text: what follows its '@'. */
+static const char *nid_net(const char *nid)
+{
+	const char *at = strrchr(nid, '@');
+
+	return at ? at + 1 : "";
+}
+
+/* --- the data path's counters (lne_counts_each's and lne_node_stats_each's names) ----- */
+
+static const char *const count_names[COLS] = {
+	"send_count",
+	"recv_count",
+	"drop_count",
+	"send_length",
+	"recv_length",
+	"drop_length",
+	"errors",
+	"route_count",
+	"route_length",
+	"connections_made",
+	"connections_accepted",
+	"connections_closed",
+	"msgs_alloc",
+	"msgs_max",
+	"test_puts",
+	"test_gets",
+};
+
+/* One counter of @nid (NULL: the node's own), as lnetk_counters gives them. */
+static int add_count(void *arg, const char *nid, bool local, const char *name, uint64_t value)
+{
+	struct collect *c = arg;
+	enum group g = !nid ? G_NODE : local ? G_NI : G_PNI;
+	struct rows *rs = &c->g[g];
+	struct row *r;
+	int k;
+
+	if (!nid && !strncmp(name, "fault_", 6)) {
+		r = row_add(c, G_FAULT, "kind", name + 6, NULL);
+		if (r)
+			r->v[0] = value;
+		return c->err;
+	}
+	for (k = 0; k < COLS && strcmp(count_names[k], name); k++)
+		;
+	if (k == COLS || (nid && k > 5))
+		return 0; /* by message type: not exported */
+	/* A NID's counters come together: a new row when the NID changes. */
+	r = rs->n ? &rs->r[rs->n - 1] : NULL;
+	if (!r || (nid && strcmp(r->lab[1], nid)))
+		r = nid ? row_add(c, g, "nid", nid, "net", nid_net(nid), NULL)
+			: row_add(c, g, NULL);
+	if (r)
+		r->v[k] = value;
+	return c->err;
+}
+
+struct counts_ctx {
+	struct collect *c;
+	const char *nid;
+	bool local;
+};
+
+static int add_count_of(void *arg, const char *name, u64 v)
+{
+	struct counts_ctx *x = arg;
+
+	return add_count(x->c, x->nid, x->local, name, v);
+}
+
+static int collect_counters(struct collect *c, struct lnetk *lk)
+{
+	struct counts_ctx x = {c, NULL, false};
+	struct lnetk_err err = {""};
+	const struct lne_stat *s;
+	struct lne_node *n;
+	uint32_t b;
+	int rc;
+
+	if (lk)
+		return lnetk_counters(lk, add_count, c, NULL, &err);
+	if (!c->d->dp)
+		return 0;
+	n = lnetd_dp_node(c->d->dp);
+	rc = lne_counts_each(&n->st.c, add_count_of, &x);
+	if (rc >= 0)
+		rc = lne_node_stats_each(n, add_count_of, &x);
+	for (b = 0; rc >= 0 && b < LNE_STAT_HASH; b++)
+		for (s = n->stats[b]; rc >= 0 && s; s = s->hnext) {
+			char nid[LNE_NID_STR_MAX];
+			struct lne_nid id;
+
+			lnw_nid_from4(s->nid, &id);
+			lne_nid_format(&id, nid, sizeof(nid));
+			x.nid = nid;
+			x.local = s->local;
+			rc = lne_counts_each(&s->c, add_count_of, &x);
+		}
+	return rc;
+}
+
+/* --- health ----------------------------------------------------------------------- */
+
+static void add_ni(struct collect *c, const char *nid, const char *ifname, uint32_t health, bool up)
+{
+	struct row *r =
+		row_add(c, G_NIH, "nid", nid, "net", nid_net(nid), "interface", ifname, NULL);
+
+	if (r) {
+		r->v[0] = health;
+		r->v[1] = up;
+	}
+}
+
+static void add_pni(struct collect *c, const char *nid, const char *peer, uint32_t health)
+{
+	struct row *r = row_add(c, G_PNIH, "nid", nid, "net", nid_net(nid), "peer", peer, NULL);
+
+	if (r)
+		r->v[0] = health;
+}
+
+static int add_kni(const struct lnetk_ni *ni, void *arg)
+{
+	add_ni(arg, ni->nid, ni->ifname, ni->health, ni->up);
+	return ((struct collect *)arg)->err;
+}
+
+static int add_kpeer(const struct lnetk_peer *p, void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < p->nnis; i++)
+		add_pni(arg, p->nis[i].nid, p->primary, p->nis[i].health);
+	return ((struct collect *)arg)->err;
+}
+
+static int collect_health(struct collect *c, struct lnetk *lk)
+{
+	struct lnetk_err err = {""};
+	char nid[LNE_NID_STR_MAX], prim[LNE_NID_STR_MAX];
+	struct lne_cursor cur = {0};
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	struct lne_peer *p;
+	struct lne_ni *ni;
+	int rc;
+
+	if (lk) {
+		rc = lnetk_ni_dump(lk, add_kni, c, &err);
+		return rc ? rc : lnetk_peer_dump(lk, add_kpeer, c, &err);
+	}
+	while (!c->err && (ni = lne_ni_next(c->d->mirror, &cur))) {
+		lne_nid_format(&ni->nid, nid, sizeof(nid));
+		add_ni(c, nid, ni->ifname, (uint32_t)ni->health, ni->up);
+	}
+	cur = (struct lne_cursor){0};
+	while (!c->err && (p = lne_peer_next(c->d->mirror, &cur))) {
+		lne_nid_format(&p->primary, prim, sizeof(prim));
+		lne_list_for_each_entry(pnet, &p->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				lne_nid_format(&pni->nid, nid, sizeof(nid));
+				add_pni(c, nid, prim, (uint32_t)pni->health);
+			}
+	}
+	return c->err;
+}
+
+/* --- NRS TBF ---------------------------------------------------------------------- */
+
+static void put_stats(struct row *r, int at, uint64_t queued, uint64_t enqueued,
+		      uint64_t dispatched, uint64_t throttled, uint64_t wait_ns)
+{
+	if (!r)
+		return;
+	r->v[at] = queued;
+	r->v[at + 1] = enqueued;
+	r->v[at + 2] = dispatched;
+	r->v[at + 3] = throttled;
+	r->v[at + 4] = wait_ns;
+}
+
+static void add_queue(struct collect *c, const char *service, const char *queue, uint64_t nclasses)
+{
+	struct row *r = row_add(c, G_QUEUE, "service", service, "queue", queue, NULL);
+
+	if (r)
+		r->v[0] = nclasses;
+}
+
+static void add_rule(struct collect *c, const char *service, const char *queue, const char *name,
+		     uint32_t rate, uint32_t nclasses, const struct lne_tbf_stats *s)
+{
+	struct row *r = row_add(c, G_RULE, "service", service, "queue", queue, "rule", name, NULL);
+
+	put_stats(r, 2, s->queued, s->enqueued, s->dispatched, s->throttled, s->wait_ns);
+	if (r) {
+		r->v[0] = rate;
+		r->v[1] = nclasses;
+	}
+}
+
+static void add_class(struct collect *c, const char *service, const char *queue, const char *key,
+		      const char *rule, const struct lne_tbf_stats *s)
+{
+	struct row *r = row_add(c, G_CLASS, "service", service, "queue", queue, "class", key,
+				"rule", rule, NULL);
+
+	put_stats(r, 0, s->queued, s->enqueued, s->dispatched, s->throttled, s->wait_ns);
+}
+
+static const char *queue_name(int q)
+{
+	return q == LNE_TBF_HP ? "hp" : "reg";
+}
+
+static int add_ktbf(const struct lnetk_tbf *t, const struct ktbf_class *cls, size_t ncls, void *arg)
+{
+	struct collect *c = arg;
+	size_t q, i, shown;
+
+	for (q = 0; q < t->nqueues; q++) {
+		const struct lnetk_tbf_qinfo *qi = &t->queues[q];
+		const char *qn = queue_name(qi->queue == LNETK_TBF_HP ? LNE_TBF_HP : LNE_TBF_REG);
+
+		for (i = 0; i < qi->nrules; i++) {
+			const struct lnetk_tbf_rule *k = &qi->rules[i];
+			struct lne_tbf_stats st = {k->queued, k->enqueued, k->dispatched,
+						   k->wait_ns, k->throttled};
+
+			add_rule(c, t->service, qn, k->name, k->rate, k->nclasses, &st);
+		}
+		for (i = shown = 0; i < ncls; i++) {
+			const struct ktbf_class *k = &cls[i];
+			struct lne_tbf_stats st = {k->queued, k->enqueued, k->dispatched,
+						   k->wait_ns, k->throttled};
+
+			if (k->queue == qi->queue && shown++ < LNETD_METRICS_CLASSES_MAX)
+				add_class(c, t->service, qn, k->key ?: "", k->rule ?: "", &st);
+		}
+		add_queue(c, t->service, qn, qi->nclasses);
+	}
+	return c->err;
+}
+
+static int collect_tbf(struct collect *c, struct lnetk *lk)
+{
+	struct lnetk_err err = {""};
+	char key[LNE_TBF_CMD_MAX];
+	size_t i;
+	int q;
+
+	if (lk)
+		return ktbf_read(lk, add_ktbf, c, &err);
+	for (i = 0; i < c->d->ntbf; i++)
+		for (q = 0; q < LNE_TBF_NQUEUES; q++) {
+			const struct lne_tbf *t = c->d->tbf[i];
+			const char *svc = lne_tbf_service(t);
+			const struct lne_tbf_rule *rule = NULL;
+			const struct lne_tbf_class *cls = NULL;
+			struct lne_tbf_queue_info info;
+			uint32_t shown = 0;
+
+			lne_tbf_queue_info(t, q, &info);
+			add_queue(c, svc, queue_name(q), info.nclasses);
+			while ((rule = lne_tbf_rule_next(t, q, rule)))
+				add_rule(c, svc, queue_name(q), rule->name, rule->rate,
+					 rule->nclasses, &rule->stats);
+			while (shown++ < LNETD_METRICS_CLASSES_MAX &&
+			       (cls = lne_tbf_class_next(t, q, cls))) {
+				const struct lne_tbf_rule *f = lne_tbf_class_rule(t, cls);
+
+				lne_tbf_class_format(cls, key, sizeof(key));
+				add_class(c, svc, queue_name(q), key, f ? f->name : "",
+					  &cls->stats);
+			}
+		}
+	return c->err;
+}
+
+/* --- the configuration ------------------------------------------------------------ */
+
+int lnetd_status_read(struct lnetd *d, struct lnetd_status *s)
+{
+	static const char *const kinds[LNETD_KINDS] = {"net",  "peer",	 "route",
+						       "udsp", "global", "tbf"};
+	struct st_state st = {0};
+	size_t i, n[LNETD_KINDS];
+	int k;
+
+	if (store_state_get(d->store, &st))
+		return -EIO;
+	memset(s, 0, sizeof(*s));
+	n[0] = st.n_ni;
+	n[1] = st.n_peer;
+	n[2] = st.n_route;
+	n[3] = st.n_rule;
+	n[4] = st.n_global;
+	n[5] = st.n_tbf;
+	st_state_clear(&st);
+	for (i = 0; i < d->nnis; i++)
+		s->applied[0] += lnetd_ni_applied(d, &d->nis[i], s->why, sizeof(s->why));
+	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
+	 * kernel backend says whether the module holds what the mirror does. */
+	s->in_module = !d->kb || kbackend_applied(d->kb, s->why, sizeof(s->why));
+	for (k = 0; k < LNETD_KINDS; k++) {
+		s->kind[k] = kinds[k];
+		s->configured[k] = (uint32_t)n[k];
+		if (k)
+			s->applied[k] = s->in_module ? (uint32_t)n[k] : 0;
+	}
+	return 0;
+}
+
+int lnetd_pending_each(struct lnetd *d, const struct lnetd_status *s, lnetd_pending_fn fn,
+		       void *arg)
+{
+	size_t i;
+	int rc = s->in_module ? 0 : fn(arg, "module", "lnetk", s->why);
+
+	for (i = 0; rc >= 0 && i < d->nnis; i++) {
+		const struct lnetd_ni *n = &d->nis[i];
+		char key[LNETD_NI_NAME_MAX];
+
+		if (n->nreal)
+			continue;
+		lnetd_ni_name(n, key, sizeof(key));
+		rc = fn(arg, "net", key, n->reason);
+	}
+	return rc;
+}
+
+static int add_pending(void *arg, const char *kind, const char *object, const char *reason)
+{
+	struct collect *c = arg;
+
+	row_add(c, G_PEND, "kind", kind, "object", object, "reason", reason, NULL);
+	return c->err;
+}
+
+static int collect_config(struct collect *c)
+{
+	struct lnetd *d = c->d;
+	struct lnetd_status s;
+	struct row *r;
+	int k, rc;
+
+	rc = lnetd_status_read(d, &s);
+	if (rc)
+		return rc;
+	r = row_add(c, G_CONF, "engine", d->engine, NULL);
+	if (r)
+		r->v[0] = d->generation;
+	for (k = 0; k < LNETD_KINDS; k++) {
+		r = row_add(c, G_OBJ, "kind", s.kind[k], NULL);
+		if (r) {
+			r->v[0] = s.configured[k];
+			r->v[1] = s.applied[k];
+		}
+	}
+	rc = lnetd_pending_each(d, &s, add_pending, c);
+	if (rc)
+		return rc;
+	return c->err;
+}
+
+/* --- the families ----------------------------------------------------------------- */
+
+enum {
+	COUNTER,
+	GAUGE,
+	SECONDS,
+	ONE
+};
+
+static const struct family {
+	enum group g;
+	uint8_t col, how;
+	const char *name, *help;
+} families[] = {
+	{G_CONF, 0, GAUGE, "lnet_config_generation",
+	 "The configuration's generation: one more for every committed change."},
+	{G_OBJ, 0, GAUGE, "lnet_config_objects", "Objects configured, by kind."},
+	{G_OBJ, 1, GAUGE, "lnet_config_applied_objects",
+	 "Objects the engine that runs LNet holds, by kind."},
+	{G_PEND, 0, ONE, "lnet_config_pending",
+	 "1 for each configured object that is pending, with the reason."},
+#define COUNTS(g, p, what)                                                                     \
+	{g, 0, COUNTER, p "_sent_messages_total", "Messages sent" what "."},                   \
+		{g, 1, COUNTER, p "_received_messages_total", "Messages received" what "."},   \
+		{g, 2, COUNTER, p "_dropped_messages_total", "Messages dropped" what "."},     \
+		{g, 3, COUNTER, p "_sent_bytes_total", "Payload bytes sent" what "."},         \
+		{g, 4, COUNTER, p "_received_bytes_total", "Payload bytes received" what "."}, \
+	{                                                                                      \
+		g, 5, COUNTER, p "_dropped_bytes_total", "Payload bytes dropped" what "."      \
+	}
+	COUNTS(G_NODE, "lnet", " by this node"),
+	COUNTS(G_NI, "lnet_ni", " through a local NI"),
+	COUNTS(G_PNI, "lnet_peer_ni", " to or from a peer NI"),
+	{G_NODE, 6, COUNTER, "lnet_errors_total", "Messages that failed."},
+	{G_NODE, 7, COUNTER, "lnet_routed_messages_total", "Messages this router passed on."},
+	{G_NODE, 8, COUNTER, "lnet_routed_bytes_total", "Payload bytes this router passed on."},
+	{G_NODE, 9, COUNTER, "lnet_connections_made_total", "Connections made to peers."},
+	{G_NODE, 10, COUNTER, "lnet_connections_accepted_total", "Connections peers made."},
+	{G_NODE, 11, COUNTER, "lnet_connections_closed_total", "Connections closed."},
+	{G_NODE, 12, GAUGE, "lnet_messages_in_flight", "Messages allocated now."},
+	{G_NODE, 13, GAUGE, "lnet_messages_in_flight_max", "The most messages allocated at once."},
+	{G_NODE, 14, COUNTER, "lnet_test_puts_served_total",
+	 "PUTs the traffic generator's test service took."},
+	{G_NODE, 15, COUNTER, "lnet_test_gets_served_total",
+	 "GETs the traffic generator's test service answered."},
+	{G_FAULT, 0, COUNTER, "lnet_peer_faults_total",
+	 "Connections closed for what a peer sent, by kind of fault."},
+	{G_NIH, 0, GAUGE, "lnet_ni_health", "A local NI's health, 0 to 1000 (healthiest)."},
+	{G_NIH, 1, GAUGE, "lnet_ni_up", "Whether a local NI's link is up."},
+	{G_PNIH, 0, GAUGE, "lnet_peer_ni_health", "A peer NI's health, 0 to 1000 (healthiest)."},
+	{G_QUEUE, 0, GAUGE, "lnet_tbf_classes", "Classes an NRS TBF queue holds."},
+	{G_RULE, 0, GAUGE, "lnet_tbf_rule_rate", "An NRS TBF rule's rate, requests per second."},
+	{G_RULE, 1, GAUGE, "lnet_tbf_rule_classes", "Classes following an NRS TBF rule."},
+	{G_RULE, 2, GAUGE, "lnet_tbf_rule_queued", "Requests queued now in a rule's classes."},
+	{G_RULE, 3, COUNTER, "lnet_tbf_rule_enqueued_total", "Requests a rule's classes took."},
+	{G_RULE, 4, COUNTER, "lnet_tbf_rule_dispatched_total",
+	 "Requests dispatched from a rule's classes."},
+	{G_RULE, 5, COUNTER, "lnet_tbf_rule_throttled_total",
+	 "Requests that reached their class's head with no token, under a rule."},
+	{G_RULE, 6, SECONDS, "lnet_tbf_rule_wait_seconds_total",
+	 "Time dispatched requests of a rule's classes waited."},
+	{G_CLASS, 0, GAUGE, "lnet_tbf_class_queued", "Requests queued now in an NRS TBF class."},
+	{G_CLASS, 1, COUNTER, "lnet_tbf_class_enqueued_total", "Requests a class took."},
+	{G_CLASS, 2, COUNTER, "lnet_tbf_class_dispatched_total",
+	 "Requests dispatched from a class."},
+	{G_CLASS, 3, COUNTER, "lnet_tbf_class_throttled_total",
+	 "Requests that reached a class's head with no token."},
+	{G_CLASS, 4, SECONDS, "lnet_tbf_class_wait_seconds_total",
+	 "Time dispatched requests of a class waited."},
+};
+
+int lnetd_metrics_render(struct lnetd *d, struct mx *m)
+{
+	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
+	struct collect c = {.d = d};
+	size_t f, i;
+	int rc;
+
+	/* With the kernel engine and no module, the module's parts are left out. */
+	rc = collect_config(&c);
+	if (!rc && (lk || !d->kb))
+		rc = collect_counters(&c, lk);
+	if (!rc && (lk || !d->kb))
+		rc = collect_health(&c, lk);
+	if (!rc && (lk || !d->kb))
+		rc = collect_tbf(&c, lk);
+	for (f = 0; !rc && f < sizeof(families) / sizeof(families[0]); f++) {
+		const struct family *fa = &families[f];
+		const struct rows *rs = &c.g[fa->g];
+
+		if (!rs->n)
+			continue;
+		mx_family(m, fa->name,
+			  fa->how == COUNTER || fa->how == SECONDS ? "counter" : "gauge", fa->help);
+		for (i = 0; i < rs->n; i++) {
+			const char *const *lab = (const char *const *)rs->r[i].lab;
+
+			if (fa->how == SECONDS)
+				mx_seconds(m, lab, rs->r[i].v[fa->col]);
+			else
+				mx_u64(m, lab, fa->how == ONE ? 1 : rs->r[i].v[fa->col]);
+		}
+	}
+	collect_free(&c);
+	return rc < 0 ? rc : rc ? -EIO : m->err;
+}
+
+/* --- the file --------------------------------------------------------------------- */
+
+struct lnetd_metrics {
+	char *path, *tmp;
+	uint64_t interval_us;
+	sd_event_source *timer;
+	bool failing; /* the last write failed (said once) */
+};
+
+static struct lnetd_metrics *metrics; /* one lnetd, one file */
+
+static int write_file(struct lnetd *d, const struct lnetd_metrics *mt)
+{
+	struct mx m = {0};
+	size_t off = 0;
+	ssize_t w;
+	int fd, rc;
+
+	rc = lnetd_metrics_render(d, &m);
+	if (rc)
+		goto out;
+	fd = open(mt->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	/* node_exporter reads it as a user of its own; lnetd's umask is 0077. */
+	if (fchmod(fd, 0644))
+		rc = -errno;
+	while (!rc && off < m.len) {
+		w = write(fd, m.buf + off, m.len - off);
+		if (w < 0 && errno != EINTR)
+			rc = -errno;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (!rc && rename(mt->tmp, mt->path))
+		rc = -errno;
+	if (rc)
+		unlink(mt->tmp);
+out:
+	mx_free(&m);
+	return rc;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct lnetd *d = userdata;
+	int rc = write_file(d, metrics);
+
+	(void)usec;
+	if (rc && !metrics->failing)
+		log_warning("--metrics-file: cannot write %s: %s (trying again every %llu s)",
+			    metrics->path, strerror(-rc),
+			    (unsigned long long)(metrics->interval_us / 1000000u));
+	else if (!rc && metrics->failing)
+		log_notice("--metrics-file: %s is written again", metrics->path);
+	metrics->failing = rc != 0;
+	sd_event_source_set_time_relative(s, metrics->interval_us);
+	return sd_event_source_set_enabled(s, SD_EVENT_ON);
+}
+
+int lnetd_metrics_start(struct lnetd *d, const char *path, unsigned int interval_s)
+{
+	struct lnetd_metrics *mt = calloc(1, sizeof(*mt));
+	int rc = -ENOMEM;
+
+	if (!mt || asprintf(&mt->tmp, "%s.tmp", path) < 0 || !(mt->path = strdup(path)))
+		goto fail;
+	mt->interval_us = (uint64_t)interval_s * 1000000u;
+	rc = write_file(d, mt);
+	if (rc) {
+		log_error("--metrics-file: cannot write %s: %s", path, strerror(-rc));
+		goto fail;
+	}
+	rc = sd_event_add_time_relative(d->event, &mt->timer, CLOCK_MONOTONIC, mt->interval_us, 0,
+					on_timer, d);
+	if (rc < 0)
+		goto fail;
+	metrics = mt;
+	return 0;
+fail:
+	if (mt) {
+		free(mt->path);
+		free(mt->tmp);
+	}
+	free(mt);
+	return rc;
+}
+
+void lnetd_metrics_soon(struct lnetd *d)
+{
+	uint64_t when, now;
+
+	(void)d;
+	if (!metrics ||
+	    sd_event_now(sd_event_source_get_event(metrics->timer), CLOCK_MONOTONIC, &now) < 0)
+		return;
+	/* Within 100 ms, so a burst of changes writes it once. */
+	if (sd_event_source_get_time(metrics->timer, &when) >= 0 && when > now + 100000)
+		sd_event_source_set_time(metrics->timer, now + 100000);
+}
+
+void lnetd_metrics_stop(struct lnetd *d)
+{
+	(void)d;
+	if (!metrics)
+		return;
+	sd_event_source_disable_unref(metrics->timer);
+	unlink(metrics->path);
+	free(metrics->path);
+	free(metrics->tmp);
+	free(metrics);
+	metrics = NULL;
+}
