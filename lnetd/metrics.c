@@ -49,7 +49,7 @@ enum group {
 };
 
 #define LABELS_MAX 4
-#define COLS	   16
+#define COLS	   20
 
 struct row {
 	char *lab[2 * LABELS_MAX + 1]; /* name, value, ..., NULL */
@@ -138,6 +138,10 @@ static const char *const count_names[COLS] = {
 	"msgs_max",
 	"test_puts",
 	"test_gets",
+	"disc_started",
+	"disc_done",
+	"disc_failed",
+	"disc_msgs_waited",
 };
 
 /* One counter of @nid (NULL: the node's own), as lnetk_counters gives them. */
@@ -523,6 +527,13 @@ static const struct family {
 	 "PUTs the traffic generator's test service took."},
 	{G_NODE, 15, COUNTER, "lnet_test_gets_served_total",
 	 "GETs the traffic generator's test service answered."},
+	{G_NODE, 16, COUNTER, "lnet_discovery_rounds_started_total",
+	 "Discovery rounds started (a ping, and a push to a Multi-Rail peer)."},
+	{G_NODE, 17, COUNTER, "lnet_discovery_rounds_done_total",
+	 "Discovery rounds that learnt their peer's NIDs."},
+	{G_NODE, 18, COUNTER, "lnet_discovery_rounds_failed_total", "Discovery rounds that failed."},
+	{G_NODE, 19, COUNTER, "lnet_discovery_waited_messages_total",
+	 "Messages that waited for their peer's discovery."},
 	{G_FAULT, 0, COUNTER, "lnet_peer_faults_total",
 	 "Connections closed for what a peer sent, by kind of fault."},
 	{G_NIH, 0, GAUGE, "lnet_ni_health", "A local NI's health, 0 to 1000 (healthiest)."},

@@ -134,5 +134,8 @@ check "the peer NI's received messages are counted" \
 	awk '/^lnet_peer_ni_received_messages_total\{nid="10.78.0.2@tcp",net="tcp"\} / { v = $2 }
 		END { exit !(v >= 32) }' "$M"
 check "so are the node's connections" awk '/^lnet_connections_made_total / { exit !($2 >= 1) }' "$M"
+# b was no peer of a's: discovery found it before the first PUT went
+check "and the discovery round that found b" \
+	awk '/^lnet_discovery_rounds_done_total / { exit !($2 >= 1) }' "$M"
 check "the file with traffic is valid" valid "$M"
 finish
