@@ -29,4 +29,25 @@ struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst);
 struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *dst,
 				      struct lne_ni **ni);
 
+/* node.c, for node-health.c */
+/* A recovery ping from @src to @dst exactly, never resent. */
+int lne_nd_ping_recovery(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+			 u32 timeout_ms, lne_msg_cb cb, void *arg);
+/* Close every link of local NI @ni4: what they held fails over. */
+void lne_nd_close_ni(struct lne_node *n, u64 ni4);
+
+/* node-health.c */
+/* @m failed (@err): blame, count, and true if it is queued on n->resendq to go again. */
+bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err);
+/* A message went out on @l; something came in on @l. */
+void lne_nd_send_ok(struct lne_node *n, struct lne_link *l);
+void lne_nd_heard(struct lne_node *n, struct lne_link *l);
+/* No answer came to @m in time: the next hop is blamed if response_tracking says so. */
+void lne_nd_response_timeout(struct lne_node *n, struct lne_msg *m);
+/* The fixed path of a recovery ping. */
+int lne_nd_recovery_path(struct lne_node *n, struct lne_msg *m, struct lne_ni **ni,
+			 struct lne_peer_ni **pni);
+void lne_nd_recovery_tick(struct lne_node *n);
+u64 lne_nd_recovery_deadline(const struct lne_node *n);
+
 #endif /* LNE_NODE_INT_H */

@@ -43,6 +43,26 @@
 struct lne_node;
 struct lne_msg;
 
+/*
+ * Why a send ended, in upstream's words (lnet_msg_hstatus): the side a
+ * failure is blamed on loses health, and some failures are sent again
+ * (node-health.c).
+ */
+enum lne_hstatus {
+	LNE_HS_OK,
+	LNE_HS_LOCAL_INTERRUPT,
+	LNE_HS_LOCAL_DROPPED,
+	LNE_HS_LOCAL_ABORTED,
+	LNE_HS_LOCAL_NO_ROUTE,
+	LNE_HS_LOCAL_TIMEOUT,
+	LNE_HS_LOCAL_ERROR,
+	LNE_HS_REMOTE_DROPPED,
+	LNE_HS_REMOTE_ERROR,
+	LNE_HS_REMOTE_TIMEOUT,
+	LNE_HS_NETWORK_TIMEOUT,
+	LNE_HS__COUNT
+};
+
 /* One connection to a peer NI from a local NI: the node's part of a shell's socket. */
 struct lne_link {
 	struct lne_link *hnext;
@@ -51,6 +71,8 @@ struct lne_link {
 	u64 local, peer;     /* nid4s */
 	bool ready;	     /* the hellos crossed */
 	bool hashed;
+	u64 stall_ms;			  /* since when bytes wait and none went (0: none wait) */
+	int close_err;			  /* why it closes: what its messages fail with */
 	struct lne_msg *wait, **waittail; /* sent once the hellos have crossed */
 };
 
@@ -73,6 +95,11 @@ struct lne_msg {
 	bool forward;	   /* another node's message this router passes on, header untouched */
 	bool sent;
 	bool cancelled; /* over (its callback ran) while still queued: freed when it leaves the queue */
+	bool src_given;	     /* the caller chose ni: a resend keeps it */
+	bool recovery;	     /* a recovery ping (node-health.c): its path is fixed, never resent */
+	u64 target;	     /* the destination as asked (hdr.dst_nid becomes the peer NI chosen) */
+	u64 txn_deadline_ms; /* no resend after this (transaction_timeout) */
+	u32 retries;
 	int status;
 	u8 *reply; /* the REPLY's payload (owned) */
 	u32 reply_len;
@@ -94,6 +121,17 @@ struct lne_node_ops {
 	void (*fault)(void *ctx, const struct lne_link *l, enum lnw_fault f);
 };
 
+/* Health counters of one local NI or peer NI, and its place in recovery (node-health.c). */
+struct lne_health {
+	u64 hs[LNE_HS__COUNT];	/* failures by status */
+	struct lne_stat *rnext; /* on the recovery queue */
+	bool queued;
+	bool pinging;	/* a recovery ping is out */
+	u32 ping_count; /* recovery pings that failed in a row */
+	u64 next_ping_ms;
+	u64 since_ms; /* queued, or last heard of (recovery_limit) */
+};
+
 /* Counters, as Lustre's `stats show` and `net show -v` / `peer show -v` print them. */
 struct lne_counts {
 	u64 send_count, recv_count, drop_count;
@@ -106,6 +144,7 @@ struct lne_stat {
 	u64 nid; /* nid4 */
 	bool local;
 	struct lne_counts c;
+	struct lne_health h;
 };
 
 struct lne_node_stats {
@@ -114,6 +153,9 @@ struct lne_node_stats {
 	u64 faults[LNW_F__COUNT];
 	u64 links_made, links_accepted, links_closed;
 	u64 test_puts, test_gets; /* served on LNE_PORTAL_TEST */
+	u64 resend_count, failed_resends, response_timeout_count;
+	u64 hs[LNE_HS__COUNT]; /* sends that ended so, by status */
+	u64 recovery_pings;
 };
 
 struct lne_node {
@@ -133,6 +175,9 @@ struct lne_node {
 	struct lne_msg *credq, **credtail;	/* waiting for credits */
 	struct lne_stat *stats[LNE_STAT_HASH];
 	struct lne_node_stats st;
+	struct lne_msg *resendq, **resendtail; /* failed sends to try again (node-health.c) */
+	bool resending;
+	struct lne_stat *recq; /* local NIs and peer NIs in recovery */
 };
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
@@ -181,6 +226,21 @@ int lne_counts_each(const struct lne_counts *c, lne_count_fn fn, void *arg);
 /* The node's own counters: messages, errors, routed, connections, faults by kind. */
 int lne_node_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
 void lne_node_stats_reset(struct lne_node *n);
+
+/* --- health, resend and recovery (node-health.c) --- */
+
+/* lnd_timeout in seconds, as upstream derives it from transaction_timeout and retry_count. */
+u32 lne_node_lnd_timeout(const struct lne_inst *ln);
+/* The health counters of a local NI or peer NI (NULL: nothing counted yet). */
+const struct lne_health *lne_node_health(const struct lne_node *n, const struct lne_nid *nid);
+/* Upstream's name of a health status ("local_dropped"...). */
+const char *lne_hstatus_name(enum lne_hstatus hs);
+/*
+ * The link of local NI @nid went down: it is not chosen again, its
+ * connections close and what they held is sent over other paths.  Up:
+ * chosen again once recovery pings it back to full health.
+ */
+int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, struct lne_err *err);
 
 /* This node's ping info (0@lo first), as it answers a ping; returns its size. */
 int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap);

@@ -15,10 +15,11 @@ static const struct {
 	const char *name;
 	Suite *(*make)(void);
 } suites[] = {
-	{"nid", make_nid_suite},   {"expr", make_expr_suite},	  {"model", make_model_suite},
-	{"udsp", make_udsp_suite}, {"select", make_select_suite}, {"store", make_store_suite},
-	{"numa", make_numa_suite}, {"tbf", make_tbf_suite},	  {"conf", make_conf_suite},
-	{"attr", make_attr_suite}, {"wire", make_wire_suite},	  {"node", make_node_suite},
+	{"nid", make_nid_suite},       {"expr", make_expr_suite},     {"model", make_model_suite},
+	{"udsp", make_udsp_suite},     {"select", make_select_suite}, {"store", make_store_suite},
+	{"numa", make_numa_suite},     {"tbf", make_tbf_suite},	      {"conf", make_conf_suite},
+	{"attr", make_attr_suite},     {"wire", make_wire_suite},     {"node", make_node_suite},
+	{"health", make_health_suite},
 };
 
 int main(int argc, char **argv)

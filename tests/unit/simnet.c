@@ -28,13 +28,23 @@ static struct simnode *owner_of(struct simnet *s, u64 nid4)
 	return NULL;
 }
 
+static bool is_cut(const struct simnet *s, u64 nid4)
+{
+	int i;
+
+	for (i = 0; i < s->ncut; i++)
+		if (s->cut[i] == nid4)
+			return true;
+	return false;
+}
+
 static bool sim_connect(void *ctx, struct lne_link *l)
 {
 	struct simnode *sn = ctx;
 	struct simnode *to = owner_of(sn->net, l->peer);
 	struct simlink *a = (struct simlink *)l, *b;
 
-	if (!to)
+	if (!to || is_cut(sn->net, l->local) || is_cut(sn->net, l->peer))
 		return false; /* connection refused */
 	b = (struct simlink *)sim_link_new(to);
 	lne_node_accepted(&to->node, &b->l);
@@ -174,6 +184,30 @@ int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_
 		lne_node_closed(&to->node, &b->l, rc);
 	}
 	return rc;
+}
+
+void simnet_cut(struct simnet *s, const char *nid, bool cut)
+{
+	struct lne_nid n;
+	struct simlink *a;
+	u64 k;
+	int i;
+
+	ck_assert(!lne_nid_parse(nid, &n, NULL) && !lnw_nid4(&n, &k));
+	for (i = 0; i < s->ncut && s->cut[i] != k; i++)
+		;
+	if (!cut) {
+		if (i < s->ncut)
+			s->cut[i] = s->cut[--s->ncut];
+		return;
+	}
+	if (i == s->ncut) {
+		ck_assert_int_lt(s->ncut, 16);
+		s->cut[s->ncut++] = k;
+	}
+	for (a = s->links; a; a = a->next)
+		if (!a->closed && (a->l.local == k || a->l.peer == k))
+			close_pair(a, -ECONNRESET);
 }
 
 void simnet_fini(struct simnet *s)

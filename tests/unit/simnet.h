@@ -34,6 +34,8 @@ struct simnet {
 	struct simlink *links;
 	u64 now_ms;
 	size_t chunk; /* bytes moved per step (1 exercises every partial read) */
+	u64 cut[16];  /* nid4s whose links are cut (simnet_cut) */
+	int ncut;
 };
 
 void simnet_init(struct simnet *s, size_t chunk);
@@ -46,5 +48,8 @@ size_t simnet_pump(struct simnet *s);
 void simnet_advance(struct simnet *s, u64 ms);
 /* Connect a raw link to @to's NI @nid and write @bytes into it; returns the node's verdict. */
 int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len);
+
+/* Cut the wire of @nid (or mend it): its open links reset, new ones are refused. */
+void simnet_cut(struct simnet *s, const char *nid, bool cut);
 
 #endif

@@ -28,5 +28,6 @@ Suite *make_conf_suite(void);
 Suite *make_attr_suite(void);
 Suite *make_wire_suite(void);
 Suite *make_node_suite(void);
+Suite *make_health_suite(void);
 
 #endif
