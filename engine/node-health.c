@@ -206,11 +206,13 @@ bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err)
 	return true;
 }
 
-void lne_nd_send_ok(struct lne_node *n, struct lne_link *l)
+void lne_nd_send_ok(struct lne_node *n, struct lne_link *l, const struct lne_msg *m)
 {
 	struct lne_stat *ls = lne_nd_stat_get(n, l->local, true);
 
 	n->st.hs[LNE_HS_OK]++;
+	if (m->retries)
+		n->st.successful_resends++;
 	health_up(n, ls, false);
 }
 
@@ -251,6 +253,38 @@ void lne_nd_response_timeout(struct lne_node *n, struct lne_msg *m)
 		ps->h.hs[LNE_HS_REMOTE_TIMEOUT]++;
 		health_down(n, ps);
 	}
+}
+
+int lne_nd_health_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg)
+{
+	static const char *const names[LNE_HS__COUNT] = {
+		[LNE_HS_LOCAL_INTERRUPT] = "local_interrupt_count",
+		[LNE_HS_LOCAL_DROPPED] = "local_dropped_count",
+		[LNE_HS_LOCAL_ABORTED] = "local_aborted_count",
+		[LNE_HS_LOCAL_NO_ROUTE] = "local_no_route_count",
+		[LNE_HS_LOCAL_TIMEOUT] = "local_timeout_count",
+		[LNE_HS_LOCAL_ERROR] = "local_error_count",
+		[LNE_HS_REMOTE_DROPPED] = "remote_dropped_count",
+		[LNE_HS_REMOTE_ERROR] = "remote_error_count",
+		[LNE_HS_REMOTE_TIMEOUT] = "remote_timeout_count",
+		[LNE_HS_NETWORK_TIMEOUT] = "network_timeout_count",
+	};
+	const struct lne_node_stats *st = &n->st;
+	int rc, hs;
+
+	rc = fn(arg, "resend_count", st->resend_count);
+	if (rc >= 0)
+		rc = fn(arg, "response_timeout_count", st->response_timeout_count);
+	for (hs = LNE_HS_LOCAL_INTERRUPT; rc >= 0 && hs < LNE_HS__COUNT; hs++) {
+		rc = fn(arg, names[hs], st->hs[hs]);
+	}
+	if (rc >= 0)
+		rc = fn(arg, "failed_resends", st->failed_resends);
+	if (rc >= 0)
+		rc = fn(arg, "successful_resends", st->successful_resends);
+	if (rc >= 0)
+		rc = fn(arg, "recovery_pings", st->recovery_pings);
+	return rc;
 }
 
 /* --- recovery ------------------------------------------------------------ */

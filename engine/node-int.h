@@ -40,7 +40,7 @@ void lne_nd_close_ni(struct lne_node *n, u64 ni4);
 /* @m failed (@err): blame, count, and true if it is queued on n->resendq to go again. */
 bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err);
 /* A message went out on @l; something came in on @l. */
-void lne_nd_send_ok(struct lne_node *n, struct lne_link *l);
+void lne_nd_send_ok(struct lne_node *n, struct lne_link *l, const struct lne_msg *m);
 void lne_nd_heard(struct lne_node *n, struct lne_link *l);
 /* No answer came to @m in time: the next hop is blamed if response_tracking says so. */
 void lne_nd_response_timeout(struct lne_node *n, struct lne_msg *m);
@@ -49,5 +49,7 @@ int lne_nd_recovery_path(struct lne_node *n, struct lne_msg *m, struct lne_ni **
 			 struct lne_peer_ni **pni);
 void lne_nd_recovery_tick(struct lne_node *n);
 u64 lne_nd_recovery_deadline(const struct lne_node *n);
+/* The resend and health counters by upstream's `stats show` names. */
+int lne_nd_health_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
 
 #endif /* LNE_NODE_INT_H */

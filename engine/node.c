@@ -695,7 +695,7 @@ static void frame_done(void *ctx, struct lne_frame *f)
 	}
 	n = m->node;
 	m->sent = true;
-	lne_nd_send_ok(n, l);
+	lne_nd_send_ok(n, l, m);
 	if (m->forward) {
 		credits_back(n, m);
 		finish(n, m, 0);

@@ -153,7 +153,7 @@ struct lne_node_stats {
 	u64 faults[LNW_F__COUNT];
 	u64 links_made, links_accepted, links_closed;
 	u64 test_puts, test_gets; /* served on LNE_PORTAL_TEST */
-	u64 resend_count, failed_resends, response_timeout_count;
+	u64 resend_count, failed_resends, successful_resends, response_timeout_count;
 	u64 hs[LNE_HS__COUNT]; /* sends that ended so, by status */
 	u64 recovery_pings;
 };

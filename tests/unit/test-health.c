@@ -304,6 +304,118 @@ START_TEST(health_arithmetic)
 }
 END_TEST
 
+/* Cut B's first rail until its peer NI has lost health; the recovery queue holds it. */
+static const struct lne_health *break_b0(struct pair *p)
+{
+	struct lne_nid b0 = N("10.0.0.2@tcp");
+	const struct lne_health *h;
+
+	put(p, 40, true);
+	simnet_pump(&p->s);
+	simnet_cut(&p->s, "10.0.0.2@tcp", true);
+	put(p, 40, true);
+	simnet_pump(&p->s);
+	ck_assert_int_eq(p->t.ok, 80);
+	ck_assert_int_lt(pni_health(p, "10.0.0.2@tcp"), LNE_HEALTH_MAX);
+	h = lne_node_health(&p->a->node, &b0);
+	ck_assert_ptr_nonnull(h);
+	ck_assert(h->queued);
+	return h;
+}
+
+/* H3 in virtual time: the rail mends, health is 1000 and traffic spreads within 2 intervals. */
+START_TEST(recovery_brings_the_rail_back)
+{
+	struct pair p;
+	const struct lne_health *h;
+	u64 before;
+
+	pair_init(&p, A4, B4);
+	set_global(&p, LNE_G_RECOVERY_INTERVAL, 3);
+	h = break_b0(&p);
+	/* while broken, new messages avoid it */
+	before = p.b->recv_puts;
+	put(&p, 40, true);
+	simnet_pump(&p.s);
+	ck_assert_uint_eq(p.b->recv_puts, before + 40);
+	ck_assert_uint_eq(p.a->node.st.resend_count, p.a->node.st.hs[LNE_HS_REMOTE_DROPPED]);
+
+	simnet_cut(&p.s, "10.0.0.2@tcp", false);
+	simnet_advance(&p.s, 2 * 3000);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(pni_health(&p, "10.0.0.2@tcp"), LNE_HEALTH_MAX);
+	ck_assert_uint_ge(p.a->node.st.recovery_pings, 1);
+	simnet_advance(&p.s, 1);
+	ck_assert(!h->queued);
+	{
+		struct lne_nid b0 = N("10.0.0.2@tcp");
+		const struct lne_counts *c = lne_node_counts(&p.a->node, &b0);
+		u64 puts = c->sent[LNW_PUT];
+
+		put(&p, 40, true);
+		simnet_pump(&p.s);
+		ck_assert_uint_ge(c->sent[LNW_PUT] - puts, 5);
+	}
+	ck_assert_int_eq(p.t.failed, 0);
+	simnet_fini(&p.s);
+}
+END_TEST
+
+/* Pings every recovery_interval, doubling on failure up to max_recovery_ping_interval. */
+START_TEST(recovery_pings_back_off)
+{
+	static const int want[] = {1, 3, 7, 11, 15};
+	struct pair p;
+	int t, got = 0;
+	u64 pings;
+
+	pair_init(&p, A4, B4);
+	set_global(&p, LNE_G_MAX_RECOVERY_PING_INTERVAL, 4);
+	break_b0(&p);
+	pings = p.a->node.st.recovery_pings;
+	for (t = 1; t <= 16; t++) {
+		simnet_advance(&p.s, 1000);
+		simnet_pump(&p.s);
+		if (p.a->node.st.recovery_pings == pings)
+			continue;
+		ck_assert_int_lt(got, 5);
+		ck_assert_int_eq(t, want[got]);
+		got++;
+		pings = p.a->node.st.recovery_pings;
+	}
+	ck_assert_int_eq(got, 5);
+	simnet_fini(&p.s);
+}
+END_TEST
+
+/* A peer NI not heard of for recovery_limit seconds leaves the queue; 0 keeps it. */
+START_TEST(recovery_limit_gives_up)
+{
+	struct pair p;
+	const struct lne_health *h;
+	u64 pings;
+
+	pair_init(&p, A4, B4);
+	set_global(&p, LNE_G_RECOVERY_LIMIT, 5);
+	h = break_b0(&p);
+	simnet_advance(&p.s, 4000);
+	ck_assert(h->queued);
+	simnet_advance(&p.s, 2000);
+	ck_assert(!h->queued);
+	pings = p.a->node.st.recovery_pings;
+	simnet_advance(&p.s, 60000);
+	ck_assert_uint_eq(p.a->node.st.recovery_pings, pings);
+	simnet_fini(&p.s);
+
+	pair_init(&p, A4, B4);
+	h = break_b0(&p);
+	simnet_advance(&p.s, 600000);
+	ck_assert(h->queued);
+	ck_assert_int_lt(pni_health(&p, "10.0.0.2@tcp"), LNE_HEALTH_MAX);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 Suite *make_health_suite(void)
 {
 	Suite *s = suite_create("health");
@@ -315,6 +427,9 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, retry_count_bounds_resends);
 	tcase_add_test(tc, transaction_timeout_bounds_resends);
 	tcase_add_test(tc, health_arithmetic);
+	tcase_add_test(tc, recovery_brings_the_rail_back);
+	tcase_add_test(tc, recovery_pings_back_off);
+	tcase_add_test(tc, recovery_limit_gives_up);
 	suite_add_tcase(s, tc);
 	return s;
 }
