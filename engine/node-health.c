@@ -130,6 +130,8 @@ static enum lne_hstatus status_of(struct lne_node *n, const struct lne_msg *m, i
 {
 	struct lne_ni *ni = lne_ni_find(n->ln, &m->ni);
 
+	if (m->fault_hs)
+		return (enum lne_hstatus)m->fault_hs; /* a fault rule simulates it */
 	if (ni && !ni->up)
 		return LNE_HS_LOCAL_DROPPED; /* our link went down under it */
 	switch (err) {
@@ -196,6 +198,7 @@ bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err)
 	m->retries++;
 	n->st.resend_count++;
 	m->sent = false;
+	m->fault_hs = 0;
 	if (!m->forward)
 		m->hdr.dst_nid = m->target;
 	if (!m->src_given)

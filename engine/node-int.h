@@ -36,6 +36,19 @@ int lne_nd_ping_recovery(struct lne_node *n, const struct lne_nid *dst, const st
 /* Close every link of local NI @ni4: what they held fails over. */
 void lne_nd_close_ni(struct lne_node *n, u64 ni4);
 
+/* node.c: choose a path and send (what a held message does when let go) */
+void lne_nd_dispatch(struct lne_node *n, struct lne_msg *m);
+
+/* node-fault.c */
+/* A send that a drop rule fails (m->fault_hs set); an arrival it drops; a send it holds. */
+bool lne_nd_fault_send(struct lne_node *n, struct lne_msg *m, u64 src);
+bool lne_nd_fault_recv(struct lne_node *n, const struct lnw_hdr *h);
+bool lne_nd_fault_delay(struct lne_node *n, struct lne_msg *m);
+void lne_nd_fault_tick(struct lne_node *n);
+u64 lne_nd_fault_deadline(const struct lne_node *n);
+/* The rules freed; the held messages returned, to be ended. */
+struct lne_msg *lne_nd_fault_fini(struct lne_node *n);
+
 /* node-health.c */
 /* @m failed (@err): blame, count, and true if it is queued on n->resendq to go again. */
 bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err);

@@ -274,6 +274,8 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 
 	if (!m->target)
 		m->target = m->hdr.dst_nid;
+	if (lne_nd_fault_delay(n, m))
+		return;
 	lnw_nid_from4(m->target, &dst);
 	req.dst = dst;
 	req.src = m->src_given ? &m->ni : NULL;
@@ -326,12 +328,21 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	/* A router passes a message on as it came; a sender names its own end. */
 	if (!m->forward)
 		m->hdr.src_nid = ni4;
+	if (lne_nd_fault_send(n, m, ni4)) {
+		send_failed(n, m, -EIO);
+		return;
+	}
 	l = link_get(n, ni4, m->via);
 	if (!l) {
 		send_failed(n, m, -ECONNREFUSED);
 		return;
 	}
 	link_send(n, l, m);
+}
+
+void lne_nd_dispatch(struct lne_node *n, struct lne_msg *m)
+{
+	dispatch(n, m);
 }
 
 static struct lne_msg *msg_new(struct lne_node *n, const struct lne_nid *dst,
@@ -531,6 +542,11 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 			lne_conn_queue(&l->conn, f);
 			n->ops->wake(n->ctx, l);
 		}
+	}
+	if (lne_nd_fault_recv(n, h)) {
+		lne_nd_count_drop(n, l, h->type, h->payload);
+		lne_free(ev->payload);
+		return; /* a drop rule: as if it never came */
 	}
 	lnw_nid_from4(h->dst_nid, &dst);
 	if (h->dst_nid != l->local && !lne_ni_find(n->ln, &dst)) {
@@ -840,11 +856,12 @@ void lne_node_tick(struct lne_node *n, u64 now_ms)
 	}
 	links_stalled(n);
 	lne_nd_recovery_tick(n);
+	lne_nd_fault_tick(n);
 }
 
 u64 lne_node_next_deadline(const struct lne_node *n)
 {
-	u64 best = lne_nd_recovery_deadline(n);
+	u64 best = lne_nd_recovery_deadline(n), held = lne_nd_fault_deadline(n);
 	u32 b;
 
 	for (b = 0; b < LNE_LINK_HASH; b++) {
@@ -858,7 +875,7 @@ u64 lne_node_next_deadline(const struct lne_node *n)
 			if (link_deadline(n, l) < best)
 				best = link_deadline(n, l);
 	}
-	return best;
+	return held < best ? held : best;
 }
 
 void lne_node_fini(struct lne_node *n)
@@ -873,6 +890,12 @@ void lne_node_fini(struct lne_node *n)
 			lne_node_closed(n, l, -ESHUTDOWN);
 			n->ops->close(n->ctx, l);
 		}
+	}
+	for (m = lne_nd_fault_fini(n); m;) {
+		struct lne_msg *next = m->next;
+
+		finish(n, m, -ESHUTDOWN);
+		m = next;
 	}
 	while ((m = n->credq)) {
 		n->credq = m->next;

@@ -42,6 +42,7 @@
 
 struct lne_node;
 struct lne_msg;
+struct lne_fault;
 
 /*
  * Why a send ended, in upstream's words (lnet_msg_hstatus): the side a
@@ -100,6 +101,9 @@ struct lne_msg {
 	u64 target;	     /* the destination as asked (hdr.dst_nid becomes the peer NI chosen) */
 	u64 txn_deadline_ms; /* no resend after this (transaction_timeout) */
 	u32 retries;
+	u8 fault_hs;	/* the health error a fault rule simulates (0: none) */
+	bool delayed;	/* held once by a delay rule (fault.h) */
+	u64 release_ms; /* when a delay rule lets it go */
 	int status;
 	u8 *reply; /* the REPLY's payload (owned) */
 	u32 reply_len;
@@ -177,7 +181,11 @@ struct lne_node {
 	struct lne_node_stats st;
 	struct lne_msg *resendq, **resendtail; /* failed sends to try again (node-health.c) */
 	bool resending;
-	struct lne_stat *recq; /* local NIs and peer NIs in recovery */
+	struct lne_stat *recq;	  /* local NIs and peer NIs in recovery */
+	struct lne_fault *faults; /* fault injection (fault.h) */
+	u32 fault_ids;
+	u64 rng;
+	struct lne_msg *delayq; /* held by delay rules */
 };
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,

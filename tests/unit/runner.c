@@ -19,7 +19,7 @@ static const struct {
 	{"udsp", make_udsp_suite},     {"select", make_select_suite}, {"store", make_store_suite},
 	{"numa", make_numa_suite},     {"tbf", make_tbf_suite},	      {"conf", make_conf_suite},
 	{"attr", make_attr_suite},     {"wire", make_wire_suite},     {"node", make_node_suite},
-	{"health", make_health_suite},
+	{"health", make_health_suite}, {"fault", make_fault_suite},
 };
 
 int main(int argc, char **argv)

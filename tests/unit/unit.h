@@ -29,5 +29,6 @@ Suite *make_attr_suite(void);
 Suite *make_wire_suite(void);
 Suite *make_node_suite(void);
 Suite *make_health_suite(void);
+Suite *make_fault_suite(void);
 
 #endif
