@@ -804,14 +804,33 @@ static struct lne_link *link_pick(struct lne_node *n, u32 b, u64 ni4)
 	return NULL;
 }
 
+/*
+ * Local NI @ni4's link went down: its connections close, and what was
+ * written to them and not yet answered is taken as lost with them (it sat
+ * in a socket buffer that is gone) and sent again: at least once, not
+ * exactly once, should the peer have read it before the link went.
+ */
 void lne_nd_close_ni(struct lne_node *n, u64 ni4)
 {
+	struct lne_msg *lost = NULL, *m;
 	struct lne_link *l;
 	u32 b;
+	u64 k;
 
 	for (b = 0; b < LNE_LINK_HASH; b++)
 		while ((l = link_pick(n, b, ni4)))
 			link_close(n, l, -ENETDOWN);
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		for (m = n->pending[b]; m; m = m->pnext)
+			if (m->sent && !m->cancelled && !lnw_nid4(&m->ni, &k) && k == ni4) {
+				m->next = lost;
+				lost = m;
+			}
+	while ((m = lost)) {
+		lost = m->next;
+		m->next = NULL;
+		send_failed(n, m, -ENETDOWN);
+	}
 }
 
 /*

@@ -151,7 +151,7 @@ int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
 /* --- commands ------------------------------------------------------------------- */
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],
-	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[], ctl_policy_cmds[],
-	ctl_selection_cmds[], ctl_dp_cmds[];
+	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[], ctl_fault_cmds[],
+	ctl_policy_cmds[], ctl_selection_cmds[], ctl_dp_cmds[];
 
 #endif /* LNETCTL_LNETCTL_H */

@@ -168,6 +168,35 @@ START_TEST(link_down_resends_on_other_rails)
 }
 END_TEST
 
+/* What was written to the rail and not yet answered when its link went down is sent again. */
+START_TEST(link_down_resends_what_was_unanswered)
+{
+	struct pair p;
+	struct lne_nid r0 = N("10.0.0.1@tcp");
+	u64 on_r0;
+
+	pair_init(&p, A4, B4);
+	put(&p, 40, true); /* the connections are made */
+	simnet_pump(&p.s);
+	ck_assert_int_eq(p.t.ok, 40);
+	p.b->mute = true; /* what is written now is lost on the wire */
+	on_r0 = sent_puts(&p, "10.0.0.1@tcp");
+	put(&p, 40, true);
+	simnet_pump(&p.s);
+	on_r0 = sent_puts(&p, "10.0.0.1@tcp") - on_r0;
+	ck_assert_uint_gt(on_r0, 0);
+	ck_assert_int_eq(p.t.done, 40);
+	p.b->mute = false;
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, false, NULL), 0);
+	simnet_pump(&p.s);
+	/* rail 0's share came through over the others; the rest still wait */
+	ck_assert_int_eq(p.t.ok, 40 + (int)on_r0);
+	ck_assert_uint_eq(p.a->node.st.resend_count, on_r0);
+	ck_assert_int_eq(p.t.failed, 0);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 /* The wire to a peer NI breaks with no link event: reset, then refused. */
 START_TEST(peer_rail_cut_resends_and_lowers_its_health)
 {
@@ -423,6 +452,7 @@ Suite *make_health_suite(void)
 
 	tcase_add_test(tc, lnd_timeout_as_upstream);
 	tcase_add_test(tc, link_down_resends_on_other_rails);
+	tcase_add_test(tc, link_down_resends_what_was_unanswered);
 	tcase_add_test(tc, peer_rail_cut_resends_and_lowers_its_health);
 	tcase_add_test(tc, retry_count_bounds_resends);
 	tcase_add_test(tc, transaction_timeout_bounds_resends);
