@@ -432,12 +432,29 @@ int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, str
 			recovery_queue(n, s);
 		return 0;
 	}
+	/*
+	 * Ping at once: the NI, which selection passes over until it is at full
+	 * health, and the peer NIs on its net that wait in recovery, since the
+	 * paths to them may have gone through this link (their backoff grew
+	 * while it was down).
+	 */
+	for (s = n->recq; s; s = s->h.rnext) {
+		struct lne_peer_ni *pni;
+		struct lne_nid pn;
+
+		lnw_nid_from4(s->nid, &pn);
+		pni = s->local ? NULL : lne_peer_ni_find(n->ln, &pn);
+		if (!s->local && (!pni || pni->pnet->rnet->local != ni->net))
+			continue;
+		s->h.ping_count = 0;
+		s->h.next_ping_ms = n->now_ms;
+	}
+	s = lne_nd_stat_get(n, k, true);
 	if (s) {
-		/* ping at once: the link is back, and selection waits for full health */
 		s->h.ping_count = 0;
 		s->h.next_ping_ms = n->now_ms;
 		recovery_queue(n, s);
-		lne_nd_recovery_tick(n);
 	}
+	lne_nd_recovery_tick(n);
 	return 0;
 }

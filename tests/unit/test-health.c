@@ -417,6 +417,29 @@ START_TEST(recovery_pings_back_off)
 }
 END_TEST
 
+/* A local link coming up pings the peer NIs in recovery at once, their backoff forgotten. */
+START_TEST(link_up_pings_peer_nis_at_once)
+{
+	struct pair p;
+	struct lne_nid r0 = N("10.0.0.1@tcp");
+	const struct lne_health *h;
+	int t;
+
+	pair_init(&p, A4, B4);
+	h = break_b0(&p);
+	for (t = 0; t < 100; t++) /* pings failed, the wait grew */
+		simnet_advance(&p.s, 1000);
+	ck_assert_uint_ge(h->ping_count, 5);
+	simnet_cut(&p.s, "10.0.0.2@tcp", false);
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, false, NULL), 0);
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, true, NULL), 0);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(pni_health(&p, "10.0.0.2@tcp"), LNE_HEALTH_MAX);
+	ck_assert_int_eq(ni_health(&p, "10.0.0.1@tcp"), LNE_HEALTH_MAX);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 /* A peer NI not heard of for recovery_limit seconds leaves the queue; 0 keeps it. */
 START_TEST(recovery_limit_gives_up)
 {
@@ -460,6 +483,7 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, recovery_brings_the_rail_back);
 	tcase_add_test(tc, recovery_pings_back_off);
 	tcase_add_test(tc, recovery_limit_gives_up);
+	tcase_add_test(tc, link_up_pings_peer_nis_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
