@@ -290,6 +290,80 @@ int lne_nd_health_stats_each(const struct lne_node *n, lne_count_fn fn, void *ar
 	return rc;
 }
 
+int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bool local,
+			 lne_count_fn fn, void *arg)
+{
+	/* upstream's keys, in its order: an NI's, then a peer NI's */
+	static const struct {
+		const char *key;
+		u8 hs;
+	} ni_keys[] = {{"interrupts", LNE_HS_LOCAL_INTERRUPT}, {"dropped", LNE_HS_LOCAL_DROPPED},
+		       {"aborted", LNE_HS_LOCAL_ABORTED},      {"no route", LNE_HS_LOCAL_NO_ROUTE},
+		       {"timeouts", LNE_HS_LOCAL_TIMEOUT},     {"error", LNE_HS_LOCAL_ERROR}},
+	  pni_keys[] = {{"dropped", LNE_HS_REMOTE_DROPPED},
+			{"timeout", LNE_HS_REMOTE_TIMEOUT},
+			{"error", LNE_HS_REMOTE_ERROR},
+			{"network timeout", LNE_HS_NETWORK_TIMEOUT}};
+	const struct lne_health none = {{0}}, *h = &none;
+	const struct lne_stat *s;
+	unsigned int i, nk = local ? 6 : 4;
+	int rc = 0;
+	u64 k;
+
+	if (lnw_nid4(nid, &k))
+		return -EAFNOSUPPORT;
+	for (s = n->stats[lne_nd_hash(k, local) % LNE_STAT_HASH]; s; s = s->hnext)
+		if (s->nid == k && s->local == local)
+			h = &s->h;
+	for (i = 0; rc >= 0 && i < nk; i++)
+		rc = local ? fn(arg, ni_keys[i].key, h->hs[ni_keys[i].hs])
+			   : fn(arg, pni_keys[i].key, h->hs[pni_keys[i].hs]);
+	if (rc >= 0)
+		rc = fn(arg, "ping_count", h->ping_count);
+	if (rc >= 0)
+		rc = fn(arg, "next_ping", h->queued ? h->next_ping_ms / 1000 : 0);
+	return rc;
+}
+
+int lne_node_recovery_each(const struct lne_node *n, bool local,
+			   int (*fn)(void *arg, u64 nid4, const struct lne_health *h), void *arg)
+{
+	const struct lne_stat *s;
+	int rc = 0;
+
+	for (s = n->recq; s && rc >= 0; s = s->h.rnext)
+		if (s->local == local)
+			rc = fn(arg, s->nid, &s->h);
+	return rc;
+}
+
+static void rescan_one(struct lne_node *n, const struct lne_nid *nid, s32 health, bool local)
+{
+	struct lne_stat *s;
+	u64 k;
+
+	if (health >= LNE_HEALTH_MAX || lnw_nid4(nid, &k))
+		return;
+	s = lne_nd_stat_get(n, k, local);
+	if (s)
+		recovery_queue(n, s);
+}
+
+void lne_node_health_rescan(struct lne_node *n)
+{
+	struct lne_peer *p;
+	struct lne_peer_net *pnet;
+	struct lne_peer_ni *pni;
+	struct lne_ni *ni;
+
+	lne_list_for_each_entry(ni, &n->ln->nis, all_link)
+		rescan_one(n, &ni->nid, ni->health, true);
+	lne_list_for_each_entry(p, &n->ln->peers, link)
+		lne_list_for_each_entry(pnet, &p->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+				rescan_one(n, &pni->nid, pni->health, false);
+}
+
 /* --- recovery ------------------------------------------------------------ */
 
 static void recovery_unlink(struct lne_node *n, struct lne_stat *s)

@@ -244,6 +244,18 @@ const struct lne_health *lne_node_health(const struct lne_node *n, const struct 
 /* Upstream's name of a health status ("local_dropped"...). */
 const char *lne_hstatus_name(enum lne_hstatus hs);
 /*
+ * The "health stats" of a local NI or peer NI by the keys `net show -v` and
+ * `peer show -v` print (interrupts, dropped, ... ping_count, next_ping: the
+ * node clock's second of the next recovery ping, 0 when none waits).
+ */
+int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bool local,
+			 lne_count_fn fn, void *arg);
+/* @fn(arg, nid4, health entry) for each local NI (or peer NI) on the recovery queue. */
+int lne_node_recovery_each(const struct lne_node *n, bool local,
+			   int (*fn)(void *arg, u64 nid4, const struct lne_health *h), void *arg);
+/* Health was set from outside (net set / peer set --health): below 1000 goes to recovery. */
+void lne_node_health_rescan(struct lne_node *n);
+/*
  * The link of local NI @nid went down: it is not chosen again, its
  * connections close and what they held is sent over other paths.  Up:
  * chosen again once recovery pings it back to full health.

@@ -113,6 +113,9 @@ check "a resent what rail 0 held" test "$(node_count a resend_count)" -ge 1
 on a stats show
 check "stats show prints the resends" has "resend_count:"
 check "counted as dropped locally" test "$(node_count a local_dropped_count)" -ge 1
+check "net show -v counts them on the NI" test "$(ni a 10.78.0.1@tcp dropped)" -ge 1
+on a debug recovery --local
+check "debug recovery --local lists the NI" has "nid-0: 10.78.0.1@tcp"
 
 # --- H3: the link comes back: recovery, and traffic spreads again ------------
 t0=$(now_ms)
@@ -133,10 +136,19 @@ done
 diag "b0, reached through a0, back at 1000 $(($(now_ms) - t0)) ms after the link came up"
 check "so does the peer NI reached through it" test "$(pni_health a 10.78.0.2@tcp)" = 1000
 check "and the NI is up" test "$(ni a 10.78.0.1@tcp status)" = up
+# b's end of the rail came back too (its listener may take a moment): a0 to b0 answers
+i=0
+until node_ctl a ping --timeout 1 --source 10.78.0.1@tcp 10.78.0.2@tcp >/dev/null 2>&1 ||
+	[ $i -ge 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 before=$(count a 10.78.0.1@tcp sent_put true)
 on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 400 --concurrency 8
 check "a transfer after recovery loses nothing" has "failed: 0"
-check "rail 0 carries traffic again" test "$(($(count a 10.78.0.1@tcp sent_put true) - before))" -ge 40
+d0=$(($(count a 10.78.0.1@tcp sent_put true) - before))
+diag "PUTs on rail 0 among 400 after recovery: $d0"
+check "rail 0 carries traffic again" test "$d0" -ge 40
 
 # --- H2: a peer rail that silently drops everything --------------------------
 on b fault drop add --source '*' --dest 10.78.1.2@tcp --rate 1
@@ -152,7 +164,14 @@ on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 1000 --c
 after=$(count a 10.78.1.2@tcp sent_put)
 diag "PUTs to b1 among 1000 new ones: $((after - before))"
 check "at least 95 % of new messages avoid b1" test "$((after - before))" -le 50
+
 check "and none of them is lost" has "failed: 0"
+on a debug recovery --peer
+check "debug recovery --peer lists b1" has "nid-0: 10.78.1.2@tcp"
+on a peer show -v
+check "peer show -v counts b1's timeouts" \
+	test "$(printf '%s\n' "$OUT" | awk '$2 == "nid:" { want = ($3 == "10.78.1.2@tcp") }
+		want && $1 == "timeout:" { print $2; exit }')" -ge 1
 i=0
 while [ "$(node_count a recovery_pings)" -le "$pings" ] && [ $i -lt 300 ]; do
 	sleep 0.05
@@ -167,6 +186,18 @@ check "fault drop reset zeroes the counters" has "dropped: 0"
 on b fault drop del --dest 10.78.1.2@tcp
 on b fault drop show
 check "fault drop del removes the rule" test "$(printf '%s\n' "$OUT" | grep -c "dest:")" = 0
+
+# --- net set --health acts on the live node: recovery takes it back up ------
+on a net set --nid 10.78.2.1@tcp --health 300
+check "a: net set --health 300" test "$RC" = 0
+i=0
+while [ "$(health a 10.78.2.1@tcp)" != 1000 ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+check "recovery brings it back to 1000" test "$(health a 10.78.2.1@tcp)" = 1000
+on a debug recovery
+check "debug recovery wants --local or --peer" test "$RC" = 2
 
 # --- fault's errors: named, and nothing changes ------------------------------
 on b fault drop add --source '*' --dest '*' --rate 1 --interval 2

@@ -468,6 +468,72 @@ START_TEST(recovery_limit_gives_up)
 }
 END_TEST
 
+struct kv {
+	char text[256];
+};
+
+static int kv_add(void *arg, const char *key, u64 value)
+{
+	struct kv *k = arg;
+	size_t len = strlen(k->text);
+
+	snprintf(k->text + len, sizeof(k->text) - len, "%s=%llu ", key, (unsigned long long)value);
+	return 0;
+}
+
+static int nid_add(void *arg, u64 nid4, const struct lne_health *h)
+{
+	struct kv *k = arg;
+	struct lne_nid nid;
+	size_t len = strlen(k->text);
+
+	(void)h;
+	lnw_nid_from4(nid4, &nid);
+	lne_nid_format(&nid, k->text + len, sizeof(k->text) - len);
+	strcat(k->text, " ");
+	return 0;
+}
+
+/* What `net show -v`, `peer show -v` and `debug recovery` print; a health set from outside. */
+START_TEST(health_stats_and_recovery_lists)
+{
+	struct pair p;
+	struct kv k = {""};
+	struct lne_nid b0 = N("10.0.0.2@tcp"), a1 = N("10.0.1.1@tcp");
+	const struct lne_health *h;
+	char want[256];
+
+	pair_init(&p, A4, B4);
+	h = break_b0(&p);
+	lne_node_health_each(&p.a->node, &b0, false, kv_add, &k);
+	snprintf(want, sizeof(want),
+		 "dropped=%llu timeout=0 error=0 network timeout=0 ping_count=0 next_ping=%llu ",
+		 (unsigned long long)h->hs[LNE_HS_REMOTE_DROPPED],
+		 (unsigned long long)(h->next_ping_ms / 1000));
+	ck_assert_str_eq(k.text, want);
+	k.text[0] = '\0';
+	lne_node_health_each(&p.a->node, &a1, true, kv_add, &k);
+	ck_assert_str_eq(k.text, "interrupts=0 dropped=0 aborted=0 no route=0 timeouts=0 error=0 "
+				 "ping_count=0 next_ping=0 ");
+	k.text[0] = '\0';
+	lne_node_recovery_each(&p.a->node, false, nid_add, &k);
+	ck_assert_str_eq(k.text, "10.0.0.2@tcp ");
+	k.text[0] = '\0';
+	lne_node_recovery_each(&p.a->node, true, nid_add, &k);
+	ck_assert_str_eq(k.text, "");
+
+	/* net set --health 500: recovery takes it back to 1000 */
+	ck_assert_int_eq(lne_ni_set_health(p.a->ln, &a1, 500, NULL), 0);
+	lne_node_health_rescan(&p.a->node);
+	lne_node_recovery_each(&p.a->node, true, nid_add, &k);
+	ck_assert_str_eq(k.text, "10.0.1.1@tcp ");
+	simnet_advance(&p.s, 1000);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(ni_health(&p, "10.0.1.1@tcp"), LNE_HEALTH_MAX);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 Suite *make_health_suite(void)
 {
 	Suite *s = suite_create("health");
@@ -484,6 +550,7 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, recovery_pings_back_off);
 	tcase_add_test(tc, recovery_limit_gives_up);
 	tcase_add_test(tc, link_up_pings_peer_nis_at_once);
+	tcase_add_test(tc, health_stats_and_recovery_lists);
 	suite_add_tcase(s, tc);
 	return s;
 }
