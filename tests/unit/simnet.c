@@ -186,6 +186,27 @@ int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_
 	return rc;
 }
 
+struct lne_nid simnet_nid(const char *s)
+{
+	struct lne_nid nid;
+
+	ck_assert_msg(!lne_nid_parse(s, &nid, NULL), "%s", s);
+	return nid;
+}
+
+void simnet_peer(struct simnode *n, const char *const *nids)
+{
+	struct lne_nid prim = simnet_nid(nids[0]);
+	struct lne_err err;
+
+	ck_assert_msg(!lne_peer_add(n->ln, &prim, true, &err), "%s", err.msg);
+	for (nids++; *nids; nids++) {
+		struct lne_nid x = simnet_nid(*nids);
+
+		ck_assert_msg(!lne_peer_add_nid(n->ln, &prim, &x, &err), "%s", err.msg);
+	}
+}
+
 void simnet_cut(struct simnet *s, const char *nid, bool cut)
 {
 	struct lne_nid n;

@@ -49,6 +49,10 @@ void simnet_advance(struct simnet *s, u64 ms);
 /* Connect a raw link to @to's NI @nid and write @bytes into it; returns the node's verdict. */
 int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len);
 
+/* A NID from text (the test fails if it is none). */
+struct lne_nid simnet_nid(const char *s);
+/* On @n, a Multi-Rail peer of the NULL-ended @nids, the first its primary. */
+void simnet_peer(struct simnode *n, const char *const *nids);
 /* Cut the wire of @nid (or mend it): its open links reset, new ones are refused. */
 void simnet_cut(struct simnet *s, const char *nid, bool cut);
 

@@ -9,15 +9,9 @@
 #include "simnet.h"
 #include "unit.h"
 
-static struct lne_nid N(const char *s) {
-	struct lne_nid nid;
+#define N simnet_nid
 
-	ck_assert_msg(!lne_nid_parse(s, &nid, NULL), "%s", s);
-	return nid;
-}
-
-static u64
-N4(const char *s)
+static u64 N4(const char *s)
 {
 	struct lne_nid nid = N(s);
 	u64 k;
@@ -43,19 +37,6 @@ static void on_done(struct lne_msg *m, int status)
 		t->failed++;
 	else
 		t->ok++;
-}
-
-static void peer_b(struct simnode *a)
-{
-	struct lne_nid prim = N(B4[0]);
-	int i;
-
-	ck_assert(!lne_peer_add(a->ln, &prim, true, NULL));
-	for (i = 1; B4[i]; i++) {
-		struct lne_nid x = N(B4[i]);
-
-		ck_assert(!lne_peer_add_nid(a->ln, &prim, &x, NULL));
-	}
 }
 
 static void puts_(struct simnode *a, int count, bool ack, u32 timeout, struct tally *t)
@@ -208,7 +189,7 @@ START_TEST(health_error_fails_over)
 	simnet_init(&s, 4096);
 	a = simnet_node(&s, A4);
 	b = simnet_node(&s, B4);
-	peer_b(a);
+	simnet_peer(a, B4);
 	ck_assert_int_eq(rule(&a->node, false, kv, NULL), 1);
 	puts_(a, 80, true, 10000, &t);
 	simnet_pump(&s);
@@ -238,7 +219,7 @@ START_TEST(silent_rail_is_avoided)
 	simnet_init(&s, 4096);
 	a = simnet_node(&s, A4);
 	b = simnet_node(&s, B4);
-	peer_b(a);
+	simnet_peer(a, B4);
 	ck_assert_int_eq(rule(&b->node, false, kv, NULL), 1);
 	/* the first failures: what went over the rail is never answered */
 	puts_(a, 40, true, 1000, &t);

@@ -10,12 +10,7 @@
 #include "simnet.h"
 #include "unit.h"
 
-static struct lne_nid N(const char *s) {
-	struct lne_nid nid;
-
-	ck_assert_msg(!lne_nid_parse(s, &nid, NULL), "%s", s);
-	return nid;
-}
+#define N simnet_nid
 
 struct tally {
 	int done, ok, failed, last;
@@ -46,19 +41,11 @@ struct pair {
 
 static void pair_init(struct pair *p, const char *const *an, const char *const *bn)
 {
-	struct lne_nid prim = N(bn[0]);
-	struct lne_err err;
-
 	memset(&p->t, 0, sizeof(p->t));
 	simnet_init(&p->s, 4096);
 	p->a = simnet_node(&p->s, an);
 	p->b = simnet_node(&p->s, bn);
-	ck_assert_msg(!lne_peer_add(p->a->ln, &prim, true, &err), "%s", err.msg);
-	for (bn++; *bn; bn++) {
-		struct lne_nid x = N(*bn);
-
-		ck_assert_msg(!lne_peer_add_nid(p->a->ln, &prim, &x, &err), "%s", err.msg);
-	}
+	simnet_peer(p->a, bn);
 }
 
 static void put(struct pair *p, int count, bool ack)
