@@ -90,12 +90,26 @@ static u64 ping_wait_ms(const struct lne_node *n, u32 ping_count)
 	return (wait < max ? wait : max) * 1000;
 }
 
+static void tell(struct lne_node *n, const struct lne_stat *s, const char *state)
+{
+	s32 *h = health_of(n, s);
+	struct lne_nid nid;
+
+	if (!n->ops || !n->ops->state)
+		return;
+	lnw_nid_from4(s->nid, &nid);
+	if (s->local && !strcmp(state, "recovering") && !lne_ni_find(n->ln, &nid)->up)
+		return; /* "down" said it */
+	n->ops->state(n->ctx, &nid, s->local, state, h ? *h : 0);
+}
+
 static void recovery_queue(struct lne_node *n, struct lne_stat *s)
 {
 	s32 *h = health_of(n, s);
 
 	if (s->h.queued || !h || *h >= LNE_HEALTH_MAX)
 		return;
+	tell(n, s, "recovering");
 	s->h.queued = true;
 	s->h.since_ms = n->now_ms;
 	s->h.next_ping_ms = n->now_ms + ping_wait_ms(n, s->h.ping_count);
@@ -469,6 +483,8 @@ void lne_nd_recovery_tick(struct lne_node *n)
 		if (!h || *h >= LNE_HEALTH_MAX ||
 		    (!s->local && limit && n->now_ms > s->h.since_ms + limit)) {
 			recovery_unlink(n, s);
+			if (h)
+				tell(n, s, *h >= LNE_HEALTH_MAX ? "healthy" : "unreachable");
 			continue;
 		}
 		if (n->now_ms >= s->h.next_ping_ms)
@@ -501,6 +517,8 @@ int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, str
 	s = lne_nd_stat_get(n, k, true);
 	if (!up) {
 		ni->health = 0;
+		if (s)
+			tell(n, s, "down");
 		lne_nd_close_ni(n, k);
 		if (s)
 			recovery_queue(n, s);

@@ -123,6 +123,13 @@ struct lne_node_ops {
 	void (*recv)(void *ctx, const struct lnw_hdr *h, const u8 *payload);
 	/* A fault from a peer, for a rate-limited log line. */
 	void (*fault)(void *ctx, const struct lne_link *l, enum lnw_fault f);
+	/*
+	 * A local NI or peer NI changed state (may be NULL): "down" (its link),
+	 * "recovering" (on the recovery queue), "healthy" (back at full health)
+	 * or "unreachable" (recovery_limit gave up on it).
+	 */
+	void (*state)(void *ctx, const struct lne_nid *nid, bool local, const char *state,
+		      s32 health);
 };
 
 /* Health counters of one local NI or peer NI, and its place in recovery (node-health.c). */

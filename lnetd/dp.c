@@ -320,7 +320,22 @@ static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
 		    (unsigned long long)dp->node.st.faults[f], LOG_FAULTS_S);
 }
 
+/* NiStateChanged(s nid, b local, s state, u health): who watches the bus learns at once. */
+static void ops_state(void *ctx, const struct lne_nid *nid, bool local, const char *state,
+		      s32 health)
+{
+	struct lnetd_dp *dp = ctx;
+	char s[LNE_NID_STR_MAX];
+
+	if (!dp->d->bus)
+		return;
+	lne_nid_format(nid, s, sizeof(s));
+	sd_bus_emit_signal(dp->d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER, "NiStateChanged", "sbsu",
+			   s, (int)local, state, (uint32_t)health);
+}
+
 static const struct lne_node_ops ops = {
+	.state = ops_state,
 	.link_new = ops_link_new,
 	.connect = ops_connect,
 	.wake = ops_wake,

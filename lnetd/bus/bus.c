@@ -218,6 +218,9 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetTestService", SD_BUS_ARGS("b", on), SD_BUS_NO_RESULT,
 				bus_method_set_test_service, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_SIGNAL_WITH_NAMES(
+		"NiStateChanged", "sbsu",
+		SD_BUS_PARAM(nid) SD_BUS_PARAM(local) SD_BUS_PARAM(state) SD_BUS_PARAM(health), 0),
 	SD_BUS_VTABLE_END,
 };
 

@@ -79,6 +79,10 @@ on a set transaction_timeout 10
 check "a: transaction_timeout 10" test "$RC" = 0
 
 # --- H1: a rail's link goes down in the middle of a bulk transfer ------------
+# NiStateChanged, as a watcher of a's bus sees it
+busctl --address="unix:path=$T/a.bus" monitor --match "type='signal',member='NiStateChanged'" \
+	>"$T/signals" 2>&1 &
+NODE_PIDS="$NODE_PIDS $!"
 node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 262144 --count 40000 \
 	--concurrency 16 >"$T/h1.out" 2>&1 &
 job=$!
@@ -135,6 +139,12 @@ while [ "$(pni_health a 10.78.0.2@tcp)" != 1000 ] && [ $i -lt 400 ]; do
 done
 diag "b0, reached through a0, back at 1000 $(($(now_ms) - t0)) ms after the link came up"
 check "so does the peer NI reached through it" test "$(pni_health a 10.78.0.2@tcp)" = 1000
+sig() { # sig NID STATE: a NiStateChanged said so
+	tr -s ' \n' '  ' <"$T/signals" | grep -q "STRING \"$1\"; BOOLEAN [a-z]*; STRING \"$2\""
+}
+check "a signal said a0's NI went down" sig 10.78.0.1@tcp down
+check "and that it is healthy again" sig 10.78.0.1@tcp healthy
+check "and that b0 recovered" sig 10.78.0.2@tcp healthy
 check "and the NI is up" test "$(ni a 10.78.0.1@tcp status)" = up
 # b's end of the rail came back too (its listener may take a moment): a0 to b0 answers
 i=0

@@ -74,7 +74,21 @@ static void sim_recv(void *ctx, const struct lnw_hdr *h, const u8 *payload)
 		sn->recv_puts++;
 }
 
+static void sim_state(void *ctx, const struct lne_nid *nid, bool local, const char *state,
+		      s32 health)
+{
+	struct simnode *sn = ctx;
+	char buf[LNE_NID_STR_MAX];
+	size_t len = strlen(sn->states);
+
+	(void)local;
+	(void)health;
+	lne_nid_format(nid, buf, sizeof(buf));
+	snprintf(sn->states + len, sizeof(sn->states) - len, "%s %s;", buf, state);
+}
+
 static const struct lne_node_ops sim_ops = {
+	.state = sim_state,
 	.link_new = sim_link_new,
 	.connect = sim_connect,
 	.wake = sim_wake,

@@ -19,6 +19,7 @@ struct simnode {
 	struct simnet *net;
 	bool mute; /* accepts connections, never reads from them */
 	u64 recv_puts;
+	char states[256]; /* what ops->state told: "NID state;" each, cut short when full */
 };
 
 struct simlink {

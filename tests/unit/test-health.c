@@ -137,6 +137,7 @@ START_TEST(link_down_resends_on_other_rails)
 	ck_assert_int_eq(p.t.ok, 70);
 	ck_assert_uint_eq(sent_puts(&p, "10.0.0.1@tcp"), 0);
 
+	ck_assert_str_eq(p.a->states, "10.0.0.1@tcp down;");
 	/* up again: pinged at once, back to full health, and chosen again */
 	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, true, NULL), 0);
 	simnet_pump(&p.s);
@@ -144,6 +145,7 @@ START_TEST(link_down_resends_on_other_rails)
 	ck_assert_int_eq(ni_health(&p, "10.0.0.1@tcp"), LNE_HEALTH_MAX);
 	simnet_advance(&p.s, 1);
 	ck_assert(!h->queued);
+	ck_assert_str_eq(p.a->states, "10.0.0.1@tcp down;10.0.0.1@tcp healthy;");
 	put(&p, 40, false);
 	simnet_pump(&p.s);
 	ck_assert_uint_ge(sent_puts(&p, "10.0.0.1@tcp"), 5);
@@ -363,6 +365,7 @@ START_TEST(recovery_brings_the_rail_back)
 	ck_assert_uint_ge(p.a->node.st.recovery_pings, 1);
 	simnet_advance(&p.s, 1);
 	ck_assert(!h->queued);
+	ck_assert_str_eq(p.a->states, "10.0.0.2@tcp recovering;10.0.0.2@tcp healthy;");
 	{
 		struct lne_nid b0 = N("10.0.0.2@tcp");
 		const struct lne_counts *c = lne_node_counts(&p.a->node, &b0);
@@ -441,6 +444,7 @@ START_TEST(recovery_limit_gives_up)
 	ck_assert(h->queued);
 	simnet_advance(&p.s, 2000);
 	ck_assert(!h->queued);
+	ck_assert_str_eq(p.a->states, "10.0.0.2@tcp recovering;10.0.0.2@tcp unreachable;");
 	pings = p.a->node.st.recovery_pings;
 	simnet_advance(&p.s, 60000);
 	ck_assert_uint_eq(p.a->node.st.recovery_pings, pings);
