@@ -193,7 +193,9 @@ bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err)
 	n->st.hs[hs]++;
 	local = hs <= LNE_HS_LOCAL_ERROR || hs == LNE_HS_NETWORK_TIMEOUT;
 	remote = hs >= LNE_HS_REMOTE_DROPPED;
-	resend = hs < LNE_HS_LOCAL_ERROR || (hs == LNE_HS_REMOTE_DROPPED && ps);
+	/* a node of one NI has no other way out: upstream resends local failures only with two */
+	resend = (hs < LNE_HS_LOCAL_ERROR && n->ln->nis.next->next != &n->ln->nis) ||
+		 (hs == LNE_HS_REMOTE_DROPPED && ps);
 	if (local && ls) {
 		ls->h.hs[hs]++;
 		health_down(n, ls);

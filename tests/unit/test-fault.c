@@ -288,6 +288,86 @@ START_TEST(delay_holds_sends)
 }
 END_TEST
 
+/* Sum of the health values of a node's NIs (local) or of its peer NIs. */
+static s32 health_sum(struct simnode *a, bool local)
+{
+	s32 sum = 0;
+	struct lne_ni *ni;
+	struct lne_peer *p;
+	struct lne_peer_net *pnet;
+	struct lne_peer_ni *pni;
+
+	if (local) {
+		lne_list_for_each_entry(ni, &a->ln->nis, all_link)
+			sum += ni->health;
+		return sum;
+	}
+	lne_list_for_each_entry(p, &a->ln->peers, link)
+		lne_list_for_each_entry(pnet, &p->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+				sum += pni->health;
+	return sum;
+}
+
+/*
+ * sanity-lnet.sh 204-207 and 209: every health status a drop rule can
+ * simulate, on single-rail and Multi-Rail nodes: whether a ping is resent
+ * (retry_count times, one failed resend) and whose health it costs.
+ */
+START_TEST(health_status_table)
+{
+	static const struct {
+		const char *hs;
+		bool resend_mr;	    /* resent between Multi-Rail nodes (a single rail never is) */
+		bool local, remote; /* whose health it costs (remote: Multi-Rail peers only) */
+	} rows[] = {
+		{"local_interrupt", true, true, false}, {"local_dropped", true, true, false},
+		{"local_aborted", true, true, false},	{"local_no_route", true, true, false},
+		{"local_timeout", true, true, false},	{"local_error", false, true, false},
+		{"remote_dropped", true, false, true},	{"remote_error", false, false, true},
+		{"remote_timeout", false, false, true}, {"network_timeout", false, true, true},
+	};
+	static const char *const a1[] = {"10.0.0.1@tcp", NULL}, *const b1[] = {"10.0.0.2@tcp",
+									       NULL};
+	unsigned int i;
+	int mr;
+
+	for (mr = 0; mr < 2; mr++)
+		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			const char *kv[] = {"source",	    "*",	"dest", "*", "rate", "1",
+					    "health_error", rows[i].hs, NULL};
+			struct lne_nid dst = N("10.0.0.2@tcp");
+			struct simnet s;
+			struct simnode *a;
+			struct tally t = {0};
+			s32 lo, rmt;
+			bool resend = mr && rows[i].resend_mr;
+
+			simnet_init(&s, 4096);
+			a = simnet_node(&s, mr ? A4 : a1);
+			simnet_node(&s, mr ? B4 : b1);
+			simnet_peer(a, mr ? B4 : b1);
+			lo = health_sum(a, true);
+			rmt = health_sum(a, false);
+			ck_assert_int_eq(rule(&a->node, false, kv, NULL), 1);
+			ck_assert_int_eq(
+				lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &t, NULL), 0);
+			simnet_pump(&s);
+			ck_assert_msg(t.failed == 1, "%s mr %d: the ping failed", rows[i].hs, mr);
+			ck_assert_msg(a->node.st.resend_count == (resend ? 2u : 0u),
+				      "%s mr %d: %llu resends", rows[i].hs, mr,
+				      (unsigned long long)a->node.st.resend_count);
+			ck_assert_uint_eq(a->node.st.failed_resends, resend ? 1 : 0);
+			ck_assert_uint_eq(a->node.st.successful_resends, 0);
+			ck_assert_msg((health_sum(a, true) < lo) == rows[i].local,
+				      "%s mr %d: local health", rows[i].hs, mr);
+			ck_assert_msg((health_sum(a, false) < rmt) == (mr && rows[i].remote),
+				      "%s mr %d: remote health", rows[i].hs, mr);
+			simnet_fini(&s);
+		}
+}
+END_TEST
+
 Suite *make_fault_suite(void)
 {
 	Suite *s = suite_create("fault");
@@ -298,6 +378,7 @@ Suite *make_fault_suite(void)
 	tcase_add_test(tc, health_error_fails_over);
 	tcase_add_test(tc, silent_rail_is_avoided);
 	tcase_add_test(tc, delay_holds_sends);
+	tcase_add_test(tc, health_status_table);
 	suite_add_tcase(s, tc);
 	return s;
 }
