@@ -505,25 +505,22 @@ u64 lne_nd_recovery_deadline(const struct lne_node *n)
 	return best;
 }
 
-int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, struct lne_err *err)
+/* Act on local NI @ni's link going down or up, once per change the node sees. */
+static int link_change(struct lne_node *n, struct lne_ni *ni, u64 k, bool up)
 {
-	struct lne_ni *ni = lne_ni_find(n->ln, nid);
-	struct lne_stat *s;
-	u64 k;
+	struct lne_stat *self = lne_nd_stat_get(n, k, true), *s;
 
-	if (!ni || lnw_nid4(nid, &k))
-		return lne_err_set(err, -ENOENT, NULL, -1, "no local NI has this NID");
-	if (ni->up == up)
+	if (!self)
+		return -ENOMEM;
+	if (self->h.down == !up && ni->up == up)
 		return 0;
 	ni->up = up;
-	s = lne_nd_stat_get(n, k, true);
+	self->h.down = !up;
 	if (!up) {
 		ni->health = 0;
-		if (s)
-			tell(n, s, "down");
+		tell(n, self, "down");
 		lne_nd_close_ni(n, k);
-		if (s)
-			recovery_queue(n, s);
+		recovery_queue(n, self);
 		return 0;
 	}
 	/*
@@ -543,12 +540,32 @@ int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, str
 		s->h.ping_count = 0;
 		s->h.next_ping_ms = n->now_ms;
 	}
-	s = lne_nd_stat_get(n, k, true);
-	if (s) {
-		s->h.ping_count = 0;
-		s->h.next_ping_ms = n->now_ms;
-		recovery_queue(n, s);
-	}
+	self->h.ping_count = 0;
+	self->h.next_ping_ms = n->now_ms;
+	recovery_queue(n, self);
 	lne_nd_recovery_tick(n);
 	return 0;
+}
+
+int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, struct lne_err *err)
+{
+	struct lne_ni *ni = lne_ni_find(n->ln, nid);
+	u64 k;
+
+	if (!ni || lnw_nid4(nid, &k))
+		return lne_err_set(err, -ENOENT, NULL, -1, "no local NI has this NID");
+	return link_change(n, ni, k, up);
+}
+
+void lne_node_links_sync(struct lne_node *n)
+{
+	struct lne_ni *ni;
+	u64 k;
+
+	lne_list_for_each_entry(ni, &n->ln->nis, all_link) {
+		const struct lne_health *h = lne_node_health(n, &ni->nid);
+
+		if ((h && h->down) != !ni->up && !lnw_nid4(&ni->nid, &k))
+			link_change(n, ni, k, ni->up);
+	}
 }

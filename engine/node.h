@@ -138,6 +138,7 @@ struct lne_health {
 	struct lne_stat *rnext; /* on the recovery queue */
 	bool queued;
 	bool pinging;	/* a recovery ping is out */
+	bool down;	/* a local NI's link, as the node last acted on it */
 	u32 ping_count; /* recovery pings that failed in a row */
 	u64 next_ping_ms;
 	u64 since_ms; /* queued, or last heard of (recovery_limit) */
@@ -268,6 +269,8 @@ void lne_node_health_rescan(struct lne_node *n);
  * chosen again once recovery pings it back to full health.
  */
 int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, struct lne_err *err);
+/* The same for every NI whose link state someone else set in the instance (the module's NI_SET). */
+void lne_node_links_sync(struct lne_node *n);
 
 /* This node's ping info (0@lo first), as it answers a ping; returns its size. */
 int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap);

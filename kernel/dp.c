@@ -448,6 +448,8 @@ static void dp_run(struct work_struct *w)
 	if (dp->need_sync) {
 		dp->need_sync = false;
 		listeners_sync(dp);
+		/* an NI's link state set over netlink: its connections close, recovery starts */
+		lne_node_links_sync(&dp->node);
 	}
 	list_for_each_entry(ls, &dp->listeners, item)
 		if (ks_take_kick(&ls->ks))

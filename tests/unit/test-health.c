@@ -157,6 +157,31 @@ START_TEST(link_down_resends_on_other_rails)
 }
 END_TEST
 
+/* The module's way: the instance's link state set from outside, the node follows. */
+START_TEST(links_sync_follows_the_instance)
+{
+	struct pair p;
+	struct lne_nid r1 = N("10.0.1.1@tcp");
+
+	pair_init(&p, A4, B4);
+	put(&p, 40, true); /* each rail waits for its hello */
+	ck_assert_int_eq(lne_ni_set_up(p.a->ln, &r1, false, NULL), 0);
+	lne_node_links_sync(&p.a->node);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(p.t.ok, 40);
+	ck_assert_uint_eq(sent_puts(&p, "10.0.1.1@tcp"), 0);
+	ck_assert_int_eq(ni_health(&p, "10.0.1.1@tcp"), 0);
+	ck_assert_str_eq(p.a->states, "10.0.1.1@tcp down;");
+	lne_node_links_sync(&p.a->node); /* nothing new: nothing done */
+	ck_assert_str_eq(p.a->states, "10.0.1.1@tcp down;");
+	ck_assert_int_eq(lne_ni_set_up(p.a->ln, &r1, true, NULL), 0);
+	lne_node_links_sync(&p.a->node);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(ni_health(&p, "10.0.1.1@tcp"), LNE_HEALTH_MAX);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 /* What was written to the rail and not yet answered when its link went down is sent again. */
 START_TEST(link_down_resends_what_was_unanswered)
 {
@@ -533,6 +558,7 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, lnd_timeout_as_upstream);
 	tcase_add_test(tc, link_down_resends_on_other_rails);
 	tcase_add_test(tc, link_down_resends_what_was_unanswered);
+	tcase_add_test(tc, links_sync_follows_the_instance);
 	tcase_add_test(tc, peer_rail_cut_resends_and_lowers_its_health);
 	tcase_add_test(tc, retry_count_bounds_resends);
 	tcase_add_test(tc, transaction_timeout_bounds_resends);
