@@ -92,7 +92,7 @@ check "a size beyond the MTU is refused" test "$RC" = 2
 
 on a stats show
 check "stats show prints Lustre's counters" has "send_count:"
-check "stats show counts what a sent" test "$(printf '%s\n' "$OUT" | awk '/send_count:/ {print $2}')" -ge 22
+check "stats show counts what a sent" test "$(printf '%s\n' "$OUT" | awk '$1 == "send_count:" {print $2}')" -ge 22
 
 # A hostile peer: garbage to b's LNet port, from inside a's namespace.
 ip netns exec "${NS}a" sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc -q1 10.77.0.2 988' \

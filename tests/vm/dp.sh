@@ -120,7 +120,7 @@ while [ $i -lt 10 ] && on dpa ping --timeout 10 10.8.0.2@tcp >/dev/null 2>&1; do
 check "dp: 10 pings in a row to the peer answered" test $i = 10
 
 out_has "dp: stats show has the module's counters" "send_count:" on dpa stats show
-check "dp: the module counted what a sent" sh -c "awk '/send_count:/ { exit !(\$2 >= 12) }' $T/out"
+check "dp: the module counted what a sent" sh -c "awk '\$1 == \"send_count:\" { exit !(\$2 >= 12) }' $T/out"
 
 # a rail's link goes down: the module's node takes its NI out at once (health 0, its
 # connections closed, what they held resent), and recovery pings it back when it comes up
