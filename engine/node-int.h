@@ -72,4 +72,37 @@ void lne_nd_disc_push(struct lne_node *n, struct lne_link *l, const struct lnw_h
 /* The node is going: every round ends with -ESHUTDOWN. */
 void lne_nd_disc_fini(struct lne_node *n);
 
+/* node.c, for node-health.c */
+/* A recovery ping from @src to @dst exactly, never resent. */
+int lne_nd_ping_recovery(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+			 u32 timeout_ms, lne_msg_cb cb, void *arg);
+/* Close every link of local NI @ni4: what they held fails over. */
+void lne_nd_close_ni(struct lne_node *n, u64 ni4);
+
+/* node-fault.c */
+/* A send that a drop rule fails (m->fault_hs set); an arrival it drops; a send it holds. */
+bool lne_nd_fault_send(struct lne_node *n, struct lne_msg *m, u64 src);
+bool lne_nd_fault_recv(struct lne_node *n, const struct lnw_hdr *h);
+bool lne_nd_fault_delay(struct lne_node *n, struct lne_msg *m);
+void lne_nd_fault_tick(struct lne_node *n);
+u64 lne_nd_fault_deadline(const struct lne_node *n);
+/* The rules freed; the held messages returned, to be ended. */
+struct lne_msg *lne_nd_fault_fini(struct lne_node *n);
+
+/* node-health.c */
+/* @m failed (@err): blame, count, and true if it is queued on n->resendq to go again. */
+bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err);
+/* A message went out on @l; something came in on @l. */
+void lne_nd_send_ok(struct lne_node *n, struct lne_link *l, const struct lne_msg *m);
+void lne_nd_heard(struct lne_node *n, struct lne_link *l);
+/* No answer came to @m in time: the next hop is blamed if response_tracking says so. */
+void lne_nd_response_timeout(struct lne_node *n, struct lne_msg *m);
+/* The fixed path of a recovery ping. */
+int lne_nd_recovery_path(struct lne_node *n, struct lne_msg *m, struct lne_ni **ni,
+			 struct lne_peer_ni **pni);
+void lne_nd_recovery_tick(struct lne_node *n);
+u64 lne_nd_recovery_deadline(const struct lne_node *n);
+/* The resend and health counters by upstream's `stats show` names. */
+int lne_nd_health_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
+
 #endif /* LNE_NODE_INT_H */

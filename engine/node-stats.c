@@ -51,6 +51,9 @@ void lne_node_stats_reset(struct lne_node *n)
 	n->st.errors = n->st.route_count = n->st.route_length = 0;
 	memset(n->st.faults, 0, sizeof(n->st.faults));
 	memset(&n->dst, 0, sizeof(n->dst));
+	memset(n->st.hs, 0, sizeof(n->st.hs));
+	n->st.resend_count = n->st.failed_resends = n->st.successful_resends = 0;
+	n->st.response_timeout_count = n->st.recovery_pings = 0;
 	for (b = 0; b < LNE_STAT_HASH; b++)
 		for (s = n->stats[b]; s; s = s->hnext)
 			memset(&s->c, 0, sizeof(s->c));
@@ -155,6 +158,8 @@ int lne_node_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg)
 		rc = fn(arg, "test_puts", st->test_puts);
 	if (rc >= 0)
 		rc = fn(arg, "test_gets", st->test_gets);
+	if (rc >= 0)
+		rc = lne_nd_health_stats_each(n, fn, arg);
 	for (f = 1; rc >= 0 && f < LNW_F__COUNT; f++)
 		rc = fn(arg, faults[f], st->faults[f]);
 	for (f = 0; rc >= 0 && f < LNE_RB__COUNT; f++) {

@@ -19,6 +19,7 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 	n->multi_rail = true;
 	n->credtail = &n->credq;
 	lne_nd_rtr_init(n);
+	n->resendtail = &n->resendq;
 }
 
 void lne_node_set_inst(struct lne_node *n, struct lne_inst *ln)
@@ -135,6 +136,27 @@ static void credits_back(struct lne_node *n, struct lne_msg *m)
 
 static void dispatch(struct lne_node *n, struct lne_msg *m);
 
+/* A send failed: node-health.c blames a side and may send it again; else it is over. */
+static void send_failed(struct lne_node *n, struct lne_msg *m, int err)
+{
+	credits_back(n, m);
+	if (!lne_nd_send_failed(n, m, err)) {
+		finish(n, m, err);
+		return;
+	}
+	if (n->resending)
+		return; /* the loop below, further up the stack, sends it */
+	n->resending = true;
+	while ((m = n->resendq)) {
+		n->resendq = m->next;
+		if (!n->resendq)
+			n->resendtail = &n->resendq;
+		m->next = NULL;
+		dispatch(n, m);
+	}
+	n->resending = false;
+}
+
 static void credq_kick(struct lne_node *n)
 {
 	struct lne_msg *q = n->credq, *m;
@@ -236,6 +258,7 @@ static struct lne_link *link_open(struct lne_node *n, u64 local, u64 peer, u32 c
 	l->local = local;
 	l->peer = peer;
 	l->waittail = &l->wait;
+	l->stall_ms = n->now_ms;
 	lne_conn_init_active(&l->conn, &h, &l->hs);
 	link_hash_add(n, l);
 	n->st.links_made++;
@@ -279,6 +302,8 @@ static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
 {
 	m->frame.msg = m;
 	lne_frame_lnet(&m->frame, &m->hdr, m->payload, 0);
+	if (!l->stall_ms)
+		l->stall_ms = n->now_ms;
 	if (!l->ready) {
 		m->next = NULL;
 		*l->waittail = m;
@@ -299,14 +324,19 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	u64 ni4 = 0;
 	int rc;
 
+	if (!m->target)
+		m->target = m->hdr.dst_nid;
 	if (!m->forward && lne_nd_disc_hold(n, m))
 		return;
-	lnw_nid_from4(m->hdr.dst_nid, &dst);
+	if (lne_nd_fault_delay(n, m))
+		return;
+	lnw_nid_from4(m->target, &dst);
 	req.dst = dst;
-	req.src = m->ni.alen ? &m->ni : NULL;
+	req.src = m->src_given ? &m->ni : NULL;
 	req.kind = m->hdr.type == LNW_PUT ? LNE_MSG_PUT : LNE_MSG_GET;
-	rc = lne_select(n->ln, &req, &sel, NULL, NULL);
-	if (rc == -ENOENT && !req.src) {
+	rc = m->recovery ? lne_nd_recovery_path(n, m, &sel.ni, &sel.pni)
+			 : lne_select(n->ln, &req, &sel, NULL, NULL);
+	if (rc == -ENOENT && !req.src && !m->recovery) {
 		sel.ni = lne_nd_direct_ni(n, &dst);
 		if (!sel.ni) {
 			sel.route = lne_nd_direct_route(n, &dst, &sel.ni);
@@ -352,10 +382,13 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	/* A router passes a message on as it came; a sender names its own end. */
 	if (!m->forward)
 		m->hdr.src_nid = ni4;
+	if (lne_nd_fault_send(n, m, ni4)) {
+		send_failed(n, m, -EIO);
+		return;
+	}
 	l = link_get(n, ni4, m->via, m->hdr.payload);
 	if (!l) {
-		credits_back(n, m);
-		finish(n, m, -ENOTCONN);
+		send_failed(n, m, -ECONNREFUSED);
 		return;
 	}
 	link_send(n, l, m);
@@ -386,8 +419,11 @@ static struct lne_msg *msg_new(struct lne_node *n, const struct lne_nid *dst,
 	m->hdr.dst_pid = LNW_PID_LUSTRE;
 	m->hdr.src_pid = n->pid;
 	m->hdr.type = type;
-	if (src)
+	m->txn_deadline_ms = n->now_ms + (u64)n->ln->globals[LNE_G_TRANSACTION_TIMEOUT] * 1000;
+	if (src) {
 		m->ni = *src;
+		m->src_given = true;
+	}
 	return m;
 }
 
@@ -457,9 +493,9 @@ int lne_node_put(struct lne_node *n, const struct lne_nid *dst, const struct lne
 	return 0;
 }
 
-int lne_node_get(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
-		 u32 portal, u64 match, u32 len, u32 timeout_ms, lne_msg_cb cb, void *arg,
-		 struct lne_err *err)
+static int get_start(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+		     u32 portal, u64 match, u32 len, u32 timeout_ms, lne_msg_cb cb, void *arg,
+		     bool recovery, struct lne_err *err)
 {
 	struct lne_msg *m;
 
@@ -474,10 +510,25 @@ int lne_node_get(struct lne_node *n, const struct lne_nid *dst, const struct lne
 	m->hdr.match = match;
 	m->hdr.length = len;
 	m->wants_answer = true;
+	m->recovery = recovery;
 	m->cb = cb;
 	m->arg = arg;
 	start(n, m, timeout_ms);
 	return 0;
+}
+
+int lne_node_get(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+		 u32 portal, u64 match, u32 len, u32 timeout_ms, lne_msg_cb cb, void *arg,
+		 struct lne_err *err)
+{
+	return get_start(n, dst, src, portal, match, len, timeout_ms, cb, arg, false, err);
+}
+
+int lne_nd_ping_recovery(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
+			 u32 timeout_ms, lne_msg_cb cb, void *arg)
+{
+	return get_start(n, dst, src, LNW_PORTAL_RESERVED, LNW_PING_MATCHBITS, PING_INFO_MAX,
+			 timeout_ms, cb, arg, true, NULL);
 }
 
 int lne_node_ping(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
@@ -569,6 +620,11 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 			n->ops->wake(n->ctx, l);
 		}
 	}
+	if (lne_nd_fault_recv(n, h)) {
+		lne_nd_count_drop(n, l, h->type, h->payload);
+		lne_free(ev->payload);
+		return; /* a drop rule: as if it never came */
+	}
 	lnw_nid_from4(h->dst_nid, &dst);
 	if (h->dst_nid != l->local && !lne_ni_find(n->ln, &dst)) {
 		forward(n, l, ev); /* for another node */
@@ -582,6 +638,7 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 		lne_free(ev->payload);
 		return;
 	}
+	lne_nd_heard(n, l);
 	lne_nd_count(&n->st.c, false, h->type, h->payload);
 	lne_nd_count(ls ? &ls->c : NULL, false, h->type, h->payload);
 	lne_nd_count(ps ? &ps->c : NULL, false, h->type, h->payload);
@@ -731,6 +788,7 @@ static void frame_done(void *ctx, struct lne_frame *f)
 	}
 	n = m->node;
 	m->sent = true;
+	lne_nd_send_ok(n, l, m);
 	if (m->forward) {
 		credits_back(n, m);
 		finish(n, m, 0);
@@ -752,6 +810,8 @@ static void frame_done(void *ctx, struct lne_frame *f)
 void lne_node_sent(struct lne_node *n, struct lne_link *l, size_t bytes)
 {
 	lne_conn_tx_sent(&l->conn, bytes, frame_done, l);
+	if (bytes)
+		l->stall_ms = l->conn.txq || !l->ready ? n->now_ms : 0;
 	if (n->credq)
 		credq_kick(n);
 }
@@ -767,8 +827,7 @@ static void frame_fail(void *ctx, struct lne_frame *f)
 		lne_free(f);
 		return;
 	}
-	credits_back(m->node, m);
-	finish(m->node, m, -ECONNRESET);
+	send_failed(m->node, m, l->close_err);
 }
 
 void lne_node_closed(struct lne_node *n, struct lne_link *l, int err)
@@ -777,16 +836,93 @@ void lne_node_closed(struct lne_node *n, struct lne_link *l, int err)
 
 	link_hash_del(n, l);
 	n->st.links_closed++;
+	l->close_err = err && err != -EPROTO ? err : -ECONNRESET;
 	lne_conn_tx_flush(&l->conn, frame_fail, l);
 	while ((m = l->wait)) {
 		l->wait = m->next;
-		credits_back(n, m);
-		finish(n, m, err ? err : -ECONNRESET);
+		send_failed(n, m, l->close_err);
 	}
 	l->waittail = &l->wait;
 	lne_conn_fail(&l->conn, l->conn.fault);
 	if (n->credq)
 		credq_kick(n);
+}
+
+/* Close @l for @err, as a shell closes a socket: what it held fails over. */
+static void link_close(struct lne_node *n, struct lne_link *l, int err)
+{
+	lne_node_closed(n, l, err);
+	n->ops->close(n->ctx, l);
+}
+
+/* When @l, stalled, times out: its NI's lnd timeout, or the global one (U64 max: not stalled). */
+static u64 link_deadline(const struct lne_node *n, const struct lne_link *l)
+{
+	struct lne_ni *ni;
+	struct lne_nid nid;
+	u32 t;
+
+	if (!l->stall_ms)
+		return ~0ull;
+	lnw_nid_from4(l->local, &nid);
+	ni = lne_ni_find(n->ln, &nid);
+	t = ni && ni->tun.timeout ? ni->tun.timeout : lne_node_lnd_timeout(n->ln);
+	return l->stall_ms + (u64)t * 1000;
+}
+
+/* The first link of bucket @b from local NI @ni4 (0: the first that timed out). */
+static struct lne_link *link_pick(struct lne_node *n, u32 b, u64 ni4)
+{
+	struct lne_link *l;
+
+	for (l = n->links[b]; l; l = l->hnext)
+		if (ni4 ? l->local == ni4 : link_deadline(n, l) <= n->now_ms)
+			return l;
+	return NULL;
+}
+
+/*
+ * Local NI @ni4's link went down: its connections close, and what was
+ * written to them and not yet answered is taken as lost with them (it sat
+ * in a socket buffer that is gone) and sent again: at least once, not
+ * exactly once, should the peer have read it before the link went.
+ */
+void lne_nd_close_ni(struct lne_node *n, u64 ni4)
+{
+	struct lne_msg *lost = NULL, *m;
+	struct lne_link *l;
+	u32 b;
+	u64 k;
+
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		while ((l = link_pick(n, b, ni4)))
+			link_close(n, l, -ENETDOWN);
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		for (m = n->pending[b]; m; m = m->pnext)
+			if (m->sent && !m->cancelled && !lnw_nid4(&m->ni, &k) && k == ni4) {
+				m->next = lost;
+				lost = m;
+			}
+	while ((m = lost)) {
+		lost = m->next;
+		m->next = NULL;
+		send_failed(n, m, -ENETDOWN);
+	}
+}
+
+/*
+ * Links that moved no byte for the lnd timeout, as socklnd times them out:
+ * one whose hellos never crossed could not connect (its messages go
+ * another way); on one that did, the network timed out.
+ */
+static void links_stalled(struct lne_node *n)
+{
+	struct lne_link *l;
+	u32 b;
+
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		while ((l = link_pick(n, b, 0)))
+			link_close(n, l, l->ready ? -ETIMEDOUT : -EHOSTUNREACH);
 }
 
 void lne_node_tick(struct lne_node *n, u64 now_ms)
@@ -807,28 +943,39 @@ void lne_node_tick(struct lne_node *n, u64 now_ms)
 			*pp = m->pnext;
 			m->pnext = NULL;
 			m->wants_answer = false;
-			if (m->sent)
+			if (m->sent) {
+				lne_nd_response_timeout(n, m);
 				finish(n, m, -ETIMEDOUT);
-			else
+			} else
 				cancel(n, m, -ETIMEDOUT);
 		}
 	}
 	lne_nd_svc_tick(n);
+	links_stalled(n);
+	lne_nd_recovery_tick(n);
+	lne_nd_fault_tick(n);
 }
 
 u64 lne_node_next_deadline(const struct lne_node *n)
 {
-	u64 best = lne_nd_svc_next_ms(n);
+	u64 best = lne_nd_recovery_deadline(n), held = lne_nd_fault_deadline(n);
+	u64 svc = lne_nd_svc_next_ms(n);
 	u32 b;
 
 	for (b = 0; b < LNE_LINK_HASH; b++) {
 		const struct lne_msg *m;
+		const struct lne_link *l;
 
 		for (m = n->pending[b]; m; m = m->pnext)
 			if (m->deadline_ms < best)
 				best = m->deadline_ms;
+		for (l = n->links[b]; l; l = l->hnext)
+			if (link_deadline(n, l) < best)
+				best = link_deadline(n, l);
 	}
-	return best;
+	if (svc < best)
+		best = svc;
+	return held < best ? held : best;
 }
 
 void lne_node_fini(struct lne_node *n)
@@ -852,6 +999,12 @@ void lne_node_fini(struct lne_node *n)
 			lne_node_closed(n, l, -ESHUTDOWN);
 			n->ops->close(n->ctx, l);
 		}
+	}
+	for (m = lne_nd_fault_fini(n); m;) {
+		struct lne_msg *next = m->next;
+
+		finish(n, m, -ESHUTDOWN);
+		m = next;
 	}
 	while ((m = n->credq)) {
 		n->credq = m->next;

@@ -49,6 +49,28 @@ struct lne_svc;
 /* The smallest payload that takes a bulk connection: socklnd's min_bulk (1024) less the headers. */
 #define LNE_MIN_BULK_PAYLOAD (1024 - LNW_FRAME_HDR)
 
+struct lne_fault;
+
+/*
+ * Why a send ended, in upstream's words (lnet_msg_hstatus): the side a
+ * failure is blamed on loses health, and some failures are sent again
+ * (node-health.c).
+ */
+enum lne_hstatus {
+	LNE_HS_OK,
+	LNE_HS_LOCAL_INTERRUPT,
+	LNE_HS_LOCAL_DROPPED,
+	LNE_HS_LOCAL_ABORTED,
+	LNE_HS_LOCAL_NO_ROUTE,
+	LNE_HS_LOCAL_TIMEOUT,
+	LNE_HS_LOCAL_ERROR,
+	LNE_HS_REMOTE_DROPPED,
+	LNE_HS_REMOTE_ERROR,
+	LNE_HS_REMOTE_TIMEOUT,
+	LNE_HS_NETWORK_TIMEOUT,
+	LNE_HS__COUNT
+};
+
 /* One connection to a peer NI from a local NI: the node's part of a shell's socket. */
 struct lne_link {
 	struct lne_link *hnext;
@@ -57,6 +79,8 @@ struct lne_link {
 	u64 local, peer;     /* nid4s */
 	bool ready;	     /* the hellos crossed */
 	bool hashed;
+	u64 stall_ms;			  /* since when bytes wait and none went (0: none wait) */
+	int close_err;			  /* why it closes: what its messages fail with */
 	struct lne_msg *wait, **waittail; /* sent once the hellos have crossed */
 };
 
@@ -80,7 +104,15 @@ struct lne_msg {
 	bool sent;
 	bool cancelled; /* over (its callback ran) while still queued: freed when it leaves the queue */
 	u8 rbp;		/* a forwarded message's router buffer pool, + 1 (0: none held) */
-	bool disc_passed; /* discovery let it go: it is not held again */
+	bool disc_passed;    /* discovery let it go: it is not held again */
+	bool src_given;	     /* the caller chose ni: a resend keeps it */
+	bool recovery;	     /* a recovery ping (node-health.c): its path is fixed, never resent */
+	u64 target;	     /* the destination as asked (hdr.dst_nid becomes the peer NI chosen) */
+	u64 txn_deadline_ms; /* no resend after this (transaction_timeout) */
+	u32 retries;
+	u8 fault_hs;	/* the health error a fault rule simulates (0: none) */
+	bool delayed;	/* held once by a delay rule (fault.h) */
+	u64 release_ms; /* when a delay rule lets it go */
 	int status;
 	u8 *reply; /* the REPLY's payload (owned) */
 	u32 reply_len;
@@ -111,6 +143,25 @@ struct lne_node_ops {
 	bool (*model_write)(void *ctx, bool begin);
 	/* Discovery learnt @peer's NIDs for the first time (may be NULL). */
 	void (*discovered)(void *ctx, const struct lne_peer *peer);
+	/*
+	 * A local NI or peer NI changed state (may be NULL): "down" (its link),
+	 * "recovering" (on the recovery queue), "healthy" (back at full health)
+	 * or "unreachable" (recovery_limit gave up on it).
+	 */
+	void (*state)(void *ctx, const struct lne_nid *nid, bool local, const char *state,
+		      s32 health);
+};
+
+/* Health counters of one local NI or peer NI, and its place in recovery (node-health.c). */
+struct lne_health {
+	u64 hs[LNE_HS__COUNT];	/* failures by status */
+	struct lne_stat *rnext; /* on the recovery queue */
+	bool queued;
+	bool pinging;	/* a recovery ping is out */
+	bool down;	/* a local NI's link, as the node last acted on it */
+	u32 ping_count; /* recovery pings that failed in a row */
+	u64 next_ping_ms;
+	u64 since_ms; /* queued, or last heard of (recovery_limit) */
 };
 
 /* Counters, as Lustre's `stats show` and `net show -v` / `peer show -v` print them. */
@@ -125,6 +176,7 @@ struct lne_stat {
 	u64 nid; /* nid4 */
 	bool local;
 	struct lne_counts c;
+	struct lne_health h;
 };
 
 /*
@@ -152,6 +204,9 @@ struct lne_node_stats {
 	u64 faults[LNW_F__COUNT];
 	u64 links_made, links_accepted, links_closed;
 	u64 test_puts, test_gets; /* served on LNE_PORTAL_TEST */
+	u64 resend_count, failed_resends, successful_resends, response_timeout_count;
+	u64 hs[LNE_HS__COUNT]; /* sends that ended so, by status */
+	u64 recovery_pings;
 };
 
 /* What was wrong with a ping reply or a push discovery refused (node-disc.c). */
@@ -201,6 +256,14 @@ struct lne_node {
 	struct lne_disc_stats dst;
 	u32 disc_logged; /* kinds of bad data already logged (bit per enum lne_disc_bad) */
 	u64 disc_nis;	 /* the local NIs as lne_node_nis_check() last saw them */
+
+	struct lne_msg *resendq, **resendtail; /* failed sends to try again (node-health.c) */
+	bool resending;
+	struct lne_stat *recq;	  /* local NIs and peer NIs in recovery */
+	struct lne_fault *faults; /* fault injection (fault.h) */
+	u32 fault_ids;
+	u64 rng;
+	struct lne_msg *delayq; /* held by delay rules */
 };
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
@@ -275,6 +338,35 @@ void lne_node_nis_changed(struct lne_node *n);
 /* The instance may have changed: lne_node_nis_changed() if its NIs did since the last call. */
 void lne_node_nis_check(struct lne_node *n);
 int lne_node_disc_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
+
+/* --- health, resend and recovery (node-health.c) --- */
+
+/* lnd_timeout in seconds, as upstream derives it from transaction_timeout and retry_count. */
+u32 lne_node_lnd_timeout(const struct lne_inst *ln);
+/* The health counters of a local NI or peer NI (NULL: nothing counted yet). */
+const struct lne_health *lne_node_health(const struct lne_node *n, const struct lne_nid *nid);
+/* Upstream's name of a health status ("local_dropped"...). */
+const char *lne_hstatus_name(enum lne_hstatus hs);
+/*
+ * The "health stats" of a local NI or peer NI by the keys `net show -v` and
+ * `peer show -v` print (interrupts, dropped, ... ping_count, next_ping: the
+ * node clock's second of the next recovery ping, 0 when none waits).
+ */
+int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bool local,
+			 lne_count_fn fn, void *arg);
+/* @fn(arg, nid4, health entry) for each local NI (or peer NI) on the recovery queue. */
+int lne_node_recovery_each(const struct lne_node *n, bool local,
+			   int (*fn)(void *arg, u64 nid4, const struct lne_health *h), void *arg);
+/* Health was set from outside (net set / peer set --health): below 1000 goes to recovery. */
+void lne_node_health_rescan(struct lne_node *n);
+/*
+ * The link of local NI @nid went down: it is not chosen again, its
+ * connections close and what they held is sent over other paths.  Up:
+ * chosen again once recovery pings it back to full health.
+ */
+int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, struct lne_err *err);
+/* The same for every NI whose link state someone else set in the instance (the module's NI_SET). */
+void lne_node_links_sync(struct lne_node *n);
 
 /* This node's ping info (0@lo first), as it answers a ping; returns its size. */
 int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap);

@@ -199,7 +199,23 @@ static int stats_show(struct ctl_opt *opt, int argc, char **argv)
 	if (rc >= 0)
 		rc = print_counts(r, y, totals);
 	if (rc >= 0) {
-		static const char *const rest[] = {"route_count", "route_length", NULL};
+		static const char *const rest[] = {"resend_count",
+						   "response_timeout_count",
+						   "local_interrupt_count",
+						   "local_dropped_count",
+						   "local_aborted_count",
+						   "local_no_route_count",
+						   "local_timeout_count",
+						   "local_error_count",
+						   "remote_dropped_count",
+						   "remote_error_count",
+						   "remote_timeout_count",
+						   "network_timeout_count",
+						   "failed_resends",
+						   "successful_resends",
+						   "route_count",
+						   "route_length",
+						   NULL};
 
 		rc = print_counts(r, y, rest);
 	}

@@ -373,6 +373,7 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 		yout_map_begin(y);
 		yout_key(y, "health value");
 		yout_u32(y, health);
+		ctl_health_stats(row->bus, y, nid);
 		yout_map_end(y);
 	}
 	for (sec = 0; verbose && sec < LNE_ARRAY_SIZE(lne_tun_section_name); sec++) {

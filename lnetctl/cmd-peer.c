@@ -371,6 +371,7 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 			yout_map_begin(y);
 			yout_key(y, "health value");
 			yout_u32(y, row->nids[i].health);
+			ctl_health_stats(bus, y, row->nids[i].nid);
 			yout_map_end(y);
 			ctl_udsp_info(bus, y, row->nids[i].nid);
 		}

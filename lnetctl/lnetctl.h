@@ -155,6 +155,8 @@ int ctl_rule_next(sd_bus_message *r, struct ctl_rule *rule);
 struct yout;
 /* "udsp info:" for a local or peer NI, as show -v prints it (lnetd's UdspInfo). */
 int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
+/* The health counters of a local NI or peer NI, as keys in the open "health stats" map. */
+void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid);
 
 /* The data path's counters by NID (counters.c), read once per show. */
 struct ctl_counters;
@@ -171,6 +173,7 @@ void ctl_counters_by_type(struct yout *y, const struct ctl_counters *c, const ch
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],
 	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[], ctl_policy_cmds[],
-	ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[], ctl_disc_cmds[];
+	ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[], ctl_disc_cmds[], ctl_fault_cmds[],
+	ctl_health_cmds[];
 
 #endif /* LNETCTL_LNETCTL_H */

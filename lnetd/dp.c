@@ -16,6 +16,7 @@
 
 #include "bus/bus-errors.h"
 #include "dp.h"
+#include "events.h"
 #include "lnetd.h"
 #include "log.h"
 
@@ -320,7 +321,23 @@ static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
 		    (unsigned long long)dp->node.st.faults[f], LOG_FAULTS_S);
 }
 
+/* An NI or peer NI changed state: the log and HealthChanged (events.h). */
+static void ops_state(void *ctx, const struct lne_nid *nid, bool local, const char *state,
+		      s32 health)
+{
+	struct lnetd_dp *dp = ctx;
+	char s[LNE_NID_STR_MAX];
+
+	lne_nid_format(nid, s, sizeof(s));
+	lnetd_event(dp->d, &(struct lnetd_event){.kind = LNETD_EV_HEALTH,
+						 .nid = s,
+						 .peer = !local,
+						 .health = health < 0 ? 0 : (uint32_t)health,
+						 .state = state});
+}
+
 static const struct lne_node_ops ops = {
+	.state = ops_state,
 	.link_new = ops_link_new,
 	.connect = ops_connect,
 	.wake = ops_wake,

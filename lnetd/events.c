@@ -44,6 +44,7 @@ void lnetd_event(struct lnetd *d, const struct lnetd_event *ev)
 {
 	const char *object = ev->peer ? "peer_ni" : "ni";
 	bool healthy = ev->health >= LNE_HEALTH_MAX;
+	const char *state;
 	char gen[24];
 	struct log_field f[] = {
 		{"NI", ev->ni},
@@ -67,13 +68,13 @@ void lnetd_event(struct lnetd *d, const struct lnetd_event *ev)
 						ev->applied ? "" : ev->reason);
 		break;
 	case LNETD_EV_HEALTH:
-		lnetd_log_with(healthy ? LOG_INFO : LOG_WARNING, f, 4, "%s %s: health %u%s",
-			       ev->peer ? "peer NI" : "NI", ev->nid, ev->health,
-			       healthy ? "" : " (not healthy)");
+		state = ev->state ?: healthy ? "healthy" : "recovering";
+		lnetd_log_with(healthy ? LOG_INFO : LOG_WARNING, f, 4, "%s %s: %s, health %u",
+			       ev->peer ? "peer NI" : "NI", ev->nid, state, ev->health);
 		if (d->bus)
 			rc = sd_bus_emit_signal(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
-						"HealthChanged", "ssub", object, ev->nid,
-						ev->health, (int)healthy);
+						"HealthChanged", "sssu", object, ev->nid, state,
+						ev->health);
 		break;
 	case LNETD_EV_CHANGE:
 		lnetd_log_with(LOG_NOTICE, f, 4,

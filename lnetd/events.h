@@ -8,9 +8,11 @@
  *       a configured NI became "applied" (nid: its first NID) or "pending"
  *       (reason: why; nid ""), e.g. when its interface or address comes or
  *       goes;
- *   HealthChanged(s object, s nid, u health, b healthy)
- *       the health of an NI ("ni") or a peer NI ("peer_ni") changed;
- *       healthy: it is at the maximum (1000);
+ *   HealthChanged(s object, s nid, s state, u health)
+ *       an NI ("ni") or a peer NI ("peer_ni") changed state: "healthy"
+ *       (health back at the maximum, 1000), "recovering" (below it, on the
+ *       recovery queue), "down" (a local NI's link) or "unreachable"
+ *       (recovery_limit gave up on it);
  *   PeerDiscovered(s primary, as nids)
  *       discovery learnt a peer's NIDs.
  *
@@ -42,6 +44,7 @@ struct lnetd_event {
 	const char *reason;	 /* NI_STATE, when pending */
 	bool peer;		 /* HEALTH: a peer NI's */
 	uint32_t health;	 /* HEALTH: the value now */
+	const char *state;	 /* HEALTH: NULL says healthy or recovering by the value */
 	const char *const *nids; /* PEER_DISCOVERED: its NIDs */
 	size_t nnids;
 	const char *object;  /* CHANGE: what its first operation touched, "net add" */

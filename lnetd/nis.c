@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dp.h"
 #include "lnetd.h"
 #include "lnetd/backend/kernel.h"
 #include "lnetd/events.h"
@@ -272,6 +273,23 @@ void lnetd_ni_unrealise(struct lnetd *d, struct lnetd_ni *n)
 	n->nreal = 0;
 }
 
+/*
+ * An interface's link state, as rtnetlink tells it: with a data path its
+ * node acts at once (a link that went down fails its messages over to other
+ * NIs; one that came up is pinged back to health), else the mirror notes it.
+ */
+static void ni_link(struct lnetd *d, const struct lne_nid *nid, bool up)
+{
+	struct lne_node *nd = lnetd_dp_node(d->dp);
+
+	if (nd && nd->ln == d->mirror) {
+		lne_node_ni_link(nd, nid, up, NULL);
+		lnetd_dp_kick(d->dp);
+	} else {
+		lne_ni_set_up(d->mirror, nid, up, NULL);
+	}
+}
+
 int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
 {
 	struct want wt = {.n = n};
@@ -319,7 +337,7 @@ int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
 			n->real[n->nreal++] = wt.w[i];
 			*changed = true;
 		}
-		lne_ni_set_up(d->mirror, &wt.w[i].nid, wt.up[i], NULL);
+		ni_link(d, &wt.w[i].nid, wt.up[i]);
 	}
 	if (!n->nreal)
 		explain_none(d, n, &wt);

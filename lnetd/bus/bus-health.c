@@ -11,6 +11,7 @@
 #include "bus-errors.h"
 #include "bus-int.h"
 #include "lnetd/backend/kernel.h"
+#include "lnetd/dp.h"
 #include "lnetd/events.h"
 #include "lnetd/lnetd.h"
 
@@ -142,5 +143,9 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	if (rc < 0)
 		return rc;
+	if (d->dp) { /* the node's recovery takes what is now below 1000 back up */
+		lne_node_health_rescan(lnetd_dp_node(d->dp));
+		lnetd_dp_kick(d->dp);
+	}
 	return sd_bus_reply_method_return(m, "u", hit);
 }

@@ -91,10 +91,10 @@ check "the address goes: NIStateChanged, pending, with the reason" \
 ip addr add 10.77.0.1/24 dev lnv0
 bcall SetHealth ssu ni 10.77.0.1@tcp 200
 check "an NI's health drops: HealthChanged, not healthy" \
-	signal "HealthChanged ('ni', '10.77.0.1@tcp', uint32 200, false)"
+	signal "HealthChanged ('ni', '10.77.0.1@tcp', 'recovering', uint32 200)"
 bcall SetHealth ssu ni 10.77.0.1@tcp 1000
 check "and comes back: HealthChanged, healthy" \
-	signal "HealthChanged ('ni', '10.77.0.1@tcp', uint32 1000, true)"
+	signal "HealthChanged ('ni', '10.77.0.1@tcp', 'healthy', uint32 1000)"
 n_health=$(grep -c HealthChanged "$T/monitor")
 bcall SetHealth ssu ni 10.77.0.1@tcp 1000
 bcall SetHealth ssu ni 10.77.0.1@tcp 900

@@ -102,8 +102,8 @@ check "a size beyond the MTU is refused" test "$RC" = 2
 
 on a stats show
 check "stats show prints Lustre's counters" has "send_count:"
-check "stats show counts what a sent" test "$(printf '%s\n' "$OUT" | awk '/send_count:/ {print $2}')" -ge 22
-total=$(printf '%s\n' "$OUT" | awk '/send_count:/ {print $2}')
+check "stats show counts what a sent" test "$(printf '%s\n' "$OUT" | awk '$1 == "send_count:" {print $2}')" -ge 22
+total=$(printf '%s\n' "$OUT" | awk '$1 == "send_count:" {print $2}')
 
 # The same counts by NI and by peer NI, in Lustre's blocks.
 # count KEY: KEY's value in each "statistics" block of $OUT, one per line.
@@ -159,7 +159,7 @@ check "a writes to c through b" has "failed: 0"
 on a selftest run --nid 10.78.0.2@tcp1 --mode write --size 4000 --count 64 --concurrency 8
 check "small writes too" has "failed: 0"
 on b stats show
-check "b counted what it routed" test "$(printf '%s\n' "$OUT" | awk '/route_count:/ {print $2}')" -ge 128
+check "b counted what it routed" test "$(printf '%s\n' "$OUT" | awk '$1 == "route_count:" {print $2}')" -ge 128
 on b routing show
 large=$(printf '%s\n' "$OUT" | awk '/large:/ { l = 1 } l && /mincredits:/ { print $2; exit }')
 small=$(printf '%s\n' "$OUT" | awk '/small:/ { l = 1 } l && /mincredits:/ { print $2; exit }')

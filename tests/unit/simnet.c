@@ -28,13 +28,23 @@ static struct simnode *owner_of(struct simnet *s, u64 nid4)
 	return NULL;
 }
 
+static bool is_cut(const struct simnet *s, u64 nid4)
+{
+	int i;
+
+	for (i = 0; i < s->ncut; i++)
+		if (s->cut[i] == nid4)
+			return true;
+	return false;
+}
+
 static bool sim_connect(void *ctx, struct lne_link *l)
 {
 	struct simnode *sn = ctx;
 	struct simnode *to = owner_of(sn->net, l->peer);
 	struct simlink *a = (struct simlink *)l, *b;
 
-	if (!to)
+	if (!to || is_cut(sn->net, l->local) || is_cut(sn->net, l->peer))
 		return false; /* connection refused */
 	b = (struct simlink *)sim_link_new(to);
 	lne_node_accepted(&to->node, &b->l);
@@ -64,6 +74,19 @@ static void sim_recv(void *ctx, const struct lnw_hdr *h, const u8 *payload)
 		sn->recv_puts++;
 }
 
+static void sim_state(void *ctx, const struct lne_nid *nid, bool local, const char *state,
+		      s32 health)
+{
+	struct simnode *sn = ctx;
+	char buf[LNE_NID_STR_MAX];
+	size_t len = strlen(sn->states);
+
+	(void)local;
+	(void)health;
+	lne_nid_format(nid, buf, sizeof(buf));
+	snprintf(sn->states + len, sizeof(sn->states) - len, "%s %s;", buf, state);
+}
+
 static void sim_log(void *ctx, const char *line)
 {
 	(void)line;
@@ -76,6 +99,7 @@ static bool sim_model_write(void *ctx, bool begin)
 }
 
 static const struct lne_node_ops sim_ops = {
+	.state = sim_state,
 	.log = sim_log,
 	.model_write = sim_model_write,
 	.link_new = sim_link_new,
@@ -217,6 +241,51 @@ int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_
 		lne_node_closed(&to->node, &b->l, rc);
 	}
 	return rc;
+}
+
+struct lne_nid simnet_nid(const char *s)
+{
+	struct lne_nid nid;
+
+	ck_assert_msg(!lne_nid_parse(s, &nid, NULL), "%s", s);
+	return nid;
+}
+
+void simnet_peer(struct simnode *n, const char *const *nids)
+{
+	struct lne_nid prim = simnet_nid(nids[0]);
+	struct lne_err err;
+
+	ck_assert_msg(!lne_peer_add(n->ln, &prim, true, &err), "%s", err.msg);
+	for (nids++; *nids; nids++) {
+		struct lne_nid x = simnet_nid(*nids);
+
+		ck_assert_msg(!lne_peer_add_nid(n->ln, &prim, &x, &err), "%s", err.msg);
+	}
+}
+
+void simnet_cut(struct simnet *s, const char *nid, bool cut)
+{
+	struct lne_nid n;
+	struct simlink *a;
+	u64 k;
+	int i;
+
+	ck_assert(!lne_nid_parse(nid, &n, NULL) && !lnw_nid4(&n, &k));
+	for (i = 0; i < s->ncut && s->cut[i] != k; i++)
+		;
+	if (!cut) {
+		if (i < s->ncut)
+			s->cut[i] = s->cut[--s->ncut];
+		return;
+	}
+	if (i == s->ncut) {
+		ck_assert_int_lt(s->ncut, 16);
+		s->cut[s->ncut++] = k;
+	}
+	for (a = s->links; a; a = a->next)
+		if (!a->closed && (a->l.local == k || a->l.peer == k))
+			close_pair(a, -ECONNRESET);
 }
 
 void simnet_fini(struct simnet *s)

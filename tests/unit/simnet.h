@@ -22,6 +22,7 @@ struct simnode {
 	u32 logs;  /* lines the node logged (ops->log) */
 	bool busy; /* the instance may not change now (ops->model_write says no) */
 	u64 inc;   /* its incarnation */
+	char states[256]; /* what ops->state told: "NID state;" each, cut short when full */
 };
 
 struct simlink {
@@ -37,6 +38,8 @@ struct simnet {
 	struct simlink *links;
 	u64 now_ms;
 	size_t chunk; /* bytes moved per step (1 exercises every partial read) */
+	u64 cut[16];  /* nid4s whose links are cut (simnet_cut) */
+	int ncut;
 };
 
 void simnet_init(struct simnet *s, size_t chunk);
@@ -51,5 +54,12 @@ void simnet_advance(struct simnet *s, u64 ms);
 void simnet_restart(struct simnet *s, struct simnode *sn);
 /* Connect a raw link to @to's NI @nid and write @bytes into it; returns the node's verdict. */
 int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len);
+
+/* A NID from text (the test fails if it is none). */
+struct lne_nid simnet_nid(const char *s);
+/* On @n, a Multi-Rail peer of the NULL-ended @nids, the first its primary. */
+void simnet_peer(struct simnode *n, const char *const *nids);
+/* Cut the wire of @nid (or mend it): its open links reset, new ones are refused. */
+void simnet_cut(struct simnet *s, const char *nid, bool cut);
 
 #endif

@@ -113,7 +113,7 @@ START_TEST(ping_timeout_and_refused)
 	dst = N("10.0.0.9@tcp");
 	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &r, NULL), 0);
 	ck_assert_int_eq(r.done, 1);
-	ck_assert_int_eq(r.status, -ENOTCONN);
+	ck_assert_int_eq(r.status, -ECONNREFUSED);
 
 	/* a net we have no NI on: unreachable */
 	memset(&r, 0, sizeof(r));

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus-fault.c - fault injection on the bus: FaultAdd, FaultDelete,
+ * FaultReset, FaultList (engine/fault.h).  Rules are running state, as
+ * health is: not stored, gone with a restart.  Anyone may list them;
+ * adding, deleting and resetting need the right to change, and every
+ * option is checked before anything changes.  The userspace engine's data
+ * path only, so far: with the kernel engine they are refused.
+ */
+#include <errno.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-errors.h"
+#include "bus-int.h"
+#include "engine/fault.h"
+#include "lnetd/dp.h"
+#include "lnetd/lnetd.h"
+
+#define FAULT_OPTS_MAX 16 /* more keys than there are options: refused unread */
+
+static int kind_arg(const char *kind, bool *delay, sd_bus_error *e)
+{
+	*delay = !strcmp(kind, "delay");
+	if (!*delay && strcmp(kind, "drop"))
+		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					 "'%s' is no kind of fault rule: say drop or delay", kind);
+	return 0;
+}
+
+static int no_node(struct lnetd *d, struct lne_node **n, sd_bus_error *e)
+{
+	*n = lnetd_dp_node(d->dp);
+	if (!*n)
+		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
+					 "fault injection runs in the userspace engine's data path "
+					 "only (not in the lnetk module yet)");
+	return 0;
+}
+
+/* FaultAdd(s kind, a{ss} options) -> u id */
+int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lne_fault_attr a = {0};
+	struct lne_err lerr = {.msg = ""};
+	const char *kind, *key, *value;
+	struct lne_node *n;
+	struct caller c;
+	int rc, count = 0;
+
+	rc = sd_bus_message_read(m, "s", &kind);
+	if (rc < 0)
+		return rc;
+	rc = kind_arg(kind, &a.delay, e);
+	if (rc < 0)
+		return rc;
+	rc = sd_bus_message_enter_container(m, 'a', "{ss}");
+	while (rc >= 0 && (rc = sd_bus_message_read(m, "{ss}", &key, &value)) > 0) {
+		if (++count > FAULT_OPTS_MAX)
+			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "more than %d options",
+						 FAULT_OPTS_MAX);
+		if (lne_fault_opt(&a, key, value, &lerr))
+			return bus_fail(e, -EINVAL, lerr.msg);
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(m);
+	if (rc < 0)
+		return rc;
+	rc = bus_authorise(m, &c, e);
+	if (rc != 0)
+		return rc;
+	rc = no_node(d, &n, e);
+	if (rc < 0)
+		return rc;
+	rc = lne_fault_add(n, &a, &lerr);
+	if (rc < 0)
+		return bus_fail(e, rc, lerr.msg);
+	lnetd_dp_kick(d->dp);
+	return sd_bus_reply_method_return(m, "u", (uint32_t)rc);
+}
+
+static int nid4_arg(const char *s, uint64_t *out, sd_bus_error *e)
+{
+	struct lne_nid nid;
+	char canon[LNE_NID_STR_MAX];
+	int rc;
+
+	*out = 0;
+	if (!*s || !strcmp(s, "*"))
+		return 0;
+	rc = bus_nid_arg(s, &nid, canon, e);
+	if (rc < 0)
+		return rc;
+	if (lnw_nid4(&nid, out))
+		return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: only IPv4 NIDs carry messages",
+					 canon);
+	return 0;
+}
+
+/* FaultDelete(s kind, s source, s dest, b all) -> u deleted */
+int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	const char *kind, *src, *dst;
+	uint64_t s4, d4;
+	struct lne_node *n;
+	struct caller c;
+	bool delay;
+	int all, rc;
+
+	rc = sd_bus_message_read(m, "sssb", &kind, &src, &dst, &all);
+	if (rc < 0)
+		return rc;
+	rc = kind_arg(kind, &delay, e);
+	if (rc >= 0)
+		rc = nid4_arg(src, &s4, e);
+	if (rc >= 0)
+		rc = nid4_arg(dst, &d4, e);
+	if (rc < 0)
+		return rc;
+	if (!all && !s4 && !d4)
+		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
+					 "say which rules: a source, a destination, or all");
+	rc = bus_authorise(m, &c, e);
+	if (rc != 0)
+		return rc;
+	rc = no_node(d, &n, e);
+	if (rc < 0)
+		return rc;
+	rc = lne_fault_del(n, delay, s4, d4, all);
+	return sd_bus_reply_method_return(m, "u", (uint32_t)rc);
+}
+
+/* FaultReset(s kind): the rules' counters to zero */
+int bus_method_fault_reset(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	struct lne_node *n;
+	const char *kind;
+	struct caller c;
+	bool delay;
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &kind);
+	if (rc < 0)
+		return rc;
+	rc = kind_arg(kind, &delay, e);
+	if (rc < 0)
+		return rc;
+	rc = bus_authorise(m, &c, e);
+	if (rc != 0)
+		return rc;
+	rc = no_node(d, &n, e);
+	if (rc < 0)
+		return rc;
+	lne_fault_reset(n, delay);
+	return sd_bus_reply_method_return(m, "");
+}
+
+static int put_opt(void *arg, const char *key, const char *value)
+{
+	return sd_bus_message_append(arg, "{ss}", key, value);
+}
+
+static int put_count(sd_bus_message *r, const char *key, uint64_t v, int rc)
+{
+	return rc < 0 ? rc : sd_bus_message_append(r, "{st}", key, v);
+}
+
+static int put_rule(void *arg, const struct lne_fault *f)
+{
+	static const char *const types[4] = {"ack", "put", "get", "reply"};
+	sd_bus_message *r = arg;
+	int rc, t;
+
+	rc = sd_bus_message_open_container(r, 'r', "ua{ss}a{st}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "u", f->id);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{ss}");
+	if (rc >= 0)
+		rc = lne_fault_attr_each(&f->a, put_opt, r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{st}");
+	rc = put_count(r, "count", f->st.count, rc);
+	rc = put_count(r, f->a.delay ? "delayed" : "dropped", f->st.hit, rc);
+	for (t = 0; t < 4; t++)
+		rc = put_count(r, types[t], f->st.type[t], rc);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc;
+}
+
+/* FaultList(s kind) -> a(ua{ss}a{st}) rules: id, options, counters */
+int bus_method_fault_list(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	sd_bus_message *r = NULL;
+	struct lne_node *n;
+	const char *kind;
+	bool delay;
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &kind);
+	if (rc < 0)
+		return rc;
+	rc = kind_arg(kind, &delay, e);
+	if (rc < 0)
+		return rc;
+	rc = no_node(d, &n, e);
+	if (rc < 0)
+		return rc;
+	rc = sd_bus_message_new_method_return(m, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ua{ss}a{st})");
+	if (rc >= 0)
+		rc = lne_fault_each(n, delay, put_rule, r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, r, NULL);
+	sd_bus_message_unref(r);
+	return rc;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bus-recovery.c - what health and recovery look like from outside:
+ * HealthStats (a local NI's or peer NI's "health stats", as `net show -v`
+ * and `peer show -v` print them) and RecoveryQueue (`lnetctl debug
+ * recovery`).  Reads, open to everyone; the userspace engine's data path
+ * only, so far.
+ */
+#include <errno.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-errors.h"
+#include "bus-int.h"
+#include "lnetd/dp.h"
+#include "lnetd/lnetd.h"
+
+static int no_node(sd_bus_error *e)
+{
+	return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
+				 "health counters and recovery queues are the userspace "
+				 "engine's only, so far (not the lnetk module's)");
+}
+
+static int put_stat(void *arg, const char *key, u64 value)
+{
+	return sd_bus_message_append(arg, "{st}", key, value);
+}
+
+/* HealthStats(s nid) -> b local, u health, a{st} stats */
+int bus_method_health_stats(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	char canon[LNE_NID_STR_MAX];
+	struct lne_peer_ni *pni = NULL;
+	struct lne_ni *ni;
+	struct lne_node *n;
+	struct lne_nid nid;
+	const char *s;
+	uint32_t health;
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &s);
+	if (rc >= 0)
+		rc = bus_nid_arg(s, &nid, canon, e);
+	if (rc < 0)
+		return rc;
+	n = lnetd_dp_node(d->dp);
+	if (!n)
+		return no_node(e);
+	ni = lne_ni_find(n->ln, &nid);
+	if (!ni)
+		pni = lne_peer_ni_find(n->ln, &nid);
+	if (ni)
+		health = (uint32_t)ni->health;
+	else if (pni)
+		health = (uint32_t)pni->health;
+	else
+		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "%s is no NI or peer NI", canon);
+	rc = sd_bus_message_new_method_return(m, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "bu", ni != NULL, health);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{st}");
+	if (rc >= 0)
+		rc = lne_node_health_each(n, &nid, ni != NULL, put_stat, r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc < 0 ? rc : sd_bus_send(NULL, r, NULL);
+}
+
+static int put_queued(void *arg, u64 nid4, const struct lne_health *h)
+{
+	char s[LNE_NID_STR_MAX];
+	struct lne_nid nid;
+
+	lnw_nid_from4(nid4, &nid);
+	lne_nid_format(&nid, s, sizeof(s));
+	return sd_bus_message_append(arg, "(sut)", s, h->ping_count, h->next_ping_ms / 1000);
+}
+
+/* RecoveryQueue(b peer) -> a(sut) queued: NID, pings failed in a row, next ping (s) */
+int bus_method_recovery_queue(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	struct lne_node *n;
+	int peer, rc;
+
+	rc = sd_bus_message_read(m, "b", &peer);
+	if (rc < 0)
+		return rc;
+	n = lnetd_dp_node(d->dp);
+	if (!n)
+		return no_node(e);
+	rc = sd_bus_message_new_method_return(m, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(sut)");
+	if (rc >= 0)
+		rc = lne_node_recovery_each(n, !peer, put_queued, r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc < 0 ? rc : sd_bus_send(NULL, r, NULL);
+}

@@ -1,0 +1,238 @@
+#!/bin/sh
+# Health, resend and recovery between userspace-engine nodes: two lnetd
+# nodes in network namespaces of the test's own, joined by four veth rails.
+#   H1 one rail's link is set down in the middle of a bulk transfer: the
+#      transfer completes, no message is lost, the NI is down at once;
+#   H3 the link comes back: recovery pings the NI back to health 1000 and
+#      traffic spreads over it again;
+#   H2 a peer rail that silently drops everything (fault drop, rate 1):
+#      after the first failures at least 95 % of new messages avoid it,
+#      and recovery keeps pinging it;
+# and lnetctl fault's errors, rights and bounds.  Timing is not asserted
+# (bench/health.sh measures it); how long things took goes out as diag.
+# Upstream's sanity-lnet.sh 204-238 (health, resend, recovery) in spirit.
+# TAP.
+set -u
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
+	echo "1..0 # SKIP needs root and ip netns"
+	exit 0
+fi
+. "$(dirname "$0")/lib.sh"
+LNETD=${LNETD:-lnetd/lnetd}
+LNETCTL=${LNETCTL:-lnetctl/lnetctl}
+NS=lnh$$
+. "$(dirname "$0")/nodes.sh"
+trap 'nodes_cleanup; cleanup' EXIT
+# on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
+on() {
+	OUT=$(node_ctl "$@" 2>&1)
+	RC=$?
+}
+# count X NID KEY [local]: a counter of NID's on node X (a local NI with "true", else a peer NI)
+count() {
+	busctl --address="unix:path=$T/$1.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+		org.lnetd1.Manager Counters 2>/dev/null | tr ' ' '\n' |
+		awk -v nid="\"$2\"" -v key="\"$3\"" -v loc="${4:-false}" '
+		$0 == nid { getline; want = ($0 == loc); next }
+		want && $0 == key { getline; print; exit }'
+}
+# node_count X KEY: one of node X's own counters (Counters' node dictionary)
+node_count() {
+	busctl --address="unix:path=$T/$1.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+		org.lnetd1.Manager Counters 2>/dev/null | tr ' ' '\n' |
+		awk -v key="\"$2\"" '$0 == key { getline; print; exit }'
+}
+# ni X NID KEY: what `net show -v` prints under KEY for node X's local NI NID
+ni() {
+	node_ctl "$1" net show -v 2>/dev/null | awk -v nid="$2" -v k="$3:" '
+		$1 == "-" && $2 == "nid:" { want = ($3 == nid); next }
+		want && index($0, k) { print $NF; exit }'
+}
+health() { ni "$1" "$2" "health value"; }
+# pni_health X NID: the health value `peer show -v` prints for peer NI NID on node X
+pni_health() {
+	node_ctl "$1" peer show -v 2>/dev/null | awk -v nid="$2" '
+		$1 == "-" && $2 == "nid:" { want = ($3 == nid); next }
+		want && /health value:/ { print $NF; exit }'
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+node_ns a b || {
+	echo "1..0 # SKIP cannot make network namespaces"
+	exit 0
+}
+node_rails a b 4 10.78 || exit 1
+check "node a starts" node_start a
+check "node b starts" node_start b
+on a net add --net tcp --if a0,a1,a2,a3
+check "a: four NIs on tcp" test "$RC" = 0
+on b net add --net tcp --if b0,b1,b2,b3
+check "b: four NIs on tcp" test "$RC" = 0
+check "a's NIs are up" node_up a
+check "b's NIs are up" node_up b
+on a peer add --prim_nid 10.78.0.2@tcp --nid 10.78.1.2@tcp,10.78.2.2@tcp,10.78.3.2@tcp
+check "a: b as a Multi-Rail peer of four NIDs" test "$RC" = 0
+on b selftest service on
+check "b serves the test portal" test "$RC" = 0
+# lnd_timeout (transaction_timeout - 1) / (retry_count + 1) = 3 s: recovery pings end soon
+on a set transaction_timeout 10
+check "a: transaction_timeout 10" test "$RC" = 0
+
+# --- H1: a rail's link goes down in the middle of a bulk transfer ------------
+# HealthChanged, as a watcher of a's bus sees it
+busctl --address="unix:path=$T/a.bus" monitor --match "type='signal',member='HealthChanged'" \
+	>"$T/signals" 2>&1 &
+NODE_PIDS="$NODE_PIDS $!"
+node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 262144 --count 40000 \
+	--concurrency 16 >"$T/h1.out" 2>&1 &
+job=$!
+i=0
+while [ "$(count a 10.78.0.1@tcp sent_put true)" -lt 200 ] 2>/dev/null && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+t0=$(now_ms)
+ip -n "${NS}a" link set a0 down
+kill -0 $job 2>/dev/null && running=1 || running=0
+sent_down=$(count a 10.78.0.1@tcp sent_put true)
+i=0
+while [ "$(ni a 10.78.0.1@tcp status)" != down ] && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+diag "a's NI on a0 shown down $(($(now_ms) - t0)) ms after the link"
+check "the link went down while the transfer ran" test "$running" = 1
+wait $job
+rc=$?
+OUT=$(cat "$T/h1.out")
+check "the transfer completes" test "$rc" = 0
+check "no message was lost" has "failed: 0"
+check "every message was sent" has "messages: 40000"
+sent_after=$(count a 10.78.0.1@tcp sent_put true)
+diag "PUTs on rail 0: $sent_down when its link went down, $sent_after at the end"
+check "rail 0 carried nothing after its link went down" \
+	test "$((sent_after - sent_down))" -le 16
+check "a's NI on a0 is down" test "$(ni a 10.78.0.1@tcp status)" = down
+check "a resent what rail 0 held" test "$(node_count a resend_count)" -ge 1
+on a stats show
+check "stats show prints the resends" has "resend_count:"
+check "counted as dropped locally" test "$(node_count a local_dropped_count)" -ge 1
+check "net show -v counts them on the NI" test "$(ni a 10.78.0.1@tcp dropped)" -ge 1
+on a debug recovery --local
+check "debug recovery --local lists the NI" has "nid-0: 10.78.0.1@tcp"
+
+# --- H3: the link comes back: recovery, and traffic spreads again ------------
+t0=$(now_ms)
+ip -n "${NS}a" link set a0 up
+i=0
+while [ "$(health a 10.78.0.1@tcp)" != 1000 ] && [ $i -lt 400 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+diag "a's NI on a0 back at health 1000 $(($(now_ms) - t0)) ms after its link came up (recovery_interval 1 s)"
+check "health returns to 1000" test "$(health a 10.78.0.1@tcp)" = 1000
+# b0 was reached only through a0: it lost health while a0 was down, and is pinged now
+i=0
+while [ "$(pni_health a 10.78.0.2@tcp)" != 1000 ] && [ $i -lt 400 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+diag "b0, reached through a0, back at 1000 $(($(now_ms) - t0)) ms after the link came up"
+check "so does the peer NI reached through it" test "$(pni_health a 10.78.0.2@tcp)" = 1000
+sig() { # sig NID STATE: a HealthChanged said so
+	tr -s ' \n' '  ' <"$T/signals" | grep -q "STRING \"$1\"; STRING \"$2\""
+}
+check "a signal said a0's NI went down" sig 10.78.0.1@tcp down
+check "and that it is healthy again" sig 10.78.0.1@tcp healthy
+check "and that b0 recovered" sig 10.78.0.2@tcp healthy
+check "and the NI is up" test "$(ni a 10.78.0.1@tcp status)" = up
+# b's end of the rail came back too (its listener may take a moment): a0 to b0 answers
+i=0
+until node_ctl a ping --timeout 1 --source 10.78.0.1@tcp 10.78.0.2@tcp >/dev/null 2>&1 ||
+	[ $i -ge 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+before=$(count a 10.78.0.1@tcp sent_put true)
+on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 400 --concurrency 8
+check "a transfer after recovery loses nothing" has "failed: 0"
+d0=$(($(count a 10.78.0.1@tcp sent_put true) - before))
+diag "PUTs on rail 0 among 400 after recovery: $d0"
+check "rail 0 carries traffic again" test "$d0" -ge 40
+
+# --- H2: a peer rail that silently drops everything --------------------------
+on b fault drop add --source '*' --dest 10.78.1.2@tcp --rate 1
+check "b: drop everything that arrives on b1" test "$RC" = 0
+on b fault drop show
+check "fault drop show lists the rule" has "dest: 10.78.1.2@tcp"
+on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 200 --concurrency 8
+diag "the first failures: $(printf '%s\n' "$OUT" | grep -m1 failed)"
+check "the first messages to b1 failed" test "$(node_count a response_timeout_count)" -ge 1
+pings=$(node_count a recovery_pings)
+before=$(count a 10.78.1.2@tcp sent_put)
+on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 1000 --concurrency 8
+after=$(count a 10.78.1.2@tcp sent_put)
+diag "PUTs to b1 among 1000 new ones: $((after - before))"
+check "at least 95 % of new messages avoid b1" test "$((after - before))" -le 50
+
+check "and none of them is lost" has "failed: 0"
+on a debug recovery --peer
+check "debug recovery --peer lists b1" has "nid-0: 10.78.1.2@tcp"
+on a peer show -v
+check "peer show -v counts b1's timeouts" \
+	test "$(printf '%s\n' "$OUT" | awk '$2 == "nid:" { want = ($3 == "10.78.1.2@tcp") }
+		want && $1 == "timeout:" { print $2; exit }')" -ge 1
+i=0
+while [ "$(node_count a recovery_pings)" -le "$pings" ] && [ $i -lt 300 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+check "recovery pings go on" test "$(node_count a recovery_pings)" -gt "$pings"
+on b fault drop show
+check "b counted what it dropped" test "$(printf '%s\n' "$OUT" | awk '/dropped:/ { print $2; exit }')" -ge 1
+on b fault drop reset
+on b fault drop show
+check "fault drop reset zeroes the counters" has "dropped: 0"
+on b fault drop del --dest 10.78.1.2@tcp
+on b fault drop show
+check "fault drop del removes the rule" test "$(printf '%s\n' "$OUT" | grep -c "dest:")" = 0
+
+# --- net set --health acts on the live node: recovery takes it back up ------
+on a net set --nid 10.78.2.1@tcp --health 300
+check "a: net set --health 300" test "$RC" = 0
+i=0
+while [ "$(health a 10.78.2.1@tcp)" != 1000 ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+check "recovery brings it back to 1000" test "$(health a 10.78.2.1@tcp)" = 1000
+on a debug recovery
+check "debug recovery wants --local or --peer" test "$RC" = 2
+
+# --- fault's errors: named, and nothing changes ------------------------------
+on b fault drop add --source '*' --dest '*' --rate 1 --interval 2
+check "rate and interval together are refused" test "$RC" = 1
+check "naming rate" has "rate"
+on b fault drop add --source '*' --dest '*' --rate 0
+check "a rate of 0 is refused" test "$RC" = 1
+on b fault drop add --source '*' --dest '*' --rate 1 --portal 64
+check "portal 64 is refused" has "portal"
+on b fault drop add --source '*' --dest '*' --rate 1 --health_error sunburn
+check "an unknown health error is refused" has "health_error"
+on b fault delay add --source '*' --dest '*' --rate 1
+check "a delay without a latency is refused" has "latency"
+on b fault drop add --source bogus --dest '*' --rate 1
+check "a bad NID is refused" test "$RC" = 1
+on b fault drop del
+check "del without a target is a usage error" test "$RC" = 2
+on b fault drop show
+check "nothing was added" test "$(printf '%s\n' "$OUT" | grep -c "id:")" = 0
+OUT=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/b.bus" setpriv --reuid=65534 --regid=65534 \
+	--clear-groups "$LNETCTL" fault drop add --source '*' --dest '*' --rate 1 2>&1)
+RC=$?
+check "an unprivileged caller cannot add a rule" test "$RC" != 0
+OUT=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/b.bus" setpriv --reuid=65534 --regid=65534 \
+	--clear-groups "$LNETCTL" fault drop show 2>&1)
+RC=$?
+check "but can list them" test "$RC" = 0
+finish
