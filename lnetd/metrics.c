@@ -49,7 +49,7 @@ enum group {
 };
 
 #define LABELS_MAX 4
-#define COLS	   20
+#define COLS	   25
 
 struct row {
 	char *lab[2 * LABELS_MAX + 1]; /* name, value, ..., NULL */
@@ -142,6 +142,11 @@ static const char *const count_names[COLS] = {
 	"disc_done",
 	"disc_failed",
 	"disc_msgs_waited",
+	"resend_count",
+	"failed_resends",
+	"successful_resends",
+	"response_timeout_count",
+	"recovery_pings",
 };
 
 /* One counter of @nid (NULL: the node's own), as lnetk_counters gives them. */
@@ -534,6 +539,14 @@ static const struct family {
 	{G_NODE, 18, COUNTER, "lnet_discovery_rounds_failed_total", "Discovery rounds that failed."},
 	{G_NODE, 19, COUNTER, "lnet_discovery_waited_messages_total",
 	 "Messages that waited for their peer's discovery."},
+	{G_NODE, 20, COUNTER, "lnet_resends_total", "Messages sent again after a failure."},
+	{G_NODE, 21, COUNTER, "lnet_resends_failed_total",
+	 "Messages that failed after their last resend (retry_count)."},
+	{G_NODE, 22, COUNTER, "lnet_resends_succeeded_total", "Messages a resend delivered."},
+	{G_NODE, 23, COUNTER, "lnet_response_timeouts_total",
+	 "ACKs and REPLYs that did not come in time (response_tracking)."},
+	{G_NODE, 24, COUNTER, "lnet_recovery_pings_total",
+	 "Recovery pings sent to unhealthy NIs and peer NIs."},
 	{G_FAULT, 0, COUNTER, "lnet_peer_faults_total",
 	 "Connections closed for what a peer sent, by kind of fault."},
 	{G_NIH, 0, GAUGE, "lnet_ni_health", "A local NI's health, 0 to 1000 (healthiest)."},

@@ -137,5 +137,6 @@ check "so are the node's connections" awk '/^lnet_connections_made_total / { exi
 # b was no peer of a's: discovery found it before the first PUT went
 check "and the discovery round that found b" \
 	awk '/^lnet_discovery_rounds_done_total / { exit !($2 >= 1) }' "$M"
+check "resends are there, none needed" grep -qx 'lnet_resends_total 0' "$M"
 check "the file with traffic is valid" valid "$M"
 finish
