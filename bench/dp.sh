@@ -113,7 +113,7 @@ echo "D3 ($E): 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/
 		i=$((i + 1))
 	done
 } >"$T/rules.yaml"
-on a import "$T/rules.yaml" >/dev/null || echo "D4: the rules did not import" >&2
+on a import --no-progress "$T/rules.yaml" >/dev/null || echo "D4: the rules did not import" >&2
 rules_rate=$(best_rate)
 d4=$(ratio "$lnet_rate" "$rules_rate")
 echo "D4 ($E): 0-byte PUTs with 1,000 rules ${rules_rate}/s, with none ${lnet_rate}/s: per-message cost ratio $d4 (target <= 1.05): $(verdict "$d4" "<=" 1.05)"
@@ -182,8 +182,8 @@ if [ "$ENGINE" = userspace ] && [ "${BENCH_VM:-1}" != 0 ] && [ -n "${TOP_SRCDIR:
 	trap - EXIT
 	nodes_cleanup
 	rm -rf "$T"
-	echo "== D1-D4 in the VM tier's guest (lnetk nodes, kernel engine; TCG: slow, ratios only)"
+	echo "== D1-D4, T1-T2 in the VM tier's guest (lnetk nodes, kernel engine; TCG: ratios only)"
 	LNETD_VM_ONLY=dpbench "$TOP_SRCDIR/tests/vm/run.sh" 2>&1 |
-		sed -n 's/^# \(D[1-4] (kernel engine).*\)/\1/p; s/^\(1\.\.0 # SKIP.*\)/VM: \1/p;
+		sed -n 's/^# \([DT][1-4] (kernel engine).*\)/\1/p; s/^\(1\.\.0 # SKIP.*\)/VM: \1/p;
 			s/^not ok.*/VM: &/p'
 fi

@@ -12,14 +12,14 @@ tbf_live_net() {
 	LIVE_OK=no
 	LIVE_SERVER=$1.0.100@tcp
 	node_ns s a b c || return 1
-	ip -n "${NS}s" link add br0 type bridge && ip -n "${NS}s" link set br0 up &&
-		ip -n "${NS}s" addr add "$1.0.100/24" dev br0 || return 1
+	"$IP" -n "${NS}s" link add br0 type bridge && "$IP" -n "${NS}s" link set br0 up &&
+		"$IP" -n "${NS}s" addr add "$1.0.100/24" dev br0 || return 1
 	_i=1
 	for _x in a b c; do
-		ip link add "${_x}0" netns "$NS$_x" type veth peer name "s$_x" netns "${NS}s" &&
-			ip -n "${NS}s" link set "s$_x" master br0 up &&
-			ip -n "$NS$_x" addr add "$1.0.$_i/24" dev "${_x}0" &&
-			ip -n "$NS$_x" link set "${_x}0" up || return 1
+		"$IP" link add "${_x}0" netns "$NS$_x" type veth peer name "s$_x" netns "${NS}s" &&
+			"$IP" -n "${NS}s" link set "s$_x" master br0 up &&
+			"$IP" -n "$NS$_x" addr add "$1.0.$_i/24" dev "${_x}0" &&
+			"$IP" -n "$NS$_x" link set "${_x}0" up || return 1
 		_i=$((_i + 1))
 	done
 	for _x in s a b c; do node_start "$_x" || return 0; done

@@ -303,8 +303,17 @@ lnetd_tree() {
 	# the namespace helpers it sources, tcp-rr (make bench builds it) and
 	# iproute2's tc as /bin/tc2 (busybox's applet would answer to tc)
 	install -D -m 755 "$top/bench/dp.sh" "$1/opt/lnetd/bench/dp.sh" &&
+		install -D -m 755 "$top/bench/tbf-live.sh" "$1/opt/lnetd/bench/tbf-live.sh" &&
 		install -D -m 644 "$top/tests/integration/nodes.sh" \
-			"$1/opt/lnetd/tests/integration/nodes.sh" || return 1
+			"$1/opt/lnetd/tests/integration/nodes.sh" &&
+		install -D -m 644 "$top/tests/integration/tbf-live-lib.sh" \
+			"$1/opt/lnetd/tests/integration/tbf-live-lib.sh" || return 1
+	# tbf-live.sh's server is on a bridge
+	for m in net/llc/llc net/802/stp net/bridge/bridge; do
+		ko=$(find "/lib/modules/$kver/kernel/${m%/*}" -maxdepth 1 -name "${m##*/}.ko*" | head -n 1)
+		[ -z "$ko" ] || install -D -m 644 "$ko" "$1/lib/modules/$kver/kernel/${m%/*}/${ko##*/}" ||
+			return 1
+	done
 	if [ -x "$build/bench/tcp-rr" ]; then copy_with_libs "$build/bench/tcp-rr" "$1" || return 1; fi
 	tc_bin=$(command -v tc || echo /usr/sbin/tc)
 	tbf=$(find "/lib/modules/$kver/kernel/net/sched" -name 'sch_tbf.ko*' | head -n 1)
