@@ -521,7 +521,18 @@ static int link_change(struct lne_node *n, struct lne_ni *ni, u64 k, bool up)
 		ni->health = 0;
 		tell(n, self, "down");
 		lne_nd_close_ni(n, k);
-		recovery_queue(n, self);
+		if (ni->nid.lnd == LNE_LND_TCP) /* the others cannot be pinged: see below */
+			recovery_queue(n, self);
+		return 0;
+	}
+	/*
+	 * The data path carries socklnd only: an NI of another LND (o2ib, ...)
+	 * cannot be pinged back, so its link coming up is all the proof there
+	 * is (else it would stay at health 0 for ever).
+	 */
+	if (ni->nid.lnd != LNE_LND_TCP) {
+		ni->health = LNE_HEALTH_MAX;
+		tell(n, self, "healthy");
 		return 0;
 	}
 	/*

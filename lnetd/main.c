@@ -352,6 +352,7 @@ out:
 	lnetd_metrics_stop(&d);
 	sd_bus_flush_close_unref(d.bus);
 	lnetd_dp_stop(d.dp);
+	d.dp = NULL; /* freed: lnetd_tbf_free_all below asks whether it is there */
 	kbackend_stop(d.kb);
 	netif_close(d.netif);
 	sd_event_unref(d.event);

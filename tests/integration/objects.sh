@@ -17,7 +17,7 @@ bcall AddPeer 'sasa{sv}' 10.0.0.1@tcp 2 10.0.0.2@tcp 10.1.0.1@o2ib 1 multi_rail 
 check "AddPeer makes a peer with its NIDs" has 't 1'
 bcall ListPeers
 check "ListPeers shows it by named fields, every NID healthy" \
-	has '"10.0.0.1@tcp" 3 "multi_rail" b true "implicit" b false "nids" a(su) 3 "10.0.0.1@tcp" 1000 "10.0.0.2@tcp" 1000 "10.1.0.1@o2ib" 1000'
+	has '"10.0.0.1@tcp" 5 "multi_rail" b true "implicit" b false "discovered" b false "discovered_nids" as 0 "nids" a(su) 3 "10.0.0.1@tcp" 1000 "10.0.0.2@tcp" 1000 "10.1.0.1@o2ib" 1000'
 bcall AddPeer 'sasa{sv}' 10.0.0.9@tcp 1 10.0.0.2@tcp 1 multi_rail b true
 check "a NID owned by another peer is refused, naming the owner" \
 	has "10.0.0.2@tcp: already a NID of peer 10.0.0.1@tcp"
@@ -45,7 +45,7 @@ check "AddRoute with options" has 't 3'
 bcall ListRoutes
 check "ListRoutes shows it, each setting by name" has '"o2ib2" "10.0.0.254@tcp" 3 "hops" u 2 "priority" u 5 "sensitivity" u 1'
 bcall ListPeers
-check "its gateway became an (implicit) peer" has '"10.0.0.254@tcp" 3 "multi_rail" b false "implicit" b true'
+check "its gateway became an (implicit) peer" has '"10.0.0.254@tcp" 5 "multi_rail" b false "implicit" b true "discovered" b false'
 bcall AddRoute 'ssa{sv}' o2ib2 10.0.0.254@tcp 0
 check "the same route again is refused" has "a route through 10.0.0.254@tcp exists already"
 bcall AddRoute 'ssa{sv}' o2ib3 10.0.0.254@tcp 1 hops u 0
@@ -64,7 +64,7 @@ check "deleting it twice is refused, naming the route" has "no route to o2ib4 th
 bcall AddPeer 'sasa{sv}' 10.0.0.254@tcp 0 1 multi_rail b true
 check "a route's gateway becomes an explicit peer when added by name" has 't 6'
 bcall ListPeers
-check "ListPeers shows it explicit and Multi-Rail" has '"10.0.0.254@tcp" 3 "multi_rail" b true "implicit" b false'
+check "ListPeers shows it explicit and Multi-Rail" has '"10.0.0.254@tcp" 5 "multi_rail" b true "implicit" b false "discovered" b false'
 
 bcall ListPeers
 before_peers=$OUT

@@ -455,6 +455,30 @@ START_TEST(link_up_pings_peer_nis_at_once)
 }
 END_TEST
 
+/*
+ * An NI of an LND the data path does not carry (o2ib): no recovery ping can
+ * bring it back, so its link coming up does, at once (it stayed at 0).
+ */
+START_TEST(other_lnd_link_up_is_healthy_at_once)
+{
+	static const char *const nids[] = {"10.0.0.1@tcp", "10.9.0.1@o2ib", NULL};
+	struct lne_nid ib = N("10.9.0.1@o2ib");
+	struct simnet s;
+	struct simnode *a;
+	u64 pings;
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, nids);
+	ck_assert_int_eq(lne_node_ni_link(&a->node, &ib, false, NULL), 0);
+	ck_assert_int_eq(lne_ni_find(a->ln, &ib)->health, 0);
+	pings = a->node.st.recovery_pings;
+	ck_assert_int_eq(lne_node_ni_link(&a->node, &ib, true, NULL), 0);
+	ck_assert_int_eq(lne_ni_find(a->ln, &ib)->health, LNE_HEALTH_MAX);
+	ck_assert_uint_eq(a->node.st.recovery_pings, pings);
+	simnet_fini(&s);
+}
+END_TEST
+
 /* A peer NI not heard of for recovery_limit seconds leaves the queue; 0 keeps it. */
 START_TEST(recovery_limit_gives_up)
 {
@@ -567,6 +591,7 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, recovery_pings_back_off);
 	tcase_add_test(tc, recovery_limit_gives_up);
 	tcase_add_test(tc, link_up_pings_peer_nis_at_once);
+	tcase_add_test(tc, other_lnd_link_up_is_healthy_at_once);
 	tcase_add_test(tc, health_stats_and_recovery_lists);
 	suite_add_tcase(s, tc);
 	return s;
