@@ -366,11 +366,14 @@ static int discovered_peer(const struct lnetk_peer *p, void *arg)
 	struct lne_nid nid;
 	size_t i;
 
-	if (!p->discovered || lne_nid_parse(p->primary, &nid, NULL) ||
+	for (i = 0; !p->discovered && i < p->nnis && !p->nis[i].discovered; i++)
+		;
+	/* a configured peer is read too when discovery added NIDs to it */
+	if ((!p->discovered && i == p->nnis) || lne_nid_parse(p->primary, &nid, NULL) ||
 	    lne_peer_get(ln, &nid, p->mr, &peer, &got, NULL))
 		return 0;
-	peer->discovered = true;
-	peer->first_pni.discovered = true;
+	peer->discovered = p->discovered;
+	peer->first_pni.discovered = p->discovered;
 	for (i = 0; i < p->nnis; i++) {
 		struct lne_peer_ni *pni;
 
@@ -380,7 +383,7 @@ static int discovered_peer(const struct lnetk_peer *p, void *arg)
 			lne_peer_add_nid_to(ln, peer, &nid, NULL);
 		pni = lne_peer_ni_find(ln, &nid);
 		if (pni && lne_peer_of(pni) == peer)
-			pni->discovered = true;
+			pni->discovered = p->discovered || p->nis[i].discovered;
 	}
 	return 0;
 }

@@ -62,6 +62,38 @@ static int cmp_peer(const void *a, const void *b)
 }
 
 /*
+ * @peer's NIDs into @reply: "as" (@health NULL: only the NIDs discovery
+ * found) or "a(su)" with each one's health.  @twin, with the kernel engine,
+ * is the module's peer of the same primary: the NIDs its discovery added to
+ * a configured peer are there, not in lnetd's mirror.
+ */
+static int append_nids(sd_bus_message *reply, const struct lne_peer *peer,
+		       const struct lne_peer *twin, struct khealth *kh, bool health)
+{
+	const struct lne_peer *from[2] = {peer, twin};
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	char buf[LNE_NID_STR_MAX];
+	int rc = 0, k;
+
+	for (k = 0; k < 2 && from[k]; k++)
+		lne_list_for_each_entry(pnet, &from[k]->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				/* the twin's configured NIDs are the mirror's already */
+				if ((k || !health) && !pni->discovered)
+					continue;
+				lne_nid_format(&pni->nid, buf, sizeof(buf));
+				if (rc >= 0 && !health)
+					rc = sd_bus_message_append(reply, "s", buf);
+				else if (rc >= 0)
+					rc = sd_bus_message_append(
+						reply, "(su)", buf,
+						khealth_get(kh, &pni->nid, (uint32_t)pni->health));
+			}
+	return rc;
+}
+
+/*
  * Explicit, implicit and discovered peers, by primary NID text: the same
  * order whatever their history.  "discovered" says discovery made the peer;
  * "discovered_nids" lists the NIDs it found (the others were configured).
@@ -71,9 +103,7 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	struct lne_inst *found = d->kb ? kbackend_discovered(d->kb) : NULL;
 	struct khealth *kh = NULL;
-	const struct lne_peer_net *pnet;
-	const struct lne_peer_ni *pni;
-	struct lne_peer *peer, **all;
+	struct lne_peer *peer, **all, *twin;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	char buf[LNE_NID_STR_MAX];
 	size_t n = 0, i;
@@ -124,12 +154,9 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			rc = sd_bus_message_open_container(reply, 'v', "as");
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "s");
-		lne_list_for_each_entry(pnet, &peer->pnets, link)
-			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
-				lne_nid_format(&pni->nid, buf, sizeof(buf));
-				if (rc >= 0 && pni->discovered)
-					rc = sd_bus_message_append(reply, "s", buf);
-			}
+		twin = found && !peer->discovered ? lne_peer_find(found, &peer->primary) : NULL;
+		if (rc >= 0)
+			rc = append_nids(reply, peer, twin, kh, false);
 		for (int c = 0; rc >= 0 && c < 3; c++)
 			rc = sd_bus_message_close_container(reply);
 		/* Its NIDs with their health, the primary first. */
@@ -141,14 +168,8 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			rc = sd_bus_message_open_container(reply, 'v', "a(su)");
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "(su)");
-		lne_list_for_each_entry(pnet, &peer->pnets, link)
-			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
-				lne_nid_format(&pni->nid, buf, sizeof(buf));
-				if (rc >= 0)
-					rc = sd_bus_message_append(
-						reply, "(su)", buf,
-						khealth_get(kh, &pni->nid, (uint32_t)pni->health));
-			}
+		if (rc >= 0)
+			rc = append_nids(reply, peer, twin, kh, true);
 		/* close a(su), the variant, the entry, the a{sv} and the record */
 		for (int c = 0; rc >= 0 && c < 5; c++)
 			rc = sd_bus_message_close_container(reply);

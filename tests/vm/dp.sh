@@ -158,6 +158,15 @@ check "api: the policy held each of a's NIDs to 50/s (44 in at least 0.38 s)" \
 rmmod lnetk_api_test
 kill $pa $pb 2>/dev/null
 
+# b knows a by one NID only; discovery (asked: a configured peer is not discovered on
+# a send) adds a's other NID, marked as discovered, in the module's running state
+check "dp: b: a as a peer with its first NID" on dpb peer add --prim_nid 10.8.0.1@tcp
+check "dp: b discovers a" on dpb discover --force 10.8.0.1@tcp
+out_has "dp: b's peer show lists a's second NID" "nid: 10.8.1.1@tcp" \
+	on dpb peer show --nid 10.8.0.1@tcp
+check "dp: as discovered, the configured first one not" \
+	sh -c "awk '/nid: 10.8.1.1@tcp/ { w = 1 } w && /discovered: True/ { f = 1 } END { exit !f }' $T/out &&
+		! awk '/nid: 10.8.0.1@tcp/ { w = 1; next } /nid:/ { w = 0 } w && /discovered: True/ { f = 1 } END { exit !f }' $T/out"
 out_has "dp: stats show has the module's counters" "send_count:" on dpa stats show
 check "dp: the module counted what a sent" sh -c "awk '\$1 == \"send_count:\" { exit !(\$2 >= 12) }' $T/out"
 # lnetd's metrics file carries the module's counters and health (lnetd --metrics-file)
