@@ -2,8 +2,8 @@
 /*
  * node-test.c - the traffic generator (node-test.h).
  */
-#include "node-svc.h"
 #include "node-test.h"
+#include "node-svc.h"
 
 int lne_test_check(const struct lne_test *t, struct lne_err *err)
 {

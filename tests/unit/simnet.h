@@ -19,9 +19,9 @@ struct simnode {
 	struct simnet *net;
 	bool mute; /* accepts connections, never reads from them */
 	u64 recv_puts;
-	u32 logs;  /* lines the node logged (ops->log) */
-	bool busy; /* the instance may not change now (ops->model_write says no) */
-	u64 inc;   /* its incarnation */
+	u32 logs;	  /* lines the node logged (ops->log) */
+	bool busy;	  /* the instance may not change now (ops->model_write says no) */
+	u64 inc;	  /* its incarnation */
 	char states[256]; /* what ops->state told: "NID state;" each, cut short when full */
 };
 
