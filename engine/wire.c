@@ -50,6 +50,35 @@ void lnw_nid_from4(u64 nid4, struct lne_nid *out)
 	out->addr[3] = (u8)a;
 }
 
+/*
+ * struct lnet_nid: address bytes beyond 4 (0 or 12) at 0, LND type 1, net
+ * number 2 (big-endian), address 4 (network order, padded with zeroes).
+ */
+void lnw_nid_pack(const struct lne_nid *nid, u8 out[LNW_NID_SIZE])
+{
+	memset(out, 0, LNW_NID_SIZE);
+	out[0] = (u8)(nid->alen - 4);
+	out[1] = nid->lnd;
+	out[2] = (u8)(nid->num >> 8);
+	out[3] = (u8)nid->num;
+	memcpy(out + 4, nid->addr, nid->alen);
+}
+
+enum lnw_fault lnw_nid_unpack(const u8 in[LNW_NID_SIZE], struct lne_nid *nid)
+{
+	memset(nid, 0, sizeof(*nid));
+	if (in[0] != 0 && in[0] != 12)
+		return LNW_F_FIELD;
+	nid->alen = (u8)(in[0] + 4);
+	nid->lnd = in[1];
+	nid->num = (u16)(in[2] << 8 | in[3]);
+	if (nid->alen == 16 &&
+	    (!lne_lnd_name(nid->lnd) || lne_lnd_addr_class(nid->lnd) != LNE_AC_IP))
+		return LNW_F_FIELD;
+	memcpy(nid->addr, in + 4, nid->alen);
+	return LNW_OK;
+}
+
 static bool magic_order(u32 raw, u32 magic, bool *flip)
 {
 	if (raw == magic) {
@@ -82,49 +111,141 @@ enum lnw_fault lnw_connreq_unpack(const u8 in[LNW_CONNREQ_SIZE], struct lnw_conn
 	return LNW_OK;
 }
 
+/* Version 2: magic 0, version 4, the NID as struct lnet_nid at 8. */
+void lnw_connreq16_pack(const struct lne_nid *nid, u8 out[LNW_CONNREQ16_SIZE])
+{
+	lnw_put32(out, LNW_MAGIC_ACCEPTOR);
+	lnw_put32(out + 4, LNW_ACCEPTOR_VERSION_16);
+	lnw_nid_pack(nid, out + 8);
+}
+
+enum lnw_fault lnw_connreq16_unpack(const u8 in[LNW_CONNREQ16_SIZE], struct lne_nid *nid,
+				    bool *flip)
+{
+	memset(nid, 0, sizeof(*nid));
+	if (!magic_order(lnw_get32(in, false), LNW_MAGIC_ACCEPTOR, flip))
+		return LNW_F_MAGIC;
+	if (lnw_get32(in + 4, *flip) != LNW_ACCEPTOR_VERSION_16)
+		return LNW_F_VERSION;
+	return lnw_nid_unpack(in + 8, nid);
+}
+
 /*
- * The hello (ksock_hello_msg_nid4): magic 0, version 4, source NID 8,
- * destination NID 16, source pid 24, destination pid 28, source incarnation
- * 32, destination incarnation 40, connection type 48, address count 52.
+ * The hello, after magic 0 and version 4: the two NIDs (8 bytes each in
+ * version 3's ksock_hello_msg_nid4, 20 in version 4's ksock_hello_msg),
+ * then source pid, destination pid, source incarnation, destination
+ * incarnation, connection type and address count: 56 and 80 bytes.
  */
+static void hello_body_pack(const struct lnw_hello *h, u8 *p)
+{
+	lnw_put32(p, h->src_pid);
+	lnw_put32(p + 4, h->dst_pid);
+	lnw_put64(p + 8, h->src_inc);
+	lnw_put64(p + 16, h->dst_inc);
+	lnw_put32(p + 24, h->ctype);
+	lnw_put32(p + 28, 0);
+}
+
+static enum lnw_fault hello_body_unpack(const u8 *p, bool f, struct lnw_hello *h)
+{
+	h->src_pid = lnw_get32(p, f);
+	h->dst_pid = lnw_get32(p + 4, f);
+	h->src_inc = lnw_get64(p + 8, f);
+	h->dst_inc = lnw_get64(p + 16, f);
+	h->ctype = lnw_get32(p + 24, f);
+	h->nips = lnw_get32(p + 28, f);
+	/* SOCKLND_CONN_NONE (-1) in a reply: the peer lost a connection race */
+	if (h->ctype > LNW_CONN_BULK_OUT && h->ctype != (u32)-1)
+		return LNW_F_CTYPE;
+	if (h->nips > (h->version == LNW_SOCK_V3 ? LNW_HELLO_IPS_MAX : 0))
+		return LNW_F_FIELD;
+	return LNW_OK;
+}
+
 void lnw_hello_pack(const struct lnw_hello *h, u8 out[LNW_HELLO_SIZE])
 {
 	lnw_put32(out, LNW_MAGIC_PROTO);
 	lnw_put32(out + 4, h->version);
 	lnw_put64(out + 8, h->src_nid);
 	lnw_put64(out + 16, h->dst_nid);
-	lnw_put32(out + 24, h->src_pid);
-	lnw_put32(out + 28, h->dst_pid);
-	lnw_put64(out + 32, h->src_inc);
-	lnw_put64(out + 40, h->dst_inc);
-	lnw_put32(out + 48, h->ctype);
-	lnw_put32(out + 52, 0);
+	hello_body_pack(h, out + 24);
 }
 
 enum lnw_fault lnw_hello_unpack(const u8 in[LNW_HELLO_SIZE], struct lnw_hello *h, bool *flip)
 {
-	bool f;
+	enum lnw_fault f;
 
 	if (!magic_order(lnw_get32(in, false), LNW_MAGIC_PROTO, flip))
 		return LNW_F_MAGIC;
-	f = *flip;
-	h->version = lnw_get32(in + 4, f);
-	h->src_nid = lnw_get64(in + 8, f);
-	h->dst_nid = lnw_get64(in + 16, f);
-	h->src_pid = lnw_get32(in + 24, f);
-	h->dst_pid = lnw_get32(in + 28, f);
-	h->src_inc = lnw_get64(in + 32, f);
-	h->dst_inc = lnw_get64(in + 40, f);
-	h->ctype = lnw_get32(in + 48, f);
-	h->nips = lnw_get32(in + 52, f);
-	if (h->version != LNW_SOCK_V3)
+	h->version = lnw_get32(in + 4, *flip);
+	h->src_nid = lnw_get64(in + 8, *flip);
+	h->dst_nid = lnw_get64(in + 16, *flip);
+	f = hello_body_unpack(in + 24, *flip, h);
+	return h->version != LNW_SOCK_V3 ? LNW_F_VERSION : f;
+}
+
+void lnw_hello16_pack(const struct lnw_hello *h, const struct lne_nid *src,
+		      const struct lne_nid *dst, u8 out[LNW_HELLO16_SIZE])
+{
+	lnw_put32(out, LNW_MAGIC_PROTO);
+	lnw_put32(out + 4, LNW_SOCK_V4);
+	lnw_nid_pack(src, out + 8);
+	lnw_nid_pack(dst, out + 8 + LNW_NID_SIZE);
+	hello_body_pack(h, out + 8 + 2 * LNW_NID_SIZE);
+}
+
+enum lnw_fault lnw_hello16_unpack(const u8 in[LNW_HELLO16_SIZE], struct lnw_hello *h,
+				  struct lne_nid *src, struct lne_nid *dst, bool *flip)
+{
+	enum lnw_fault f;
+
+	memset(h, 0, sizeof(*h));
+	if (!magic_order(lnw_get32(in, false), LNW_MAGIC_PROTO, flip))
+		return LNW_F_MAGIC;
+	h->version = lnw_get32(in + 4, *flip);
+	if (h->version != LNW_SOCK_V4)
 		return LNW_F_VERSION;
-	/* SOCKLND_CONN_NONE (-1) in a reply: the peer lost a connection race */
-	if (h->ctype > LNW_CONN_BULK_OUT && h->ctype != (u32)-1)
-		return LNW_F_CTYPE;
-	if (h->nips > LNW_HELLO_IPS_MAX)
-		return LNW_F_FIELD;
-	return LNW_OK;
+	f = lnw_nid_unpack(in + 8, src);
+	if (!f)
+		f = lnw_nid_unpack(in + 8 + LNW_NID_SIZE, dst);
+	return f ? f : hello_body_unpack(in + 8 + 2 * LNW_NID_SIZE, *flip, h);
+}
+
+/* The version after a magic: *@f is LNW_F_MAGIC when the magic is not @magic. */
+static u32 version_after(const u8 in[8], u32 magic, enum lnw_fault *f)
+{
+	bool flip;
+
+	if (!magic_order(lnw_get32(in, false), magic, &flip)) {
+		*f = LNW_F_MAGIC;
+		return 0;
+	}
+	*f = LNW_F_VERSION;
+	return lnw_get32(in + 4, flip);
+}
+
+u32 lnw_connreq_size(const u8 in[8], enum lnw_fault *f)
+{
+	switch (version_after(in, LNW_MAGIC_ACCEPTOR, f)) {
+	case LNW_ACCEPTOR_VERSION:
+		return LNW_CONNREQ_SIZE;
+	case LNW_ACCEPTOR_VERSION_16:
+		return LNW_CONNREQ16_SIZE;
+	default:
+		return 0;
+	}
+}
+
+u32 lnw_hello_size(const u8 in[8], enum lnw_fault *f)
+{
+	switch (version_after(in, LNW_MAGIC_PROTO, f)) {
+	case LNW_SOCK_V3:
+		return LNW_HELLO_SIZE;
+	case LNW_SOCK_V4:
+		return LNW_HELLO16_SIZE;
+	default:
+		return 0;
+	}
 }
 
 /* socklnd's header: type 0, checksum 4, zero-copy cookies 8 and 16. */
@@ -148,25 +269,23 @@ enum lnw_fault lnw_ksm_unpack(const u8 in[LNW_KSM_SIZE], bool flip, struct lnw_k
 }
 
 /*
- * The LNet header (_lnet_hdr_nid4): destination NID 0, source NID 8,
- * destination pid 16, source pid 20, type 24, payload length 28, then the
- * variant at 32: a wire handle (two cookies, 16 bytes) and
+ * The LNet header (_lnet_hdr_nid4): destination NID 0, source NID 8, then
+ * what both headers have after their NIDs, here at 16: destination pid 0,
+ * source pid 4, type 8, payload length 12, then the variant at 16 (32 in
+ * the whole header): a wire handle (two cookies, 16 bytes) and
  *   ACK:   match bits 48, matched length 56
  *   PUT:   match bits 48, header data 56, portal 64, offset 68
  *   GET:   match bits 48, portal 56, source offset 60, sink length 64
  *   REPLY: nothing more.
  */
-void lnw_hdr_pack(const struct lnw_hdr *h, u8 out[LNW_HDR_SIZE])
+static void hdr_body_pack(const struct lnw_hdr *h, u8 *p)
 {
-	u8 *v = out + 32;
+	u8 *v = p + 16;
 
-	memset(out, 0, LNW_HDR_SIZE);
-	lnw_put64(out, h->dst_nid);
-	lnw_put64(out + 8, h->src_nid);
-	lnw_put32(out + 16, h->dst_pid);
-	lnw_put32(out + 20, h->src_pid);
-	lnw_put32(out + 24, h->type);
-	lnw_put32(out + 28, h->payload);
+	lnw_put32(p, h->dst_pid);
+	lnw_put32(p + 4, h->src_pid);
+	lnw_put32(p + 8, h->type);
+	lnw_put32(p + 12, h->payload);
 	lnw_put64(v, h->wh_iface);
 	lnw_put64(v + 8, h->wh_object);
 	switch (h->type) {
@@ -191,17 +310,14 @@ void lnw_hdr_pack(const struct lnw_hdr *h, u8 out[LNW_HDR_SIZE])
 	}
 }
 
-enum lnw_fault lnw_hdr_unpack(const u8 in[LNW_HDR_SIZE], bool flip, struct lnw_hdr *h)
+static enum lnw_fault hdr_body_unpack(const u8 *p, bool flip, struct lnw_hdr *h)
 {
-	const u8 *v = in + 32;
+	const u8 *v = p + 16;
 
-	memset(h, 0, sizeof(*h));
-	h->dst_nid = lnw_get64(in, flip);
-	h->src_nid = lnw_get64(in + 8, flip);
-	h->dst_pid = lnw_get32(in + 16, flip);
-	h->src_pid = lnw_get32(in + 20, flip);
-	h->type = lnw_get32(in + 24, flip);
-	h->payload = lnw_get32(in + 28, flip);
+	h->dst_pid = lnw_get32(p, flip);
+	h->src_pid = lnw_get32(p + 4, flip);
+	h->type = lnw_get32(p + 8, flip);
+	h->payload = lnw_get32(p + 12, flip);
 	h->wh_iface = lnw_get64(v, flip);
 	h->wh_object = lnw_get64(v + 8, flip);
 	switch (h->type) {
@@ -237,6 +353,47 @@ enum lnw_fault lnw_hdr_unpack(const u8 in[LNW_HDR_SIZE], bool flip, struct lnw_h
 	if (h->payload > LNW_MTU)
 		return LNW_F_LENGTH;
 	return LNW_OK;
+}
+
+void lnw_hdr_pack(const struct lnw_hdr *h, u8 out[LNW_HDR_SIZE])
+{
+	memset(out, 0, LNW_HDR_SIZE);
+	lnw_put64(out, h->dst_nid);
+	lnw_put64(out + 8, h->src_nid);
+	hdr_body_pack(h, out + 16);
+}
+
+enum lnw_fault lnw_hdr_unpack(const u8 in[LNW_HDR_SIZE], bool flip, struct lnw_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->dst_nid = lnw_get64(in, flip);
+	h->src_nid = lnw_get64(in + 8, flip);
+	return hdr_body_unpack(in + 16, flip, h);
+}
+
+/*
+ * The nid16 header (struct lnet_hdr): destination NID 0, source NID 20,
+ * then from 40 what follows the NIDs in the 8-byte header, variant at 56.
+ */
+void lnw_hdr16_pack(const struct lnw_hdr *h, const struct lne_nid *dst, const struct lne_nid *src,
+		    u8 out[LNW_HDR16_SIZE])
+{
+	memset(out, 0, LNW_HDR16_SIZE);
+	lnw_nid_pack(dst, out);
+	lnw_nid_pack(src, out + LNW_NID_SIZE);
+	hdr_body_pack(h, out + 2 * LNW_NID_SIZE);
+}
+
+enum lnw_fault lnw_hdr16_unpack(const u8 in[LNW_HDR16_SIZE], bool flip, struct lnw_hdr *h,
+				struct lne_nid *dst, struct lne_nid *src)
+{
+	enum lnw_fault f;
+
+	memset(h, 0, sizeof(*h));
+	f = lnw_nid_unpack(in, dst);
+	if (!f)
+		f = lnw_nid_unpack(in + LNW_NID_SIZE, src);
+	return f ? f : hdr_body_unpack(in + 2 * LNW_NID_SIZE, flip, h);
 }
 
 /* Ping info: magic 0, features 4, pid 8, count 12, then (NID 8, status 4, size 4). */
@@ -289,6 +446,88 @@ enum lnw_fault lnw_ping_unpack(const u8 *in, u32 len, struct lnw_ping *p, struct
 
 		e[i].nid = lnw_get64(s, flip);
 		e[i].status = lnw_get32(s + 8, flip);
+	}
+	return LNW_OK;
+}
+
+/*
+ * An entry of ping info's large part: status 0, struct lnet_nid 4, its
+ * bytes as many as the NID has (8 + its size byte), rounded up to 4; an
+ * 8-byte NID there takes a whole 8-byte entry's room (16), as upstream
+ * steps.
+ */
+static u32 ping_large_step(u8 nid_size)
+{
+	return nid_size ? (4u + 8u + nid_size + 3u) & ~3u : LNW_PING_ENT_SIZE;
+}
+
+int lnw_ping16_pack(const struct lnw_ping *p, const struct lnw_ping_ent *e,
+		    const struct lnw_ping_large *l, u32 nl, u8 *out, u32 cap)
+{
+	struct lnw_ping q = *p;
+	u8 nid[LNW_NID_SIZE];
+	u32 size, i, step;
+	int rc;
+
+	if (p->n > LNW_PING_NIS_MAX || nl > LNW_PING_NIS_MAX || !p->n)
+		return -ENOSPC;
+	size = LNW_PING_SIZE(p->n);
+	for (i = 0; i < nl; i++)
+		size += ping_large_step((u8)(l[i].nid.alen - 4));
+	if (cap < size)
+		return -ENOSPC;
+	if (nl)
+		q.features |= LNW_PING_FEAT_LARGE_ADDR;
+	rc = lnw_ping_pack(&q, e, out, cap);
+	if (rc < 0 || !nl)
+		return rc;
+	lnw_put32(out + LNW_PING_HDR_SIZE + 12, size);
+	for (i = 0, size = LNW_PING_SIZE(p->n); i < nl; i++, size += step) {
+		step = ping_large_step((u8)(l[i].nid.alen - 4));
+		lnw_put32(out + size, l[i].status);
+		lnw_nid_pack(&l[i].nid, nid);
+		memcpy(out + size + 4, nid, step - 4);
+	}
+	return (int)size;
+}
+
+enum lnw_fault lnw_ping16_unpack(const u8 *in, u32 len, struct lnw_ping_large *l, u32 cap, u32 *nl)
+{
+	struct lnw_ping p;
+	enum lnw_fault f;
+	u32 off, end, step;
+	bool flip = false;
+
+	*nl = 0;
+	f = lnw_ping_unpack(in, len, &p, NULL, 0);
+	if (f || !(p.features & LNW_PING_FEAT_LARGE_ADDR))
+		return f;
+	magic_order(lnw_get32(in, false), LNW_MAGIC_PING, &flip);
+	if (!p.n)
+		return LNW_F_FIELD; /* no first entry to say the size */
+	off = LNW_PING_SIZE(p.n);
+	end = lnw_get32(in + LNW_PING_HDR_SIZE + 12, flip) & ~3u;
+	if (end < off)
+		return LNW_F_FIELD;
+	if (end > len)
+		end = len; /* cut short by the asker's buffer */
+	for (; off + 4 + 8 <= end; off += step) {
+		u8 nid[LNW_NID_SIZE] = {0};
+		struct lnw_ping_large one;
+
+		step = ping_large_step(in[off + 4]);
+		if (off + step > end)
+			break;
+		if (*nl >= LNW_PING_NIS_MAX)
+			return LNW_F_FIELD;
+		memcpy(nid, in + off + 4, step - 4 < LNW_NID_SIZE ? step - 4 : LNW_NID_SIZE);
+		f = lnw_nid_unpack(nid, &one.nid);
+		if (f)
+			return f;
+		one.status = lnw_get32(in + off, flip);
+		if (*nl < cap)
+			l[*nl] = one;
+		(*nl)++;
 	}
 	return LNW_OK;
 }

@@ -17,6 +17,13 @@
  * what upstream speaks over IPv4.  Numbers are little-endian, as x86 hosts
  * send them; a peer whose magic arrives byte-swapped is read swapped.
  *
+ * Large NIDs (IPv6) take the newer forms, each carrying a NID as upstream's
+ * struct lnet_nid: 20 bytes of size, LND type, net number and address,
+ * which never need swapping.  They are the acceptor's request version 2,
+ * the socklnd hello version 4 and, on a version 4 connection, the "nid16"
+ * LNet header (the same fields as version 3's, with 20-byte NIDs); ping
+ * info lists large NIDs after the 8-byte ones (LNW_PING_FEAT_LARGE_ADDR).
+ *
  * Decoders check every length and field against the bounds below before
  * anything else reads them, and say what was wrong with one of enum
  * lnw_fault, so that bytes from a hostile peer are counted and refused.
@@ -33,12 +40,14 @@
 #define LNW_PID_LUSTRE	      12345u
 #define LNW_PID_USERFLAG      0x80000000u
 
-#define LNW_MAGIC_ACCEPTOR   0xacce7100u
-#define LNW_ACCEPTOR_VERSION 1u
-#define LNW_MAGIC_PROTO	     0x45726963u /* the hello */
-#define LNW_MAGIC_TCP_OLD    0xeebc0dedu /* socklnd before the acceptor */
-#define LNW_MAGIC_PING	     0x70696e67u
-#define LNW_SOCK_V3	     3u
+#define LNW_MAGIC_ACCEPTOR	0xacce7100u
+#define LNW_ACCEPTOR_VERSION	1u
+#define LNW_MAGIC_PROTO		0x45726963u /* the hello */
+#define LNW_MAGIC_TCP_OLD	0xeebc0dedu /* socklnd before the acceptor */
+#define LNW_MAGIC_PING		0x70696e67u
+#define LNW_SOCK_V3		3u
+#define LNW_SOCK_V4		4u /* large NIDs */
+#define LNW_ACCEPTOR_VERSION_16 2u /* the acceptor's request with a large NID */
 
 enum lnw_ctype {
 	LNW_CONN_ANY = 0,
@@ -84,6 +93,14 @@ enum lnw_type {
 #define LNW_PING_ENT_SIZE 16u
 #define LNW_PING_SIZE(n)  (LNW_PING_HDR_SIZE + (n)*LNW_PING_ENT_SIZE)
 
+/* The forms with large NIDs. */
+#define LNW_NID_SIZE	    20u /* struct lnet_nid: size 0, type 1, number 2, address 4 */
+#define LNW_CONNREQ16_SIZE  (8u + LNW_NID_SIZE)
+#define LNW_HELLO16_SIZE    80u
+#define LNW_HDR16_SIZE	    96u
+#define LNW_FRAME16_HDR	    (LNW_KSM_SIZE + LNW_HDR16_SIZE)
+#define LNW_PING_LARGE_SIZE 24u /* status, then an IPv6 NID */
+
 /* What was wrong with bytes from a peer: each is counted on its own. */
 enum lnw_fault {
 	LNW_OK = 0,
@@ -104,6 +121,19 @@ const char *lnw_fault_name(enum lnw_fault f);
 /* 8-byte NIDs: net (LND << 16 | number) above a 32-bit address. */
 int lnw_nid4(const struct lne_nid *nid, u64 *out);
 void lnw_nid_from4(u64 nid4, struct lne_nid *out);
+
+/*
+ * A NID as upstream's struct lnet_nid.  Unpacking refuses (LNW_F_FIELD) an
+ * address length other than 4 or 16, and 16 bytes on an LND whose
+ * addresses are not IP; address bytes beyond the length are ignored.
+ */
+void lnw_nid_pack(const struct lne_nid *nid, u8 out[LNW_NID_SIZE]);
+enum lnw_fault lnw_nid_unpack(const u8 in[LNW_NID_SIZE], struct lne_nid *nid);
+/* Whether a NID fits the 8-byte forms (protocol version 3). */
+static inline bool lnw_nid_is4(const struct lne_nid *nid)
+{
+	return nid->alen == 4;
+}
 
 struct lnw_connreq {
 	u32 magic, version;
@@ -181,14 +211,44 @@ void lnw_connreq_pack(u64 nid, u8 out[LNW_CONNREQ_SIZE]);
 enum lnw_fault lnw_connreq_unpack(const u8 in[LNW_CONNREQ_SIZE], struct lnw_connreq *cr,
 				  bool *flip);
 
+/*
+ * Version 2 (large NID): *@flip says the magic's byte order, though the
+ * NID itself never swaps.  A version 1 request is refused here
+ * (LNW_F_VERSION): lnw_connreq_unpack() reads it.
+ */
+void lnw_connreq16_pack(const struct lne_nid *nid, u8 out[LNW_CONNREQ16_SIZE]);
+enum lnw_fault lnw_connreq16_unpack(const u8 in[LNW_CONNREQ16_SIZE], struct lne_nid *nid,
+				    bool *flip);
+/*
+ * The size of the request or hello whose first 8 bytes (magic, version) are
+ * @in: LNW_CONNREQ_SIZE or LNW_CONNREQ16_SIZE, LNW_HELLO_SIZE or
+ * LNW_HELLO16_SIZE; 0 for a magic (the fault in *@f) or version not known.
+ */
+u32 lnw_connreq_size(const u8 in[8], enum lnw_fault *f);
+u32 lnw_hello_size(const u8 in[8], enum lnw_fault *f);
+
 void lnw_hello_pack(const struct lnw_hello *h, u8 out[LNW_HELLO_SIZE]);
 enum lnw_fault lnw_hello_unpack(const u8 in[LNW_HELLO_SIZE], struct lnw_hello *h, bool *flip);
+/*
+ * Version 4: the NIDs are @src and @dst, h->src_nid and h->dst_nid are
+ * not used (0 when unpacked); h->version is written as 4 whatever it says.
+ * Upstream always sends no addresses: h->nips other than 0 is refused.
+ */
+void lnw_hello16_pack(const struct lnw_hello *h, const struct lne_nid *src,
+		      const struct lne_nid *dst, u8 out[LNW_HELLO16_SIZE]);
+enum lnw_fault lnw_hello16_unpack(const u8 in[LNW_HELLO16_SIZE], struct lnw_hello *h,
+				  struct lne_nid *src, struct lne_nid *dst, bool *flip);
 
 void lnw_ksm_pack(const struct lnw_ksm *k, u8 out[LNW_KSM_SIZE]);
 enum lnw_fault lnw_ksm_unpack(const u8 in[LNW_KSM_SIZE], bool flip, struct lnw_ksm *k);
 
 void lnw_hdr_pack(const struct lnw_hdr *h, u8 out[LNW_HDR_SIZE]);
 enum lnw_fault lnw_hdr_unpack(const u8 in[LNW_HDR_SIZE], bool flip, struct lnw_hdr *h);
+/* The nid16 header of a version 4 connection: h->dst_nid and src_nid are not used (0). */
+void lnw_hdr16_pack(const struct lnw_hdr *h, const struct lne_nid *dst, const struct lne_nid *src,
+		    u8 out[LNW_HDR16_SIZE]);
+enum lnw_fault lnw_hdr16_unpack(const u8 in[LNW_HDR16_SIZE], bool flip, struct lnw_hdr *h,
+				struct lne_nid *dst, struct lne_nid *src);
 
 /* The bytes written (LNW_PING_SIZE(n)), or -ENOSPC when @cap is short. */
 int lnw_ping_pack(const struct lnw_ping *p, const struct lnw_ping_ent *e, u8 *out, u32 cap);
@@ -197,5 +257,32 @@ void lnw_ping_put_ent(u8 *info, u32 i, const struct lnw_ping_ent *e);
 /* Up to @cap entries into @e; p->n says how many the info holds. */
 enum lnw_fault lnw_ping_unpack(const u8 *in, u32 len, struct lnw_ping *p, struct lnw_ping_ent *e,
 			       u32 cap);
+
+/*
+ * Large NIDs in ping info (LNW_PING_FEAT_LARGE_ADDR): after the p->n
+ * 8-byte entries, one (status, struct lnet_nid) entry per large NID,
+ * LNW_PING_LARGE_SIZE bytes for IPv6 (an 8-byte NID there takes 16), and
+ * the first entry's size field holds the whole info's size.
+ */
+struct lnw_ping_large {
+	struct lne_nid nid;
+	u32 status;
+};
+
+/*
+ * Ping info with @nl large entries @l after the 8-byte ones (none: the same
+ * bytes as lnw_ping_pack()); the bytes written, or -ENOSPC.  p->n must be
+ * at least 1 (0@lo).
+ */
+int lnw_ping16_pack(const struct lnw_ping *p, const struct lnw_ping_ent *e,
+		    const struct lnw_ping_large *l, u32 nl, u8 *out, u32 cap);
+/*
+ * Up to @cap large entries of ping info @in (read with lnw_ping_unpack()
+ * first) into @l; *@nl says how many the info holds, 0 without the
+ * feature.  An entry whose NID is not one we can hold is refused
+ * (LNW_F_FIELD), as is a size field beyond @len or short of the 8-byte
+ * entries; a reply cut short holds the whole entries it has.
+ */
+enum lnw_fault lnw_ping16_unpack(const u8 *in, u32 len, struct lnw_ping_large *l, u32 cap, u32 *nl);
 
 #endif /* LNE_WIRE_H */

@@ -5,7 +5,11 @@
  *
  * Byte 0 steers: bit 0 prefixes a well-formed acceptor request and hello
  * (so the fuzz reaches the message states), bits 1-3 pick the chunk size
- * the rest arrives in.  Whatever the bytes: no crash, leak or undefined
+ * the rest arrives in.  With bit 5 set the rest goes instead to the
+ * parsers of the large-NID forms (NID, acceptor request version 2, hello
+ * version 4, nid16 header, ping info's large part), each of which must
+ * either refuse it or read it so that packing what it read and reading
+ * that again gives the same.  Whatever the bytes: no crash, leak or undefined
  * behaviour; a connection the node refuses is refused with a counted fault
  * and nothing queued for the wire but what a well-formed peer could cause;
  * and afterwards a well-behaved peer on a new connection still gets its
@@ -98,6 +102,83 @@ static void drain(struct lne_node *n, struct lne_link *l)
 	}
 }
 
+static bool has_reply(const struct lne_frame *f)
+{
+	for (; f; f = f->next)
+		if (f->plen >= 32)
+			return true;
+	return false;
+}
+
+static void same_bytes(const u8 *a, const u8 *b, size_t n)
+{
+	if (memcmp(a, b, n))
+		abort();
+}
+
+/* Each parser of the large forms on @in (zero-padded to its size). */
+static void large_forms(const uint8_t *data, size_t size)
+{
+	u8 in[LNW_HDR16_SIZE] = {0}, p1[LNW_HDR16_SIZE], p2[LNW_HDR16_SIZE];
+	struct lnw_ping_large l[4], l2[4];
+	struct lne_nid a, b, a2, b2;
+	struct lnw_hello h, h2;
+	struct lnw_hdr x, x2;
+	enum lnw_fault f;
+	u32 nl, nl2, k;
+	bool flip;
+	int n;
+
+	memcpy(in, data, size < sizeof(in) ? size : sizeof(in));
+	k = lnw_connreq_size(in, &f);
+	if (k != 0 && k != LNW_CONNREQ_SIZE && k != LNW_CONNREQ16_SIZE)
+		abort();
+	k = lnw_hello_size(in, &f);
+	if (k != 0 && k != LNW_HELLO_SIZE && k != LNW_HELLO16_SIZE)
+		abort();
+	if (!lnw_nid_unpack(in, &a)) {
+		lnw_nid_pack(&a, p1);
+		if (lnw_nid_unpack(p1, &a2) || !lne_nid_equal(&a, &a2))
+			abort();
+	}
+	if (!lnw_connreq16_unpack(in, &a, &flip)) {
+		lnw_connreq16_pack(&a, p1);
+		if (lnw_connreq16_unpack(p1, &a2, &flip) || flip || !lne_nid_equal(&a, &a2))
+			abort();
+	}
+	if (!lnw_hello16_unpack(in, &h, &a, &b, &flip)) {
+		lnw_hello16_pack(&h, &a, &b, p1);
+		if (lnw_hello16_unpack(p1, &h2, &a2, &b2, &flip))
+			abort();
+		lnw_hello16_pack(&h2, &a2, &b2, p2);
+		same_bytes(p1, p2, LNW_HELLO16_SIZE);
+	}
+	if (!lnw_hdr16_unpack(in, in[40] & 1, &x, &a, &b)) {
+		lnw_hdr16_pack(&x, &a, &b, p1);
+		if (lnw_hdr16_unpack(p1, false, &x2, &a2, &b2))
+			abort();
+		lnw_hdr16_pack(&x2, &a2, &b2, p2);
+		same_bytes(p1, p2, LNW_HDR16_SIZE);
+	}
+	/* ping info as long as it came */
+	if (!lnw_ping16_unpack(data, (u32)size, l, 4, &nl) && nl && nl <= 4) {
+		struct lnw_ping p;
+		struct lnw_ping_ent e = {0};
+		u8 *buf = malloc(LNW_PING_SIZE(1) + 4 * LNW_PING_LARGE_SIZE);
+
+		if (!buf || lnw_ping_unpack(data, (u32)size, &p, &e, 1))
+			abort();
+		p.n = 1;
+		n = lnw_ping16_pack(&p, &e, l, nl, buf, LNW_PING_SIZE(1) + 4 * LNW_PING_LARGE_SIZE);
+		if (n < 0 || lnw_ping16_unpack(buf, (u32)n, l2, 4, &nl2) || nl2 != nl)
+			abort();
+		for (k = 0; k < nl; k++)
+			if (!lne_nid_equal(&l[k].nid, &l2[k].nid) || l[k].status != l2[k].status)
+				abort();
+		free(buf);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t pre[LNW_CONNREQ_SIZE + LNW_HELLO_SIZE];
@@ -111,6 +192,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!ln || !size)
 		goto out;
+	if (data[0] & 32) {
+		large_forms(data + 1, size - 1);
+		goto out;
+	}
 	lnw_nid_from4(NID_A, &c.nid);
 	if (lne_ni_add(ln, &c, NULL))
 		abort();
@@ -157,8 +242,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lne_node_accepted(&n, g2);
 		if (lne_node_input(&n, g2, b, sizeof(b)))
 			abort();
-		/* our hello, then the REPLY */
-		if (!g2->conn.txq || !g2->conn.txq->next || g2->conn.txq->next->plen < 32)
+		/*
+		 * our hello, then the REPLY: on the new connection, or on the
+		 * first while that is still up (both are the peer's)
+		 */
+		if (!g2->conn.txq ||
+		    !(has_reply(g2->conn.txq->next) || (rc >= 0 && has_reply(l->conn.txq))))
 			abort();
 		drain(&n, g2);
 	}

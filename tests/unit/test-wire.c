@@ -227,6 +227,386 @@ START_TEST(ping_info)
 }
 END_TEST
 
+/*
+ * The large-NID forms.  Sizes and offsets from upstream's packed structs:
+ * struct lnet_nid is 1 + 1 + 2 + 4 * 4 = 20 bytes; the acceptor's request
+ * version 2 is 4 + 4 + 20 = 28; ksock_hello_msg is 4 + 4 + 20 + 20 + 4 + 4
+ * + 8 + 8 + 4 + 4 = 80; struct lnet_hdr is 20 + 20 + 4 * 4 and its largest
+ * variant (lnet_put: 16 + 8 + 8 + 4 + 4 = 40) = 96, variant at 56;
+ * lnet_ni_large_status is 4 + 20 = 24.
+ */
+static struct lne_nid nid16(const char *s)
+{
+	struct lne_nid nid;
+
+	ck_assert(!lne_nid_parse(s, &nid, NULL));
+	return nid;
+}
+
+START_TEST(nid16_layout)
+{
+	static const u8 v6[LNW_NID_SIZE] = {12, 2, 0, 3, 0x20, 0x01, 0x0d, 0xb8, 0, 0,
+					    0,	0, 0, 0, 0,    0,    0,	   0,	 0, 0x01};
+	static const u8 v4[LNW_NID_SIZE] = {0, 2, 0, 1, 10, 0, 0, 1};
+	struct lne_nid a = nid16("2001:db8::1@tcp3"), back;
+	u8 b[LNW_NID_SIZE];
+
+	ck_assert_uint_eq(LNW_NID_SIZE, 20);
+	ck_assert_uint_eq(LNW_CONNREQ16_SIZE, 28);
+	ck_assert_uint_eq(LNW_HELLO16_SIZE, 80);
+	ck_assert_uint_eq(LNW_HDR16_SIZE, 96);
+	ck_assert_uint_eq(LNW_PING_LARGE_SIZE, 24);
+	lnw_nid_pack(&a, b);
+	ck_assert(!memcmp(b, v6, sizeof(b)));
+	ck_assert_int_eq(lnw_nid_unpack(b, &back), LNW_OK);
+	ck_assert(lne_nid_equal(&back, &a));
+	ck_assert(!lnw_nid_is4(&a));
+	a = nid16("10.0.0.1@tcp1");
+	ck_assert(lnw_nid_is4(&a));
+	lnw_nid_pack(&a, b);
+	ck_assert(!memcmp(b, v4, sizeof(b)));
+	b[10] = 0x55; /* beyond an IPv4 NID's address: not read */
+	ck_assert_int_eq(lnw_nid_unpack(b, &back), LNW_OK);
+	ck_assert(lne_nid_equal(&back, &a));
+	ck_assert_int_eq(back.addr[6], 0);
+
+	/* hostile: sizes we do not hold, 16 bytes where addresses are not IP */
+	memcpy(b, v6, sizeof(b));
+	b[0] = 4;
+	ck_assert_int_eq(lnw_nid_unpack(b, &back), LNW_F_FIELD);
+	b[0] = 255;
+	ck_assert_int_eq(lnw_nid_unpack(b, &back), LNW_F_FIELD);
+	b[0] = 12;
+	b[1] = LNE_LND_GNI;
+	ck_assert_int_eq(lnw_nid_unpack(b, &back), LNW_F_FIELD);
+	b[1] = 200;
+	ck_assert_int_eq(lnw_nid_unpack(b, &back), LNW_F_FIELD);
+	b[1] = LNE_LND_O2IB;
+	ck_assert_int_eq(lnw_nid_unpack(b, &back), LNW_OK);
+}
+END_TEST
+
+START_TEST(connreq16_layout)
+{
+	struct lne_nid a = nid16("fe80::1:2@tcp"), back;
+	u8 b[LNW_CONNREQ16_SIZE], s[LNW_CONNREQ16_SIZE];
+	enum lnw_fault f;
+	struct lnw_connreq cr;
+	bool flip = true;
+	int i;
+
+	lnw_connreq16_pack(&a, b);
+	ck_assert_uint_eq(lnw_get32(b, false), LNW_MAGIC_ACCEPTOR);
+	ck_assert_uint_eq(lnw_get32(b + 4, false), 2);
+	ck_assert_int_eq(b[8], 12);
+	ck_assert_int_eq(b[9], LNE_LND_TCP);
+	ck_assert_int_eq(b[12], 0xfe);
+	ck_assert_int_eq(b[27], 2);
+	ck_assert_int_eq(lnw_connreq16_unpack(b, &back, &flip), LNW_OK);
+	ck_assert(!flip);
+	ck_assert(lne_nid_equal(&back, &a));
+	ck_assert_uint_eq(lnw_connreq_size(b, &f), LNW_CONNREQ16_SIZE);
+	/* the version 1 parser still refuses it, as before */
+	ck_assert_int_eq(lnw_connreq_unpack(b, &cr, &flip), LNW_F_VERSION);
+
+	/* a big-endian caller: magic and version swap, the NID does not */
+	memcpy(s, b, sizeof(s));
+	for (i = 0; i < 8; i += 4)
+		s[i] = b[i + 3], s[i + 1] = b[i + 2], s[i + 2] = b[i + 1], s[i + 3] = b[i];
+	ck_assert_uint_eq(lnw_connreq_size(s, &f), LNW_CONNREQ16_SIZE);
+	ck_assert_int_eq(lnw_connreq16_unpack(s, &back, &flip), LNW_OK);
+	ck_assert(flip);
+	ck_assert(lne_nid_equal(&back, &a));
+
+	/* version 1 has its own size; others and bad magic have none */
+	lnw_connreq_pack(0x000200000a000001ull, s);
+	ck_assert_uint_eq(lnw_connreq_size(s, &f), LNW_CONNREQ_SIZE);
+	ck_assert_int_eq(lnw_connreq16_unpack(b, &back, &flip), LNW_OK);
+	memcpy(s + 16, b + 16, 12);
+	ck_assert_int_eq(lnw_connreq16_unpack(s, &back, &flip), LNW_F_VERSION);
+	lnw_put32(b + 4, 3);
+	ck_assert_uint_eq(lnw_connreq_size(b, &f), 0);
+	ck_assert_int_eq(f, LNW_F_VERSION);
+	ck_assert_int_eq(lnw_connreq16_unpack(b, &back, &flip), LNW_F_VERSION);
+	lnw_put32(b + 4, 2);
+	b[8] = 3;
+	ck_assert_int_eq(lnw_connreq16_unpack(b, &back, &flip), LNW_F_FIELD);
+	lnw_put32(b, LNW_MAGIC_PROTO);
+	ck_assert_uint_eq(lnw_connreq_size(b, &f), 0);
+	ck_assert_int_eq(f, LNW_F_MAGIC);
+	ck_assert_int_eq(lnw_connreq16_unpack(b, &back, &flip), LNW_F_MAGIC);
+}
+END_TEST
+
+static void swap_words(u8 *dst, const u8 *src, int from, int to, int w)
+{
+	int i, k;
+
+	for (i = from; i < to; i += w)
+		for (k = 0; k < w; k++)
+			dst[i + k] = src[i + w - 1 - k];
+}
+
+START_TEST(hello16_layout)
+{
+	struct lnw_hello h = {.version = 3, /* written as 4 whatever it says */
+			      .src_pid = 12345,
+			      .dst_pid = LNW_PID_LUSTRE | LNW_PID_USERFLAG,
+			      .src_inc = 0x1122334455667788ull,
+			      .dst_inc = 0x99,
+			      .ctype = LNW_CONN_BULK_OUT};
+	struct lne_nid src = nid16("2001:db8::1@tcp"), dst = nid16("2001:db8::2@tcp"), gs, gd;
+	struct lnw_hello back;
+	u8 b[LNW_HELLO16_SIZE], s[LNW_HELLO16_SIZE];
+	enum lnw_fault f;
+	bool flip = true;
+
+	lnw_hello16_pack(&h, &src, &dst, b);
+	ck_assert_uint_eq(lnw_get32(b, false), LNW_MAGIC_PROTO);
+	ck_assert_uint_eq(lnw_get32(b + 4, false), 4);
+	ck_assert_int_eq(b[8], 12); /* source NID */
+	ck_assert_int_eq(b[27], 1);
+	ck_assert_int_eq(b[28], 12); /* destination NID */
+	ck_assert_int_eq(b[47], 2);
+	ck_assert_uint_eq(lnw_get32(b + 48, false), 12345);
+	ck_assert_uint_eq(lnw_get32(b + 52, false), h.dst_pid);
+	ck_assert_uint_eq(lnw_get64(b + 56, false), h.src_inc);
+	ck_assert_uint_eq(lnw_get64(b + 64, false), 0x99);
+	ck_assert_uint_eq(lnw_get32(b + 72, false), LNW_CONN_BULK_OUT);
+	ck_assert_uint_eq(lnw_get32(b + 76, false), 0);
+	ck_assert_uint_eq(lnw_hello_size(b, &f), LNW_HELLO16_SIZE);
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_OK);
+	ck_assert(!flip);
+	h.version = 4;
+	ck_assert(hello_eq(&back, &h));
+	ck_assert(lne_nid_equal(&gs, &src) && lne_nid_equal(&gd, &dst));
+	/* the version 3 parser refuses it, as before */
+	ck_assert_int_eq(lnw_hello_unpack(b, &back, &flip), LNW_F_VERSION);
+
+	/* a big-endian peer: every number swaps, the NIDs do not */
+	memcpy(s, b, sizeof(s));
+	swap_words(s, b, 0, 8, 4);
+	swap_words(s, b, 48, 56, 4);
+	swap_words(s, b, 56, 72, 8);
+	swap_words(s, b, 72, 80, 4);
+	ck_assert_uint_eq(lnw_hello_size(s, &f), LNW_HELLO16_SIZE);
+	ck_assert_int_eq(lnw_hello16_unpack(s, &back, &gs, &gd, &flip), LNW_OK);
+	ck_assert(flip);
+	ck_assert(hello_eq(&back, &h));
+	ck_assert(lne_nid_equal(&gs, &src) && lne_nid_equal(&gd, &dst));
+
+	/* version 3's size, and none for others */
+	lnw_put32(s, LNW_MAGIC_PROTO);
+	lnw_put32(s + 4, 3);
+	ck_assert_uint_eq(lnw_hello_size(s, &f), LNW_HELLO_SIZE);
+	lnw_put32(s + 4, 5);
+	ck_assert_uint_eq(lnw_hello_size(s, &f), 0);
+	ck_assert_int_eq(f, LNW_F_VERSION);
+	lnw_put32(s, LNW_MAGIC_ACCEPTOR);
+	ck_assert_uint_eq(lnw_hello_size(s, &f), 0);
+	ck_assert_int_eq(f, LNW_F_MAGIC);
+}
+END_TEST
+
+START_TEST(hello16_hostile)
+{
+	struct lnw_hello h = {.ctype = LNW_CONN_CONTROL}, back;
+	struct lne_nid src = nid16("2001:db8::1@tcp"), dst = nid16("10.1.1.1@tcp"), gs, gd;
+	u8 b[LNW_HELLO16_SIZE];
+	bool flip;
+
+	lnw_hello16_pack(&h, &src, &dst, b);
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_OK);
+	ck_assert(lne_nid_equal(&gd, &dst)); /* an IPv4 NID travels in full form too */
+	b[1] ^= 1;
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_F_MAGIC);
+	b[1] ^= 1;
+	lnw_put32(b + 4, 3);
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_F_VERSION);
+	lnw_put32(b + 4, 4);
+	b[8] = 8; /* a source NID of a size we do not hold */
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_F_FIELD);
+	b[8] = 12;
+	b[29] = LNE_LND_LO; /* 16 bytes on the loopback LND */
+	b[28] = 12;
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_F_FIELD);
+	b[28] = 0;
+	b[29] = LNE_LND_TCP;
+	lnw_put32(b + 72, 4);
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_F_CTYPE);
+	lnw_put32(b + 72, (u32)-1); /* a lost connection race */
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_OK);
+	lnw_put32(b + 76, 1); /* version 4 sends no addresses */
+	ck_assert_int_eq(lnw_hello16_unpack(b, &back, &gs, &gd, &flip), LNW_F_FIELD);
+}
+END_TEST
+
+START_TEST(hdr16_layout)
+{
+	struct lne_nid dst = nid16("2001:db8::2@tcp"), src = nid16("2001:db8::1@tcp"), gd, gs;
+	struct lnw_hdr back;
+	u8 b[LNW_HDR16_SIZE], b4[LNW_HDR_SIZE];
+	int t;
+
+	for (t = LNW_ACK; t <= LNW_REPLY; t++) {
+		struct lnw_hdr x = {.dst_pid = 12345,
+				    .src_pid = 7,
+				    .type = (u32)t,
+				    .wh_iface = 5,
+				    .wh_object = 9,
+				    .match = LNW_PING_MATCHBITS};
+
+		if (t == LNW_PUT)
+			x.payload = 100, x.hdr_data = 88, x.portal = 12, x.offset = 3;
+		if (t == LNW_GET)
+			x.portal = 4, x.offset = 3, x.length = 4096;
+		if (t == LNW_ACK)
+			x.length = 100;
+		if (t == LNW_REPLY)
+			x.payload = 100, x.match = 0;
+		lnw_hdr16_pack(&x, &dst, &src, b);
+		ck_assert_int_eq(b[0], 12);
+		ck_assert_int_eq(b[20], 12); /* source NID */
+		ck_assert_int_eq(b[39], 1);
+		ck_assert_uint_eq(lnw_get32(b + 40, false), 12345);
+		ck_assert_uint_eq(lnw_get32(b + 48, false), (u32)t);
+		ck_assert_uint_eq(lnw_get64(b + 56, false), 5);
+		/* after the NIDs, byte for byte what version 3 carries */
+		lnw_hdr_pack(&x, b4);
+		ck_assert(!memcmp(b + 40, b4 + 16, LNW_HDR_SIZE - 16));
+		ck_assert_int_eq(lnw_hdr16_unpack(b, false, &back, &gd, &gs), LNW_OK);
+		ck_assert_msg(!memcmp(&back, &x, sizeof(x)), "type %d", t);
+		ck_assert(lne_nid_equal(&gd, &dst) && lne_nid_equal(&gs, &src));
+	}
+	/* GET's portal, source offset and sink length at 80, 84, 88 */
+	ck_assert_uint_eq(lnw_get32(b + 88, false), 0); /* b is the REPLY */
+	{
+		struct lnw_hdr g = {.type = LNW_GET, .portal = 4, .length = 4096};
+
+		lnw_hdr16_pack(&g, &dst, &src, b);
+		ck_assert_uint_eq(lnw_get32(b + 80, false), 4);
+		ck_assert_uint_eq(lnw_get32(b + 88, false), 4096);
+	}
+}
+END_TEST
+
+START_TEST(hdr16_hostile)
+{
+	struct lne_nid dst = nid16("2001:db8::2@tcp"), src = nid16("2001:db8::1@tcp"), gd, gs;
+	struct lnw_hdr h = {.type = LNW_PUT, .payload = LNW_MTU + 1}, back;
+	u8 b[LNW_HDR16_SIZE];
+
+	lnw_hdr16_pack(&h, &dst, &src, b);
+	ck_assert_int_eq(lnw_hdr16_unpack(b, false, &back, &gd, &gs), LNW_F_LENGTH);
+	h.payload = 1;
+	h.portal = LNW_PORTALS;
+	lnw_hdr16_pack(&h, &dst, &src, b);
+	ck_assert_int_eq(lnw_hdr16_unpack(b, false, &back, &gd, &gs), LNW_F_FIELD);
+	h.portal = 0;
+	h.type = LNW_GET;
+	lnw_hdr16_pack(&h, &dst, &src, b);
+	ck_assert_int_eq(lnw_hdr16_unpack(b, false, &back, &gd, &gs), LNW_F_LENGTH);
+	h.type = LNW_HELLO;
+	lnw_hdr16_pack(&h, &dst, &src, b);
+	ck_assert_int_eq(lnw_hdr16_unpack(b, false, &back, &gd, &gs), LNW_F_MSGTYPE);
+	h.type = LNW_ACK;
+	h.payload = 0;
+	lnw_hdr16_pack(&h, &dst, &src, b);
+	ck_assert_int_eq(lnw_hdr16_unpack(b, false, &back, &gd, &gs), LNW_OK);
+	b[20] = 1; /* the source NID's size */
+	ck_assert_int_eq(lnw_hdr16_unpack(b, false, &back, &gd, &gs), LNW_F_FIELD);
+	b[20] = 12;
+	b[0] = 200;
+	ck_assert_int_eq(lnw_hdr16_unpack(b, false, &back, &gd, &gs), LNW_F_FIELD);
+}
+END_TEST
+
+START_TEST(ping16_info)
+{
+	struct lnw_ping_ent e[2] = {{0x0009000000000000ull, 7},
+				    {0x000200000a000001ull, LNW_NI_STATUS_UP}};
+	struct lnw_ping_large l[2] = {{nid16("2001:db8::1@tcp"), LNW_NI_STATUS_UP},
+				      {nid16("2001:db8::5@tcp2"), LNW_NI_STATUS_DOWN}};
+	struct lnw_ping p = {.features = LNW_PING_FEAT_BASE | LNW_PING_FEAT_NI_STATUS |
+					 LNW_PING_FEAT_MULTI_RAIL,
+			     .pid = 12345,
+			     .n = 2};
+	struct lnw_ping_large got[2];
+	struct lnw_ping q;
+	u8 b[160], b3[160];
+	u32 nl;
+
+	/* no large NIDs: the same bytes as before */
+	ck_assert_int_eq(lnw_ping16_pack(&p, e, l, 0, b, sizeof(b)), 48);
+	ck_assert_int_eq(lnw_ping_pack(&p, e, b3, sizeof(b3)), 48);
+	ck_assert(!memcmp(b, b3, 48));
+	ck_assert_int_eq(lnw_ping16_unpack(b, 48, got, 2, &nl), LNW_OK);
+	ck_assert_uint_eq(nl, 0);
+
+	ck_assert_int_eq(lnw_ping16_pack(&p, e, l, 2, b, 95), -ENOSPC);
+	ck_assert_int_eq(lnw_ping16_pack(&p, e, l, 2, b, sizeof(b)), 16 + 2 * 16 + 2 * 24);
+	ck_assert_uint_eq(lnw_get32(b + 4, false), p.features | LNW_PING_FEAT_LARGE_ADDR);
+	ck_assert_uint_eq(lnw_get32(b + 12, false), 2);	 /* 8-byte entries only */
+	ck_assert_uint_eq(lnw_get32(b + 28, false), 96); /* 0@lo's size field: the whole */
+	ck_assert_uint_eq(lnw_get32(b + 48, false), LNW_NI_STATUS_UP);
+	ck_assert_int_eq(b[52], 12);
+	ck_assert_int_eq(b[53], LNE_LND_TCP);
+	ck_assert_uint_eq(lnw_get32(b + 72, false), LNW_NI_STATUS_DOWN);
+	ck_assert_int_eq(b[79], 2); /* tcp2 */
+	/* the 8-byte reader sees the 8-byte entries */
+	ck_assert_int_eq(lnw_ping_unpack(b, 96, &q, NULL, 0), LNW_OK);
+	ck_assert_uint_eq(q.n, 2);
+	ck_assert_int_eq(lnw_ping16_unpack(b, 96, got, 2, &nl), LNW_OK);
+	ck_assert_uint_eq(nl, 2);
+	ck_assert(lne_nid_equal(&got[1].nid, &l[1].nid));
+	ck_assert_uint_eq(got[1].status, LNW_NI_STATUS_DOWN);
+	/* fewer room than entries: counted, not written */
+	ck_assert_int_eq(lnw_ping16_unpack(b, 96, got, 1, &nl), LNW_OK);
+	ck_assert_uint_eq(nl, 2);
+	/* cut short by the asker's buffer: whole entries only */
+	ck_assert_int_eq(lnw_ping16_unpack(b, 95, got, 2, &nl), LNW_OK);
+	ck_assert_uint_eq(nl, 1);
+
+	/* an 8-byte NID in the large part takes an 8-byte entry's room */
+	memcpy(b3, b, 72);
+	memset(b3 + 72, 0, 16);
+	b3[72] = 1, b3[77] = LNE_LND_TCP, b3[80] = 10, b3[83] = 9;
+	lnw_put32(b3 + 28, 88);
+	ck_assert_int_eq(lnw_ping16_unpack(b3, 88, got, 2, &nl), LNW_OK);
+	ck_assert_uint_eq(nl, 2);
+	ck_assert(lne_nid_equal(&got[1].nid, &(struct lne_nid){.lnd = LNE_LND_TCP,
+							       .alen = 4,
+							       .addr = {10, 0, 0, 9}}));
+	{ /* and packs back to the same bytes */
+		struct lnw_ping_large m[2] = {l[0], got[1]};
+		u8 c[160];
+
+		ck_assert_int_eq(lnw_ping16_pack(&p, e, m, 2, c, sizeof(c)), 88);
+		ck_assert(!memcmp(c, b3, 88));
+	}
+
+	/* hostile: a size short of the 8-byte entries, a NID we cannot hold */
+	lnw_put32(b + 28, 40);
+	ck_assert_int_eq(lnw_ping16_unpack(b, 96, got, 2, &nl), LNW_F_FIELD);
+	lnw_put32(b + 28, 96);
+	b[76] = 5;
+	ck_assert_int_eq(lnw_ping16_unpack(b, 96, got, 2, &nl), LNW_F_FIELD);
+	b[76] = 12;
+	b[77] = LNE_LND_GNI;
+	ck_assert_int_eq(lnw_ping16_unpack(b, 96, got, 2, &nl), LNW_F_FIELD);
+	/* the large feature with no first entry to carry the size */
+	lnw_put32(b + 12, 0);
+	ck_assert_int_eq(lnw_ping16_unpack(b, 96, got, 2, &nl), LNW_F_FIELD);
+	b[0] = 0;
+	ck_assert_int_eq(lnw_ping16_unpack(b, 96, got, 2, &nl), LNW_F_MAGIC);
+	/* counts we refuse to pack */
+	p.n = 0;
+	ck_assert_int_eq(lnw_ping16_pack(&p, e, l, 1, b, sizeof(b)), -ENOSPC);
+	p.n = 2;
+	ck_assert_int_eq(lnw_ping16_pack(&p, e, l, LNW_PING_NIS_MAX + 1, b, sizeof(b)), -ENOSPC);
+}
+END_TEST
+
 static void frame_free(void *ctx, struct lne_frame *f)
 {
 	(void)ctx;
@@ -393,6 +773,13 @@ Suite *make_wire_suite(void)
 	tcase_add_test(tc, hdr_layout);
 	tcase_add_test(tc, hdr_hostile);
 	tcase_add_test(tc, ping_info);
+	tcase_add_test(tc, nid16_layout);
+	tcase_add_test(tc, connreq16_layout);
+	tcase_add_test(tc, hello16_layout);
+	tcase_add_test(tc, hello16_hostile);
+	tcase_add_test(tc, hdr16_layout);
+	tcase_add_test(tc, hdr16_hostile);
+	tcase_add_test(tc, ping16_info);
 	tcase_add_test(tc, conn_handshake_and_messages);
 	tcase_add_test(tc, conn_hostile);
 	suite_add_tcase(s, tc);
