@@ -192,14 +192,16 @@ int netif_addrs(struct netif *nf, netif_addr_cb cb, void *data)
 		struct rtnl_link *link;
 		unsigned int flags;
 
-		if (rtnl_addr_get_family(a) != AF_INET || !local || nl_addr_get_len(local) != 4)
+		if (!local || nl_addr_get_len(local) != (rtnl_addr_get_family(a) == AF_INET    ? 4
+							 : rtnl_addr_get_family(a) == AF_INET6 ? 16
+											       : 0))
 			continue;
 		link = rtnl_link_get(links, rtnl_addr_get_ifindex(a));
 		if (!link)
 			continue; /* went between the two dumps: the next event looks again */
 		flags = rtnl_link_get_flags(link);
 		rc = cb(rtnl_link_get_name(link), nl_addr_get_binary_addr(local),
-			(flags & IFF_UP) && (flags & IFF_RUNNING), data);
+			nl_addr_get_len(local), (flags & IFF_UP) && (flags & IFF_RUNNING), data);
 		rtnl_link_put(link);
 	}
 	nl_cache_free(addrs);
