@@ -107,12 +107,16 @@ int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t 
 		snprintf(why, len, "an NI of %s needs an interface or an address pattern", n->net);
 		return -EINVAL;
 	}
-	if (sn->ifname && (!*sn->ifname || strlen(sn->ifname) >= LNE_IFNAME_MAX ||
-			   strpbrk(sn->ifname, "/ \t\n:"))) {
-		snprintf(
-			why, len,
-			"'%s' is not an interface name (1 to %d characters, no '/', ':' or spaces)",
-			sn->ifname, LNE_IFNAME_MAX - 1);
+	/* An alias, "eth0:1", is the IPv4 address of that label (LU-16859). */
+	if (sn->ifname &&
+	    (!*sn->ifname || strlen(sn->ifname) >= LNE_IFNAME_MAX ||
+	     strpbrk(sn->ifname, "/ \t\n") || *sn->ifname == ':' ||
+	     (strchr(sn->ifname, ':') && (strchr(sn->ifname, ':') != strrchr(sn->ifname, ':') ||
+					  !strchr(sn->ifname, ':')[1])))) {
+		snprintf(why, len,
+			 "'%s' is not an interface name (1 to %d characters, no '/' or spaces) "
+			 "nor an alias like eth0:1",
+			 sn->ifname, LNE_IFNAME_MAX - 1);
 		return -EINVAL;
 	}
 	snprintf(n->ifname, sizeof(n->ifname), "%s", sn->ifname ?: "");
