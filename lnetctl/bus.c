@@ -317,6 +317,7 @@ static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive
 {
 	sd_bus_message *m = NULL, *reply = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
+	char **c;
 	int rc;
 
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
@@ -346,6 +347,16 @@ static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive
 	if (rc >= 0)
 		rc = ctl_read_strv(reply, changes);
 	sd_bus_message_unref(reply);
+	/* lnetd's notes ("!ni NET IF PATTERN: why"): a dry run lists them. */
+	for (c = rc >= 0 && !dry ? *changes : NULL; c && *c; c++) {
+		const char *why = strstr(*c, ": ");
+
+		if (!strncmp(*c, "!ni ", 4) && why)
+			fprintf(stderr,
+				"lnetctl %s: warning: the ip2nets rule %.*s matches no interface "
+				"now (%s); it is kept, pending, and applies when one does\n",
+				ctl_cmd_name, (int)(why - *c - 4), *c + 4, why + 2);
+	}
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's reply makes no sense: %s", strerror(-rc))
 		      : 0;
 }

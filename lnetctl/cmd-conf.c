@@ -321,8 +321,20 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		yout_key(y, "changes");
 		yout_seq_begin(y);
 		for (c = changes; c && *c; c++)
-			yout_str(y, *c);
+			if (**c != '!')
+				yout_str(y, *c);
 		yout_seq_end(y);
+		/* lnetd's notes: the ip2nets NIs that would match no interface now. */
+		for (c = changes; c && *c && **c != '!'; c++)
+			;
+		if (c && *c) {
+			yout_key(y, "pending");
+			yout_seq_begin(y);
+			for (; *c; c++)
+				if (**c == '!')
+					yout_str(y, *c + 1);
+			yout_seq_end(y);
+		}
 		yout_map_end(y);
 		yout_map_end(y);
 		if (yout_end(y))
@@ -401,6 +413,71 @@ static int add_all_tunables(struct cf_doc *doc)
 	return 0;
 }
 
+/* The net add op of @doc for this ListNIs row, if it has no CPTs of its own. */
+static struct cf_op *ni_op_of(struct cf_doc *doc, const char *net, const char *ifname,
+			      const char *pattern)
+{
+	size_t i;
+
+	for (i = 0; i < doc->nop; i++) {
+		struct cf_op *op = &doc->op[i];
+		const char *oif = cf_op_get_str(op, "interface") ?: "";
+		const char *opat = cf_op_get_str(op, "pattern") ?: "";
+
+		if (!strcmp(op->verb, "add") && !strcmp(op->obj, "net") &&
+		    !strcmp(cf_op_get_str(op, "net") ?: "", net) && !strcmp(oif, ifname) &&
+		    !strcmp(opat, pattern ?: "") && !cf_op_get_str(op, "cpts"))
+			return op;
+	}
+	return NULL;
+}
+
+/*
+ * Every NI's CPTs, those of an NI without its own written out as the CPTs
+ * it runs on (ListNIs' cpts_in_effect): Lustre's export --backup carries
+ * them all, and lnetd takes a list of every CPT as no restriction.
+ */
+static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
+{
+	sd_bus_message *r = NULL;
+	const char *net, *ifname, *state, *key, *pattern, *eff;
+	int rc = ctl_call(bus, "ListNIs", &r, NULL);
+
+	if (rc)
+		return rc;
+	rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
+		struct cf_op *op;
+
+		pattern = eff = NULL;
+		rc = sd_bus_message_read(r, "sss", &net, &ifname, &state);
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
+		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
+			rc = sd_bus_message_read(r, "s", &key);
+			if (rc >= 0 && !strcmp(key, "pattern"))
+				rc = sd_bus_message_read(r, "v", "s", &pattern);
+			else if (rc >= 0 && !strcmp(key, "cpts_in_effect"))
+				rc = sd_bus_message_read(r, "v", "s", &eff);
+			else if (rc >= 0)
+				rc = sd_bus_message_skip(r, "v");
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+		}
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		op = rc >= 0 && eff ? ni_op_of(doc, net, ifname, pattern) : NULL;
+		if (op && cf_op_set_str(op, "cpts", eff))
+			rc = -ENOMEM;
+	}
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	sd_bus_message_unref(r);
+	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the NIs: %s", strerror(-rc)) : 0;
+}
+
 static int export(struct ctl_opt *opt, int argc, char **argv)
 {
 	const char *path = argc ? argv[0] : NULL;
@@ -414,7 +491,7 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_export(bus, &doc, &gen);
 	if (!rc && ctl_opt(opt, "backup")->given)
-		rc = add_all_globals(bus, &doc) ?: add_all_tunables(&doc);
+		rc = add_all_globals(bus, &doc) ?: add_all_tunables(&doc) ?: add_all_cpts(bus, &doc);
 	sd_bus_flush_close_unref(bus);
 	if (rc)
 		return rc;

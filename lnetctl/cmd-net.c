@@ -234,6 +234,7 @@ struct ni_row {
 	sd_bus *bus;			     /* for show -v's UDSP info */
 	const struct ctl_counters *counters; /* show -v's statistics */
 	const char *net, *ifname, *state, *nid, *reason, *pattern, *cpts;
+	const char *cpts_in_effect; /* show -v's CPT when none is configured */
 	uint32_t tun[LNE_TUN__COUNT], health;
 	uint32_t lnd_timeout; /* the global one, which an LND timeout of 0 follows */
 	int up;
@@ -290,6 +291,8 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 	rc = verbose ? ctl_lnd_timeout(bus, &lnd_timeout) : 0;
 	if (rc >= 0)
 		rc = row_nets(r, &nets, &n);
+	/* Lustre's layout (its LNET_DEFAULT_INDENT): scripts splice text into it. */
+	yout_indent(y, 6);
 	yout_map_begin(y);
 	yout_key(y, "net");
 	yout_seq_begin(y);
@@ -397,9 +400,9 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 		if (open)
 			yout_map_end(y);
 	}
-	if (row->cpts) {
+	if (row->cpts || (verbose && row->cpts_in_effect)) {
 		yout_key(y, "CPT");
-		yout_str(y, row->cpts);
+		yout_str(y, row->cpts ?: row->cpts_in_effect);
 	}
 	yout_map_end(y);
 }
@@ -432,6 +435,8 @@ static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bo
 			rc = sd_bus_message_read(r, "v", "s", &row->pattern);
 		else if (!strcmp(key, "cpts"))
 			rc = sd_bus_message_read(r, "v", "s", &row->cpts);
+		else if (!strcmp(key, "cpts_in_effect"))
+			rc = sd_bus_message_read(r, "v", "s", &row->cpts_in_effect);
 		else if (!strcmp(key, "nis")) {
 			rc = sd_bus_message_enter_container(r, 'v', "a(ssbu)");
 			if (rc >= 0)

@@ -66,15 +66,26 @@ static int h_cpt(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 	if (!f)
 		return cfp_nomem(p);
 	fputc('[', f);
+	/* Each item a CPT or a range of them, as Lustre's CPT: [0-3] */
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = cfp_node(p, *it);
+		const char *t = item->type == YAML_SCALAR_NODE ? cfp_sval(item) : "";
+		size_t a = strspn(t, "0123456789"),
+		       b = t[a] == '-' ? strspn(t + a + 1, "0123456789") : 0;
+
 		uint32_t cpt;
 
-		rc = cfp_get_u32(p, "CPT", cfp_node(p, *it), &cpt, NULL);
-		if (rc) {
+		if (a && a <= 2 && t[a] == '-') {
+			if (!b || b > 2 || t[a + 1 + b]) {
+				fclose(f);
+				return cfp_fail(p, item, "CPT",
+						"'%s' is not a range of CPTs like 0-3", t);
+			}
+		} else if ((rc = cfp_get_u32(p, "CPT", item, &cpt, NULL))) {
 			fclose(f);
 			return rc;
 		}
-		fprintf(f, "%s%u", it == v->data.sequence.items.start ? "" : ",", cpt);
+		fprintf(f, "%s%s", it == v->data.sequence.items.start ? "" : ",", t);
 	}
 	fputc(']', f);
 	return fclose(f) ? cfp_nomem(p) : 0;
@@ -573,12 +584,84 @@ static char *join_ranges(const struct cfp_nodes *ranges)
 	return pat;
 }
 
+/*
+ * The (net, interface) pairs of the rules read so far.  As in Lustre, the
+ * first rule that gives an interface to a net decides it: a later rule
+ * naming an interface its net has already (a catch-all "*.*.*.*" masks the
+ * rules after it) is skipped whole, with a warning.  Each rule of several
+ * interfaces is one NI per interface, each carrying all the rule's ranges
+ * (the Multi-Rail design's net, interface, pattern).
+ */
+struct ip2nets_seen {
+	size_t rules;
+	size_t n, cap;
+	struct {
+		lne_net_t net;
+		const char *ifname; /* up to its "[CPTs]" */
+		size_t len, rule;
+	} * v;
+};
+
+static size_t ifname_len(const char *name)
+{
+	return strcspn(name, "[");
+}
+
+/* The earlier rule giving @s's net one of its interfaces (0: none); @at the interface. */
+static size_t ip2nets_masked(const struct ip2nets_seen *seen, const struct ni_spec *s,
+			     lne_net_t net, const yaml_node_t **at)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->ifs.n; i++) {
+		const char *name = cfp_sval(s->ifs.v[i]);
+
+		for (k = 0; k < seen->n; k++)
+			if (seen->v[k].net == net && seen->v[k].len == ifname_len(name) &&
+			    !strncmp(seen->v[k].ifname, name, seen->v[k].len)) {
+				*at = s->ifs.v[i];
+				return seen->v[k].rule;
+			}
+	}
+	return 0;
+}
+
+static int ip2nets_remember(struct cfp *p, struct ip2nets_seen *seen, const struct ni_spec *s,
+			    lne_net_t net)
+{
+	size_t i;
+
+	for (i = 0; i < s->ifs.n; i++) {
+		const char *name = cfp_sval(s->ifs.v[i]);
+
+		if (seen->n == seen->cap) {
+			size_t cap = seen->cap ? 2 * seen->cap : 8;
+			void *v = realloc(seen->v, cap * sizeof(*seen->v));
+
+			if (!v)
+				return cfp_nomem(p);
+			seen->v = v;
+			seen->cap = cap;
+		}
+		seen->v[seen->n].net = net;
+		seen->v[seen->n].ifname = name;
+		seen->v[seen->n].len = ifname_len(name);
+		seen->v[seen->n++].rule = seen->rules;
+	}
+	return 0;
+}
+
 static int do_ip2nets(struct cfp *p, yaml_node_t *item, void *st)
 {
+	struct ip2nets_seen *seen = st;
+	const yaml_node_t *at = NULL;
 	struct ni_spec s = {0};
 	char *pattern = NULL;
+	size_t first;
+	lne_net_t net;
 	int rc = cfp_walk_map(p, item, "ip2nets", "an ip2nets rule", ip2nets_keys, &s);
 
+	seen->rules++;
 	if (!rc && !s.net)
 		rc = cfp_fail(p, item, "net-spec", "missing in an ip2nets rule");
 	if (!rc && cf_net_is_lo(cfp_sval(s.net)))
@@ -593,6 +676,17 @@ static int do_ip2nets(struct cfp *p, yaml_node_t *item, void *st)
 		else if (!*pattern)
 			rc = cfp_fail(p, s.ranges.v[0], "ip-range", "has no address pattern");
 	}
+	if (!rc && !lne_net_parse(cfp_sval(s.net), &net, NULL)) {
+		first = ip2nets_masked(seen, &s, net, &at);
+		if (first) {
+			rc = cfp_warning_at(p, at,
+					    "ip2nets rule %zu: %s has interface %s by rule %zu "
+					    "already; this rule is skipped, as in Lustre",
+					    seen->rules, cfp_sval(s.net), cfp_sval(at), first);
+			goto out;
+		}
+		rc = ip2nets_remember(p, seen, &s, net);
+	}
 	rc = rc ? rc : ni_ops(p, &s, pattern);
 out:
 	free(pattern);
@@ -602,5 +696,9 @@ out:
 
 int cfp_sec_ip2nets(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
-	return cfp_walk_seq(p, v, "ip2nets", "ip2nets rules", do_ip2nets, NULL);
+	struct ip2nets_seen seen = {0};
+	int rc = cfp_walk_seq(p, v, "ip2nets", "ip2nets rules", do_ip2nets, &seen);
+
+	free(seen.v);
+	return rc;
 }

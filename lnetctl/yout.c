@@ -89,6 +89,12 @@ struct yout *yout_begin(FILE *out)
 	return y;
 }
 
+void yout_indent(struct yout *y, int indent)
+{
+	if (y)
+		yaml_emitter_set_indent(&y->em, indent);
+}
+
 int yout_end(struct yout *y)
 {
 	yaml_event_t ev;

@@ -34,6 +34,8 @@ struct yout;
 
 /* NULL only when out of memory; the other calls then return -ENOMEM. */
 struct yout *yout_begin(FILE *out);
+/* Another indent than 4 for what @y prints next. */
+void yout_indent(struct yout *y, int indent);
 /* Finish the document, flush @out and free @y; the first error, or 0. */
 int yout_end(struct yout *y);
 

@@ -62,9 +62,9 @@ static bool ni_key_is(const struct lnetd_ni *n, const char *net, const char *ifn
  * one given as that default are the same NI (tun holds the values in
  * effect), so an import of the NI with its defaults written out is no change.
  */
-static bool ni_same(const struct lnetd_ni *a, const struct lnetd_ni *b)
+static bool ni_same(const struct lnetd *d, const struct lnetd_ni *a, const struct lnetd_ni *b)
 {
-	return !strcmp(a->pattern, b->pattern) && !strcmp(a->cpts, b->cpts) &&
+	return !strcmp(a->pattern, b->pattern) && lnetd_ni_cpts_same(d, a, b) &&
 	       !memcmp(a->tun.v, b->tun.v, sizeof(a->tun.v));
 }
 
@@ -96,7 +96,7 @@ static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	for (i = 0; i < d->nnis; i++) {
 		if (!ni_key_is(&d->nis[i], n.net, n.ifname, n.pattern))
 			continue;
-		rc = op->ensure && ni_same(&d->nis[i], &n)
+		rc = op->ensure && ni_same(d, &d->nis[i], &n)
 			     ? 0
 			     : say(m, -EEXIST, "%s on %s is configured already", n.net,
 				   ni_where(&n));

@@ -129,6 +129,11 @@ static inline const u32 *lnetd_route_values(const struct st_route *r, u32 v[LNE_
 	return v;
 }
 void lnetd_ni_clear(struct lnetd_ni *n);
+/* Whether @a and @b run on the same CPTs (none given is every CPT of the engine). */
+bool lnetd_ni_cpts_same(const struct lnetd *d, const struct lnetd_ni *a, const struct lnetd_ni *b);
+/* The CPTs @n runs on, "[0,1]": its own, or every CPT of the engine. */
+void lnetd_ni_cpts_in_effect(const struct lnetd *d, const struct lnetd_ni *n, char *buf,
+			     size_t len);
 /*
  * One NI against the interfaces now; an engine refusal comes back as an
  * errno (the sentence in n->reason) with nothing of @n left in the engine.
@@ -149,6 +154,9 @@ void lnetd_nis_reconcile(struct lnetd *d);
 /* Load the store's NIs (at start; then reconcile); forgets what was loaded before. */
 int lnetd_nis_load(struct lnetd *d);
 void lnetd_nis_free(struct lnetd *d);
+struct lnetd_op;
+/* Append to @summary a "!ni NET IF PATTERN: why" line per ip2nets NI @ops add that matches nothing. */
+int lnetd_nis_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n, char **summary);
 /* Rebuild the mirror and the NIs (and the TBF policies if @tbf) from the store, after a
  * refused or dry-run change or a rollback. */
 int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why);

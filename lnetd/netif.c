@@ -190,15 +190,21 @@ int netif_addrs(struct netif *nf, netif_addr_cb cb, void *data)
 		struct rtnl_addr *a = (struct rtnl_addr *)o;
 		struct nl_addr *local = rtnl_addr_get_local(a);
 		struct rtnl_link *link;
+		const char *label;
 		unsigned int flags;
 
-		if (rtnl_addr_get_family(a) != AF_INET || !local || nl_addr_get_len(local) != 4)
+		if (!local || nl_addr_get_len(local) != (rtnl_addr_get_family(a) == AF_INET    ? 4
+							 : rtnl_addr_get_family(a) == AF_INET6 ? 16
+											       : 0))
 			continue;
 		link = rtnl_link_get(links, rtnl_addr_get_ifindex(a));
 		if (!link)
 			continue; /* went between the two dumps: the next event looks again */
 		flags = rtnl_link_get_flags(link);
-		rc = cb(rtnl_link_get_name(link), nl_addr_get_binary_addr(local),
+		/* An IPv4 alias is the interface its label names, as getifaddrs() has it. */
+		label = rtnl_addr_get_family(a) == AF_INET ? rtnl_addr_get_label(a) : NULL;
+		rc = cb(label && *label ? label : rtnl_link_get_name(link),
+			nl_addr_get_binary_addr(local), nl_addr_get_len(local),
 			(flags & IFF_UP) && (flags & IFF_RUNNING), data);
 		rtnl_link_put(link);
 	}

@@ -10,9 +10,10 @@
  * whose address changes is replaced, one whose interface or address goes
  * back to pending.  Nothing configured is dropped because hardware is late.
  *
- * ip2nets, as the Multi-Rail design has it: a pattern is an IPv4 address
- * pattern in the engine's NID grammar ("192.168.0.[2-10]", "10.*.*.*");
- * every interface with a matching address gets an NI of the net.  When an
+ * ip2nets, as the Multi-Rail design has it: a pattern is an IPv4 or IPv6
+ * address pattern in the engine's NID grammar ("192.168.0.[2-10]",
+ * "10.*.*.*", "2001:db8::/64"); every interface with a matching address
+ * gets an NI of the net, whose NID is the interface's IPv4 address.  When an
  * interface is named as well, the pattern must agree with that interface's
  * address: if it does not, the NI is pending and says so (upstream
  * configures the interface anyway and ignores the pattern).
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change.h"
 #include "dp.h"
 #include "lnetd.h"
 #include "lnetd/backend/kernel.h"
@@ -107,12 +109,16 @@ int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t 
 		snprintf(why, len, "an NI of %s needs an interface or an address pattern", n->net);
 		return -EINVAL;
 	}
-	if (sn->ifname && (!*sn->ifname || strlen(sn->ifname) >= LNE_IFNAME_MAX ||
-			   strpbrk(sn->ifname, "/ \t\n:"))) {
-		snprintf(
-			why, len,
-			"'%s' is not an interface name (1 to %d characters, no '/', ':' or spaces)",
-			sn->ifname, LNE_IFNAME_MAX - 1);
+	/* An alias, "eth0:1", is the IPv4 address of that label (LU-16859). */
+	if (sn->ifname &&
+	    (!*sn->ifname || strlen(sn->ifname) >= LNE_IFNAME_MAX ||
+	     strpbrk(sn->ifname, "/ \t\n") || *sn->ifname == ':' ||
+	     (strchr(sn->ifname, ':') && (strchr(sn->ifname, ':') != strrchr(sn->ifname, ':') ||
+					  !strchr(sn->ifname, ':')[1])))) {
+		snprintf(why, len,
+			 "'%s' is not an interface name (1 to %d characters, no '/' or spaces) "
+			 "nor an alias like eth0:1",
+			 sn->ifname, LNE_IFNAME_MAX - 1);
 		return -EINVAL;
 	}
 	snprintf(n->ifname, sizeof(n->ifname), "%s", sn->ifname ?: "");
@@ -174,6 +180,33 @@ int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t 
 	return 0;
 }
 
+/* The engine's CPTs: its NUMA table's, or the one CPT 0 without a table. */
+static u64 all_cpts(const struct lnetd *d)
+{
+	unsigned int n = d->mirror && d->mirror->ncpt ? d->mirror->ncpt : 1;
+
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+bool lnetd_ni_cpts_same(const struct lnetd *d, const struct lnetd_ni *a, const struct lnetd_ni *b)
+{
+	return (a->cptmask ?: all_cpts(d)) == (b->cptmask ?: all_cpts(d));
+}
+
+void lnetd_ni_cpts_in_effect(const struct lnetd *d, const struct lnetd_ni *n, char *buf, size_t len)
+{
+	u64 mask = n->cptmask ? n->cptmask : all_cpts(d);
+	size_t used = (size_t)snprintf(buf, len, "[");
+	int i;
+
+	for (i = 0; i < 64 && used < len; i++)
+		if (mask & (1ull << i))
+			used += (size_t)snprintf(buf + used, len - used, "%s%d",
+						 used > 1 ? "," : "", i);
+	if (used < len)
+		snprintf(buf + used, len - used, "]");
+}
+
 void lnetd_ni_clear(struct lnetd_ni *n)
 {
 	lne_expr_free(n->match);
@@ -192,7 +225,19 @@ struct want {
 	size_t nw, cap;
 	bool named_seen; /* the named interface has an IPv4 address */
 	u8 named_ip4[4];
+	char (*v6)[LNE_IFNAME_MAX]; /* interfaces with an IPv6 address the pattern matches */
+	size_t nv6;
 };
+
+static bool v6_matched(const struct want *wt, const char *ifname)
+{
+	size_t i;
+
+	for (i = 0; i < wt->nv6; i++)
+		if (!strcmp(wt->v6[i], ifname))
+			return true;
+	return false;
+}
 
 static int want_add(struct want *wt, const char *ifname, const u8 ip4[4], bool up)
 {
@@ -207,7 +252,7 @@ static int want_add(struct want *wt, const char *ifname, const u8 ip4[4], bool u
 			memcpy(wt->named_ip4, ip4, 4);
 		wt->named_seen = true;
 	}
-	if (wt->n->match && !lne_expr_match_nid(wt->n->match, &nid))
+	if (wt->n->match && !lne_expr_match_nid(wt->n->match, &nid) && !v6_matched(wt, ifname))
 		return 0;
 	for (i = 0; i < wt->nw; i++)
 		if (!strcmp(wt->w[i].ifname, ifname))
@@ -230,9 +275,33 @@ static int want_add(struct want *wt, const char *ifname, const u8 ip4[4], bool u
 	return 0;
 }
 
-static int want_cb(const char *ifname, const uint8_t ip4[4], bool up, void *data)
+static int want_cb(const char *ifname, const uint8_t *addr, size_t alen, bool up, void *data)
 {
-	return want_add(data, ifname, ip4, up);
+	return alen == 4 ? want_add(data, ifname, addr, up) : 0;
+}
+
+/*
+ * Before the IPv4 walk: the interfaces an IPv6 address of which the pattern
+ * matches.  Such an interface matches the rule, as in Lustre, and its NI's
+ * NID is its IPv4 address, the one `net add --if` gives it.
+ */
+static int want6_cb(const char *ifname, const uint8_t *addr, size_t alen, bool up, void *data)
+{
+	struct want *wt = data;
+	struct lne_nid nid = {.lnd = LNE_NET_LND(wt->net), .num = LNE_NET_NUM(wt->net), .alen = 16};
+	char(*v)[LNE_IFNAME_MAX];
+
+	if (alen != 16)
+		return 0;
+	memcpy(nid.addr, addr, 16);
+	if (!lne_expr_match_nid(wt->n->match, &nid) || v6_matched(wt, ifname))
+		return 0;
+	v = realloc(wt->v6, (wt->nv6 + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	wt->v6 = v;
+	snprintf(wt->v6[wt->nv6++], sizeof(*v), "%s", ifname);
+	return 0;
 }
 
 /* Why nothing is realised. */
@@ -241,7 +310,7 @@ static void explain_none(struct lnetd *d, struct lnetd_ni *n, const struct want 
 	struct netif_state st;
 
 	if (!*n->ifname) {
-		set_reason(n, "no interface has an IPv4 address matching %s", n->pattern);
+		set_reason(n, "no interface has an address matching %s", n->pattern);
 		return;
 	}
 	if (netif_lookup(d->netif, n->ifname, &st) < 0 || !st.exists)
@@ -301,7 +370,9 @@ int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
 	*changed = false;
 	if (lne_net_parse(n->net, &wt.net, NULL))
 		return 0;
-	rc = netif_addrs(d->netif, want_cb, &wt);
+	rc = n->match ? netif_addrs(d->netif, want6_cb, &wt) : 0;
+	if (rc >= 0)
+		rc = netif_addrs(d->netif, want_cb, &wt);
 	if (rc < 0)
 		goto out; /* keep what we have; the next event looks again */
 	/* Away with what is no longer wanted, then in with what is new. */
@@ -346,6 +417,7 @@ int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
 out:
 	free(wt.w);
 	free(wt.up);
+	free(wt.v6);
 	return rc;
 }
 
@@ -416,4 +488,62 @@ int lnetd_nis_load(struct lnetd *d)
 {
 	lnetd_nis_free(d);
 	return store_ni_list(d->store, load_one, d);
+}
+
+/* Whether @text has the line "@mark@key". */
+static bool has_line(const char *text, char mark, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (*p == mark && !strncmp(p + 1, key, len) && (!p[len + 1] || p[len + 1] == '\n'))
+			return true;
+	return false;
+}
+
+/*
+ * An ip2nets rule a change adds that matches no interface now is kept (it is
+ * desired state: a NIC may come later), but the caller is told, one line per
+ * rule appended to @summary: "!ni NET IF PATTERN: why".
+ */
+int lnetd_nis_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n, char **summary)
+{
+	char net[LNE_NET_STR_MAX];
+	lne_net_t id;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct st_ni *sn = &ops[i].u.ni;
+
+		if (ops[i].obj != OBJ_NET || ops[i].verb != VERB_ADD || !sn->pattern ||
+		    lne_net_parse(sn->net ?: "", &id, NULL))
+			continue;
+		lne_net_format(id, net, sizeof(net));
+		for (k = 0; k < d->nnis; k++) {
+			const struct lnetd_ni *ni = &d->nis[k];
+			char *key, *more;
+			bool added;
+
+			if (ni->nreal || strcmp(ni->net, net) || strcmp(ni->pattern, sn->pattern) ||
+			    strcmp(ni->ifname, sn->ifname ?: ""))
+				continue;
+			if (asprintf(&key, "ni %s%s%s %s", net, *ni->ifname ? " " : "", ni->ifname,
+				     ni->pattern) < 0)
+				return -ENOMEM;
+			added = has_line(*summary, '+', key); /* by this change, not before */
+			more = NULL;
+			if (added && asprintf(&more, "%s%s!%s: %s", *summary, **summary ? "\n" : "",
+					      key, ni->reason) < 0) {
+				free(key);
+				return -ENOMEM;
+			}
+			free(key);
+			if (more) {
+				free(*summary);
+				*summary = more;
+			}
+		}
+	}
+	return 0;
 }

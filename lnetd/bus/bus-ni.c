@@ -99,7 +99,7 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	struct khealth *kh = d->kb ? kbackend_health(d->kb, false) : NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	char nid[LNE_NID_STR_MAX], why[sizeof(d->nis->reason)];
+	char nid[LNE_NID_STR_MAX], why[sizeof(d->nis->reason)], cpts[LNETD_CPTS_MAX * 2];
 	uint32_t health;
 	size_t i, k;
 	bool applied;
@@ -153,6 +153,9 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			rc = sd_bus_message_append(reply, "{sv}", "pattern", "s", n->pattern);
 		if (rc >= 0 && *n->cpts)
 			rc = sd_bus_message_append(reply, "{sv}", "cpts", "s", n->cpts);
+		lnetd_ni_cpts_in_effect(d, n, cpts, sizeof(cpts));
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "{sv}", "cpts_in_effect", "s", cpts);
 		if (rc >= 0)
 			rc = append_tun(reply, n);
 		if (rc >= 0)

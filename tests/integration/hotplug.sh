@@ -19,6 +19,8 @@ LNETD=${LNETD:-lnetd/lnetd}
 # ListNIs gives every NI tunable (engine/tunables.h) in each row's a{sv}: the
 # rows' sizes below count them from there, not by hand.
 NTUN=$(grep -c '^[[:space:]]*X([A-Z_]*, [a-z_]*, "' "${TOP_SRCDIR:-$(dirname "$0")/../..}/engine/tunables.h")
+# The keys every ListNIs row has: the tunables and cpts_in_effect.
+NKEYS=$((NTUN + 1))
 
 # wait_for TEXT: until ListNIs shows TEXT (rtnetlink events are quick; 5 s at most).
 # shellcheck disable=SC2317 # reached: shellcheck does not follow the exec above
@@ -37,17 +39,17 @@ check "lnetd starts in a network namespace of its own" start_lnetd
 
 bcall AddNI 'ssa{sv}' tcp lnv0 1 credits u 64
 check "an NI on a missing interface is accepted" has 't 1'
-check "and pending, saying why" wait_for "\"tcp\" \"lnv0\" \"pending\" $((1 + NTUN)) \"reason\" s \"interface lnv0 does not exist\""
+check "and pending, saying why" wait_for "\"tcp\" \"lnv0\" \"pending\" $((1 + NKEYS)) \"reason\" s \"interface lnv0 does not exist\""
 
 ip link add lnv0 type veth peer name lnv1
 check "the interface appears: still pending, for want of an address" \
-	wait_for "\"pending\" $((1 + NTUN)) \"reason\" s \"interface lnv0 has no IPv4 address\""
+	wait_for "\"pending\" $((1 + NKEYS)) \"reason\" s \"interface lnv0 has no IPv4 address\""
 
 ip addr add 10.77.0.1/24 dev lnv0
 ip link set lnv1 up
 ip link set lnv0 up
 check "the address appears: applied, with its NID, link up" \
-	wait_for "\"tcp\" \"lnv0\" \"applied\" $((4 + NTUN)) \"nid\" s \"10.77.0.1@tcp\" \"up\" b true"
+	wait_for "\"tcp\" \"lnv0\" \"applied\" $((4 + NKEYS)) \"nid\" s \"10.77.0.1@tcp\" \"up\" b true"
 
 ip link set lnv1 down
 check "the peer end goes down: the NI stays, its link down" wait_for '"up" b false'
@@ -58,11 +60,11 @@ ip addr add 10.77.0.2/24 dev lnv0
 check "a new address gives a new NID" wait_for '"nid" s "10.77.0.2@tcp"'
 
 ip addr del 10.77.0.2/24 dev lnv0
-check "the address goes: pending again" wait_for "\"pending\" $((1 + NTUN)) \"reason\" s \"interface lnv0 has no IPv4 address\""
+check "the address goes: pending again" wait_for "\"pending\" $((1 + NKEYS)) \"reason\" s \"interface lnv0 has no IPv4 address\""
 
 ip link del lnv0
 check "the interface goes: pending, and still configured" \
-	wait_for "\"pending\" $((1 + NTUN)) \"reason\" s \"interface lnv0 does not exist\""
+	wait_for "\"pending\" $((1 + NKEYS)) \"reason\" s \"interface lnv0 does not exist\""
 bprop Generation && check "hardware coming and going is not a configuration change" has 't 1'
 
 bcall AddNI 'ssa{sv}' tcp lnv0 0
@@ -94,7 +96,7 @@ bcall Explain ss 10.78.0.9@o2ib ""
 check "with its link down, no NI is selected, and Explain says so" has "no local NI is up"
 ip link set lnv3 up
 ip link set lnv2 up
-wait_for "\"o2ib\" \"lnv2\" \"applied\" $((4 + NTUN)) \"nid\" s \"10.78.0.1@o2ib\" \"up\" b true" >/dev/null
+wait_for "\"o2ib\" \"lnv2\" \"applied\" $((4 + NKEYS)) \"nid\" s \"10.78.0.1@o2ib\" \"up\" b true" >/dev/null
 bcall Explain ss 10.78.0.9@o2ib ""
 check "Explain picks the NI that came with its interface, and the peer's NID on that net" \
 	has 'sssa(sssa{sv}) "10.78.0.1@o2ib" "10.78.0.9@o2ib" ""'
@@ -113,13 +115,14 @@ check "and it is gone" has "no NI of tcp is configured on lnv0"
 # ip2nets: a pattern gets an NI on every interface whose address matches it,
 # including interfaces that come later.
 bcall Apply 'a(ssa{sv})b' 1 add net 2 net s tcp5 pattern s '10.80.0.*' false
-check "an ip2nets pattern with no interface yet is accepted" has 'tas 6 1 "+ni tcp5 10.80.0.*"'
+check "an ip2nets pattern with no interface yet is accepted, and Apply notes it pending" \
+	has 'tas 6 2 "+ni tcp5 10.80.0.*" "!ni tcp5 10.80.0.*: no interface has an address matching 10.80.0.*"'
 check "and pending, saying why" \
-	wait_for "\"tcp5\" \"\" \"pending\" $((2 + NTUN)) \"reason\" s \"no interface has an IPv4 address matching 10.80.0.*\""
+	wait_for "\"tcp5\" \"\" \"pending\" $((2 + NKEYS)) \"reason\" s \"no interface has an address matching 10.80.0.*\""
 ip link add lnv4 type veth peer name lnv5
 ip addr add 10.80.0.1/24 dev lnv4
 check "an interface with a matching address gets an NI" \
-	wait_for "\"tcp5\" \"\" \"applied\" $((5 + NTUN)) \"nid\" s \"10.80.0.1@tcp5\""
+	wait_for "\"tcp5\" \"\" \"applied\" $((5 + NKEYS)) \"nid\" s \"10.80.0.1@tcp5\""
 ip link add lnv6 type veth peer name lnv7
 ip addr add 10.81.0.1/24 dev lnv6
 ip addr add 10.80.0.2/24 dev lnv7
@@ -141,9 +144,10 @@ check "an address that goes takes its NI with it" \
 	wait_for '"nis" a(ssbu) 1 "10.80.0.1@tcp5" "lnv4"'
 bcall Apply 'a(ssa{sv})b' 2 add net 3 net s tcp9 interface s lnv4 pattern s '10.79.0.* 10.80.0.*' \
 	add net 3 net s tcp9 interface s lnv7 pattern s '10.79.0.* 10.80.0.*' false
-check "interfaces may share an ip2nets rule of several patterns" has 'tas 8 2'
+check "interfaces may share an ip2nets rule of several patterns (one pending, noted)" \
+	has 'tas 8 3 "+ni tcp9 lnv4 10.79.0.* 10.80.0.*" "+ni tcp9 lnv7 10.79.0.* 10.80.0.*" "!ni tcp9 lnv7 10.79.0.* 10.80.0.*: interface lnv7 has no IPv4 address"'
 check "and an address matching any of the patterns is used" \
-	wait_for "\"tcp9\" \"lnv4\" \"applied\" $((5 + NTUN)) \"nid\" s \"10.80.0.1@tcp9\""
+	wait_for "\"tcp9\" \"lnv4\" \"applied\" $((5 + NKEYS)) \"nid\" s \"10.80.0.1@tcp9\""
 bcall DeleteNI ss tcp5 '10.80.0.*'
 check "DeleteNI takes a pattern" has 't 9'
 bcall ListNIs

@@ -138,7 +138,8 @@ ops_error() {
 
 # changes FILE: the change lines of a dry run's or history's YAML.
 changes() {
-	sed -n '/^ *changes:/,$s/^    - //p' "$1"
+	# (a dry run's pending: list, after the changes, is no change)
+	sed -n -e '/^ *pending:/q' -e '/^ *changes:/,$s/^    - //p' "$1"
 }
 
 # field OP KEY: KEY="value" of an .ops line.
