@@ -44,7 +44,8 @@ static int where(void)
 	return known;
 }
 
-static void vlog(int prio, const struct log_field *f, size_t n, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static void vlog(int prio, const struct log_field *f,
+						       size_t n, const char *fmt, va_list ap)
 {
 	char line[2048], buf[4096];
 	struct iovec iov[LOG_FIELDS_MAX + 3];
