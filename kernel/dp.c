@@ -495,8 +495,6 @@ static void dp_run(struct work_struct *w)
 		dp->need_sync = false;
 		listeners_sync(dp);
 		lne_node_nis_check(&dp->node); /* an NI came or went: push to the peers */
-		/* an NI's link state set over netlink: its connections close, recovery starts */
-		lne_node_links_sync(&dp->node);
 	}
 	list_for_each_entry(ls, &dp->listeners, item)
 		if (ks_take_kick(&ls->ks))

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/model.h"
 #include "vm.h"
 
 static const struct lnetk_peer_ni *find_pni(const struct lnetk_peer *p, const char *nid)
@@ -405,7 +406,7 @@ static void case_globals(struct api *a)
 
 	rc = mut(a, LNETK_CMD_GLOBAL_SET, lnetk_global_set(a->lk, "numa_range", 42, &a->err));
 	rc2 = lnetk_global_get(a->lk, collect_global, &gs, &a->err);
-	tap(!rc && !rc2 && gs.n == 12 && gs.numa_range == 42 && gs.discovery == 1,
+	tap(!rc && !rc2 && gs.n == LNE_G__COUNT && gs.numa_range == 42 && gs.discovery == 1,
 	    "GLOBAL_SET numa_range; GLOBAL_GET gives every setting (%d) with the new value", gs.n);
 
 	rc = mut(a, LNETK_CMD_NUMA_SET, lnetk_numa_set(a->lk, 2, dist, &a->err));

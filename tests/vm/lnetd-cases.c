@@ -345,7 +345,7 @@ void case_explain_module(void)
 	    "there loses on health, whatever lnetd's mirror holds");
 	rc = lnetk_peer_ni_set(lk, &pset, NULL)
 		     ?: sh("lnetctl net show -v --net o2ib1 >/tmp/ex.out 2>&1 && "
-			   "grep -A12 'nid: 172.16.1.1@o2ib1' /tmp/ex.out | grep -q 'health value: 10$' "
+			   "grep -A40 'nid: 172.16.1.1@o2ib1' /tmp/ex.out | grep -q 'health value: 10$' "
 			   "&& lnetctl peer show -v --nid 10.5.0.1@o2ib1 >/tmp/ex.out 2>&1 && "
 			   "grep -q 'health value: 77$' /tmp/ex.out || { cat /tmp/ex.out; false; }");
 	tap(!rc, "net show -v and peer show -v show the health the module runs with (10 and 77)");
