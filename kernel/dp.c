@@ -66,6 +66,8 @@ struct lnetk_dp {
 	struct work_struct run;
 	struct delayed_work tick;
 	struct list_head links, listeners;
+	spinlock_t ev_lock;	    /* @events: the netdev notifier adds under RTNL */
+	struct list_head events;    /* struct link_ev, oldest first */
 	bool need_sync, stopping;
 	u8 *rx;
 };
@@ -441,6 +443,60 @@ static void listeners_sync(struct lnetk_dp *dp)
 	}
 }
 
+/* --- link events (netdev.c) ---------------------------------------------------------- */
+
+struct link_ev {
+	struct list_head item;
+	char ifname[IFNAMSIZ];
+	bool up;
+};
+
+void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up)
+{
+	struct lnetk_dp *dp = dp_of(ln);
+	struct link_ev *ev;
+
+	if (!dp || READ_ONCE(dp->stopping))
+		return;
+	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return; /* the NI's health falls on its own, from failed sends */
+	strscpy(ev->ifname, ifname, sizeof(ev->ifname));
+	ev->up = up;
+	spin_lock_bh(&dp->ev_lock);
+	list_add_tail(&ev->item, &dp->events);
+	spin_unlock_bh(&dp->ev_lock);
+	queue_work(dp->wq, &dp->run);
+}
+
+static void link_events_free(struct lnetk_dp *dp)
+{
+	struct link_ev *ev, *tmp;
+
+	list_for_each_entry_safe(ev, tmp, &dp->events, item)
+		kfree(ev);
+	INIT_LIST_HEAD(&dp->events);
+}
+
+/* Every link event queued, in order, to the NIs on that interface (node entered). */
+static void link_events(struct lnetk_dp *dp)
+{
+	struct link_ev *ev, *tmp;
+	struct lne_ni *ni;
+	LIST_HEAD(todo);
+
+	spin_lock_bh(&dp->ev_lock);
+	list_splice_init(&dp->events, &todo);
+	spin_unlock_bh(&dp->ev_lock);
+	list_for_each_entry_safe(ev, tmp, &todo, item) {
+		lne_list_for_each_entry(ni, &dp->ln->inst->nis, all_link)
+			if (!strcmp(ni->ifname, ev->ifname))
+				lne_node_ni_link(&dp->node, &ni->nid, ev->up, NULL);
+		list_del(&ev->item);
+		kfree(ev);
+	}
+}
+
 /* --- the work ------------------------------------------------------------------------ */
 
 static void arm_tick(struct lnetk_dp *dp)
@@ -496,6 +552,7 @@ static void dp_run(struct work_struct *w)
 		listeners_sync(dp);
 		lne_node_nis_check(&dp->node); /* an NI came or went: push to the peers */
 	}
+	link_events(dp);
 	list_for_each_entry(ls, &dp->listeners, item)
 		if (ks_take_kick(&ls->ks))
 			accept_all(dp, ls);
@@ -552,6 +609,8 @@ int lnetk_dp_start(struct net *net, struct lnetk_net *ln)
 	mutex_init(&dp->lock);
 	INIT_LIST_HEAD(&dp->links);
 	INIT_LIST_HEAD(&dp->listeners);
+	spin_lock_init(&dp->ev_lock);
+	INIT_LIST_HEAD(&dp->events);
 	INIT_WORK(&dp->run, dp_run);
 	INIT_DELAYED_WORK(&dp->tick, dp_tick);
 	lne_node_init(&dp->node, ln->inst, &kops, dp, ktime_get_real_ns());
@@ -588,6 +647,7 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	}
 	up_read(&ln->sel);
 	mutex_unlock(&dp->lock);
+	link_events_free(dp);
 	lnetk_nrs_close(own); /* before the namespace's policies are freed */
 	destroy_workqueue(dp->wq);
 	kfree(dp->rx);

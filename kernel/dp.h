@@ -27,6 +27,14 @@ void lnetk_dp_stop(struct lnetk_net *ln);
 /* The NIs may have changed: listen where they are now (asynchronously). */
 void lnetk_dp_changed(struct lnetk_net *ln);
 
+/*
+ * netdev.c: interface @ifname of the instance's namespace went up or down
+ * (process context, RTNL held: queued, acted on in the data path's work).
+ */
+void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up);
+int lnetk_netdev_init(void);
+void lnetk_netdev_uninit(void);
+
 /* A ping's answer, as the caller of lnetk_dp_ping() gets it. */
 struct lnetk_ping_result {
 	int status;

@@ -131,6 +131,10 @@ static int __init lnetk_mod_init(void)
 	if (ret < 0)
 		goto err_pernet;
 
+	ret = lnetk_netdev_init(); /* after the instances: its events go to them */
+	if (ret < 0)
+		goto err_netdev;
+
 	ret = lnetk_genetlink_init();
 	if (ret < 0)
 		goto err_netlink;
@@ -139,6 +143,8 @@ static int __init lnetk_mod_init(void)
 	return 0;
 
 err_netlink:
+	lnetk_netdev_uninit();
+err_netdev:
 	unregister_pernet_subsys(&lnetk_net_ops);
 err_pernet:
 	return ret;
@@ -147,6 +153,7 @@ err_pernet:
 static void __exit lnetk_mod_exit(void)
 {
 	lnetk_genetlink_uninit();
+	lnetk_netdev_uninit();
 	unregister_pernet_subsys(&lnetk_net_ops);
 }
 

@@ -216,6 +216,31 @@ check "dp: all 60" sh -c "awk '/name: ca\$/ { w = 1; next } w && \$1 == \"dispat
 check "dp: the service lets go of the policy when off" on dpb selftest service off
 check "dp: which then goes" on dpb tbf del --service lnet_test
 
+# a rail's link goes down: the module's netdev notifier takes its NI out at once (health
+# 0, its connections closed, what they held resent), and recovery pings it back when it
+# comes up.  NI_SET's link state from lnetd alone does not do this (conformance replays it).
+nih() { # the health value net show -v gives a's NI $1
+	on dpa net show -v 2>/dev/null | awk -v nid="$1" '
+		$1 == "-" && $2 == "nid:" { want = ($3 == nid); next }
+		want && /health value:/ { print $NF; exit }'
+}
+$IP -n dpa link set a0 down
+i=0
+while [ "$(nih 10.8.0.1@tcp)" != 0 ] && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+check "health: a0's link down: its NI's health is 0 at once" test "$(nih 10.8.0.1@tcp)" = 0
+out_has "health: b's primary NID still answers, over the other rail" "primary nid: 10.8.0.2@tcp" \
+	on dpa ping --timeout 10 10.8.0.2@tcp
+$IP -n dpa link set a0 up
+i=0
+while [ "$(nih 10.8.0.1@tcp)" != 1000 ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+check "health: a0's link up: recovery brings its NI back to 1000" test "$(nih 10.8.0.1@tcp)" = 1000
+
 # garbage to b's LNet port: cut off, counted in the log, b still answers
 $IP netns exec dpa sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc 10.8.0.2 988' >/dev/null 2>&1
 sleep 0.3
