@@ -66,8 +66,8 @@ struct lnetk_dp {
 	struct work_struct run;
 	struct delayed_work tick;
 	struct list_head links, listeners;
-	spinlock_t ev_lock;	    /* @events: the netdev notifier adds under RTNL */
-	struct list_head events;    /* struct link_ev, oldest first */
+	spinlock_t ev_lock;	 /* @events: the netdev notifier adds under RTNL */
+	struct list_head events; /* struct link_ev, oldest first */
 	bool need_sync, stopping;
 	u8 *rx;
 };

@@ -170,6 +170,25 @@ const struct nla_policy lnk_nl_tbf_policy[LNETK_TBF_A_MAX + 1] = {
 	[LNETK_TBF_A_LOAD_CLASS] = NLA_POLICY_NESTED(lnk_nl_tbfl_policy),
 };
 
+static const struct nla_policy lnk_nl_fault_opt_policy[LNETK_FAULT_A_MAX + 1] = {
+	[LNETK_FAULT_A_KEY] = STR(LNETK_FAULT_KEY_MAX),
+	[LNETK_FAULT_A_VALUE] = STR(LNETK_FAULT_VALUE_MAX),
+};
+
+const struct nla_policy lnk_nl_fault_policy[LNETK_FAULT_A_MAX + 1] = {
+	[LNETK_FAULT_A_OP] = NLA_POLICY_RANGE(NLA_U8, LNETK_FAULT_ADD, LNETK_FAULT_RESET),
+	[LNETK_FAULT_A_DELAY] = NLA_POLICY_MAX(NLA_U8, 1),
+	[LNETK_FAULT_A_OPT] = NLA_POLICY_NESTED(lnk_nl_fault_opt_policy),
+	[LNETK_FAULT_A_SRC] = STR(LNETK_NID_MAX),
+	[LNETK_FAULT_A_DST] = STR(LNETK_NID_MAX),
+	[LNETK_FAULT_A_ALL] = {.type = NLA_FLAG},
+};
+
+const struct nla_policy lnk_nl_health_policy[LNETK_HEALTH_A_MAX + 1] = {
+	[LNETK_HEALTH_A_NID] = STR(LNETK_NID_MAX),
+	[LNETK_HEALTH_A_PEER] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
 /* One policy for every command; each handler refuses what it does not take. */
 static const struct nla_policy lnk_nl_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_COUNT] = NLA_POLICY_RANGE(NLA_U32, 1, LNETK_BUMP_MAX),
@@ -186,6 +205,8 @@ static const struct nla_policy lnk_nl_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_PING] = NLA_POLICY_NESTED(lnk_nl_ping_policy),
 	[LNETK_A_TEST] = NLA_POLICY_NESTED(lnk_nl_test_policy),
 	[LNETK_A_ON] = NLA_POLICY_MAX(NLA_U8, 1),
+	[LNETK_A_FAULT] = NLA_POLICY_NESTED(lnk_nl_fault_policy),
+	[LNETK_A_HEALTH] = NLA_POLICY_NESTED(lnk_nl_health_policy),
 };
 
 enum lnetk_group {
@@ -559,6 +580,10 @@ static const struct genl_ops lnk_nl_ops[] = {
 	OP(LNETK_CMD_COUNTERS_RESET, lnk_nl_counters_reset, ADMIN),
 	OP(LNETK_CMD_TEST_SERVICE, lnk_nl_test_service, ADMIN),
 	OP(LNETK_CMD_SELFTEST, lnk_nl_selftest, ADMIN),
+	OP(LNETK_CMD_FAULT, lnk_nl_fault, ADMIN),
+	OP(LNETK_CMD_FAULT_GET, lnk_nl_fault_get, 0),
+	OP(LNETK_CMD_HEALTH_GET, lnk_nl_health_get, 0),
+	OP(LNETK_CMD_RECOVERY_GET, lnk_nl_recovery_get, 0),
 };
 
 static const struct genl_multicast_group lnk_nl_mcgrps[] = {

@@ -36,6 +36,8 @@ extern const struct nla_policy lnk_nl_tbf_policy[LNETK_TBF_A_MAX + 1];
 extern const struct nla_policy lnk_nl_ping_policy[LNETK_PING_A_MAX + 1];
 extern const struct nla_policy lnk_nl_test_policy[LNETK_TEST_A_MAX + 1];
 extern const struct nla_policy lnk_nl_tbfl_policy[LNETK_TBFL_A_MAX + 1];
+extern const struct nla_policy lnk_nl_fault_policy[LNETK_FAULT_A_MAX + 1];
+extern const struct nla_policy lnk_nl_health_policy[LNETK_HEALTH_A_MAX + 1];
 
 /* --- netlink.c: refusals and attributes --------------------------------------- */
 
@@ -159,6 +161,11 @@ int lnk_nl_counters(struct sk_buff *skb, struct genl_info *info);
 int lnk_nl_counters_reset(struct sk_buff *skb, struct genl_info *info);
 int lnk_nl_test_service(struct sk_buff *skb, struct genl_info *info);
 int lnk_nl_selftest(struct sk_buff *skb, struct genl_info *info);
+/* nl-health.c: fault injection, health counters, recovery queues */
+int lnk_nl_fault(struct sk_buff *skb, struct genl_info *info);
+int lnk_nl_fault_get(struct sk_buff *skb, struct genl_info *info);
+int lnk_nl_health_get(struct sk_buff *skb, struct genl_info *info);
+int lnk_nl_recovery_get(struct sk_buff *skb, struct genl_info *info);
 
 /* nl-batch.c: BATCH. */
 int lnk_nl_batch(struct sk_buff *skb, struct genl_info *info);

@@ -199,6 +199,8 @@ const struct nla_policy lk_top_policy[LNETK_A_MAX + 1] = {
 	[LNETK_A_NUMA] = {.type = NLA_NESTED},
 	[LNETK_A_SELECT] = {.type = NLA_NESTED},
 	[LNETK_A_TBF] = {.type = NLA_NESTED},
+	[LNETK_A_FAULT] = {.type = NLA_NESTED},
+	[LNETK_A_HEALTH] = {.type = NLA_NESTED},
 };
 
 /* A reply: note its generation, then hand it to the request's parser. */

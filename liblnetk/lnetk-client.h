@@ -295,6 +295,40 @@ struct lnetk_test {
 /* Run the traffic generator in the module; blocks until its last message ends. */
 int lnetk_selftest(struct lnetk *lk, struct lnetk_test *t, struct lnetk_err *err);
 
+/* --- health: fault injection, health counters, recovery queues ------------------ */
+
+/* Add a drop (or delay) rule from `lnetctl fault` options; *@id: the new rule's. */
+int lnetk_fault_add(struct lnetk *lk, bool delay, const char *const *keys,
+		    const char *const *values, unsigned int n, uint32_t *id, struct lnetk_err *err);
+/* Delete the rules of a kind from @src to @dst (NULL: any), or @all; *@count: how many. */
+int lnetk_fault_del(struct lnetk *lk, bool delay, const char *src, const char *dst, bool all,
+		    uint32_t *count, struct lnetk_err *err);
+/* The rules' counters of a kind back to 0. */
+int lnetk_fault_reset(struct lnetk *lk, bool delay, struct lnetk_err *err);
+
+#define LNETK_FAULT_STATS_MAX 8
+
+/* A rule as the module lists it; the strings live until the callback returns. */
+struct lnetk_fault_rule {
+	uint32_t id;
+	unsigned int nopt, nstat;
+	const char *key[LNETK_FAULT_OPTS_MAX], *value[LNETK_FAULT_OPTS_MAX];
+	const char *stat[LNETK_FAULT_STATS_MAX];
+	uint64_t count[LNETK_FAULT_STATS_MAX];
+};
+typedef int (*lnetk_fault_cb)(void *arg, const struct lnetk_fault_rule *r);
+int lnetk_fault_list(struct lnetk *lk, bool delay, lnetk_fault_cb cb, void *arg,
+		     struct lnetk_err *err);
+
+/* A NID's health: a local NI (*@local) or peer NI, its value and @cb per health counter. */
+typedef int (*lnetk_kv_cb)(void *arg, const char *key, uint64_t value);
+int lnetk_health_get(struct lnetk *lk, const char *nid, bool *local, uint32_t *health,
+		     lnetk_kv_cb cb, void *arg, struct lnetk_err *err);
+/* Each NI in the local (or peer) recovery queue: pings failed in a row, the next (ms, monotonic). */
+typedef int (*lnetk_recovery_cb)(void *arg, const char *nid, uint32_t pings, uint64_t next_ms);
+int lnetk_recovery_get(struct lnetk *lk, bool peer, lnetk_recovery_cb cb, void *arg,
+		       struct lnetk_err *err);
+
 /* --- selection ---------------------------------------------------------------- */
 
 struct lnetk_select_req {

@@ -21,7 +21,7 @@ void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid)
 	uint64_t v;
 	int rc;
 
-	/* quietly nothing where there are none (the kernel engine's, so far) */
+	/* quietly nothing where there are none (an engine without a data path) */
 	rc = sd_bus_call_method(bus, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
 				"HealthStats", &e, &r, "s", nid);
 	sd_bus_error_free(&e);

@@ -202,6 +202,26 @@
  *   one LNETK_TEST_A_RAIL per local NI (_NID, _SENT, _RECEIVED: bytes).  A
  *   signal stops it: no more messages start, -EINTR.
  *
+ * LNETK_CMD_FAULT (admin): fault injection on the data path, as lnetd's
+ *   FaultAdd/FaultDelete/FaultReset (engine/fault.h).  LNETK_A_FAULT with
+ *   LNETK_FAULT_A_OP and LNETK_FAULT_A_DELAY (0: drop rules, 1: delay):
+ *   ADD takes one LNETK_FAULT_A_OPT (_KEY, _VALUE) per option, as
+ *   `lnetctl fault` names them, and replies LNETK_A_COUNT, the new rule's
+ *   id; DEL takes _SRC and/or _DST (NIDs) or _ALL and replies in
+ *   LNETK_A_COUNT how many went; RESET zeroes the rules' counters.
+ *   Rules are running state: gone with the namespace, never stored.
+ * LNETK_CMD_FAULT_GET (anyone): LNETK_A_FAULT with _DELAY; one message
+ *   with an LNETK_FAULT_A_RULE per rule, oldest first: _ID, its _OPTs and
+ *   one LNETK_FAULT_A_STAT (_KEY, _COUNT) per counter.
+ * LNETK_CMD_HEALTH_GET (anyone): LNETK_A_HEALTH with LNETK_HEALTH_A_NID, a
+ *   local NI's or peer NI's: the reply's LNETK_A_HEALTH holds _LOCAL,
+ *   _VALUE (0..1000) and one LNETK_HEALTH_A_STAT (_KEY, _COUNT) per health
+ *   counter, named as `net show -v` prints them.  -ENOENT: no such NI.
+ * LNETK_CMD_RECOVERY_GET (anyone): LNETK_A_HEALTH with _PEER (0: local
+ *   NIs); the reply's LNETK_A_HEALTH holds an LNETK_HEALTH_A_ENTRY (_NID,
+ *   _PINGS failed in a row, _NEXT_MS: the next ping on the monotonic
+ *   clock) per NI waiting in that recovery queue.
+ *
  * LNETK_CMD_BATCH (admin): apply many objects in one message, all or
  *   nothing, for a fast restore.  The message carries, in order, any number
  *   of LNETK_A_NI, LNETK_A_PEER, LNETK_A_ROUTE, LNETK_A_RULE and
@@ -377,6 +397,10 @@ enum lnetk_cmd {
 	LNETK_CMD_COUNTERS_RESET,
 	LNETK_CMD_TEST_SERVICE,
 	LNETK_CMD_SELFTEST,
+	LNETK_CMD_FAULT,
+	LNETK_CMD_FAULT_GET,
+	LNETK_CMD_HEALTH_GET,
+	LNETK_CMD_RECOVERY_GET,
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
@@ -407,6 +431,8 @@ enum lnetk_attr {
 	LNETK_A_COUNTERS,   /* nest, LNETK_CNT_A_* */
 	LNETK_A_TEST,	    /* nest, LNETK_TEST_A_* */
 	LNETK_A_ON,	    /* u8, 0 or 1 */
+	LNETK_A_FAULT,	    /* nest, LNETK_FAULT_A_* */
+	LNETK_A_HEALTH,	    /* nest, LNETK_HEALTH_A_* */
 	__LNETK_A_LAST
 };
 #define LNETK_A_MAX (__LNETK_A_LAST - 1)
@@ -547,6 +573,52 @@ enum lnetk_cnt_attr {
 	__LNETK_CNT_A_LAST
 };
 #define LNETK_CNT_A_MAX (__LNETK_CNT_A_LAST - 1)
+
+/* LNETK_CMD_FAULT: what to do, and the bounds of an option. */
+enum lnetk_fault_op {
+	LNETK_FAULT_ADD = 1,
+	LNETK_FAULT_DEL,
+	LNETK_FAULT_RESET,
+};
+#define LNETK_FAULT_KEY_MAX   32  /* bytes with the NUL */
+#define LNETK_FAULT_VALUE_MAX 256 /* a list of portals or health errors fits */
+#define LNETK_FAULT_OPTS_MAX  16
+
+enum lnetk_fault_attr {
+	LNETK_FAULT_A_UNSPEC,
+	LNETK_FAULT_A_PAD,
+	LNETK_FAULT_A_OP,    /* u8, enum lnetk_fault_op */
+	LNETK_FAULT_A_DELAY, /* u8: delay rules (1) or drop rules (0) */
+	LNETK_FAULT_A_OPT,   /* nest, repeated: _KEY and _VALUE */
+	LNETK_FAULT_A_KEY,   /* string */
+	LNETK_FAULT_A_VALUE, /* string */
+	LNETK_FAULT_A_SRC,   /* string: a NID */
+	LNETK_FAULT_A_DST,   /* string: a NID */
+	LNETK_FAULT_A_ALL,   /* flag */
+	LNETK_FAULT_A_ID,    /* u32, reply, in a rule */
+	LNETK_FAULT_A_RULE,  /* nest, repeated, reply: _ID, _OPT..., _STAT... */
+	LNETK_FAULT_A_STAT,  /* nest, repeated, reply: _KEY and _COUNT */
+	LNETK_FAULT_A_COUNT, /* u64, reply */
+	__LNETK_FAULT_A_LAST
+};
+#define LNETK_FAULT_A_MAX (__LNETK_FAULT_A_LAST - 1)
+
+enum lnetk_health_attr {
+	LNETK_HEALTH_A_UNSPEC,
+	LNETK_HEALTH_A_PAD,
+	LNETK_HEALTH_A_NID,	/* string */
+	LNETK_HEALTH_A_LOCAL,	/* u8, reply */
+	LNETK_HEALTH_A_VALUE,	/* u32, reply */
+	LNETK_HEALTH_A_STAT,	/* nest, repeated, reply: _KEY and _COUNT */
+	LNETK_HEALTH_A_KEY,	/* string */
+	LNETK_HEALTH_A_COUNT,	/* u64 */
+	LNETK_HEALTH_A_PEER,	/* u8: RECOVERY_GET's peer queue (1) or local (0) */
+	LNETK_HEALTH_A_ENTRY,	/* nest, repeated, reply: _NID, _PINGS, _NEXT_MS */
+	LNETK_HEALTH_A_PINGS,	/* u32 */
+	LNETK_HEALTH_A_NEXT_MS, /* u64 */
+	__LNETK_HEALTH_A_LAST
+};
+#define LNETK_HEALTH_A_MAX (__LNETK_HEALTH_A_LAST - 1)
 
 enum lnetk_rule_outcome {
 	LNETK_RULE_ADDED,

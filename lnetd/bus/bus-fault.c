@@ -4,8 +4,9 @@
  * FaultReset, FaultList (engine/fault.h).  Rules are running state, as
  * health is: not stored, gone with a restart.  Anyone may list them;
  * adding, deleting and resetting need the right to change, and every
- * option is checked before anything changes.  The userspace engine's data
- * path only, so far: with the kernel engine they are refused.
+ * option is checked before anything changes.  With the kernel engine the
+ * module keeps the rules (LNETK_CMD_FAULT): lnetd checks the options the
+ * same way first, and the module checks them again.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "bus-errors.h"
 #include "bus-int.h"
 #include "engine/fault.h"
+#include "liblnetk/lnetk-client.h"
+#include "lnetd/backend/kernel.h"
 #include "lnetd/dp.h"
 #include "lnetd/lnetd.h"
 
@@ -28,14 +31,31 @@ static int kind_arg(const char *kind, bool *delay, sd_bus_error *e)
 	return 0;
 }
 
-static int no_node(struct lnetd *d, struct lne_node **n, sd_bus_error *e)
+/*
+ * Where the rules live: the module's (*@lk set, *@n NULL) with the kernel
+ * engine, else the userspace engine's node.
+ */
+static int rules_of(struct lnetd *d, struct lne_node **n, struct lnetk **lk, sd_bus_error *e)
 {
+	*n = NULL;
+	*lk = NULL;
+	if (d->kb) {
+		*lk = kbackend_lnetk(d->kb);
+		if (!*lk)
+			return sd_bus_error_setf(
+				e, LNETD_ERR_UNSUPPORTED,
+				"the lnetk module is not loaded: it has no data path");
+		return 0;
+	}
 	*n = lnetd_dp_node(d->dp);
 	if (!*n)
-		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-					 "fault injection runs in the userspace engine's data path "
-					 "only (not in the lnetk module yet)");
+		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED, "this engine runs no data path");
 	return 0;
+}
+
+static int kernel_fail(sd_bus_error *e, int rc, const struct lnetk_err *lerr)
+{
+	return bus_fail(e, rc, lerr->msg[0] ? lerr->msg : "the lnetk module refused");
 }
 
 /* FaultAdd(s kind, a{ss} options) -> u id */
@@ -44,9 +64,12 @@ int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	struct lne_fault_attr a = {0};
 	struct lne_err lerr = {.msg = ""};
-	const char *kind, *key, *value;
+	const char *kind, *key, *value, *keys[FAULT_OPTS_MAX], *values[FAULT_OPTS_MAX];
+	struct lnetk_err kerr = {""};
 	struct lne_node *n;
+	struct lnetk *lk;
 	struct caller c;
+	uint32_t id;
 	int rc, count = 0;
 
 	rc = sd_bus_message_read(m, "s", &kind);
@@ -62,6 +85,8 @@ int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 						 FAULT_OPTS_MAX);
 		if (lne_fault_opt(&a, key, value, &lerr))
 			return bus_fail(e, -EINVAL, lerr.msg);
+		keys[count - 1] = key;
+		values[count - 1] = value;
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(m);
@@ -70,9 +95,15 @@ int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	rc = no_node(d, &n, e);
+	rc = rules_of(d, &n, &lk, e);
 	if (rc < 0)
 		return rc;
+	if (lk) {
+		rc = lnetk_fault_add(lk, a.delay, keys, values, (unsigned int)count, &id, &kerr);
+		if (rc)
+			return kernel_fail(e, rc, &kerr);
+		return sd_bus_reply_method_return(m, "u", id);
+	}
 	rc = lne_fault_add(n, &a, &lerr);
 	if (rc < 0)
 		return bus_fail(e, rc, lerr.msg);
@@ -103,9 +134,12 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	const char *kind, *src, *dst;
+	struct lnetk_err kerr = {""};
 	uint64_t s4, d4;
 	struct lne_node *n;
+	struct lnetk *lk;
 	struct caller c;
+	uint32_t gone;
 	bool delay;
 	int all, rc;
 
@@ -125,9 +159,16 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	rc = no_node(d, &n, e);
+	rc = rules_of(d, &n, &lk, e);
 	if (rc < 0)
 		return rc;
+	if (lk) {
+		rc = lnetk_fault_del(lk, delay, s4 ? src : NULL, d4 ? dst : NULL, all, &gone,
+				     &kerr);
+		if (rc)
+			return kernel_fail(e, rc, &kerr);
+		return sd_bus_reply_method_return(m, "u", gone);
+	}
 	rc = lne_fault_del(n, delay, s4, d4, all);
 	return sd_bus_reply_method_return(m, "u", (uint32_t)rc);
 }
@@ -136,7 +177,9 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 int bus_method_fault_reset(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct lnetk_err kerr = {""};
 	struct lne_node *n;
+	struct lnetk *lk;
 	const char *kind;
 	struct caller c;
 	bool delay;
@@ -151,10 +194,15 @@ int bus_method_fault_reset(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	rc = no_node(d, &n, e);
+	rc = rules_of(d, &n, &lk, e);
 	if (rc < 0)
 		return rc;
-	lne_fault_reset(n, delay);
+	if (lk) {
+		rc = lnetk_fault_reset(lk, delay, &kerr);
+		if (rc)
+			return kernel_fail(e, rc, &kerr);
+	} else
+		lne_fault_reset(n, delay);
 	return sd_bus_reply_method_return(m, "");
 }
 
@@ -196,12 +244,41 @@ static int put_rule(void *arg, const struct lne_fault *f)
 	return rc;
 }
 
+/* A rule as the module listed it, in the same form. */
+static int put_krule(void *arg, const struct lnetk_fault_rule *f)
+{
+	sd_bus_message *r = arg;
+	unsigned int i;
+	int rc;
+
+	rc = sd_bus_message_open_container(r, 'r', "ua{ss}a{st}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "u", f->id);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{ss}");
+	for (i = 0; rc >= 0 && i < f->nopt; i++)
+		rc = put_opt(r, f->key[i], f->value[i]);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{st}");
+	for (i = 0; i < f->nstat; i++)
+		rc = put_count(r, f->stat[i], f->count[i], rc);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc;
+}
+
 /* FaultList(s kind) -> a(ua{ss}a{st}) rules: id, options, counters */
 int bus_method_fault_list(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct lnetk_err kerr = {""};
 	sd_bus_message *r = NULL;
 	struct lne_node *n;
+	struct lnetk *lk;
 	const char *kind;
 	bool delay;
 	int rc;
@@ -212,13 +289,19 @@ int bus_method_fault_list(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = kind_arg(kind, &delay, e);
 	if (rc < 0)
 		return rc;
-	rc = no_node(d, &n, e);
+	rc = rules_of(d, &n, &lk, e);
 	if (rc < 0)
 		return rc;
 	rc = sd_bus_message_new_method_return(m, &r);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "(ua{ss}a{st})");
-	if (rc >= 0)
+	if (rc >= 0 && lk) {
+		rc = lnetk_fault_list(lk, delay, put_krule, r, &kerr);
+		if (rc < 0) {
+			sd_bus_message_unref(r);
+			return kernel_fail(e, rc, &kerr);
+		}
+	} else if (rc >= 0)
 		rc = lne_fault_each(n, delay, put_rule, r);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);

@@ -3,27 +3,84 @@
  * bus-recovery.c - what health and recovery look like from outside:
  * HealthStats (a local NI's or peer NI's "health stats", as `net show -v`
  * and `peer show -v` print them) and RecoveryQueue (`lnetctl debug
- * recovery`).  Reads, open to everyone; the userspace engine's data path
- * only, so far.
+ * recovery`).  Reads, open to everyone: the userspace engine's node, or
+ * the module's (LNETK_CMD_HEALTH_GET, RECOVERY_GET) with the kernel engine.
  */
 #include <errno.h>
 #include <systemd/sd-bus.h>
 
 #include "bus-errors.h"
 #include "bus-int.h"
+#include "liblnetk/lnetk-client.h"
+#include "lnetd/backend/kernel.h"
 #include "lnetd/dp.h"
 #include "lnetd/lnetd.h"
 
 static int no_node(sd_bus_error *e)
 {
 	return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-				 "health counters and recovery queues are the userspace "
-				 "engine's only, so far (not the lnetk module's)");
+				 "no data path runs: the lnetk module is not loaded");
+}
+
+static int kernel_fail(sd_bus_error *e, int rc, const struct lnetk_err *lerr)
+{
+	return rc == -ENOENT
+		       ? sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "%s", lerr->msg)
+		       : bus_fail(e, rc, lerr->msg[0] ? lerr->msg : "the lnetk module refused");
 }
 
 static int put_stat(void *arg, const char *key, u64 value)
 {
 	return sd_bus_message_append(arg, "{st}", key, value);
+}
+
+#define HEALTH_KEYS_MAX 16 /* more than lne_node_health_each() gives */
+
+struct kstats {
+	unsigned int n;
+	uint64_t v[HEALTH_KEYS_MAX];
+	char names[HEALTH_KEYS_MAX][32];
+};
+
+static int kstat_add(void *arg, const char *key, uint64_t v)
+{
+	struct kstats *k = arg;
+
+	if (k->n == HEALTH_KEYS_MAX)
+		return -EPROTO;
+	snprintf(k->names[k->n], sizeof(k->names[0]), "%s", key);
+	k->v[k->n++] = v;
+	return 0;
+}
+
+/* HealthStats with the kernel engine: the module's counters, in the same form. */
+static int kernel_health_stats(struct lnetd *d, sd_bus_message *m, const char *canon,
+			       sd_bus_error *e)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	struct lnetk *lk = kbackend_lnetk(d->kb);
+	struct lnetk_err lerr = {""};
+	struct kstats k = {0};
+	uint32_t health;
+	unsigned int i;
+	bool local;
+	int rc;
+
+	if (!lk)
+		return no_node(e);
+	rc = lnetk_health_get(lk, canon, &local, &health, kstat_add, &k, &lerr);
+	if (rc)
+		return kernel_fail(e, rc, &lerr);
+	rc = sd_bus_message_new_method_return(m, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "bu", local, health);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{st}");
+	for (i = 0; rc >= 0 && i < k.n; i++)
+		rc = put_stat(r, k.names[i], k.v[i]);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc < 0 ? rc : sd_bus_send(NULL, r, NULL);
 }
 
 /* HealthStats(s nid) -> b local, u health, a{st} stats */
@@ -45,6 +102,8 @@ int bus_method_health_stats(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = bus_nid_arg(s, &nid, canon, e);
 	if (rc < 0)
 		return rc;
+	if (d->kb)
+		return kernel_health_stats(d, m, canon, e);
 	n = lnetd_dp_node(d->dp);
 	if (!n)
 		return no_node(e);
@@ -79,6 +138,11 @@ static int put_queued(void *arg, u64 nid4, const struct lne_health *h)
 	return sd_bus_message_append(arg, "(sut)", s, h->ping_count, h->next_ping_ms / 1000);
 }
 
+static int put_kqueued(void *arg, const char *nid, uint32_t pings, uint64_t next_ms)
+{
+	return sd_bus_message_append(arg, "(sut)", nid, pings, next_ms / 1000);
+}
+
 /* RecoveryQueue(b peer) -> a(sut) queued: NID, pings failed in a row, next ping (s) */
 int bus_method_recovery_queue(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
@@ -91,12 +155,18 @@ int bus_method_recovery_queue(sd_bus_message *m, void *userdata, sd_bus_error *e
 	if (rc < 0)
 		return rc;
 	n = lnetd_dp_node(d->dp);
-	if (!n)
+	if (!n && !(d->kb && kbackend_lnetk(d->kb)))
 		return no_node(e);
 	rc = sd_bus_message_new_method_return(m, &r);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "(sut)");
-	if (rc >= 0)
+	if (rc >= 0 && !n) {
+		struct lnetk_err lerr = {""};
+
+		rc = lnetk_recovery_get(kbackend_lnetk(d->kb), peer, put_kqueued, r, &lerr);
+		if (rc < 0)
+			return kernel_fail(e, rc, &lerr);
+	} else if (rc >= 0)
 		rc = lne_node_recovery_each(n, !peer, put_queued, r);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);

@@ -58,6 +58,30 @@ static void nop_event(uint8_t cmd, uint64_t gen, void *arg)
 {
 }
 
+static int nop_kv(void *arg, const char *key, uint64_t v)
+{
+	(void)key;
+	(void)v;
+	++*(int *)arg;
+	return 0;
+}
+
+static int nop_fault(void *arg, const struct lnetk_fault_rule *f)
+{
+	(void)f;
+	++*(int *)arg;
+	return 0;
+}
+
+static int nop_queued(void *arg, const char *nid, uint32_t pings, uint64_t next_ms)
+{
+	(void)nid;
+	(void)pings;
+	(void)next_ms;
+	++*(int *)arg;
+	return 0;
+}
+
 static void read_ok(const char *what, int rc, int n, int want_min)
 {
 	tap(rc == 0 && n >= want_min, "unprivileged %s is allowed (%s, %d objects)", what,
@@ -85,10 +109,13 @@ static int unprivileged(void *arg)
 	struct lnetk_events *ev = NULL;
 	struct lnetk_batch *b = NULL;
 	struct lnetk_peer *peer = NULL;
+	static const char *const fkeys[] = {"source", "dest", "rate"}, *const fvals[] = {"*", "*",
+											 "1"};
 	struct lnetk_info info;
 	struct lnetk_err err;
 	struct lnetk *lk;
 	struct raw *r;
+	uint32_t id;
 	char ext[256];
 	int rc, n;
 
@@ -119,6 +146,15 @@ static int unprivileged(void *arg)
 	n = 0;
 	rc = lnetk_global_get(lk, nop_global, &n, &err);
 	read_ok("GLOBAL_GET", rc, n, 12);
+	n = 0;
+	rc = lnetk_fault_list(lk, false, nop_fault, &n, &err);
+	read_ok("FAULT_GET", rc, n, 0);
+	n = 0;
+	rc = lnetk_health_get(lk, "10.9.0.1@tcp", &(bool){false}, &(uint32_t){0}, nop_kv, &n, &err);
+	read_ok("HEALTH_GET of an NI", rc, n, 6);
+	n = 0;
+	rc = lnetk_recovery_get(lk, true, nop_queued, &n, &err);
+	read_ok("RECOVERY_GET", rc, n, 0);
 	rc = lnetk_events_open(nop_event, NULL, &ev);
 	tap(!rc, "unprivileged joining of the events group is allowed (%s)", errname(rc));
 	lnetk_events_close(ev);
@@ -139,6 +175,8 @@ static int unprivileged(void *arg)
 	admin_refused("GLOBAL_SET", lnetk_global_set(lk, "numa_range", 9, &err), &err);
 	admin_refused("NUMA_SET", lnetk_numa_set(lk, 2, dist, &err), &err);
 	admin_refused("SELECT", lnetk_select(lk, &sreq, &sel, NULL, &err), &err);
+	admin_refused("FAULT add", lnetk_fault_add(lk, false, fkeys, fvals, 3, &id, &err), &err);
+	admin_refused("FAULT reset", lnetk_fault_reset(lk, false, &err), &err);
 	rc = lnetk_batch_new(lk, LNETK_F_REPLACE, &b) ?: lnetk_batch_ni(b, &ni);
 	admin_refused("BATCH", rc ? rc : lnetk_batch_send(b, NULL, &err), &err);
 	lnetk_batch_free(b);

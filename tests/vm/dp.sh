@@ -241,6 +241,27 @@ while [ "$(nih 10.8.0.1@tcp)" != 1000 ] && [ $i -lt 200 ]; do
 done
 check "health: a0's link up: recovery brings its NI back to 1000" test "$(nih 10.8.0.1@tcp)" = 1000
 
+# health counters, fault rules and recovery queues are the module's (LNETK_CMD_HEALTH_GET,
+# _FAULT, _FAULT_GET, _RECOVERY_GET), read and set through lnetd as with the userspace engine
+out_has "health: net show -v has the module's health stats for a0" "interrupts:" \
+	on dpa net show -v
+out_has "health: peer show -v has them for b's NIs" "network timeout:" on dpa peer show -v
+check "fault: b drops everything that reaches it, in the module" \
+	on dpb fault drop add --source '*' --dest '*' --rate 1
+out_has "fault: b lists the rule" "dropped: 0" on dpb fault drop show
+check "fault: so a's ping to b goes unanswered" \
+	sh -c "! DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/dpa.bus lnetctl ping --timeout 2 10.8.1.2@tcp"
+on dpb fault drop show >"$T/out" 2>&1
+check "fault: b counted what it dropped" awk '/dropped:/ { exit !($2 >= 1) }' "$T/out"
+check "fault: reset" on dpb fault drop reset
+out_has "fault: the counters are 0 again" "dropped: 0" on dpb fault drop show
+check "fault: del --all removes the rule" on dpb fault drop del --all
+on dpb fault drop show >"$T/out" 2>&1
+check "fault: none left" sh -c "! grep -q dest: $T/out"
+out_has "health: debug recovery --peer answers from the module" "peer NI recovery" \
+	on dpa debug recovery --peer
+out_has "dp: b still answers a, both rails" "nid: 10.8.1.2@tcp" on dpa ping --timeout 10 10.8.0.2@tcp
+
 # garbage to b's LNet port: cut off, counted in the log, b still answers
 $IP netns exec dpa sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc 10.8.0.2 988' >/dev/null 2>&1
 sleep 0.3

@@ -143,6 +143,17 @@ static const struct aspec tbf_pol[] = {
 };
 const struct nspec tbf_nest = {"TBF", LNETK_TBF_A_MAX, tbf_pol, 7};
 
+static const struct aspec fault_pol[] = {
+	A_RANGE(LNETK_FAULT_A_DELAY, K_U8, 0, 1, 0, 1),
+};
+static const struct nspec fault_nest = {"FAULT", LNETK_FAULT_A_MAX, fault_pol, 1};
+
+static const struct aspec health_pol[] = {
+	A_STR(LNETK_HEALTH_A_NID, P_NID, LNETK_NID_MAX),
+	A_RANGE(LNETK_HEALTH_A_PEER, K_U8, 0, 1, 0, 1),
+};
+static const struct nspec health_nest = {"HEALTH", LNETK_HEALTH_A_MAX, health_pol, 2};
+
 static const struct aspec top_pol[] = {
 	A_RANGE(LNETK_A_COUNT, K_U32, 1, LNETK_BUMP_MAX, 1, 3),
 	A_INT(LNETK_A_FLAGS, K_U32, 0, 0),
@@ -155,8 +166,10 @@ static const struct aspec top_pol[] = {
 	A_NEST(LNETK_A_NUMA, &numa_nest),
 	A_NEST(LNETK_A_SELECT, &sel_nest),
 	A_NEST(LNETK_A_TBF, &tbf_nest),
+	A_NEST(LNETK_A_FAULT, &fault_nest),
+	A_NEST(LNETK_A_HEALTH, &health_nest),
 };
-const struct nspec top_nest = {"top", LNETK_A_MAX, top_pol, 11};
+const struct nspec top_nest = {"top", LNETK_A_MAX, top_pol, 13};
 
 const struct aspec *pol_find(const struct nspec *n, int type)
 {
@@ -215,6 +228,9 @@ static const struct take t_tbf_load = {
 	B(LNETK_TBF_A_SERVICE) | B(LNETK_TBF_A_LOAD_MS) | B(LNETK_TBF_A_LOAD_CLASS),
 	B(LNETK_TBF_A_SERVICE) | B(LNETK_TBF_A_LOAD_MS) | B(LNETK_TBF_A_LOAD_CLASS), &t_tbfl};
 static const struct take t_flags = {0, 0, NULL};
+static const struct take t_fault_get = {B(LNETK_FAULT_A_DELAY), 0, NULL};
+static const struct take t_health_nid = {B(LNETK_HEALTH_A_NID), B(LNETK_HEALTH_A_NID), NULL};
+static const struct take t_recovery = {B(LNETK_HEALTH_A_PEER), 0, NULL};
 
 #define ONE(t, k)                                            \
 	{                                                    \
@@ -278,6 +294,9 @@ const struct cspec cmds[] = {
 	{LNETK_CMD_TBF_LOAD, "TBF_LOAD", OP_DO | OP_ADMIN, 0, {ONE(LNETK_A_TBF, &t_tbf_load)}},
 	{LNETK_CMD_TBF_CLASS_GET, "TBF_CLASS_GET", OP_DUMP, 0, {OPT(LNETK_A_TBF, &t_tbf_svc)}},
 	{LNETK_CMD_EXPLAIN, "EXPLAIN", OP_DO, 0, {ONE(LNETK_A_SELECT, &t_sel)}},
+	{LNETK_CMD_FAULT_GET, "FAULT_GET", OP_DO, 0, {ONE(LNETK_A_FAULT, &t_fault_get)}},
+	{LNETK_CMD_HEALTH_GET, "HEALTH_GET", OP_DO, 0, {ONE(LNETK_A_HEALTH, &t_health_nid)}},
+	{LNETK_CMD_RECOVERY_GET, "RECOVERY_GET", OP_DO, 0, {ONE(LNETK_A_HEALTH, &t_recovery)}},
 };
 
 /* --- values ------------------------------------------------------------------ */

@@ -102,7 +102,7 @@ struct cspec {
 	struct use use[6];
 };
 
-#define NCMDS	  28 /* the entries of cmds[] */
+#define NCMDS	  31 /* the entries of cmds[] */
 #define NSERVICES 8  /* the entries of services[] */
 
 extern const struct nspec top_nest, tbf_nest;
