@@ -23,6 +23,8 @@
 #include "dp.h"
 #include "instance.h"
 #include "lnetk_nrs.h"
+#include "netlink.h"
+#include "nl-int.h"
 #include "uapi/lnetk.h"
 
 static ushort lnet_port = LNW_PORT_DEFAULT;
@@ -261,6 +263,69 @@ static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
 			    l->conn.peer_nid ? peer : "a peer before its hello", lnw_fault_name(f));
 }
 
+struct state_ev {
+	const struct lne_nid *nid;
+	bool local;
+	const char *state;
+	s32 health;
+};
+
+static int fill_state(struct sk_buff *skb, void *arg)
+{
+	const struct state_ev *ev = arg;
+	struct nlattr *h = nla_nest_start(skb, LNETK_A_HEALTH);
+
+	if (!h || lnk_nl_put_nid(skb, LNETK_HEALTH_A_NID, ev->nid) ||
+	    nla_put_u8(skb, LNETK_HEALTH_A_LOCAL, ev->local) ||
+	    nla_put_u32(skb, LNETK_HEALTH_A_VALUE, ev->health < 0 ? 0 : (u32)ev->health) ||
+	    nla_put_string(skb, LNETK_HEALTH_A_STATE, ev->state))
+		return -EMSGSIZE;
+	nla_nest_end(skb, h);
+	return 0;
+}
+
+/* A local NI or peer NI changed state: told to the "dp" group, as lnetd's engine tells D-Bus. */
+static void ops_state(void *ctx, const struct lne_nid *nid, bool local, const char *state,
+		      s32 health)
+{
+	struct lnetk_dp *dp = ctx;
+	struct state_ev ev = {nid, local, state, health};
+
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_STATE, fill_state, &ev);
+}
+
+static int fill_peer(struct sk_buff *skb, void *arg)
+{
+	const struct lne_peer *peer = arg;
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	struct nlattr *p = nla_nest_start(skb, LNETK_A_PING), *e;
+	int pass;
+
+	if (!p)
+		return -EMSGSIZE;
+	/* the primary first, then the others */
+	for (pass = 0; pass < 2; pass++)
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				if (lne_nid_equal(&pni->nid, &peer->primary) != !pass)
+					continue;
+				e = nla_nest_start(skb, LNETK_PING_A_ENTRY);
+				if (!e || lnk_nl_put_nid(skb, LNETK_PING_A_NID, &pni->nid))
+					return -EMSGSIZE;
+				nla_nest_end(skb, e);
+			}
+	nla_nest_end(skb, p);
+	return 0;
+}
+
+static void ops_discovered(void *ctx, const struct lne_peer *peer)
+{
+	struct lnetk_dp *dp = ctx;
+
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_DISCOVERED, fill_peer, (void *)peer);
+}
+
 static void ops_log(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -298,6 +363,8 @@ static const struct lne_node_ops kops = {
 	.fault = ops_fault,
 	.log = ops_log,
 	.model_write = ops_model_write,
+	.state = ops_state,
+	.discovered = ops_discovered,
 };
 
 /* Read, feed the node, write: one link's turn.  Returns false when it went. */

@@ -211,6 +211,7 @@ static const struct nla_policy lnk_nl_policy[LNETK_A_MAX + 1] = {
 
 enum lnetk_group {
 	LNETK_GROUP_EVENTS,
+	LNETK_GROUP_DP,
 };
 
 /* --- refusals ---------------------------------------------------------------- */
@@ -588,7 +589,35 @@ static const struct genl_ops lnk_nl_ops[] = {
 
 static const struct genl_multicast_group lnk_nl_mcgrps[] = {
 	[LNETK_GROUP_EVENTS] = {.name = LNETK_MCGRP_EVENTS},
+	[LNETK_GROUP_DP] = {.name = LNETK_MCGRP_DP},
 };
+
+/*
+ * The data path's announcements (uapi/lnetk.h, group "dp"): a message for
+ * @cmd that @fill fills, when anyone listens in @net.  From the data
+ * path's work or a caller of the node: process context.
+ */
+static bool lnk_nl_registered;
+
+void lnk_nl_dp_announce(struct net *net, u8 cmd, int (*fill)(struct sk_buff *skb, void *arg),
+			void *arg)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!READ_ONCE(lnk_nl_registered) ||
+	    !genl_has_listeners(&lnk_nl_family, net, LNETK_GROUP_DP))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	hdr = skb ? genlmsg_put(skb, 0, 0, &lnk_nl_family, 0, cmd) : NULL;
+	if (!hdr || fill(skb, arg)) {
+		nlmsg_free(skb);
+		genl_set_err(&lnk_nl_family, net, 0, LNETK_GROUP_DP, -ENOBUFS);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&lnk_nl_family, net, skb, 0, LNETK_GROUP_DP, GFP_KERNEL);
+}
 
 /*
  * resv_start_op stays 0: every command, present and future, gets the strict
@@ -612,11 +641,17 @@ struct genl_family lnk_nl_family __ro_after_init = {
 
 int __init lnetk_genetlink_init(void)
 {
+	int rc;
+
 	lnk_nl_tbf_contract_checks();
-	return genl_register_family(&lnk_nl_family);
+	rc = genl_register_family(&lnk_nl_family);
+	if (!rc)
+		WRITE_ONCE(lnk_nl_registered, true);
+	return rc;
 }
 
 void lnetk_genetlink_uninit(void)
 {
+	WRITE_ONCE(lnk_nl_registered, false); /* the data paths run until the namespaces go */
 	genl_unregister_family(&lnk_nl_family);
 }

@@ -10,4 +10,10 @@
 int lnetk_genetlink_init(void);
 void lnetk_genetlink_uninit(void);
 
+struct net;
+struct sk_buff;
+/* An announcement of the data path to the "dp" group of @net (uapi/lnetk.h). */
+void lnk_nl_dp_announce(struct net *net, u8 cmd, int (*fill)(struct sk_buff *skb, void *arg),
+			void *arg);
+
 #endif /* LNETK_NETLINK_H */

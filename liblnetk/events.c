@@ -22,23 +22,48 @@
 struct lnetk_events {
 	struct nl_sock *sk;
 	int family;
-	lnetk_event_cb cb;
+	lnetk_event_cb cb;	 /* the events group's */
+	lnetk_dp_state_cb state; /* the dp group's */
+	lnetk_dp_peer_cb peer;
 	void *arg;
 	char *buf;
 };
 
 #define EVENTS_BUF 8192
 
+static int group_open(const char *group, struct lnetk_events *ev, struct lnetk_events **evp);
+
 int lnetk_events_open(lnetk_event_cb cb, void *arg, struct lnetk_events **evp)
 {
 	struct lnetk_events *ev = calloc(1, sizeof(*ev));
-	int rc = -ENOMEM, grp;
 
 	*evp = NULL;
 	if (!ev)
 		return -ENOMEM;
 	ev->cb = cb;
 	ev->arg = arg;
+	return group_open(LNETK_MCGRP_EVENTS, ev, evp);
+}
+
+int lnetk_dp_events_open(lnetk_dp_state_cb state, lnetk_dp_peer_cb peer, void *arg,
+			 struct lnetk_events **evp)
+{
+	struct lnetk_events *ev = calloc(1, sizeof(*ev));
+
+	*evp = NULL;
+	if (!ev)
+		return -ENOMEM;
+	ev->state = state;
+	ev->peer = peer;
+	ev->arg = arg;
+	return group_open(LNETK_MCGRP_DP, ev, evp);
+}
+
+/* Join @group of the lnetk family with @ev (freed on failure). */
+static int group_open(const char *group, struct lnetk_events *ev, struct lnetk_events **evp)
+{
+	int rc = -ENOMEM, grp;
+
 	ev->sk = nl_socket_alloc();
 	ev->buf = malloc(EVENTS_BUF);
 	if (!ev->sk || !ev->buf)
@@ -47,7 +72,7 @@ int lnetk_events_open(lnetk_event_cb cb, void *arg, struct lnetk_events **evp)
 	if (rc)
 		goto err;
 	ev->family = genl_ctrl_resolve(ev->sk, LNETK_GENL_NAME);
-	grp = genl_ctrl_resolve_grp(ev->sk, LNETK_GENL_NAME, LNETK_MCGRP_EVENTS);
+	grp = genl_ctrl_resolve_grp(ev->sk, LNETK_GENL_NAME, group);
 	if (ev->family < 0 || grp < 0) {
 		rc = (ev->family < 0 ? ev->family : grp) == -NLE_OBJ_NOTFOUND
 			     ? -ENOENT
@@ -111,6 +136,59 @@ static int read_datagrams(struct nl_sock *sk, char *buf, int (*each)(struct nlms
 	}
 }
 
+static const struct nla_policy dp_state_policy[LNETK_HEALTH_A_MAX + 1] = {
+	[LNETK_HEALTH_A_NID] = {.type = NLA_STRING},
+	[LNETK_HEALTH_A_LOCAL] = {.type = NLA_U8},
+	[LNETK_HEALTH_A_VALUE] = {.type = NLA_U32},
+	[LNETK_HEALTH_A_STATE] = {.type = NLA_STRING},
+};
+
+static int dp_state(struct lnetk_events *ev, struct nlattr **tb)
+{
+	struct nlattr *h[LNETK_HEALTH_A_MAX + 1];
+	char nid[LNETK_NID_MAX], state[32];
+
+	if (!tb[LNETK_A_HEALTH] ||
+	    nla_parse_nested(h, LNETK_HEALTH_A_MAX, tb[LNETK_A_HEALTH], dp_state_policy) < 0 ||
+	    !h[LNETK_HEALTH_A_NID] || !h[LNETK_HEALTH_A_STATE] ||
+	    lk_get_str(nid, sizeof(nid), h[LNETK_HEALTH_A_NID]) ||
+	    lk_get_str(state, sizeof(state), h[LNETK_HEALTH_A_STATE]))
+		return 0;
+	ev->state(ev->arg, nid, h[LNETK_HEALTH_A_LOCAL] && nla_get_u8(h[LNETK_HEALTH_A_LOCAL]),
+		  state, get_u32_or(h[LNETK_HEALTH_A_VALUE], 0));
+	return 1;
+}
+
+static int dp_peer(struct lnetk_events *ev, struct nlattr **tb)
+{
+	static const struct nla_policy pol[LNETK_PING_A_MAX + 1] = {
+		[LNETK_PING_A_NID] = {.type = NLA_STRING},
+	};
+	char nids[LNETK_PING_NIDS_MAX][LNETK_NID_MAX];
+	const char *v[LNETK_PING_NIDS_MAX];
+	struct nlattr *a;
+	size_t n = 0;
+	int rem;
+
+	if (!tb[LNETK_A_PING])
+		return 0;
+	nla_for_each_nested(a, tb[LNETK_A_PING], rem) {
+		struct nlattr *e[LNETK_PING_A_MAX + 1];
+
+		if (nla_type(a) != LNETK_PING_A_ENTRY || n == LNETK_PING_NIDS_MAX)
+			continue;
+		if (nla_parse_nested(e, LNETK_PING_A_MAX, a, pol) < 0 ||
+		    lk_get_str(nids[n], sizeof(nids[n]), e[LNETK_PING_A_NID]) || !nids[n][0])
+			return 0;
+		v[n] = nids[n];
+		n++;
+	}
+	if (!n)
+		return 0;
+	ev->peer(ev->arg, v, n);
+	return 1;
+}
+
 static int one_event(struct nlmsghdr *nlh, void *arg)
 {
 	struct lnetk_events *ev = arg;
@@ -118,7 +196,13 @@ static int one_event(struct nlmsghdr *nlh, void *arg)
 	struct genlmsghdr *gh = nlmsg_data(nlh);
 
 	if (nlh->nlmsg_type != ev->family ||
-	    genlmsg_parse(nlh, 0, tb, LNETK_A_MAX, lk_top_policy) < 0 || !tb[LNETK_A_GENERATION])
+	    genlmsg_parse(nlh, 0, tb, LNETK_A_MAX, lk_top_policy) < 0)
+		return 0;
+	if (ev->state && gh->cmd == LNETK_EV_DP_STATE)
+		return dp_state(ev, tb);
+	if (ev->peer && gh->cmd == LNETK_EV_DP_DISCOVERED)
+		return dp_peer(ev, tb);
+	if (!ev->cb || !tb[LNETK_A_GENERATION])
 		return 0;
 	ev->cb(gh->cmd, nla_get_u64(tb[LNETK_A_GENERATION]), ev->arg);
 	return 1;

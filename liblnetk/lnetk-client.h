@@ -474,6 +474,17 @@ typedef void (*lnetk_event_cb)(uint8_t cmd, uint64_t generation, void *arg);
 
 /* Join the "events" group of the caller's network namespace. */
 int lnetk_events_open(lnetk_event_cb cb, void *arg, struct lnetk_events **evp);
+/*
+ * Join the "dp" group instead: what the data path sees happen (uapi/lnetk.h).
+ * @state for an NI or peer NI that changed state, @peer for a peer discovery
+ * finished (its NIDs, the primary first).  The same fd, buffer, dispatch
+ * and close as the events group's.
+ */
+typedef void (*lnetk_dp_state_cb)(void *arg, const char *nid, bool local, const char *state,
+				  uint32_t health);
+typedef void (*lnetk_dp_peer_cb)(void *arg, const char *const *nids, size_t n);
+int lnetk_dp_events_open(lnetk_dp_state_cb state, lnetk_dp_peer_cb peer, void *arg,
+			 struct lnetk_events **evp);
 /* Poll this for POLLIN, then call lnetk_events_dispatch(). */
 int lnetk_events_fd(const struct lnetk_events *ev);
 /*

@@ -330,6 +330,19 @@
  * sees a generation it did not cause knows someone else changed the state;
  * one that sees a gap, or gets ENOBUFS, has missed changes and must read
  * the state again.  Joining the group needs no privilege.
+ *
+ * Multicast group LNETK_MCGRP_DP ("dp")
+ * -------------------------------------
+ * What the data path sees happen, never a change to the configuration
+ * (no generation), apart from the events group so that a storm of these
+ * never makes a listener read the state again:
+ *   LNETK_EV_DP_STATE: a local NI or peer NI changed state: LNETK_A_HEALTH
+ *     with _NID, _LOCAL, _VALUE (its health now) and _STATE ("down",
+ *     "unreachable", "recovering", "healthy"...: engine/node.h's words).
+ *   LNETK_EV_DP_DISCOVERED: discovery finished a peer: LNETK_A_PING with
+ *     one LNETK_PING_A_ENTRY per NID (_NID), the primary first.
+ * These command numbers are announcements only: requests are refused.
+ * Joining the group needs no privilege.
  */
 #ifndef _UAPI_LNETK_H
 #define _UAPI_LNETK_H
@@ -338,6 +351,7 @@
 #define LNETK_GENL_VERSION 1
 
 #define LNETK_MCGRP_EVENTS "events"
+#define LNETK_MCGRP_DP	   "dp"
 
 /* The most LNETK_CMD_BUMP adds at once: keeps tests from wrapping. */
 #define LNETK_BUMP_MAX 1000
@@ -401,6 +415,8 @@ enum lnetk_cmd {
 	LNETK_CMD_FAULT_GET,
 	LNETK_CMD_HEALTH_GET,
 	LNETK_CMD_RECOVERY_GET,
+	LNETK_EV_DP_STATE,	/* announcement only: group "dp" */
+	LNETK_EV_DP_DISCOVERED, /* announcement only: group "dp" */
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
@@ -616,6 +632,7 @@ enum lnetk_health_attr {
 	LNETK_HEALTH_A_ENTRY,	/* nest, repeated, reply: _NID, _PINGS, _NEXT_MS */
 	LNETK_HEALTH_A_PINGS,	/* u32 */
 	LNETK_HEALTH_A_NEXT_MS, /* u64 */
+	LNETK_HEALTH_A_STATE,	/* string, in LNETK_EV_DP_STATE */
 	__LNETK_HEALTH_A_LAST
 };
 #define LNETK_HEALTH_A_MAX (__LNETK_HEALTH_A_LAST - 1)

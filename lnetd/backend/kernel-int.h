@@ -25,6 +25,8 @@ struct kbackend {
 	struct lnetk *lk; /* NULL while the module is not loaded */
 	struct lnetk_events *ev;
 	sd_event_source *ev_io;
+	struct lnetk_events *dpev; /* the module's data path: state changes, discoveries */
+	sd_event_source *dpev_io;
 	sd_event_source *repair; /* deferred: read the module back and repair it */
 	sd_event_source *retry;	 /* timer: after losing contact */
 	sd_event_source *busy;	 /* timer: sync again after a refusal that passes (EBUSY) */

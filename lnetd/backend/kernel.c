@@ -56,6 +56,7 @@
 #include <sys/epoll.h>
 
 #include "kernel-int.h"
+#include "lnetd/events.h"
 #include "lnetd/log.h"
 
 #define RETRY_USEC  1000000   /* after losing the module without its announcement */
@@ -156,6 +157,62 @@ static int on_events_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	return 0;
 }
 
+/* --- the module's data path, told as the userspace engine's is ------------------------------ */
+
+static void on_dp_state(void *arg, const char *nid, bool local, const char *state, uint32_t health)
+{
+	struct kbackend *kb = arg;
+
+	lnetd_event(kb->d, &(struct lnetd_event){.kind = LNETD_EV_HEALTH,
+						 .nid = nid,
+						 .peer = !local,
+						 .health = health,
+						 .state = state});
+}
+
+static void on_dp_peer(void *arg, const char *const *nids, size_t n)
+{
+	struct kbackend *kb = arg;
+
+	lnetd_event(kb->d, &(struct lnetd_event){.kind = LNETD_EV_PEER_DISCOVERED,
+						 .nid = nids[0],
+						 .nids = nids,
+						 .nnids = n});
+}
+
+static int on_dp_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct kbackend *kb = userdata;
+	int rc;
+
+	(void)s;
+	(void)fd;
+	(void)revents;
+	rc = lnetk_events_dispatch(kb->dpev);
+	while (rc > 0)
+		rc = lnetk_events_dispatch(kb->dpev);
+	if (rc == -ENOBUFS)
+		log_warning("lnetk data path announcements were lost (signals missed)");
+	return 0;
+}
+
+/* Hear the module's data path; without it lnetd still works, only its signals are missing. */
+static void dp_events_open(struct kbackend *kb)
+{
+	int rc = lnetk_dp_events_open(on_dp_state, on_dp_peer, kb, &kb->dpev);
+
+	if (!rc)
+		rc = sd_event_add_io(kb->d->event, &kb->dpev_io, lnetk_events_fd(kb->dpev), EPOLLIN,
+				     on_dp_io, kb);
+	if (rc < 0) {
+		log_warning("cannot hear the lnetk module's data path: %s; its HealthChanged and "
+			    "PeerDiscovered signals are missing",
+			    strerror(-rc));
+		lnetk_events_close(kb->dpev);
+		kb->dpev = NULL;
+	}
+}
+
 /* --- the backend's state ------------------------------------------------------------------ */
 
 enum cause {
@@ -170,6 +227,9 @@ static void disconnect(struct kbackend *kb)
 	kb->ev_io = sd_event_source_disable_unref(kb->ev_io);
 	lnetk_events_close(kb->ev);
 	kb->ev = NULL;
+	kb->dpev_io = sd_event_source_disable_unref(kb->dpev_io);
+	lnetk_events_close(kb->dpev);
+	kb->dpev = NULL;
 	lnetk_close(kb->lk);
 	kb->lk = NULL;
 	lne_inst_free(kb->pushed);
@@ -292,6 +352,7 @@ static void connect_module(struct kbackend *kb, enum cause cause)
 		arm_retry(kb);
 		return;
 	}
+	dp_events_open(kb);
 	run_sync(kb, cause);
 }
 
