@@ -16,7 +16,7 @@
 #
 # The same figures in the VM tier's guest, with the kernel engine (lnetk
 # nodes), come from `LNETD_VM_ONLY=dpbench tests/vm/run.sh`, which runs this
-# script there with NODE_ENGINE=kernel (no trace: the module keeps none),
+# script there with NODE_ENGINE=kernel (D1's plot is the host's only),
 # IP=/bin/ip2, and a lower DP_RAIL_RATE and DP_MIB_PER_RAIL for TCG; at its
 # end this script runs that when the VM tier can (BENCH_VM=0: never).
 set -u
@@ -182,8 +182,8 @@ if [ "$ENGINE" = userspace ] && [ "${BENCH_VM:-1}" != 0 ] && [ -n "${TOP_SRCDIR:
 	trap - EXIT
 	nodes_cleanup
 	rm -rf "$T"
-	echo "== D1-D4, T1-T2 in the VM tier's guest (lnetk nodes, kernel engine; TCG: ratios only)"
+	echo "== D1-D4, T1-T2, H1 in the VM tier's guest (lnetk nodes, kernel engine; TCG: ratios only)"
 	LNETD_VM_ONLY=dpbench "$TOP_SRCDIR/tests/vm/run.sh" 2>&1 |
-		sed -n 's/^# \([DT][1-4] (kernel engine).*\)/\1/p; s/^\(1\.\.0 # SKIP.*\)/VM: \1/p;
+		sed -n 's/^# \([DTH][1-4] (kernel engine).*\)/\1/p; s/^\(1\.\.0 # SKIP.*\)/VM: \1/p;
 			s/^not ok.*/VM: &/p'
 fi

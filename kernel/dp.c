@@ -942,12 +942,13 @@ static void on_test_done(struct lne_test *t)
 		complete(&w->done);
 }
 
-int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u64 *elapsed_ns)
+int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u32 interval_ms, u64 *elapsed_ns)
 {
 	struct lnetk_dp *dp = dp_of(ln);
+	unsigned long step = interval_ms ? msecs_to_jiffies(interval_ms) : MAX_SCHEDULE_TIMEOUT;
 	struct test_wait *w;
+	long left;
 	ktime_t t0;
-	int rc;
 
 	if (!dp)
 		return -ENODEV;
@@ -955,7 +956,8 @@ int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u64 *elapsed_ns)
 	if (!w)
 		return -ENOMEM;
 	w->t = *t;
-	w->t.trace = NULL; /* the module keeps no trace: lnetd samples the userspace engine's */
+	if (!interval_ms)
+		w->t.trace = NULL;
 	w->t.done = on_test_done;
 	init_completion(&w->done);
 	t0 = ktime_get();
@@ -967,17 +969,27 @@ int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u64 *elapsed_ns)
 	}
 	lne_test_start(&w->t, &dp->node);
 	node_leave(dp);
-	/* each message has its own deadline, so this ends; a signal ends the wait sooner */
-	rc = wait_for_completion_killable(&w->done);
+	/*
+	 * Each message has its own deadline, so this ends; a signal ends the
+	 * wait sooner.  With a trace, a row each @interval_ms on the way.
+	 */
+	while (!(left = wait_for_completion_killable_timeout(&w->done, step))) {
+		mutex_lock(&dp->lock);
+		if (!w->t.over)
+			lne_test_sample(&w->t, ktime_to_ns(ktime_sub(ktime_get(), t0)));
+		mutex_unlock(&dp->lock);
+	}
 	mutex_lock(&dp->lock);
-	if (rc && !w->t.over) {
+	if (left < 0 && !w->t.over) {
 		w->t.count = w->t.started; /* start no more; those in flight end on their own */
+		w->t.trace = NULL;	   /* the caller's, and it goes */
 		w->abandoned = true;
 		mutex_unlock(&dp->lock);
 		return -EINTR;
 	}
-	mutex_unlock(&dp->lock);
 	*elapsed_ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	lne_test_sample(&w->t, *elapsed_ns); /* the last row: where it ended */
+	mutex_unlock(&dp->lock);
 	*t = w->t;
 	kfree(w);
 	return 0;

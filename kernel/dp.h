@@ -67,8 +67,10 @@ struct lnetk_nrs *lnetk_api_test_detach(struct lne_node *n);
 /*
  * Run the traffic generator (@t: its parameters, checked) and wait for its
  * last message; @t then holds the results, and @elapsed_ns the time taken.
+ * With @t->trace (room for @t->max_samples rows of 1 + LNE_TEST_RAILS_MAX)
+ * a row is sampled every @interval_ms, and one at the end.
  * A signal stops it early (-EINTR: @t is not filled).
  */
-int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u64 *elapsed_ns);
+int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u32 interval_ms, u64 *elapsed_ns);
 
 #endif /* LNETK_DP_H */

@@ -51,6 +51,9 @@ static struct netlink_range_validation tbf_depth_range = {.min = 1, .max = LNETK
 static struct netlink_range_validation ping_timeout_range = {.min = 1,
 							     .max = LNETK_PING_TIMEOUT_MAX};
 static struct netlink_range_validation test_size_range = {.max = LNW_MTU};
+/* NLA_POLICY_RANGE's bounds are s16: 60000 needs a full range */
+static struct netlink_range_validation test_interval_range = {.min = LNETK_TEST_INTERVAL_MIN,
+							      .max = LNETK_TEST_INTERVAL_MAX};
 static struct netlink_range_validation test_count_range = {.min = 1, .max = LNE_TEST_COUNT_MAX};
 static struct netlink_range_validation test_conc_range = {.min = 1,
 							  .max = LNE_TEST_CONCURRENCY_MAX};
@@ -157,6 +160,7 @@ const struct nla_policy lnk_nl_test_policy[LNETK_TEST_A_MAX + 1] = {
 	[LNETK_TEST_A_COUNT] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_count_range),
 	[LNETK_TEST_A_CONCURRENCY] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_conc_range),
 	[LNETK_TEST_A_NO_ACK] = {.type = NLA_FLAG},
+	[LNETK_TEST_A_INTERVAL_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_interval_range),
 };
 
 const struct nla_policy lnk_nl_tbf_policy[LNETK_TBF_A_MAX + 1] = {

@@ -3,6 +3,7 @@
  * nl-dp.c - the data path's commands: PING and COUNTERS (uapi/lnetk.h says
  * what each takes and answers).
  */
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
@@ -165,6 +166,19 @@ static int put_test(struct sk_buff *reply, const struct lne_test *t, u64 elapsed
 	    nla_put_u64_64bit(reply, LNETK_TEST_A_ELAPSED_NS, elapsed_ns, LNETK_TEST_A_PAD) ||
 	    nla_put_s32(reply, LNETK_TEST_A_ERROR, t->first_err))
 		return -EMSGSIZE;
+	for (i = 0; i < t->nsamples; i++) {
+		const u64 *row = t->trace + (size_t)i * (t->nrails + 1);
+		struct nlattr *smp = nla_nest_start(reply, LNETK_TEST_A_SAMPLE);
+		u32 k;
+
+		if (!smp || nla_put_u64_64bit(reply, LNETK_TEST_A_T_NS, row[0], LNETK_TEST_A_PAD))
+			return -EMSGSIZE;
+		for (k = 0; k < t->nrails; k++)
+			if (nla_put_u64_64bit(reply, LNETK_TEST_A_RAIL_BYTES, row[k + 1],
+					      LNETK_TEST_A_PAD))
+				return -EMSGSIZE;
+		nla_nest_end(reply, smp);
+	}
 	for (i = 0; i < t->nrails; i++) {
 		rail = nla_nest_start(reply, LNETK_TEST_A_RAIL);
 		if (!rail || lnk_nl_put_nid(reply, LNETK_TEST_A_NID, &t->rails[i].nid) ||
@@ -186,7 +200,9 @@ int lnk_nl_selftest(struct sk_buff *skb, struct genl_info *info)
 	struct lne_err err = {.msg = ""};
 	struct sk_buff *reply;
 	struct lne_test *t;
+	u32 interval = 0;
 	u64 elapsed = 0;
+	size_t size;
 	void *hdr;
 	int rc;
 
@@ -195,8 +211,8 @@ int lnk_nl_selftest(struct sk_buff *skb, struct genl_info *info)
 	rc = lnk_nl_parse_nest(tb, LNETK_TEST_A_MAX, nest, lnk_nl_test_policy, info->extack);
 	if (rc)
 		return rc;
-	for (rc = LNETK_TEST_A_MESSAGES; rc <= LNETK_TEST_A_RECEIVED; rc++)
-		if (tb[rc])
+	for (rc = LNETK_TEST_A_MESSAGES; rc <= LNETK_TEST_A_RAIL_BYTES; rc++)
+		if (tb[rc] && rc != LNETK_TEST_A_INTERVAL_MS)
 			return lnk_nl_refuse(info->extack, tb[rc], -EINVAL,
 					     "reply attributes are not input");
 	if (!lnk_nl_need(tb, LNETK_TEST_A_NID, "LNETK_TEST_A_NID", nest, info->extack))
@@ -210,20 +226,31 @@ int lnk_nl_selftest(struct sk_buff *skb, struct genl_info *info)
 	t->count = tb[LNETK_TEST_A_COUNT] ? nla_get_u32(tb[LNETK_TEST_A_COUNT]) : 1000;
 	t->conc = tb[LNETK_TEST_A_CONCURRENCY] ? nla_get_u32(tb[LNETK_TEST_A_CONCURRENCY]) : 8;
 	t->ack = !tb[LNETK_TEST_A_NO_ACK];
+	if (tb[LNETK_TEST_A_INTERVAL_MS]) {
+		interval = nla_get_u32(tb[LNETK_TEST_A_INTERVAL_MS]);
+		t->max_samples = LNETK_TEST_SAMPLES_MAX;
+		t->trace = kvcalloc((size_t)LNETK_TEST_SAMPLES_MAX * (LNE_TEST_RAILS_MAX + 1),
+				    sizeof(u64), GFP_KERNEL);
+		if (!t->trace)
+			rc = lnk_nl_refuse(info->extack, NULL, -ENOMEM, "out of memory");
+	}
 	if (!rc && lne_test_check(t, &err))
 		rc = lnk_nl_engine_refusal(info->extack, nest, -EINVAL, &err);
 	if (!rc)
-		rc = lnetk_dp_selftest(lnetk_net(genl_info_net(info)), t, &elapsed);
+		rc = lnetk_dp_selftest(lnetk_net(genl_info_net(info)), t, interval, &elapsed);
 	if (!rc && t->failed == t->finished)
 		rc = lnk_nl_refuse(info->extack, tb[LNETK_TEST_A_NID],
 				   t->first_err ?: -EHOSTUNREACH, "every message failed");
 	if (rc) {
+		kvfree(t->trace);
 		kfree(t);
 		return rc;
 	}
-	reply = lnk_nl_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, NLMSG_GOODSIZE,
-			       &hdr);
+	/* a trace row: its nest, the time and each rail's bytes, 12 bytes each */
+	size = NLMSG_GOODSIZE + (size_t)t->nsamples * (16 + 12 * (t->nrails + 1));
+	reply = lnk_nl_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, size, &hdr);
 	rc = reply ? put_test(reply, t, elapsed) : -ENOMEM;
+	kvfree(t->trace);
 	kfree(t);
 	if (rc) {
 		if (reply)

@@ -182,7 +182,8 @@ static int put_test(struct nl_msg *msg, const void *arg)
 	    nla_put_u32(msg, LNETK_TEST_A_SIZE, t->size) < 0 ||
 	    nla_put_u32(msg, LNETK_TEST_A_COUNT, t->count) < 0 ||
 	    nla_put_u32(msg, LNETK_TEST_A_CONCURRENCY, t->concurrency) < 0 ||
-	    (t->no_ack && nla_put_flag(msg, LNETK_TEST_A_NO_ACK) < 0))
+	    (t->no_ack && nla_put_flag(msg, LNETK_TEST_A_NO_ACK) < 0) ||
+	    (t->interval_ms && nla_put_u32(msg, LNETK_TEST_A_INTERVAL_MS, t->interval_ms) < 0))
 		return -NLE_NOMEM;
 	return nla_nest_end(msg, nest);
 }
@@ -192,8 +193,31 @@ static const struct nla_policy test_policy[LNETK_TEST_A_MAX + 1] = {
 	[LNETK_TEST_A_FAILED] = {.type = NLA_U32},     [LNETK_TEST_A_BYTES] = {.type = NLA_U64},
 	[LNETK_TEST_A_ELAPSED_NS] = {.type = NLA_U64}, [LNETK_TEST_A_ERROR] = {.type = NLA_U32},
 	[LNETK_TEST_A_RAIL] = {.type = NLA_NESTED},    [LNETK_TEST_A_SENT] = {.type = NLA_U64},
-	[LNETK_TEST_A_RECEIVED] = {.type = NLA_U64},
+	[LNETK_TEST_A_RECEIVED] = {.type = NLA_U64},   [LNETK_TEST_A_SAMPLE] = {.type = NLA_NESTED},
+	[LNETK_TEST_A_T_NS] = {.type = NLA_U64},
 };
+
+/* A trace row: the time, then each rail's bytes; -EPROTO if it is not one. */
+static int parse_sample(struct lnetk_test *out, struct nlattr *smp)
+{
+	uint64_t *row = out->trace + (size_t)out->nsamples * (LNETK_TEST_RAILS_MAX + 1);
+	unsigned int k = 0;
+	struct nlattr *a;
+	int rem;
+
+	if (out->nsamples == out->max_samples)
+		return 0; /* more than room for: the first ones are kept */
+	nla_for_each_nested(a, smp, rem) {
+		if (nla_len(a) != sizeof(uint64_t))
+			return -EPROTO;
+		if (nla_type(a) == LNETK_TEST_A_T_NS)
+			row[0] = nla_get_u64(a);
+		else if (nla_type(a) == LNETK_TEST_A_RAIL_BYTES && k < LNETK_TEST_RAILS_MAX)
+			row[1 + k++] = nla_get_u64(a);
+	}
+	out->nsamples++;
+	return 0;
+}
 
 static uint64_t get_u64_or(const struct nlattr *a, uint64_t dflt)
 {
@@ -215,10 +239,17 @@ static int parse_test(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh _
 	out->elapsed_ns = get_u64_or(ttb[LNETK_TEST_A_ELAPSED_NS], 0);
 	out->error = (int32_t)get_u32_or(ttb[LNETK_TEST_A_ERROR], 0);
 	out->nrails = 0;
+	out->nsamples = 0;
 	nla_for_each_nested(a, tb[LNETK_A_TEST], rem) {
 		struct nlattr *rtb[LNETK_TEST_A_MAX + 1];
 		struct lnetk_test_rail *r;
 
+		if (nla_type(a) == LNETK_TEST_A_SAMPLE && out->trace) {
+			rc = parse_sample(out, a);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (nla_type(a) != LNETK_TEST_A_RAIL)
 			continue;
 		if (out->nrails == LNETK_TEST_RAILS_MAX ||

@@ -290,6 +290,13 @@ struct lnetk_test {
 	int32_t error; /* the first failure, -errno */
 	unsigned int nrails;
 	struct lnetk_test_rail rail[LNETK_TEST_RAILS_MAX];
+	/*
+	 * A trace, when @interval_ms is set: the caller's room for @max_samples
+	 * rows of 1 + LNETK_TEST_RAILS_MAX u64s; each row filled is the time
+	 * (ns since the start) and each rail's bytes so far, in rail order.
+	 */
+	uint32_t interval_ms, max_samples, nsamples;
+	uint64_t *trace;
 };
 
 /* Run the traffic generator in the module; blocks until its last message ends. */

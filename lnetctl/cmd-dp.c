@@ -487,7 +487,7 @@ const struct ctl_cmd ctl_dp_cmds[] = {
 	  {"concurrency", 0, "N", "how many at a time (default 8, at most 256)"},
 	  {"no-ack", 0, NULL, "write: done when sent, no ACK asked for"},
 	  {"trace", 0, "FILE", "write each rail's MB/s over time to FILE (CSV)"},
-	  {"interval", 0, "MS", "the trace's step (default 100, at least 10)"}},
+	  {"interval", 0, "MS", "the trace's step (default 100, 10 to 60000)"}},
 	 0,
 	 0},
 	{"selftest service",

@@ -42,8 +42,9 @@ struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
 void lnetd_dp_policies(struct lnetd *d, bool detach);
 
 /* The traffic generator's trace (dp-test.c; the other bounds: engine/node-test.h). */
-#define LNETD_TEST_SAMPLES_MAX	6000 /* rows of a trace */
-#define LNETD_TEST_INTERVAL_MIN 10   /* ms between them, at least */
+#define LNETD_TEST_SAMPLES_MAX	6000  /* rows of a trace */
+#define LNETD_TEST_INTERVAL_MIN 10    /* ms between them, at least */
+#define LNETD_TEST_INTERVAL_MAX 60000 /* and at most (the module's bound too) */
 
 /*
  * Run the traffic generator (@params: checked with lne_test_check) for the

@@ -199,8 +199,11 @@
  *   Selftest).  Runs the traffic generator on the instance's data path and
  *   waits for its last message; the reply's LNETK_A_TEST holds _MESSAGES,
  *   _FAILED, _BYTES, _ELAPSED_NS, _ERROR (the first failure's errno, 0) and
- *   one LNETK_TEST_A_RAIL per local NI (_NID, _SENT, _RECEIVED: bytes).  A
- *   signal stops it: no more messages start, -EINTR.
+ *   one LNETK_TEST_A_RAIL per local NI (_NID, _SENT, _RECEIVED: bytes).  With
+ *   LNETK_TEST_A_INTERVAL_MS it also samples each rail's bytes that often
+ *   (at most LNETK_TEST_SAMPLES_MAX rows, the first at the start and the
+ *   last at the end): one LNETK_TEST_A_SAMPLE per row.  A signal stops it:
+ *   no more messages start, -EINTR.
  *
  * LNETK_CMD_FAULT (admin): fault injection on the data path, as lnetd's
  *   FaultAdd/FaultDelete/FaultReset (engine/fault.h).  LNETK_A_FAULT with
@@ -550,9 +553,18 @@ enum lnetk_test_attr {
 	LNETK_TEST_A_RAIL,	  /* nest, repeated, reply: _NID, _SENT, _RECEIVED */
 	LNETK_TEST_A_SENT,	  /* u64, reply, in a rail */
 	LNETK_TEST_A_RECEIVED,	  /* u64, reply, in a rail */
+	LNETK_TEST_A_INTERVAL_MS, /* u32: sample a trace this often (LNETK_TEST_INTERVAL_MIN..) */
+	LNETK_TEST_A_SAMPLE,	  /* nest, repeated, reply: _T_NS, then _BYTES per rail */
+	LNETK_TEST_A_T_NS,	  /* u64, in a sample: since the start */
+	LNETK_TEST_A_RAIL_BYTES, /* u64, repeated, in a sample: a rail's bytes so far, rail order */
 	__LNETK_TEST_A_LAST
 };
 #define LNETK_TEST_A_MAX (__LNETK_TEST_A_LAST - 1)
+
+/* LNETK_CMD_SELFTEST's trace: the shortest interval (ms), and the most rows. */
+#define LNETK_TEST_INTERVAL_MIN 10
+#define LNETK_TEST_INTERVAL_MAX 60000
+#define LNETK_TEST_SAMPLES_MAX	1000
 
 /* LNETK_CMD_PING: the most it waits (ms), and the NI status values. */
 #define LNETK_PING_TIMEOUT_MAX 300000

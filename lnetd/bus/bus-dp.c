@@ -50,6 +50,8 @@ struct kcall {
 		struct lnetk_test test;
 	} out;
 	struct lne_test test; /* a selftest's request, then its results */
+	uint32_t interval_ms; /* a selftest's trace: sampled this often, 0 none */
+	uint64_t *trace;      /* the module's rows, as liblnetk fills them */
 	struct lnetk_err err;
 	int rc, efd;
 	sd_event_source *ev;
@@ -100,6 +102,8 @@ static int on_kcall_done(sd_event_source *s, int fd, uint32_t events, void *user
 	sd_event_source_disable_unref(k->ev);
 	close(k->efd);
 	sd_bus_message_unref(k->m);
+	free(k->trace);
+	free(k->test.trace);
 	free(k);
 	return 0;
 }
@@ -177,7 +181,34 @@ static int ktest_run(struct lnetk *lk, struct kcall *k)
 	t->count = k->test.count;
 	t->concurrency = k->test.conc;
 	t->no_ack = !k->test.ack;
+	if (k->interval_ms) {
+		k->trace = calloc((size_t)LNETK_TEST_SAMPLES_MAX * (LNETK_TEST_RAILS_MAX + 1),
+				  sizeof(uint64_t));
+		if (!k->trace)
+			return -ENOMEM;
+		t->trace = k->trace;
+		t->max_samples = LNETK_TEST_SAMPLES_MAX;
+		t->interval_ms = k->interval_ms;
+	}
 	return lnetk_selftest(lk, t, &k->err);
+}
+
+/* The module's trace rows (stride 1 + LNETK_TEST_RAILS_MAX) as the generator keeps them. */
+static void ktest_trace(struct kcall *k, const struct lnetk_test *o)
+{
+	struct lne_test *t = &k->test;
+	size_t stride = t->nrails + 1;
+	uint32_t i;
+
+	if (!o->nsamples || t->nrails != o->nrails)
+		return;
+	t->trace = calloc((size_t)o->nsamples * stride, sizeof(uint64_t));
+	if (!t->trace)
+		return; /* the reply goes without it */
+	for (i = 0; i < o->nsamples; i++)
+		memcpy(t->trace + i * stride, o->trace + (size_t)i * (LNETK_TEST_RAILS_MAX + 1),
+		       stride * sizeof(uint64_t));
+	t->nsamples = t->max_samples = o->nsamples;
 }
 
 /* The module's results as the engine's generator keeps them, for one reply for both. */
@@ -197,11 +228,12 @@ static void ktest_answer(struct kcall *k, sd_bus_error *e)
 			t->rails[t->nrails].sent = o->rail[i].sent;
 			t->rails[t->nrails++].received = o->rail[i].received;
 		}
+	ktest_trace(k, o);
 	lnetd_selftest_reply(k->m, t, o->elapsed_ns);
 }
 
 static int kernel_selftest(struct lnetd *d, sd_bus_message *m, const struct lne_test *t,
-			   const char *dst, sd_bus_error *e)
+			   const char *dst, uint32_t interval_ms, sd_bus_error *e)
 {
 	struct kcall *k = calloc(1, sizeof(*k));
 
@@ -210,6 +242,8 @@ static int kernel_selftest(struct lnetd *d, sd_bus_message *m, const struct lne_
 	k->run = ktest_run;
 	k->answer = ktest_answer;
 	k->test = *t;
+	k->test.trace = NULL;
+	k->interval_ms = interval_ms;
 	snprintf(k->label, sizeof(k->label), "test %s", dst);
 	snprintf(k->dst, sizeof(k->dst), "%s", dst);
 	return kcall_start(d, m, k, e);
@@ -497,19 +531,15 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	t.ack = ack;
 	if (lne_test_check(&t, &err))
 		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "%s", err.msg);
-	if (interval && interval < LNETD_TEST_INTERVAL_MIN)
-		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "interval %u ms is below %u ms",
-					 interval, LNETD_TEST_INTERVAL_MIN);
+	if (interval && (interval < LNETD_TEST_INTERVAL_MIN || interval > LNETD_TEST_INTERVAL_MAX))
+		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "interval %u ms is outside %u..%u ms",
+					 interval, LNETD_TEST_INTERVAL_MIN,
+					 LNETD_TEST_INTERVAL_MAX);
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	if (d->kb) {
-		if (interval)
-			return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-						 "the lnetk module keeps no trace: run without "
-						 "interval_ms, or with --engine=userspace");
-		return kernel_selftest(d, m, &t, canon, e);
-	}
+	if (d->kb)
+		return kernel_selftest(d, m, &t, canon, interval, e);
 	if (!d->dp)
 		return no_data_path(e);
 	return lnetd_dp_selftest(d->dp, m, &t, interval);

@@ -198,7 +198,12 @@ out_has "dp: the module's traffic generator writes to b" "failed: 0" \
 check "dp: over both rails" sh -c "awk '/sent MB\/s:/ { if (\$NF > 0) n++ } END { exit n < 2 }' $T/out"
 out_has "dp: and reads from b" "failed: 0" \
 	on dpa selftest run --nid 10.8.0.2@tcp --mode read --size 65536 --count 32
-check "dp: a trace needs the userspace engine" sh -c "! DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/dpa.bus lnetctl selftest run --nid 10.8.0.2@tcp --count 1 --trace $T/trace.csv"
+check "dp: the module samples a trace of each rail" \
+	on dpa selftest run --nid 10.8.0.2@tcp --size 65536 --count 64 --trace "$T/trace.csv" --interval 20
+check "dp: the trace has a column per rail" \
+	sh -c "head -n 1 $T/trace.csv | grep -qx 'seconds,10.8.0.1@tcp,10.8.1.1@tcp'"
+check "dp: and rows in which bytes went" \
+	awk -F, 'NR > 1 { for (i = 2; i <= NF; i++) if ($i > 0) moved = 1; n++ } END { exit !(n >= 1 && moved) }' "$T/trace.csv"
 check "dp: stats reset in the module" on dpa stats reset
 out_has "dp: and its counters start again from 0" "send_count: 0" on dpa stats show
 

@@ -304,6 +304,7 @@ lnetd_tree() {
 	# iproute2's tc as /bin/tc2 (busybox's applet would answer to tc)
 	install -D -m 755 "$top/bench/dp.sh" "$1/opt/lnetd/bench/dp.sh" &&
 		install -D -m 755 "$top/bench/tbf-live.sh" "$1/opt/lnetd/bench/tbf-live.sh" &&
+		install -D -m 755 "$top/bench/health.sh" "$1/opt/lnetd/bench/health.sh" &&
 		install -D -m 644 "$top/tests/integration/nodes.sh" \
 			"$1/opt/lnetd/tests/integration/nodes.sh" &&
 		install -D -m 644 "$top/tests/integration/tbf-live-lib.sh" \
