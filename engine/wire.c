@@ -491,6 +491,21 @@ int lnw_ping16_pack(const struct lnw_ping *p, const struct lnw_ping_ent *e,
 	return (int)size;
 }
 
+int lnw_ping_add_large(u8 *info, u32 off, const struct lnw_ping_large *l, u32 cap)
+{
+	u32 step = ping_large_step((u8)(l->nid.alen - 4));
+	u8 nid[LNW_NID_SIZE];
+
+	if (off + step > cap || off < LNW_PING_SIZE(1))
+		return -ENOSPC;
+	lnw_put32(info + 4, lnw_get32(info + 4, false) | LNW_PING_FEAT_LARGE_ADDR);
+	lnw_put32(info + off, l->status);
+	lnw_nid_pack(&l->nid, nid);
+	memcpy(info + off + 4, nid, step - 4);
+	lnw_put32(info + LNW_PING_HDR_SIZE + 12, off + step);
+	return (int)(off + step);
+}
+
 enum lnw_fault lnw_ping16_unpack(const u8 *in, u32 len, struct lnw_ping_large *l, u32 cap, u32 *nl)
 {
 	struct lnw_ping p;

@@ -277,6 +277,12 @@ struct lnw_ping_large {
 int lnw_ping16_pack(const struct lnw_ping *p, const struct lnw_ping_ent *e,
 		    const struct lnw_ping_large *l, u32 nl, u8 *out, u32 cap);
 /*
+ * Ping info being built (our byte order), its 8-byte entries written:
+ * large entry @l at @off (LNW_PING_SIZE(n) for the first), the feature bit
+ * and the size field set; the size now, or -ENOSPC beyond @cap.
+ */
+int lnw_ping_add_large(u8 *info, u32 off, const struct lnw_ping_large *l, u32 cap);
+/*
  * Up to @cap large entries of ping info @in (read with lnw_ping_unpack()
  * first) into @l; *@nl says how many the info holds, 0 without the
  * feature.  An entry whose NID is not one we can hold is refused
