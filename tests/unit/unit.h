@@ -30,6 +30,7 @@ Suite *make_conf_suite(void);
 Suite *make_attr_suite(void);
 Suite *make_wire_suite(void);
 Suite *make_node_suite(void);
+Suite *make_node6_suite(void);
 Suite *make_svc_suite(void);
 Suite *make_disc_suite(void);
 Suite *make_health_suite(void);
