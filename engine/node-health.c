@@ -343,14 +343,19 @@ int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bo
 }
 
 int lne_node_recovery_each(const struct lne_node *n, bool local,
-			   int (*fn)(void *arg, u64 nid4, const struct lne_health *h), void *arg)
+			   int (*fn)(void *arg, const struct lne_nid *nid,
+				     const struct lne_health *h),
+			   void *arg)
 {
 	const struct lne_stat *s;
+	struct lne_nid nid;
 	int rc = 0;
 
 	for (s = n->recq; s && rc >= 0; s = s->h.rnext)
-		if (s->local == local)
-			rc = fn(arg, s->nid, &s->h);
+		if (s->local == local) {
+			lne_node_nid(n, s->nid, &nid);
+			rc = fn(arg, &nid, &s->h);
+		}
 	return rc;
 }
 

@@ -377,9 +377,11 @@ const char *lne_hstatus_name(enum lne_hstatus hs);
  */
 int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bool local,
 			 lne_count_fn fn, void *arg);
-/* @fn(arg, nid4, health entry) for each local NI (or peer NI) on the recovery queue. */
+/* @fn(arg, NID, health entry) for each local NI (or peer NI) on the recovery queue. */
 int lne_node_recovery_each(const struct lne_node *n, bool local,
-			   int (*fn)(void *arg, u64 nid4, const struct lne_health *h), void *arg);
+			   int (*fn)(void *arg, const struct lne_nid *nid,
+				     const struct lne_health *h),
+			   void *arg);
 /* Health was set from outside (net set / peer set --health): below 1000 goes to recovery. */
 void lne_node_health_rescan(struct lne_node *n);
 /*
