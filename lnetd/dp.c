@@ -605,48 +605,43 @@ int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p)
 	return rc;
 }
 
-static void ping_nid(struct lnetk_ping *out, const struct lne_nid *nid, u32 status)
-{
-	lne_nid_format(nid, out->nid[out->n].nid, sizeof(out->nid[out->n].nid));
-	out->nid[out->n++].status = status == LNW_NI_STATUS_UP	   ? LNETK_NI_STATUS_UP
-				    : status == LNW_NI_STATUS_DOWN ? LNETK_NI_STATUS_DOWN
-								   : LNETK_NI_STATUS_UNKNOWN;
-}
-
 /* The node's ping info as the module's LNETK_CMD_PING reports it: one reply for both engines. */
 static int reply_ping(sd_bus_message *call, struct lne_msg *msg, sd_bus_error *e)
 {
-	struct lnw_ping_ent ent[LNW_PING_NIS_MAX];
-	struct lnw_ping_large big[LNETK_PING_NIDS_MAX];
+	struct lnw_ping_large *ent;
 	struct lnetk_ping *out;
 	struct lnw_ping p;
 	enum lnw_fault f;
-	u32 i, nl = 0;
+	u32 i, n;
 	int rc;
 
-	f = lnw_ping_unpack(msg->reply, msg->reply_len, &p, ent, LNW_PING_NIS_MAX);
-	if (!f)
-		f = lnw_ping16_unpack(msg->reply, msg->reply_len, big, LNETK_PING_NIDS_MAX, &nl);
-	if (f)
+	ent = calloc(LNW_PING_NIS_MAX, sizeof(*ent));
+	out = calloc(1, sizeof(*out));
+	if (!ent || !out) {
+		free(ent);
+		free(out);
+		return -ENOMEM;
+	}
+	f = lnw_ping_unpack_all(msg->reply, msg->reply_len, &p, ent, LNW_PING_NIS_MAX, &n);
+	if (f) {
+		free(ent);
+		free(out);
 		return sd_bus_error_setf(e, LNETD_ERR_PROTOCOL, "the ping reply is malformed: %s",
 					 lnw_fault_name(f));
-	out = calloc(1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
+	}
 	out->features = p.features;
 	out->pid = p.pid;
-	for (i = 0; i < p.n && i < LNW_PING_NIS_MAX && out->n < LNETK_PING_NIDS_MAX; i++) {
-		struct lne_nid x;
-
-		if (ent[i].nid >> 32 == LNE_MKNET(LNE_LND_LO, 0))
+	for (i = 0; i < n && out->n < LNETK_PING_NIDS_MAX; i++) {
+		if (ent[i].nid.lnd == LNE_LND_LO)
 			continue;
-		lnw_nid_from4(ent[i].nid, &x);
-		ping_nid(out, &x, ent[i].status);
+		lne_nid_format(&ent[i].nid, out->nid[out->n].nid, sizeof(out->nid[out->n].nid));
+		out->nid[out->n++].status = ent[i].status == LNW_NI_STATUS_UP ? LNETK_NI_STATUS_UP
+					    : ent[i].status == LNW_NI_STATUS_DOWN
+						    ? LNETK_NI_STATUS_DOWN
+						    : LNETK_NI_STATUS_UNKNOWN;
 	}
-	/* the large NIDs (IPv6) after the 8-byte ones */
-	for (i = 0; i < nl && i < LNETK_PING_NIDS_MAX && out->n < LNETK_PING_NIDS_MAX; i++)
-		ping_nid(out, &big[i].nid, big[i].status);
 	rc = lnetd_ping_reply(call, out);
+	free(ent);
 	free(out);
 	return rc;
 }
