@@ -22,6 +22,7 @@
 #include <net/tcp.h>
 
 #include "dp.h"
+#include "engine/nid-sockaddr.h"
 #include "instance.h"
 #include "lnetk_nrs.h"
 #include "uapi/lnetk.h"
@@ -196,32 +197,13 @@ static struct lne_link *ops_link_new(void *ctx)
 	return &k->l;
 }
 
-/* @nid's address and @port as a socket address (IPv4 or IPv6); returns its length. */
-static int nid_sockaddr(const struct lne_nid *nid, struct sockaddr_storage *ss, u16 port)
-{
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (nid->alen == 16) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		memcpy(&s6->sin6_addr, nid->addr, 16);
-		return sizeof(*s6);
-	}
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons(port);
-	memcpy(&s4->sin_addr, nid->addr, 4);
-	return sizeof(*s4);
-}
-
 /* The socket address of the NI or peer NI whose node key is @key. */
 static int key_sockaddr(const struct lnetk_dp *dp, u64 key, struct sockaddr_storage *ss, u16 port)
 {
 	struct lne_nid nid;
 
 	lne_node_nid(&dp->node, key, &nid);
-	return nid_sockaddr(&nid, ss, port);
+	return lne_nid_sockaddr(&nid, ss, port);
 }
 
 static bool ops_connect(void *ctx, struct lne_link *l)
@@ -411,7 +393,7 @@ static void accept_all(struct lnetk_dp *dp, struct klisten *ls)
 static void listen_on(struct lnetk_dp *dp, const struct lne_nid *nid)
 {
 	struct sockaddr_storage ss;
-	int len = nid_sockaddr(nid, &ss, lnet_port);
+	int len = lne_nid_sockaddr(nid, &ss, lnet_port);
 	struct klisten *ls;
 	int rc;
 

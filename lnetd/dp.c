@@ -16,6 +16,7 @@
 
 #include "bus/bus-errors.h"
 #include "dp.h"
+#include "engine/nid-sockaddr.h"
 #include "events.h"
 #include "lnetd.h"
 #include "log.h"
@@ -234,25 +235,6 @@ static struct lne_link *ops_link_new(void *ctx)
 	return &k->l;
 }
 
-/* @nid's address and @port as a socket address (IPv4 or IPv6); returns its length. */
-static socklen_t nid_sockaddr(const struct lne_nid *nid, struct sockaddr_storage *ss, uint16_t port)
-{
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (nid->alen == 16) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		memcpy(&s6->sin6_addr, nid->addr, 16);
-		return sizeof(*s6);
-	}
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons(port);
-	memcpy(&s4->sin_addr, nid->addr, 4);
-	return sizeof(*s4);
-}
-
 /* The socket address of the NI or peer NI whose key is @key (nidkey.h): IPv4 or IPv6. */
 static socklen_t nid_addr(const struct lnetd_dp *dp, u64 key, struct sockaddr_storage *ss,
 			  uint16_t port)
@@ -260,7 +242,7 @@ static socklen_t nid_addr(const struct lnetd_dp *dp, u64 key, struct sockaddr_st
 	struct lne_nid nid;
 
 	lne_node_nid(&dp->node, key, &nid);
-	return nid_sockaddr(&nid, ss, port);
+	return lne_nid_sockaddr(&nid, ss, port);
 }
 
 /* From the NI's address, on a reserved port when we may (upstream's acceptor wants one). */
@@ -433,7 +415,7 @@ static void listen_on(struct lnetd_dp *dp, const struct lne_nid *nid)
 {
 	struct listener *l;
 	struct sockaddr_storage ss;
-	socklen_t len = nid_sockaddr(nid, &ss, dp->port);
+	socklen_t len = lne_nid_sockaddr(nid, &ss, dp->port);
 	int fd, one = 1;
 	size_t i;
 
