@@ -139,9 +139,10 @@ static bool nid4_ok(u64 nid)
 }
 
 /*
- * A version 4 hello into @h with keys for its NIDs: the peer's interned
- * when it connected to us (active: it must be the NID we asked for), ours
- * only found (0: not one we know, which the node refuses).
+ * A version 4 hello into @h with keys for its NIDs: ours must be known
+ * already (the request or our connect interned it), the peer's on the
+ * same net; the peer's is interned only then, and only by a passive side
+ * (an active one hears the NID it connected to).
  */
 static enum lnw_fault hello16(struct lne_conn *c, struct lnw_hello *h)
 {
@@ -150,11 +151,11 @@ static enum lnw_fault hello16(struct lne_conn *c, struct lnw_hello *h)
 
 	if (f)
 		return f;
+	if (lne_nidkey_find(c->tab, &dst, &h->dst_nid) || lne_nid_net(&src) != lne_nid_net(&dst))
+		return LNW_F_NID;
 	if (c->active ? lne_nidkey_find(c->tab, &src, &h->src_nid)
 		      : lne_nidkey(c->tab, &src, &h->src_nid))
 		return LNW_F_NID;
-	if (lne_nidkey_find(c->tab, &dst, &h->dst_nid))
-		h->dst_nid = 0;
 	return LNW_OK;
 }
 

@@ -251,10 +251,12 @@ START_TEST(hostile_large_forms)
 	ck_assert_int_eq(simnet_inject(&s, a, buf, n), -EPROTO);
 	ck_assert_uint_eq(a->node.st.faults[LNW_F_FIELD], 1);
 
-	/* a hello from a NID on another net */
+	/* a hello from a NID on another net: refused before its NID is interned */
+	keys = a->node.keys.n;
 	n = handshake(buf, "2001:db8::1@tcp", "2001:db8::2@tcp7");
 	ck_assert_int_eq(simnet_inject(&s, a, buf, n), -EPROTO);
 	ck_assert_uint_eq(a->node.st.faults[LNW_F_NID], 2);
+	ck_assert_uint_eq(a->node.keys.n, keys);
 
 	/* a good handshake, then a nid16 header whose source NID does not unpack */
 	n = handshake(buf, "2001:db8::1@tcp", "2001:db8::2@tcp");
