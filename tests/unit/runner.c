@@ -15,13 +15,12 @@ static const struct {
 	const char *name;
 	Suite *(*make)(void);
 } suites[] = {
-	{"nid", make_nid_suite},     {"expr", make_expr_suite},	    {"model", make_model_suite},
-	{"udsp", make_udsp_suite},   {"select", make_select_suite}, {"store", make_store_suite},
-	{"numa", make_numa_suite},   {"tbf", make_tbf_suite},	    {"conf", make_conf_suite},
-	{"attr", make_attr_suite},   {"wire", make_wire_suite},	    {"node", make_node_suite},
-	{"svc", make_svc_suite},     {"disc", make_disc_suite},	    {"metrics", make_metrics_suite},
-	{"log", make_log_suite},     {"health", make_health_suite}, {"fault", make_fault_suite},
-	{"node6", make_node6_suite},
+	{"nid", make_nid_suite},   {"expr", make_expr_suite},	  {"model", make_model_suite},
+	{"udsp", make_udsp_suite}, {"select", make_select_suite}, {"store", make_store_suite},
+	{"numa", make_numa_suite}, {"tbf", make_tbf_suite},	  {"conf", make_conf_suite},
+	{"attr", make_attr_suite}, {"wire", make_wire_suite},	  {"node", make_node_suite},
+	{"svc", make_svc_suite},   {"disc", make_disc_suite},	  {"metrics", make_metrics_suite},
+	{"log", make_log_suite},   {"health", make_health_suite}, {"fault", make_fault_suite},
 };
 
 int main(int argc, char **argv)

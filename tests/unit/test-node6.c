@@ -282,9 +282,8 @@ START_TEST(hostile_large_forms)
 }
 END_TEST
 
-Suite *make_node6_suite(void)
+TCase *make_node6_tcase(void)
 {
-	Suite *s = suite_create("node6");
 	TCase *tc = tcase_create("node6");
 
 	tcase_add_test(tc, keys_never_meet_ipv4);
@@ -292,6 +291,5 @@ Suite *make_node6_suite(void)
 	tcase_add_test(tc, mixed_rails);
 	tcase_add_test(tc, discovery_learns_ipv6);
 	tcase_add_test(tc, hostile_large_forms);
-	suite_add_tcase(s, tc);
-	return s;
+	return tc;
 }
