@@ -16,27 +16,54 @@ static void rx_expect(struct lne_conn *c, u8 state, u32 need)
 	c->rx_need = need;
 }
 
-void lne_conn_init_passive(struct lne_conn *c)
+void lne_conn_init_passive(struct lne_conn *c, struct lne_nidtab *tab)
 {
 	memset(c, 0, sizeof(*c));
 	c->txtail = &c->txq;
+	c->tab = tab;
 	rx_expect(c, LNC_CONNREQ, LNW_CONNREQ_SIZE);
 }
 
-void lne_conn_init_active(struct lne_conn *c, const struct lnw_hello *hello, struct lne_frame *hs)
+/* Our hello into @out, in the connection's version; returns its size. */
+static u32 hello_pack(const struct lne_conn *c, const struct lnw_hello *h, u8 *out)
+{
+	struct lne_nid src, dst;
+
+	if (!c->v4) {
+		lnw_hello_pack(h, out);
+		return LNW_HELLO_SIZE;
+	}
+	lne_nidkey_nid(c->tab, h->src_nid, &src);
+	lne_nidkey_nid(c->tab, h->dst_nid, &dst);
+	lnw_hello16_pack(h, &src, &dst, out);
+	return LNW_HELLO16_SIZE;
+}
+
+void lne_conn_init_active(struct lne_conn *c, const struct lnw_hello *hello, struct lne_frame *hs,
+			  struct lne_nidtab *tab)
 {
 	memset(c, 0, sizeof(*c));
 	c->txtail = &c->txq;
 	c->active = true;
+	c->tab = tab;
+	c->v4 = tab && (lne_nidkey_is_large(hello->src_nid) || lne_nidkey_is_large(hello->dst_nid));
 	c->ctype = hello->ctype;
 	c->local_nid = hello->src_nid;
 	c->peer_nid = hello->dst_nid;
 	rx_expect(c, LNC_HELLO, LNW_HELLO_SIZE);
 
 	memset(hs, 0, sizeof(*hs));
-	lnw_connreq_pack(hello->dst_nid, hs->hdr);
-	lnw_hello_pack(hello, hs->hdr + LNW_CONNREQ_SIZE);
-	hs->hlen = LNW_CONNREQ_SIZE + LNW_HELLO_SIZE;
+	if (c->v4) {
+		struct lne_nid dst;
+
+		lne_nidkey_nid(tab, hello->dst_nid, &dst);
+		lnw_connreq16_pack(&dst, hs->hdr);
+		hs->hlen = LNW_CONNREQ16_SIZE;
+	} else {
+		lnw_connreq_pack(hello->dst_nid, hs->hdr);
+		hs->hlen = LNW_CONNREQ_SIZE;
+	}
+	hs->hlen += hello_pack(c, hello, hs->hdr + hs->hlen);
 	lne_conn_queue(c, hs);
 }
 
@@ -58,8 +85,7 @@ void lne_conn_reply_hello(struct lne_conn *c, const struct lnw_hello *hello, str
 
 	h.ctype = c->ctype;
 	memset(hs, 0, sizeof(*hs));
-	lnw_hello_pack(&h, hs->hdr);
-	hs->hlen = LNW_HELLO_SIZE;
+	hs->hlen = hello_pack(c, &h, hs->hdr);
 	lne_conn_queue(c, hs);
 }
 
@@ -91,16 +117,93 @@ static void deliver(struct lne_conn *c, struct lne_conn_ev *ev)
 	rx_expect(c, LNC_KSM, LNW_KSM_SIZE);
 }
 
+/*
+ * The request or hello whose first bytes are in: its size by its version
+ * (0: a fault, in *@f).  A large form needs the node's NID keys.
+ */
+static u32 part_size(struct lne_conn *c, enum lnw_fault *f)
+{
+	u32 size = c->state == LNC_CONNREQ ? lnw_connreq_size(c->rx, f) : lnw_hello_size(c->rx, f);
+
+	if (size && !c->tab && (size == LNW_CONNREQ16_SIZE || size == LNW_HELLO16_SIZE)) {
+		*f = LNW_F_VERSION;
+		return 0;
+	}
+	return size;
+}
+
+/* An 8-byte NID from a version 3 form must not fall among the large NIDs' keys. */
+static bool nid4_ok(u64 nid)
+{
+	return !lne_nidkey_is_large(nid);
+}
+
+/*
+ * A version 4 hello into @h with keys for its NIDs: ours must be known
+ * already (the request or our connect interned it), the peer's on the
+ * same net; the peer's is interned only then, and only by a passive side
+ * (an active one hears the NID it connected to).
+ */
+static enum lnw_fault hello16(struct lne_conn *c, struct lnw_hello *h)
+{
+	struct lne_nid src, dst;
+	enum lnw_fault f = lnw_hello16_unpack(c->rx, h, &src, &dst, &c->flip);
+
+	if (f)
+		return f;
+	if (lne_nidkey_find(c->tab, &dst, &h->dst_nid) || lne_nid_net(&src) != lne_nid_net(&dst))
+		return LNW_F_NID;
+	if (c->active ? lne_nidkey_find(c->tab, &src, &h->src_nid)
+		      : lne_nidkey(c->tab, &src, &h->src_nid))
+		return LNW_F_NID;
+	return LNW_OK;
+}
+
+/* An LNet header in the connection's version, its NIDs as keys. */
+static enum lnw_fault hdr_in(struct lne_conn *c)
+{
+	struct lne_nid dst, src;
+	enum lnw_fault f;
+
+	if (!c->v4) {
+		f = lnw_hdr_unpack(c->rx, c->flip, &c->hdr);
+		if (!f && (!nid4_ok(c->hdr.dst_nid) || !nid4_ok(c->hdr.src_nid)))
+			f = LNW_F_NID;
+		return f;
+	}
+	f = lnw_hdr16_unpack(c->rx, c->flip, &c->hdr, &dst, &src);
+	if (!f && (lne_nidkey(c->tab, &dst, &c->hdr.dst_nid) ||
+		   lne_nidkey(c->tab, &src, &c->hdr.src_nid)))
+		f = LNW_F_NID;
+	return f;
+}
+
 /* A whole part is in c->rx: check it and move on.  Returns true on an event. */
 static bool part_done(struct lne_conn *c, struct lne_conn_ev *ev)
 {
 	struct lnw_connreq cr;
 	struct lnw_hello h;
 	enum lnw_fault f;
+	u32 size;
 
 	switch (c->state) {
 	case LNC_CONNREQ:
-		f = lnw_connreq_unpack(c->rx, &cr, &c->flip);
+		size = part_size(c, &f);
+		if (!size)
+			break;
+		if (size > c->rx_need) {
+			c->rx_need = size;
+			return false;
+		}
+		if (size == LNW_CONNREQ16_SIZE) {
+			/* its NID for the node to check and intern (ev->nid 0) */
+			f = lnw_connreq16_unpack(c->rx, &ev->nid16, &c->flip);
+			cr.nid = 0;
+		} else {
+			f = lnw_connreq_unpack(c->rx, &cr, &c->flip);
+			if (!f && !nid4_ok(cr.nid))
+				f = LNW_F_NID;
+		}
 		if (f)
 			break;
 		ev->type = LNC_EV_CONNREQ;
@@ -108,7 +211,25 @@ static bool part_done(struct lne_conn *c, struct lne_conn_ev *ev)
 		rx_expect(c, LNC_HELLO, LNW_HELLO_SIZE);
 		return true;
 	case LNC_HELLO:
-		f = lnw_hello_unpack(c->rx, &h, &c->flip);
+		size = part_size(c, &f);
+		if (!size)
+			break;
+		if (size > c->rx_need) {
+			c->rx_need = size;
+			return false;
+		}
+		/* An active side hears the version it spoke. */
+		f = LNW_F_VERSION;
+		if (c->active && c->v4 != (size == LNW_HELLO16_SIZE))
+			break;
+		c->v4 = size == LNW_HELLO16_SIZE;
+		if (c->v4) {
+			f = hello16(c, &h);
+		} else {
+			f = lnw_hello_unpack(c->rx, &h, &c->flip);
+			if (!f && (!nid4_ok(h.src_nid) || !nid4_ok(h.dst_nid)))
+				f = LNW_F_NID;
+		}
 		if (f)
 			break;
 		if (c->active) {
@@ -149,10 +270,10 @@ static bool part_done(struct lne_conn *c, struct lne_conn_ev *ev)
 			rx_expect(c, LNC_KSM, LNW_KSM_SIZE);
 			return false;
 		}
-		rx_expect(c, LNC_LNET, LNW_HDR_SIZE);
+		rx_expect(c, LNC_LNET, c->v4 ? LNW_HDR16_SIZE : LNW_HDR_SIZE);
 		return false;
 	case LNC_LNET:
-		f = lnw_hdr_unpack(c->rx, c->flip, &c->hdr);
+		f = hdr_in(c);
 		if (f)
 			break;
 		if (!c->hdr.payload) {
@@ -228,6 +349,20 @@ void lne_frame_lnet(struct lne_frame *f, const struct lnw_hdr *h, const u8 *payl
 	f->payload = payload;
 	f->plen = h->payload;
 	f->sent = 0;
+}
+
+void lne_conn_frame_lnet(const struct lne_conn *c, struct lne_frame *f, const struct lnw_hdr *h,
+			 const u8 *payload, u64 zc_req)
+{
+	struct lne_nid dst, src;
+
+	lne_frame_lnet(f, h, payload, zc_req);
+	if (!c->v4)
+		return;
+	lne_nidkey_nid(c->tab, h->dst_nid, &dst);
+	lne_nidkey_nid(c->tab, h->src_nid, &src);
+	lnw_hdr16_pack(h, &dst, &src, f->hdr + LNW_KSM_SIZE);
+	f->hlen = LNW_FRAME16_HDR;
 }
 
 void lne_frame_noop(struct lne_frame *f, u64 zc_ack)

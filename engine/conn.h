@@ -19,6 +19,7 @@
 #ifndef LNE_CONN_H
 #define LNE_CONN_H
 
+#include "nidkey.h"
 #include "port.h"
 #include "wire.h"
 
@@ -34,7 +35,7 @@ enum lne_conn_state {
 
 enum lne_conn_evt {
 	LNC_EV_NONE,	/* all input consumed, no event */
-	LNC_EV_CONNREQ, /* passive: ev->nid is the NID asked for */
+	LNC_EV_CONNREQ, /* passive: ev->nid is the NID asked for (0: large, in ev->nid16) */
 	LNC_EV_HELLO,	/* the peer's hello is in conn->peer_* */
 	LNC_EV_MSG,	/* an LNet message: ev->hdr and ev->payload */
 	LNC_EV_FAULT,	/* the bytes were wrong: conn->fault; the connection is dead */
@@ -43,6 +44,7 @@ enum lne_conn_evt {
 struct lne_conn_ev {
 	u8 type;
 	u64 nid;
+	struct lne_nid nid16; /* a version 2 request's NID, not interned yet */
 	struct lnw_hdr hdr;
 	u8 *payload; /* the caller's, to lne_free(); NULL when empty */
 	u64 zc_req;  /* non-zero: the sender wants this cookie acknowledged */
@@ -56,7 +58,7 @@ struct lne_iov {
 /* One message (or handshake) queued for the wire. */
 struct lne_frame {
 	struct lne_frame *next;
-	u8 hdr[LNW_FRAME_HDR];
+	u8 hdr[LNW_FRAME16_HDR];
 	u32 hlen;
 	const u8 *payload;
 	u32 plen;
@@ -67,9 +69,11 @@ struct lne_frame {
 struct lne_conn {
 	u8 state;
 	bool active, flip;
+	bool v4;		/* socklnd version 4: large NIDs, the nid16 header */
+	struct lne_nidtab *tab; /* the node's NID keys (NULL: version 3 only) */
 	enum lnw_fault fault;
 	u32 ctype;
-	u64 local_nid; /* nid4 of our NI */
+	u64 local_nid; /* our NI's key (nidkey.h) */
 	u64 peer_nid;  /* what the peer's hello said (active: what we expect) */
 	u32 peer_pid;
 	u64 peer_inc;
@@ -85,13 +89,20 @@ struct lne_conn {
 	u64 rx_msgs, tx_msgs;
 };
 
-/* A connection we accepted: it starts with the acceptor's request. */
-void lne_conn_init_passive(struct lne_conn *c);
+/*
+ * A connection we accepted: it starts with the acceptor's request, of
+ * either version; the peer's hello's version (3 or 4) is the connection's.
+ * @tab resolves large NIDs (NULL: the peer may speak version 3 only).
+ */
+void lne_conn_init_passive(struct lne_conn *c, struct lne_nidtab *tab);
 /*
  * One we made: the acceptor's request and our hello are queued (@hs is the
- * caller's frame for them, sent first).  *@hello has our side's fields.
+ * caller's frame for them, sent first).  *@hello has our side's fields;
+ * if either NID is large (a key of @tab), the request is version 2 and
+ * the hello version 4, as upstream chooses them by the NIDs' size.
  */
-void lne_conn_init_active(struct lne_conn *c, const struct lnw_hello *hello, struct lne_frame *hs);
+void lne_conn_init_active(struct lne_conn *c, const struct lnw_hello *hello, struct lne_frame *hs,
+			  struct lne_nidtab *tab);
 /* Passive: answer the peer's hello with ours (in @hs); ctype is the peer's, inverted here. */
 void lne_conn_reply_hello(struct lne_conn *c, const struct lnw_hello *hello, struct lne_frame *hs);
 /* Mark it dead with @f (the node decided the bytes were wrong). */
@@ -102,6 +113,9 @@ size_t lne_conn_input(struct lne_conn *c, const u8 *buf, size_t len, struct lne_
 
 /* Frames: an LNet message (its payload stays the caller's until sent), or a NOOP. */
 void lne_frame_lnet(struct lne_frame *f, const struct lnw_hdr *h, const u8 *payload, u64 zc_req);
+/* The same on @c: the nid16 header on a version 4 connection. */
+void lne_conn_frame_lnet(const struct lne_conn *c, struct lne_frame *f, const struct lnw_hdr *h,
+			 const u8 *payload, u64 zc_req);
 void lne_frame_noop(struct lne_frame *f, u64 zc_ack);
 void lne_conn_queue(struct lne_conn *c, struct lne_frame *f);
 

@@ -53,7 +53,7 @@ static struct lne_peer *peer_of(struct lne_node *n, u64 nid4)
 	struct lne_peer_ni *pni;
 	struct lne_nid nid;
 
-	lnw_nid_from4(nid4, &nid);
+	lne_node_nid(n, nid4, &nid);
 	pni = lne_peer_ni_find(n->ln, &nid);
 	return pni ? lne_peer_of(pni) : NULL;
 }
@@ -83,7 +83,7 @@ static struct lne_disc *round_of_peer(struct lne_node *n, const struct lne_peer 
 			struct lne_disc *d;
 			u64 nid4;
 
-			if (!lnw_nid4(&pni->nid, &nid4) && (d = round_find(n, nid4)))
+			if (!lne_node_key(n, &pni->nid, &nid4) && (d = round_find(n, nid4)))
 				return d;
 		}
 	return NULL;
@@ -143,7 +143,8 @@ static void release_peer(struct lne_node *n, const struct lne_peer *peer)
 			struct lne_disc *d;
 			u64 nid4;
 
-			if (lnw_nid4(&pni->nid, &nid4) || !(d = round_find(n, nid4)) || !d->wait)
+			if (lne_node_key(n, &pni->nid, &nid4) || !(d = round_find(n, nid4)) ||
+			    !d->wait)
 				continue;
 			*all.waittail = d->wait;
 			all.waittail = d->waittail;
@@ -218,15 +219,41 @@ static int bad(struct lne_node *n, enum lne_disc_bad why, bool push, u64 from, u
 	if (n->disc_logged & (1u << why) || !n->ops->log || why == LNE_DBAD_NO_STALE)
 		return -EPROTO;
 	n->disc_logged |= 1u << why;
-	lnw_nid_from4(from, &x);
+	lne_node_nid(n, from, &x);
 	lne_nid_format(&x, a, sizeof(a));
-	lnw_nid_from4(nid, &x);
+	lne_node_nid(n, nid, &x);
 	lne_nid_format(&x, b, sizeof(b));
 	snprintf(line, sizeof(line), "discovery: %s from %s refused (%s%s%s); logged once",
 		 push ? "push" : "ping reply", a, bad_names[why] + 5, nid ? ": " : "",
 		 nid ? b : "");
 	n->ops->log(n->ctx, line);
 	return -EPROTO;
+}
+
+/*
+ * The large NIDs of ping info (LNW_PING_FEAT_LARGE_ADDR) after its 8-byte
+ * ones in dd->e, as the node's keys; -EPROTO if they do not fit or read.
+ */
+static int parse_large(struct lne_node *n, const u8 *buf, u32 len, struct disc_data *dd)
+{
+	u32 cap = LNW_PING_NIS_MAX - dd->p.n, nl, i;
+	struct lnw_ping_large *l;
+	int rc = 0;
+
+	if (!(dd->p.features & LNW_PING_FEAT_LARGE_ADDR))
+		return 0;
+	l = lne_zalloc((cap ?: 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	if (lnw_ping16_unpack(buf, len, l, cap, &nl) || nl > cap)
+		rc = -EPROTO;
+	for (i = 0; !rc && i < nl; i++) {
+		dd->e[dd->p.n].status = l[i].status;
+		if (lne_node_key(n, &l[i].nid, &dd->e[dd->p.n++].nid))
+			rc = -EPROTO;
+	}
+	lne_free(l);
+	return rc;
 }
 
 /* Parse and check @buf: the magic, the count against the length, no NID twice, none ours. */
@@ -248,29 +275,30 @@ static int parse(struct lne_node *n, const u8 *buf, u32 len, bool push, u64 from
 	default:
 		return bad(n, LNE_DBAD_COUNT, push, from, 0);
 	}
-	if (declared != dd->p.n || dd->p.n < 2 || dd->e[0].nid >> 48 != LNE_LND_LO)
+	if (declared != dd->p.n || !dd->p.n || dd->e[0].nid >> 48 != LNE_LND_LO ||
+	    parse_large(n, buf, len, dd) || dd->p.n < 2)
 		return bad(n, LNE_DBAD_COUNT, push, from, 0);
 	dd->seq = dd->e[0].status;
 	for (i = 1; i < dd->p.n; i++) {
 		struct lne_nid nid;
 
-		lnw_nid_from4(dd->e[i].nid, &nid);
+		lne_node_nid(n, dd->e[i].nid, &nid);
 		if (nid.lnd == LNE_LND_LO || lne_ni_find(n->ln, &nid))
 			return bad(n, LNE_DBAD_OWNER, push, from, dd->e[i].nid);
 		for (j = 1; j < i; j++)
 			if (dd->e[j].nid == dd->e[i].nid)
 				return bad(n, LNE_DBAD_DUP, push, from, dd->e[i].nid);
 	}
-	lnw_nid_from4(dd->e[1].nid, &dd->primary);
+	lne_node_nid(n, dd->e[1].nid, &dd->primary);
 	return 0;
 }
 
-static bool listed(const struct disc_data *dd, const struct lne_nid *nid)
+static bool listed(const struct lne_node *n, const struct disc_data *dd, const struct lne_nid *nid)
 {
 	u64 nid4;
 	u32 i;
 
-	if (lnw_nid4(nid, &nid4))
+	if (lne_node_key_find(n, nid, &nid4))
 		return false;
 	for (i = 1; i < dd->p.n; i++)
 		if (dd->e[i].nid == nid4)
@@ -306,7 +334,7 @@ static int owners(struct lne_node *n, const struct disc_data *dd, struct lne_pee
 			if (cfg && cfg != p)
 				return bad(n, LNE_DBAD_OWNER, push, from, dd->e[i].nid);
 			cfg = p;
-		} else if (p->disc & LNE_DISC_MERGED && !listed(dd, &p->primary)) {
+		} else if (p->disc & LNE_DISC_MERGED && !listed(n, dd, &p->primary)) {
 			return bad(n, LNE_DBAD_OWNER, push, from, dd->e[i].nid);
 		}
 		if (lne_nid_equal(&p->primary, &dd->primary))
@@ -390,7 +418,7 @@ static void drop_unlisted(struct lne_node *n, struct lne_peer *peer, const struc
 
 	lne_list_for_each_entry_safe(pnet, pn, &peer->pnets, link)
 		lne_list_for_each_entry_safe(pni, pi, &pnet->pnis, pnet_link)
-			if (pni->discovered && !listed(dd, &pni->nid) &&
+			if (pni->discovered && !listed(n, dd, &pni->nid) &&
 			    !lne_nid_equal(&pni->nid, keep) &&
 			    !lne_nid_equal(&pni->nid, &peer->primary))
 				lne_peer_del_nid(n->ln, &peer->primary, &pni->nid, NULL);
@@ -444,7 +472,7 @@ static void verify(struct lne_node *n, struct lne_peer *t, const struct disc_dat
 	lne_list_for_each_entry(pnet, &t->pnets, link)
 		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
 			mine++;
-			same += listed(dd, &pni->nid);
+			same += listed(n, dd, &pni->nid);
 		}
 	if (same == mine && same == dd->p.n - 1)
 		return;
@@ -481,7 +509,7 @@ static int merge(struct lne_node *n, u64 from, const u8 *buf, u32 len, bool push
 	dd.e = lne_zalloc(LNW_PING_NIS_MAX * sizeof(*dd.e));
 	if (!dd.e)
 		return -ENOMEM;
-	lnw_nid_from4(from, &from_nid);
+	lne_node_nid(n, from, &from_nid);
 	/* the bytes first, before anything is locked or looked up */
 	rc = parse(n, buf, len, push, from, &dd);
 	if (!rc && push && !(dd.p.features & LNW_PING_FEAT_MULTI_RAIL))
@@ -542,7 +570,7 @@ static int merge(struct lne_node *n, u64 from, const u8 *buf, u32 len, bool push
 	for (i = 1; i < dd.p.n && t->npni < lne_global_get(n->ln, LNE_G_MAX_INTERFACES); i++) {
 		struct lne_nid nid;
 
-		lnw_nid_from4(dd.e[i].nid, &nid);
+		lne_node_nid(n, dd.e[i].nid, &nid);
 		add_nid(n, t, &nid, NULL);
 	}
 	for (i = 0; i < ks.n; i++)
@@ -618,7 +646,7 @@ static int push(struct lne_node *n, u64 nid4, struct lne_disc *d, lne_msg_cb cb,
 		d->out = true;
 	}
 	n->dst.pushes_sent++;
-	lnw_nid_from4(nid4, &dst);
+	lne_node_nid(n, nid4, &dst);
 	return lne_node_put(n, &dst, NULL, LNW_PORTAL_RESERVED, LNW_PING_MATCHBITS, 0, info,
 			    (u32)len, true, LNE_PING_TIMEOUT_MS, cb, arg, NULL);
 }
@@ -671,7 +699,7 @@ static void round_ping(struct lne_node *n, struct lne_disc *d)
 		peer->disc |= LNE_DISC_PINGING;
 	d->tries++;
 	d->out = true;
-	lnw_nid_from4(d->nid, &dst);
+	lne_node_nid(n, d->nid, &dst);
 	/* from the local NI a first send to the NID would take: the rail most likely to reach it */
 	src = lne_nd_direct_ni(n, &dst);
 	rc = lne_node_ping(n, &dst, src ? &src->nid : NULL, LNE_PING_TIMEOUT_MS, on_ping, d, NULL);
@@ -717,7 +745,7 @@ bool lne_nd_disc_hold(struct lne_node *n, struct lne_msg *m)
 	if (m->hdr.portal == LNW_PORTAL_RESERVED || m->disc_passed ||
 	    lne_nd_disc_mode(n) == LNE_DISC_OFF)
 		return false;
-	lnw_nid_from4(m->hdr.dst_nid, &dst);
+	lne_node_nid(n, m->hdr.dst_nid, &dst);
 	pni = lne_peer_ni_find(n->ln, &dst);
 	peer = pni ? lne_peer_of(pni) : NULL;
 	/* configured peers are discovered when asked (lnetctl discover) or pushed */
@@ -747,7 +775,7 @@ int lne_node_discover(struct lne_node *n, const struct lne_nid *nid, bool force,
 	if (lne_nd_disc_mode(n) == LNE_DISC_OFF)
 		return lne_err_set(err, -EOPNOTSUPP, "discovery", -1,
 				   "discovery is off (lnetctl set discovery 1)");
-	if (lnw_nid4(nid, &nid4))
+	if (lne_node_key(n, nid, &nid4))
 		return lne_err_set(err, -EAFNOSUPPORT, NULL, -1,
 				   "IPv6 NIDs need socklnd protocol version 4");
 	if (nid->lnd == LNE_LND_LO || lne_ni_find(n->ln, nid))
@@ -846,7 +874,7 @@ void lne_node_nis_changed(struct lne_node *n)
 		return;
 	lne_list_for_each_entry(peer, &n->ln->peers, link)
 		if (peer->disc & LNE_DISC_DONE && peer->disc & LNE_DISC_MR && i < count &&
-		    !lnw_nid4(&peer->primary, &to[i]))
+		    !lne_node_key(n, &peer->primary, &to[i]))
 			i++;
 	while (i--)
 		push(n, to[i], NULL, on_update_push, NULL);

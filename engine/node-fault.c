@@ -339,7 +339,7 @@ static bool local_nid(struct lne_node *n, u64 nid4)
 {
 	struct lne_nid nid;
 
-	lnw_nid_from4(nid4, &nid);
+	lne_node_nid(n, nid4, &nid);
 	return lne_ni_find(n->ln, &nid) != NULL;
 }
 

@@ -52,7 +52,7 @@ const struct lne_health *lne_node_health(const struct lne_node *n, const struct 
 	u64 k;
 	int local;
 
-	if (lnw_nid4(nid, &k))
+	if (lne_node_key_find(n, nid, &k))
 		return NULL;
 	for (local = 1; local >= 0; local--) {
 		const struct lne_stat *s = n->stats[lne_nd_hash(k, local) % LNE_STAT_HASH];
@@ -69,7 +69,7 @@ static s32 *health_of(struct lne_node *n, const struct lne_stat *s)
 {
 	struct lne_nid nid;
 
-	lnw_nid_from4(s->nid, &nid);
+	lne_node_nid(n, s->nid, &nid);
 	if (s->local) {
 		struct lne_ni *ni = lne_ni_find(n->ln, &nid);
 
@@ -97,7 +97,7 @@ static void tell(struct lne_node *n, const struct lne_stat *s, const char *state
 
 	if (!n->ops || !n->ops->state)
 		return;
-	lnw_nid_from4(s->nid, &nid);
+	lne_node_nid(n, s->nid, &nid);
 	if (s->local && !strcmp(state, "recovering") && !lne_ni_find(n->ln, &nid)->up)
 		return; /* "down" said it */
 	n->ops->state(n->ctx, &nid, s->local, state, h ? *h : 0);
@@ -169,7 +169,7 @@ static bool peer_multi(struct lne_node *n, u64 via)
 	struct lne_nid nid;
 	struct lne_peer_ni *pni;
 
-	lnw_nid_from4(via, &nid);
+	lne_node_nid(n, via, &nid);
 	pni = lne_peer_ni_find(n->ln, &nid);
 	return pni &&
 	       (lne_peer_of(pni)->npni > 1 || pni->gw_refs || lne_global_get(n->ln, LNE_G_ROUTING));
@@ -187,7 +187,7 @@ bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err)
 	if (n->now_ms >= m->txn_deadline_ms && m->txn_deadline_ms)
 		return false; /* over its deadline: upstream neither blames nor resends */
 	hs = status_of(n, m, err);
-	if (!lnw_nid4(&m->ni, &ni4))
+	if (!lne_node_key(n, &m->ni, &ni4))
 		ls = lne_nd_stat_get(n, ni4, true);
 	if (m->via && m->via != ni4 && peer_multi(n, m->via))
 		ps = lne_nd_stat_get(n, m->via, false);
@@ -241,7 +241,7 @@ void lne_nd_heard(struct lne_node *n, struct lne_link *l)
 	struct lne_stat *ps;
 	struct lne_nid nid;
 
-	lnw_nid_from4(l->peer, &nid);
+	lne_node_nid(n, l->peer, &nid);
 	if (!lne_peer_ni_find(n->ln, &nid))
 		return; /* ourselves, or nobody we know */
 	ps = lne_nd_stat_get(n, l->peer, false);
@@ -327,7 +327,7 @@ int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bo
 	int rc = 0;
 	u64 k;
 
-	if (lnw_nid4(nid, &k))
+	if (lne_node_key_find(n, nid, &k))
 		return -EAFNOSUPPORT;
 	for (s = n->stats[lne_nd_hash(k, local) % LNE_STAT_HASH]; s; s = s->hnext)
 		if (s->nid == k && s->local == local)
@@ -343,14 +343,19 @@ int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bo
 }
 
 int lne_node_recovery_each(const struct lne_node *n, bool local,
-			   int (*fn)(void *arg, u64 nid4, const struct lne_health *h), void *arg)
+			   int (*fn)(void *arg, const struct lne_nid *nid,
+				     const struct lne_health *h),
+			   void *arg)
 {
 	const struct lne_stat *s;
+	struct lne_nid nid;
 	int rc = 0;
 
 	for (s = n->recq; s && rc >= 0; s = s->h.rnext)
-		if (s->local == local)
-			rc = fn(arg, s->nid, &s->h);
+		if (s->local == local) {
+			lne_node_nid(n, s->nid, &nid);
+			rc = fn(arg, &nid, &s->h);
+		}
 	return rc;
 }
 
@@ -359,7 +364,7 @@ static void rescan_one(struct lne_node *n, const struct lne_nid *nid, s32 health
 	struct lne_stat *s;
 	u64 k;
 
-	if (health >= LNE_HEALTH_MAX || lnw_nid4(nid, &k))
+	if (health >= LNE_HEALTH_MAX || lne_node_key(n, nid, &k))
 		return;
 	s = lne_nd_stat_get(n, k, local);
 	if (s)
@@ -437,9 +442,9 @@ int lne_nd_recovery_path(struct lne_node *n, struct lne_msg *m, struct lne_ni **
 	*ni = lne_ni_find(n->ln, &m->ni);
 	if (!*ni || !(*ni)->up)
 		return -ENETDOWN;
-	if (!lnw_nid4(&(*ni)->nid, &k) && k == m->target)
+	if (!lne_node_key(n, &(*ni)->nid, &k) && k == m->target)
 		return 0; /* the NI itself */
-	lnw_nid_from4(m->target, &dst);
+	lne_node_nid(n, m->target, &dst);
 	*pni = lne_peer_ni_find(n->ln, &dst);
 	if (!*pni || (*pni)->pnet->rnet->local != (*ni)->net)
 		return -EHOSTUNREACH;
@@ -450,7 +455,7 @@ static void recovery_ping(struct lne_node *n, struct lne_stat *s)
 {
 	struct lne_nid dst, src;
 
-	lnw_nid_from4(s->nid, &dst);
+	lne_node_nid(n, s->nid, &dst);
 	if (s->local) {
 		struct lne_ni *ni = lne_ni_find(n->ln, &dst);
 
@@ -545,7 +550,7 @@ static int link_change(struct lne_node *n, struct lne_ni *ni, u64 k, bool up)
 		struct lne_peer_ni *pni;
 		struct lne_nid pn;
 
-		lnw_nid_from4(s->nid, &pn);
+		lne_node_nid(n, s->nid, &pn);
 		pni = s->local ? NULL : lne_peer_ni_find(n->ln, &pn);
 		if (!s->local && (!pni || pni->pnet->rnet->local != ni->net))
 			continue;
@@ -564,7 +569,7 @@ int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, str
 	struct lne_ni *ni = lne_ni_find(n->ln, nid);
 	u64 k;
 
-	if (!ni || lnw_nid4(nid, &k))
+	if (!ni || lne_node_key(n, nid, &k))
 		return lne_err_set(err, -ENOENT, NULL, -1, "no local NI has this NID");
 	return link_change(n, ni, k, up);
 }
@@ -577,7 +582,7 @@ void lne_node_links_sync(struct lne_node *n)
 	lne_list_for_each_entry(ni, &n->ln->nis, all_link) {
 		const struct lne_health *h = lne_node_health(n, &ni->nid);
 
-		if ((h && h->down) != !ni->up && !lnw_nid4(&ni->nid, &k))
+		if ((h && h->down) != !ni->up && !lne_node_key(n, &ni->nid, &k))
 			link_change(n, ni, k, ni->up);
 	}
 }

@@ -91,9 +91,10 @@ struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *
 int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
 {
 	struct lnw_ping p = {.pid = n->pid};
+	struct lnw_ping_large big;
 	struct lnw_ping_ent e;
 	struct lne_ni *ni;
-	int rc;
+	int rc, size;
 
 	p.features = LNW_PING_FEAT_BASE | LNW_PING_FEAT_NI_STATUS;
 	if (n->multi_rail)
@@ -112,11 +113,24 @@ int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
 	lne_list_for_each_entry(ni, &n->ln->nis, all_link) {
 		if (p.n == LNW_PING_NIS_MAX || cap < LNW_PING_SIZE(p.n + 1))
 			break;
-		if (ni->nid.lnd == LNE_LND_LO || lnw_nid4(&ni->nid, &e.nid))
+		if (ni->nid.lnd == LNE_LND_LO || !lnw_nid_is4(&ni->nid) ||
+		    lnw_nid4(&ni->nid, &e.nid))
 			continue;
 		e.status = ni->up ? LNW_NI_STATUS_UP : LNW_NI_STATUS_DOWN;
 		lnw_ping_put_ent(buf, p.n++, &e);
 	}
 	lnw_put32(buf + 12, p.n);
-	return (int)LNW_PING_SIZE(p.n);
+	/* then large NIDs, after the 8-byte entries (LNW_PING_FEAT_LARGE_ADDR) */
+	size = (int)LNW_PING_SIZE(p.n);
+	lne_list_for_each_entry(ni, &n->ln->nis, all_link) {
+		if (lnw_nid_is4(&ni->nid))
+			continue;
+		big.nid = ni->nid;
+		big.status = ni->up ? LNW_NI_STATUS_UP : LNW_NI_STATUS_DOWN;
+		rc = lnw_ping_add_large(buf, (u32)size, &big, cap);
+		if (rc < 0)
+			break;
+		size = rc;
+	}
+	return size;
 }

@@ -30,7 +30,7 @@ const struct lne_counts *lne_node_counts(const struct lne_node *n, const struct 
 	u64 k;
 	int local;
 
-	if (lnw_nid4(nid, &k))
+	if (lne_node_key_find(n, nid, &k))
 		return NULL;
 	for (local = 1; local >= 0; local--) {
 		const struct lne_stat *s = n->stats[lne_nd_hash(k, local) % LNE_STAT_HASH];

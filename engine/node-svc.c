@@ -354,7 +354,7 @@ void lne_nd_svc_recv(struct lne_node *n, struct lne_svc *s, struct lne_link *l,
 	r->payload = ev->payload;
 	ev->payload = NULL;
 	r->hp = b.hp;
-	lnw_nid_from4(h->src_nid, &r->tbf.nid);
+	lne_node_nid(n, h->src_nid, &r->tbf.nid);
 	r->tbf.opcode = b.opcode;
 	r->tbf.uid = b.uid;
 	r->tbf.gid = b.gid;

@@ -259,7 +259,7 @@ static struct lne_link *link_open(struct lne_node *n, u64 local, u64 peer, u32 c
 	l->peer = peer;
 	l->waittail = &l->wait;
 	l->stall_ms = n->now_ms;
-	lne_conn_init_active(&l->conn, &h, &l->hs);
+	lne_conn_init_active(&l->conn, &h, &l->hs, &n->keys);
 	link_hash_add(n, l);
 	n->st.links_made++;
 	if (!n->ops->connect(n->ctx, l)) {
@@ -288,7 +288,7 @@ static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer, u32 pa
 	l = link_open(n, local, peer, LNW_CONN_CONTROL);
 	if (!l)
 		return NULL;
-	lnw_nid_from4(local, &ln);
+	lne_node_nid(n, local, &ln);
 	ni = lne_ni_find(n->ln, &ln);
 	cpp = ni && ni->tun.conns_per_peer ? ni->tun.conns_per_peer : 1;
 	for (i = 0; i < cpp; i++) {
@@ -301,7 +301,7 @@ static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer, u32 pa
 static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
 {
 	m->frame.msg = m;
-	lne_frame_lnet(&m->frame, &m->hdr, m->payload, 0);
+	lne_conn_frame_lnet(&l->conn, &m->frame, &m->hdr, m->payload, 0);
 	if (!l->stall_ms)
 		l->stall_ms = n->now_ms;
 	if (!l->ready) {
@@ -330,7 +330,7 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 		return;
 	if (lne_nd_fault_delay(n, m))
 		return;
-	lnw_nid_from4(m->target, &dst);
+	lne_node_nid(n, m->target, &dst);
 	req.dst = dst;
 	req.src = m->src_given ? &m->ni : NULL;
 	req.kind = m->hdr.type == LNW_PUT ? LNE_MSG_PUT : LNE_MSG_GET;
@@ -369,12 +369,13 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 		if (hop)
 			m->pni = hop->nid;
 	}
-	if (lnw_nid4(&sel.ni->nid, &ni4) ||
-	    lnw_nid4(sel.route ? &sel.route->gw->nid
-		     : sel.pni ? &sel.pni->nid
-			       : &dst,
-		     &m->via) ||
-	    (!m->forward && sel.pni && lnw_nid4(&sel.pni->nid, &m->hdr.dst_nid))) {
+	if (lne_node_key(n, &sel.ni->nid, &ni4) ||
+	    lne_node_key(n,
+			 sel.route ? &sel.route->gw->nid
+			 : sel.pni ? &sel.pni->nid
+				   : &dst,
+			 &m->via) ||
+	    (!m->forward && sel.pni && lne_node_key(n, &sel.pni->nid, &m->hdr.dst_nid))) {
 		credits_back(n, m);
 		finish(n, m, -EAFNOSUPPORT);
 		return;
@@ -405,9 +406,10 @@ static struct lne_msg *msg_new(struct lne_node *n, const struct lne_nid *dst,
 	struct lne_msg *m;
 	u64 d;
 
-	if (lnw_nid4(dst, &d)) {
-		lne_err_set(err, -EAFNOSUPPORT, NULL, -1,
-			    "IPv6 NIDs need socklnd protocol version 4, which is not built yet");
+	if (lne_node_key(n, dst, &d)) {
+		lne_err_set(
+			err, -EAFNOSUPPORT, NULL, -1,
+			"the destination NID cannot be keyed (the node's table of large NIDs is full)");
 		return NULL;
 	}
 	m = msg_alloc(n);
@@ -625,7 +627,7 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 		lne_free(ev->payload);
 		return; /* a drop rule: as if it never came */
 	}
-	lnw_nid_from4(h->dst_nid, &dst);
+	lne_node_nid(n, h->dst_nid, &dst);
 	if (h->dst_nid != l->local && !lne_ni_find(n->ln, &dst)) {
 		forward(n, l, ev); /* for another node */
 		return;
@@ -701,8 +703,8 @@ static bool on_hello(struct lne_node *n, struct lne_link *l, u64 dst)
 	struct lne_nid pn, ln;
 	struct lne_msg *m;
 
-	lnw_nid_from4(l->conn.peer_nid, &pn);
-	lnw_nid_from4(l->local, &ln);
+	lne_node_nid(n, l->conn.peer_nid, &pn);
+	lne_node_nid(n, l->local, &ln);
 	/* The peer's NID is on our NI's net, and the hello is for our NI. */
 	if (lne_nid_net(&pn) != lne_nid_net(&ln) || dst != l->local)
 		return false;
@@ -736,7 +738,7 @@ static int link_fault(struct lne_node *n, struct lne_link *l, enum lnw_fault f)
 
 void lne_node_accepted(struct lne_node *n, struct lne_link *l)
 {
-	lne_conn_init_passive(&l->conn);
+	lne_conn_init_passive(&l->conn, &n->keys);
 	l->waittail = &l->wait;
 	n->st.links_accepted++;
 }
@@ -755,8 +757,12 @@ int lne_node_input(struct lne_node *n, struct lne_link *l, const u8 *buf, size_t
 		case LNC_EV_FAULT:
 			return link_fault(n, l, l->conn.fault);
 		case LNC_EV_CONNREQ:
-			lnw_nid_from4(ev.nid, &nid);
-			if (!lne_ni_find(n->ln, &nid))
+			/* a large NID is interned only once it is known to be ours */
+			if (ev.nid)
+				lne_node_nid(n, ev.nid, &nid);
+			else
+				nid = ev.nid16;
+			if (!lne_ni_find(n->ln, &nid) || lne_node_key(n, &nid, &ev.nid))
 				return link_fault(n, l, LNW_F_NID);
 			l->local = l->conn.local_nid = ev.nid;
 			break;
@@ -864,7 +870,7 @@ static u64 link_deadline(const struct lne_node *n, const struct lne_link *l)
 
 	if (!l->stall_ms)
 		return ~0ull;
-	lnw_nid_from4(l->local, &nid);
+	lne_node_nid(n, l->local, &nid);
 	ni = lne_ni_find(n->ln, &nid);
 	t = ni && ni->tun.timeout ? ni->tun.timeout : lne_node_lnd_timeout(n->ln);
 	return l->stall_ms + (u64)t * 1000;
@@ -899,7 +905,7 @@ void lne_nd_close_ni(struct lne_node *n, u64 ni4)
 			link_close(n, l, -ENETDOWN);
 	for (b = 0; b < LNE_LINK_HASH; b++)
 		for (m = n->pending[b]; m; m = m->pnext)
-			if (m->sent && !m->cancelled && !lnw_nid4(&m->ni, &k) && k == ni4) {
+			if (m->sent && !m->cancelled && !lne_node_key(n, &m->ni, &k) && k == ni4) {
 				m->next = lost;
 				lost = m;
 			}
@@ -1027,6 +1033,7 @@ void lne_node_fini(struct lne_node *n)
 	}
 	lne_free(n->zeros);
 	n->zeros = NULL;
+	lne_nidkey_fini(&n->keys);
 }
 
 void lne_nd_release(struct lne_node *n, struct lne_msg *m, int status)

@@ -27,6 +27,7 @@
 
 #include "conn.h"
 #include "model.h"
+#include "nidkey.h"
 #include "wire.h"
 
 #define LNE_LINK_HASH	    256
@@ -76,7 +77,7 @@ struct lne_link {
 	struct lne_link *hnext;
 	struct lne_conn conn;
 	struct lne_frame hs; /* the handshake */
-	u64 local, peer;     /* nid4s */
+	u64 local, peer;     /* NID keys (nidkey.h) */
 	bool ready;	     /* the hellos crossed */
 	bool hashed;
 	u64 stall_ms;			  /* since when bytes wait and none went (0: none wait) */
@@ -173,7 +174,7 @@ struct lne_counts {
 
 struct lne_stat {
 	struct lne_stat *hnext;
-	u64 nid; /* nid4 */
+	u64 nid; /* its key (nidkey.h) */
 	bool local;
 	struct lne_counts c;
 	struct lne_health h;
@@ -235,6 +236,7 @@ struct lne_node {
 	struct lne_inst *ln;
 	const struct lne_node_ops *ops;
 	void *ctx;
+	struct lne_nidtab keys; /* large NIDs' keys: every u64 NID here is one (nidkey.h) */
 	u32 pid;
 	u64 incarnation;
 	u64 now_ms;
@@ -270,6 +272,27 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 		   void *ctx, u64 incarnation);
 /* Every link closed (ops->close), every message failed with -ESHUTDOWN, stats freed. */
 void lne_node_fini(struct lne_node *n);
+/*
+ * The node's 8-byte key of @nid (nidkey.h): what links, headers, counters
+ * and health hold; a large NID is interned.  0 or a negative errno.
+ */
+static inline int lne_node_key(struct lne_node *n, const struct lne_nid *nid, u64 *key)
+{
+	return lne_nidkey(&n->keys, nid, key);
+}
+
+/* The key @nid has already (no interning): 0 or -ENOENT, for lookups. */
+static inline int lne_node_key_find(const struct lne_node *n, const struct lne_nid *nid, u64 *key)
+{
+	return lne_nidkey_find(&n->keys, nid, key);
+}
+
+/* The NID of a key the node gave out, for whatever prints or reports it. */
+static inline void lne_node_nid(const struct lne_node *n, u64 key, struct lne_nid *out)
+{
+	lne_nidkey_nid(&n->keys, key, out);
+}
+
 /* The shell's instance changed (credits taken in the old one are not given back). */
 void lne_node_set_inst(struct lne_node *n, struct lne_inst *ln);
 
@@ -354,9 +377,11 @@ const char *lne_hstatus_name(enum lne_hstatus hs);
  */
 int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bool local,
 			 lne_count_fn fn, void *arg);
-/* @fn(arg, nid4, health entry) for each local NI (or peer NI) on the recovery queue. */
+/* @fn(arg, NID, health entry) for each local NI (or peer NI) on the recovery queue. */
 int lne_node_recovery_each(const struct lne_node *n, bool local,
-			   int (*fn)(void *arg, u64 nid4, const struct lne_health *h), void *arg);
+			   int (*fn)(void *arg, const struct lne_nid *nid,
+				     const struct lne_health *h),
+			   void *arg);
 /* Health was set from outside (net set / peer set --health): below 1000 goes to recovery. */
 void lne_node_health_rescan(struct lne_node *n);
 /*

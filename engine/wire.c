@@ -491,6 +491,44 @@ int lnw_ping16_pack(const struct lnw_ping *p, const struct lnw_ping_ent *e,
 	return (int)size;
 }
 
+enum lnw_fault lnw_ping_unpack_all(const u8 *in, u32 len, struct lnw_ping *p,
+				   struct lnw_ping_large *out, u32 cap, u32 *count)
+{
+	enum lnw_fault f = lnw_ping_unpack(in, len, p, NULL, 0);
+	bool flip = false;
+	u32 i, nl;
+
+	*count = 0;
+	if (f)
+		return f;
+	magic_order(lnw_get32(in, false), LNW_MAGIC_PING, &flip);
+	for (i = 0; i < p->n && *count < cap; i++, (*count)++) {
+		const u8 *s = in + LNW_PING_SIZE(i);
+
+		lnw_nid_from4(lnw_get64(s, flip), &out[*count].nid);
+		out[*count].status = lnw_get32(s + 8, flip);
+	}
+	f = lnw_ping16_unpack(in, len, out + *count, cap - *count, &nl);
+	if (!f)
+		*count += nl < cap - *count ? nl : cap - *count;
+	return f;
+}
+
+int lnw_ping_add_large(u8 *info, u32 off, const struct lnw_ping_large *l, u32 cap)
+{
+	u32 step = ping_large_step((u8)(l->nid.alen - 4));
+	u8 nid[LNW_NID_SIZE];
+
+	if (off + step > cap || off < LNW_PING_SIZE(1))
+		return -ENOSPC;
+	lnw_put32(info + 4, lnw_get32(info + 4, false) | LNW_PING_FEAT_LARGE_ADDR);
+	lnw_put32(info + off, l->status);
+	lnw_nid_pack(&l->nid, nid);
+	memcpy(info + off + 4, nid, step - 4);
+	lnw_put32(info + LNW_PING_HDR_SIZE + 12, off + step);
+	return (int)(off + step);
+}
+
 enum lnw_fault lnw_ping16_unpack(const u8 *in, u32 len, struct lnw_ping_large *l, u32 cap, u32 *nl)
 {
 	struct lnw_ping p;

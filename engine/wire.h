@@ -277,6 +277,18 @@ struct lnw_ping_large {
 int lnw_ping16_pack(const struct lnw_ping *p, const struct lnw_ping_ent *e,
 		    const struct lnw_ping_large *l, u32 nl, u8 *out, u32 cap);
 /*
+ * Both parts of ping info @in, 0@lo first, as NIDs: up to @cap into @out,
+ * *@count how many.
+ */
+enum lnw_fault lnw_ping_unpack_all(const u8 *in, u32 len, struct lnw_ping *p,
+				   struct lnw_ping_large *out, u32 cap, u32 *count);
+/*
+ * Ping info being built (our byte order), its 8-byte entries written:
+ * large entry @l at @off (LNW_PING_SIZE(n) for the first), the feature bit
+ * and the size field set; the size now, or -ENOSPC beyond @cap.
+ */
+int lnw_ping_add_large(u8 *info, u32 off, const struct lnw_ping_large *l, u32 cap);
+/*
  * Up to @cap large entries of ping info @in (read with lnw_ping_unpack()
  * first) into @l; *@nl says how many the info holds, 0 without the
  * feature.  An entry whose NID is not one we can hold is refused

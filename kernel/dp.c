@@ -16,11 +16,13 @@
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
 #include "dp.h"
+#include "engine/nid-sockaddr.h"
 #include "instance.h"
 #include "lnetk_nrs.h"
 #include "netlink.h"
@@ -55,7 +57,7 @@ struct klisten {
 	struct lnetk_dp *dp;
 	struct list_head item;
 	struct ksock ks;
-	__be32 addr;
+	struct lne_nid addr; /* the NI's NID: its address, 4 or 16 bytes */
 	bool seen;
 };
 
@@ -199,22 +201,24 @@ static struct lne_link *ops_link_new(void *ctx)
 	return &k->l;
 }
 
-static void nid4_sin(u64 nid4, struct sockaddr_in *sin, u16 port)
+/* The socket address of the NI or peer NI whose node key is @key. */
+static int key_sockaddr(const struct lnetk_dp *dp, u64 key, struct sockaddr_storage *ss, u16 port)
 {
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	sin->sin_addr.s_addr = htonl((u32)nid4);
+	struct lne_nid nid;
+
+	lne_node_nid(&dp->node, key, &nid);
+	return lne_nid_sockaddr(&nid, ss, port);
 }
 
 static bool ops_connect(void *ctx, struct lne_link *l)
 {
 	struct lnetk_dp *dp = ctx;
 	struct klink *k = (struct klink *)l;
-	struct sockaddr_in sin;
-	int port, rc;
+	struct sockaddr_storage ss;
+	int port, rc, len;
 
-	rc = sock_create_kern(dp->net, PF_INET, SOCK_STREAM, IPPROTO_TCP, &k->ks.sock);
+	len = key_sockaddr(dp, l->peer, &ss, lnet_port);
+	rc = sock_create_kern(dp->net, ss.ss_family, SOCK_STREAM, IPPROTO_TCP, &k->ks.sock);
 	if (rc)
 		return false;
 	tcp_sock_set_nodelay(k->ks.sock->sk);
@@ -223,15 +227,16 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 	rc = -EADDRINUSE;
 	for (port = LNW_RESERVED_PORT_MAX; rc == -EADDRINUSE && port >= LNW_RESERVED_PORT_MIN;
 	     port--) {
-		nid4_sin(l->local, &sin, (u16)port);
-		rc = kernel_bind(k->ks.sock, (struct sockaddr *)&sin, sizeof(sin));
+		struct sockaddr_storage from;
+		int flen = key_sockaddr(dp, l->local, &from, (u16)port);
+
+		rc = kernel_bind(k->ks.sock, (struct sockaddr *)&from, flen);
 	}
 	if (rc)
 		return false;
 	ks_install(&k->ks, false);
-	nid4_sin(l->peer, &sin, lnet_port);
 	k->connecting = true;
-	rc = kernel_connect(k->ks.sock, (struct sockaddr *)&sin, sizeof(sin), O_NONBLOCK);
+	rc = kernel_connect(k->ks.sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
 	return !rc || rc == -EINPROGRESS;
 }
 
@@ -256,8 +261,7 @@ static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
 	struct lne_nid nid;
 	char peer[LNE_NID_STR_MAX];
 
-	(void)ctx;
-	lnw_nid_from4(l->conn.peer_nid, &nid);
+	lne_node_nid(&((struct lnetk_dp *)ctx)->node, l->conn.peer_nid, &nid);
 	lne_nid_format(&nid, peer, sizeof(peer));
 	pr_warn_ratelimited("lnetk: closed a connection from %s: %s\n",
 			    l->conn.peer_nid ? peer : "a peer before its hello", lnw_fault_name(f));
@@ -455,14 +459,15 @@ static void accept_all(struct lnetk_dp *dp, struct klisten *ls)
 	}
 }
 
-static void listen_on(struct lnetk_dp *dp, __be32 addr)
+static void listen_on(struct lnetk_dp *dp, const struct lne_nid *nid)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = addr};
+	struct sockaddr_storage ss;
+	int len = lne_nid_sockaddr(nid, &ss, lnet_port);
 	struct klisten *ls;
 	int rc;
 
 	list_for_each_entry(ls, &dp->listeners, item)
-		if (ls->addr == addr) {
+		if (ls->addr.alen == nid->alen && !memcmp(ls->addr.addr, nid->addr, nid->alen)) {
 			ls->seen = true;
 			return;
 		}
@@ -470,18 +475,22 @@ static void listen_on(struct lnetk_dp *dp, __be32 addr)
 	if (!ls)
 		return;
 	ls->dp = dp;
-	ls->addr = addr;
+	ls->addr = *nid;
 	ls->seen = true;
-	sin.sin_port = htons(lnet_port);
-	rc = sock_create_kern(dp->net, PF_INET, SOCK_STREAM, IPPROTO_TCP, &ls->ks.sock);
+	rc = sock_create_kern(dp->net, ss.ss_family, SOCK_STREAM, IPPROTO_TCP, &ls->ks.sock);
 	if (!rc) {
 		sock_set_reuseaddr(ls->ks.sock->sk);
-		rc = kernel_bind(ls->ks.sock, (struct sockaddr *)&sin, sizeof(sin));
+		if (ss.ss_family == AF_INET6)
+			ip6_sock_set_v6only(ls->ks.sock->sk); /* the IPv4 NIs listen on their own */
+		rc = kernel_bind(ls->ks.sock, (struct sockaddr *)&ss, len);
 	}
 	if (!rc)
 		rc = kernel_listen(ls->ks.sock, 128);
 	if (rc) {
-		pr_warn("lnetk: cannot listen on %pI4 port %u: %d\n", &addr, lnet_port, rc);
+		char a[LNE_NID_STR_MAX];
+
+		lne_nid_format(nid, a, sizeof(a));
+		pr_warn("lnetk: cannot listen on %s's address, port %u: %d\n", a, lnet_port, rc);
 		if (ls->ks.sock)
 			sock_release(ls->ks.sock);
 		kfree(ls);
@@ -499,8 +508,8 @@ static void listeners_sync(struct lnetk_dp *dp)
 	list_for_each_entry(ls, &dp->listeners, item)
 		ls->seen = false;
 	lne_list_for_each_entry(ni, &dp->ln->inst->nis, all_link)
-		if (ni->nid.lnd == LNE_LND_TCP && ni->nid.alen == 4)
-			listen_on(dp, htonl(lne_nid_ip4(&ni->nid)));
+		if (ni->nid.lnd == LNE_LND_TCP)
+			listen_on(dp, &ni->nid);
 	list_for_each_entry_safe(ls, tmp, &dp->listeners, item) {
 		if (ls->seen)
 			continue;
@@ -745,7 +754,7 @@ static int put_entry(struct sk_buff *skb, const struct lne_stat *st, const struc
 		struct lne_nid nid;
 		char text[LNE_NID_STR_MAX];
 
-		lnw_nid_from4(st->nid, &nid);
+		lne_node_nid(n, st->nid, &nid);
 		lne_nid_format(&nid, text, sizeof(text));
 		rc = nla_put_string(skb, LNETK_CNT_A_NID, text)
 			     ?: nla_put_u8(skb, LNETK_CNT_A_LOCAL, st->local);
@@ -817,8 +826,8 @@ static void on_ping(struct lne_msg *m, int status)
 		return;
 	}
 	w->out->status = status;
-	if (!status &&
-	    lnw_ping_unpack(m->reply, m->reply_len, &w->out->p, w->out->e, LNW_PING_NIS_MAX))
+	if (!status && lnw_ping_unpack_all(m->reply, m->reply_len, &w->out->p, w->out->e,
+					   LNW_PING_NIS_MAX, &w->out->n))
 		w->out->status = -EPROTO;
 	w->finished = true;
 	complete(&w->done);
@@ -839,16 +848,15 @@ static void peer_result(struct ping_wait *w)
 	peer = lne_peer_of(pni);
 	r->p.features = peer->mr ? LNW_PING_FEAT_MULTI_RAIL : 0;
 	r->p.pid = LNW_PID_LUSTRE;
-	if (lnw_nid4(&peer->primary, &r->e[0].nid))
-		return;
+	r->e[0].nid = peer->primary;
 	r->e[0].status = LNW_NI_STATUS_UP;
-	r->p.n = 1;
+	r->n = 1;
 	lne_list_for_each_entry(pnet, &peer->pnets, link)
 		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-			if (r->p.n < LNW_PING_NIS_MAX &&
-			    !lne_nid_equal(&pni->nid, &peer->primary) &&
-			    !lnw_nid4(&pni->nid, &r->e[r->p.n].nid))
-				r->e[r->p.n++].status = LNW_NI_STATUS_UP;
+			if (r->n < LNW_PING_NIS_MAX && !lne_nid_equal(&pni->nid, &peer->primary)) {
+				r->e[r->n].nid = pni->nid;
+				r->e[r->n++].status = LNW_NI_STATUS_UP;
+			}
 }
 
 static void on_discovered(void *arg, int status)

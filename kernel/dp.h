@@ -39,7 +39,8 @@ void lnetk_netdev_uninit(void);
 struct lnetk_ping_result {
 	int status;
 	struct lnw_ping p;
-	struct lnw_ping_ent e[LNW_PING_NIS_MAX];
+	u32 n; /* entries in e, 0@lo first; large NIDs (IPv6) too */
+	struct lnw_ping_large e[LNW_PING_NIS_MAX];
 };
 
 /* Ping @dst (from @src if given) and wait, up to @timeout_ms, for the answer. */

@@ -32,14 +32,11 @@ static int put_result(struct sk_buff *reply, const struct lnetk_ping_result *r)
 	if (!out || nla_put_u32(reply, LNETK_PING_A_FEATURES, r->p.features) ||
 	    nla_put_u32(reply, LNETK_PING_A_PID, r->p.pid))
 		return -EMSGSIZE;
-	for (i = 0; i < r->p.n && i < LNW_PING_NIS_MAX; i++) {
-		struct lne_nid nid;
-
-		if (r->e[i].nid >> 32 == LNE_MKNET(LNE_LND_LO, 0))
+	for (i = 0; i < r->n && i < LNW_PING_NIS_MAX; i++) {
+		if (r->e[i].nid.lnd == LNE_LND_LO)
 			continue;
-		lnw_nid_from4(r->e[i].nid, &nid);
 		ent = nla_nest_start(reply, LNETK_PING_A_ENTRY);
-		if (!ent || lnk_nl_put_nid(reply, LNETK_PING_A_NID, &nid) ||
+		if (!ent || lnk_nl_put_nid(reply, LNETK_PING_A_NID, &r->e[i].nid) ||
 		    nla_put_u32(reply, LNETK_PING_A_STATUS, status_of(r->e[i].status)))
 			return -EMSGSIZE;
 		nla_nest_end(reply, ent);

@@ -16,6 +16,7 @@
 
 #include "bus/bus-errors.h"
 #include "dp.h"
+#include "engine/nid-sockaddr.h"
 #include "events.h"
 #include "lnetd.h"
 #include "log.h"
@@ -37,7 +38,7 @@ struct dplink {
 };
 
 struct listener {
-	uint32_t addr; /* host order */
+	struct lne_nid addr; /* the NI's NID: its address, 4 or 16 bytes */
 	int fd;
 	sd_event_source *io;
 	bool seen;
@@ -234,49 +235,52 @@ static struct lne_link *ops_link_new(void *ctx)
 	return &k->l;
 }
 
-static void nid4_addr(u64 nid4, struct sockaddr_in *sa, uint16_t port)
+/* The socket address of the NI or peer NI whose key is @key (nidkey.h): IPv4 or IPv6. */
+static socklen_t nid_addr(const struct lnetd_dp *dp, u64 key, struct sockaddr_storage *ss,
+			  uint16_t port)
 {
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(port);
-	sa->sin_addr.s_addr = htonl((uint32_t)nid4);
+	struct lne_nid nid;
+
+	lne_node_nid(&dp->node, key, &nid);
+	return lne_nid_sockaddr(&nid, ss, port);
 }
 
 /* From the NI's address, on a reserved port when we may (upstream's acceptor wants one). */
-static int bind_local(int fd, u64 local)
+static int bind_local(const struct lnetd_dp *dp, int fd, u64 local)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_storage ss;
+	socklen_t len;
 	int port;
 
 	for (port = LNW_RESERVED_PORT_MAX; port >= (int)LNW_RESERVED_PORT_MIN; port--) {
-		nid4_addr(local, &sa, (uint16_t)port);
-		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		len = nid_addr(dp, local, &ss, (uint16_t)port);
+		if (!bind(fd, (struct sockaddr *)&ss, len))
 			return 0;
 		if (errno != EADDRINUSE)
 			break;
 	}
-	nid4_addr(local, &sa, 0);
-	return bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	len = nid_addr(dp, local, &ss, 0);
+	return bind(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 }
 
 static bool ops_connect(void *ctx, struct lne_link *l)
 {
 	struct lnetd_dp *dp = ctx;
 	struct dplink *k = (struct dplink *)l;
-	struct sockaddr_in sa;
+	struct sockaddr_storage ss;
+	socklen_t len = nid_addr(dp, l->peer, &ss, dp->port);
 	int one = 1;
 
-	k->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	k->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (k->fd < 0)
 		return false;
 	setsockopt(k->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(k->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind_local(k->fd, l->local) < 0) {
+	if (bind_local(dp, k->fd, l->local) < 0) {
 		log_debug("data path: cannot bind to the NI address: %m");
 		return false;
 	}
-	nid4_addr(l->peer, &sa, dp->port);
-	if (connect(k->fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
+	if (connect(k->fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
 		return false;
 	k->connecting = true;
 	k->events = EPOLLIN | EPOLLOUT;
@@ -313,7 +317,7 @@ static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
 	if (dp->fault_logged[f] && now - dp->fault_logged[f] < LOG_FAULTS_S * 1000)
 		return;
 	dp->fault_logged[f] = now;
-	lnw_nid_from4(l->conn.peer_nid, &nid);
+	lne_node_nid(&dp->node, l->conn.peer_nid, &nid);
 	lne_nid_format(&nid, peer, sizeof(peer));
 	log_warning("data path: closed a connection from %s: %s (%llu so far; this line at most "
 		    "every %d s)",
@@ -407,37 +411,39 @@ static void listener_close(struct listener *l)
 	close(l->fd);
 }
 
-static void listen_on(struct lnetd_dp *dp, uint32_t addr)
+static void listen_on(struct lnetd_dp *dp, const struct lne_nid *nid)
 {
 	struct listener *l;
-	struct sockaddr_in sa = {.sin_family = AF_INET};
+	struct sockaddr_storage ss;
+	socklen_t len = lne_nid_sockaddr(nid, &ss, dp->port);
 	int fd, one = 1;
 	size_t i;
 
 	for (i = 0; i < dp->nls; i++)
-		if (dp->ls[i].addr == addr) {
+		if (dp->ls[i].addr.alen == nid->alen &&
+		    !memcmp(dp->ls[i].addr.addr, nid->addr, nid->alen)) {
 			dp->ls[i].seen = true;
 			return;
 		}
 	if (dp->nls == LISTEN_MAX)
 		return;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sa.sin_port = htons(dp->port);
-	sa.sin_addr.s_addr = htonl(addr);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 128)) {
-		char a[INET_ADDRSTRLEN];
+	if (ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
+		char a[INET6_ADDRSTRLEN];
 
 		log_warning("data path: cannot listen on %s port %u: %m (peers cannot connect to "
 			    "this NI; it may still connect to them)",
-			    inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a)), dp->port);
+			    inet_ntop(ss.ss_family, nid->addr, a, sizeof(a)), dp->port);
 		close(fd);
 		return;
 	}
 	l = &dp->ls[dp->nls];
-	l->addr = addr;
+	l->addr = *nid;
 	l->fd = fd;
 	l->seen = true;
 	if (sd_event_add_io(dp->d->event, &l->io, fd, EPOLLIN, on_accept, dp) < 0) {
@@ -458,8 +464,8 @@ void lnetd_dp_sync(struct lnetd_dp *dp)
 	for (i = 0; i < dp->nls; i++)
 		dp->ls[i].seen = false;
 	lne_list_for_each_entry(ni, &dp->d->mirror->nis, all_link)
-		if (ni->nid.lnd == LNE_LND_TCP && ni->nid.alen == 4)
-			listen_on(dp, lne_nid_ip4(&ni->nid));
+		if (ni->nid.lnd == LNE_LND_TCP)
+			listen_on(dp, &ni->nid);
 	for (i = 0; i < dp->nls;) {
 		if (dp->ls[i].seen) {
 			i++;
@@ -584,35 +590,40 @@ int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p)
 /* The node's ping info as the module's LNETK_CMD_PING reports it: one reply for both engines. */
 static int reply_ping(sd_bus_message *call, struct lne_msg *msg, sd_bus_error *e)
 {
-	struct lnw_ping_ent ent[LNW_PING_NIS_MAX];
+	struct lnw_ping_large *ent;
 	struct lnetk_ping *out;
 	struct lnw_ping p;
 	enum lnw_fault f;
-	u32 i;
+	u32 i, n;
 	int rc;
 
-	f = lnw_ping_unpack(msg->reply, msg->reply_len, &p, ent, LNW_PING_NIS_MAX);
-	if (f)
+	ent = calloc(LNW_PING_NIS_MAX, sizeof(*ent));
+	out = calloc(1, sizeof(*out));
+	if (!ent || !out) {
+		free(ent);
+		free(out);
+		return -ENOMEM;
+	}
+	f = lnw_ping_unpack_all(msg->reply, msg->reply_len, &p, ent, LNW_PING_NIS_MAX, &n);
+	if (f) {
+		free(ent);
+		free(out);
 		return sd_bus_error_setf(e, LNETD_ERR_PROTOCOL, "the ping reply is malformed: %s",
 					 lnw_fault_name(f));
-	out = calloc(1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
+	}
 	out->features = p.features;
 	out->pid = p.pid;
-	for (i = 0; i < p.n && i < LNW_PING_NIS_MAX && out->n < LNETK_PING_NIDS_MAX; i++) {
-		struct lne_nid x;
-
-		if (ent[i].nid >> 32 == LNE_MKNET(LNE_LND_LO, 0))
+	for (i = 0; i < n && out->n < LNETK_PING_NIDS_MAX; i++) {
+		if (ent[i].nid.lnd == LNE_LND_LO)
 			continue;
-		lnw_nid_from4(ent[i].nid, &x);
-		lne_nid_format(&x, out->nid[out->n].nid, sizeof(out->nid[out->n].nid));
+		lne_nid_format(&ent[i].nid, out->nid[out->n].nid, sizeof(out->nid[out->n].nid));
 		out->nid[out->n++].status = ent[i].status == LNW_NI_STATUS_UP ? LNETK_NI_STATUS_UP
 					    : ent[i].status == LNW_NI_STATUS_DOWN
 						    ? LNETK_NI_STATUS_DOWN
 						    : LNETK_NI_STATUS_UNKNOWN;
 	}
 	rc = lnetd_ping_reply(call, out);
+	free(ent);
 	free(out);
 	return rc;
 }
@@ -628,7 +639,7 @@ static void on_ping_done(struct lne_msg *msg, int status)
 		char dst[LNE_NID_STR_MAX];
 		struct lne_nid x;
 
-		lnw_nid_from4(msg->hdr.dst_nid, &x);
+		lne_node_nid(&pc->dp->node, msg->hdr.dst_nid, &x);
 		lne_nid_format(&x, dst, sizeof(dst));
 		sd_bus_error_setf(&e, LNETD_ERR_UNREACHABLE, "failed to ping %s: %s", dst,
 				  strerror(-status));

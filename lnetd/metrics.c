@@ -213,7 +213,7 @@ static int collect_counters(struct collect *c, struct lnetk *lk)
 			char nid[LNE_NID_STR_MAX];
 			struct lne_nid id;
 
-			lnw_nid_from4(s->nid, &id);
+			lne_node_nid(n, s->nid, &id);
 			lne_nid_format(&id, nid, sizeof(nid));
 			x.nid = nid;
 			x.local = s->local;

@@ -5,7 +5,8 @@
  * The store keeps what the admin configured (a net on an interface, on the
  * interfaces whose address matches an ip2nets pattern, or both); the engine
  * gets an NI only for an interface that exists and has an IPv4 address,
- * which gives the NID.  Reconciling runs at start and after every rtnetlink
+ * which gives the NID (or, on a named interface without one, a global
+ * IPv6 address: a large NID).  Reconciling runs at start and after every rtnetlink
  * or udev event: an NI whose interface or address appears is applied, one
  * whose address changes is replaced, one whose interface or address goes
  * back to pending.  Nothing configured is dropped because hardware is late.
@@ -239,18 +240,19 @@ static bool v6_matched(const struct want *wt, const char *ifname)
 	return false;
 }
 
-static int want_add(struct want *wt, const char *ifname, const u8 ip4[4], bool up)
+static int want_add(struct want *wt, const char *ifname, const u8 *ip, u8 alen, bool up)
 {
-	struct lne_nid nid = {.lnd = LNE_NET_LND(wt->net), .num = LNE_NET_NUM(wt->net), .alen = 4};
+	struct lne_nid nid = {
+		.lnd = LNE_NET_LND(wt->net), .num = LNE_NET_NUM(wt->net), .alen = alen};
 	size_t i;
 
-	memcpy(nid.addr, ip4, 4);
+	memcpy(nid.addr, ip, alen);
 	if (*wt->n->ifname) {
 		if (strcmp(ifname, wt->n->ifname))
 			return 0;
-		if (!wt->named_seen)
-			memcpy(wt->named_ip4, ip4, 4);
-		wt->named_seen = true;
+		if (!wt->named_seen && alen == 4)
+			memcpy(wt->named_ip4, ip, 4);
+		wt->named_seen = alen == 4;
 	}
 	if (wt->n->match && !lne_expr_match_nid(wt->n->match, &nid) && !v6_matched(wt, ifname))
 		return 0;
@@ -277,7 +279,20 @@ static int want_add(struct want *wt, const char *ifname, const u8 ip4[4], bool u
 
 static int want_cb(const char *ifname, const uint8_t *addr, size_t alen, bool up, void *data)
 {
-	return alen == 4 ? want_add(data, ifname, addr, up) : 0;
+	return alen == 4 ? want_add(data, ifname, addr, 4, up) : 0;
+}
+
+/*
+ * After the IPv4 walk: a named interface without an IPv4 address takes its
+ * first global IPv6 address, a large NID, as upstream's socklnd takes an
+ * interface's first address (IPv4 ones listed first).  Link-local
+ * addresses (fe80::/10) are not NIDs: they need a scope to reach.
+ */
+static int want16_cb(const char *ifname, const uint8_t *addr, size_t alen, bool up, void *data)
+{
+	if (alen != 16 || (addr[0] == 0xfe && (addr[1] & 0xc0) == 0x80))
+		return 0;
+	return want_add(data, ifname, addr, 16, up);
 }
 
 /*
@@ -373,6 +388,8 @@ int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
 	rc = n->match ? netif_addrs(d->netif, want6_cb, &wt) : 0;
 	if (rc >= 0)
 		rc = netif_addrs(d->netif, want_cb, &wt);
+	if (rc >= 0 && *n->ifname && !wt.named_seen)
+		rc = netif_addrs(d->netif, want16_cb, &wt);
 	if (rc < 0)
 		goto out; /* keep what we have; the next event looks again */
 	/* Away with what is no longer wanted, then in with what is new. */

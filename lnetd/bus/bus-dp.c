@@ -439,7 +439,7 @@ int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			char nid[LNE_NID_STR_MAX];
 			struct lne_nid x;
 
-			lnw_nid_from4(s->nid, &x);
+			lne_node_nid(n, s->nid, &x);
 			lne_nid_format(&x, nid, sizeof(nid));
 			rc = sd_bus_message_open_container(r, 'r', "sba{st}");
 			if (rc >= 0)

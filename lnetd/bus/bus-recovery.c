@@ -128,13 +128,11 @@ int bus_method_health_stats(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return rc < 0 ? rc : sd_bus_send(NULL, r, NULL);
 }
 
-static int put_queued(void *arg, u64 nid4, const struct lne_health *h)
+static int put_queued(void *arg, const struct lne_nid *nid, const struct lne_health *h)
 {
 	char s[LNE_NID_STR_MAX];
-	struct lne_nid nid;
 
-	lnw_nid_from4(nid4, &nid);
-	lne_nid_format(&nid, s, sizeof(s));
+	lne_nid_format(nid, s, sizeof(s));
 	return sd_bus_message_append(arg, "(sut)", s, h->ping_count, h->next_ping_ms / 1000);
 }
 

@@ -4,7 +4,9 @@
  * node (engine/node.h) reads them on a connection it accepted.
  *
  * Byte 0 steers: bit 0 prefixes a well-formed acceptor request and hello
- * (so the fuzz reaches the message states), bits 1-3 pick the chunk size
+ * (so the fuzz reaches the message states; with bit 6, the large-NID
+ * handshake, version 2 and 4, to the node's IPv6 NI, so the rest meets the
+ * nid16 header), bits 1-3 pick the chunk size
  * the rest arrives in.  With bit 5 set the rest goes instead to the
  * parsers of the large-NID forms (NID, acceptor request version 2, hello
  * version 4, nid16 header, ping info's large part), each of which must
@@ -73,6 +75,21 @@ static uint64_t faults(const struct lne_node *n)
 	for (f = 0; f < LNW_F__COUNT; f++)
 		s += n->st.faults[f];
 	return s;
+}
+
+static const char *const NID6_A = "2001:db8::1@tcp", *const NID6_P = "2001:db8::2@tcp";
+
+/* The version 2 request and version 4 hello from NID6_P to NID6_A. */
+static size_t handshake16(uint8_t *b)
+{
+	struct lnw_hello h = {.src_pid = LNW_PID_LUSTRE, .src_inc = 7, .ctype = LNW_CONN_CONTROL};
+	struct lne_nid a, p;
+
+	if (lne_nid_parse(NID6_A, &a, NULL) || lne_nid_parse(NID6_P, &p, NULL))
+		abort();
+	lnw_connreq16_pack(&a, b);
+	lnw_hello16_pack(&h, &p, &a, b + LNW_CONNREQ16_SIZE);
+	return LNW_CONNREQ16_SIZE + LNW_HELLO16_SIZE;
 }
 
 static size_t handshake(uint8_t *b)
@@ -181,7 +198,7 @@ static void large_forms(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t pre[LNW_CONNREQ_SIZE + LNW_HELLO_SIZE];
+	static uint8_t pre[LNW_CONNREQ16_SIZE + LNW_HELLO16_SIZE];
 	struct lne_inst *ln = lne_inst_new();
 	struct lne_ni_conf c = {.dev_cpt = LNE_CPT_ANY};
 	struct lne_node n;
@@ -199,13 +216,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lnw_nid_from4(NID_A, &c.nid);
 	if (lne_ni_add(ln, &c, NULL))
 		abort();
+	if (lne_nid_parse(NID6_A, &c.nid, NULL) || lne_ni_add(ln, &c, NULL))
+		abort();
 	lne_node_init(&n, ln, &ops, NULL, 1);
 	n.test_service = data[0] & 16;
 	chunk = (size_t)1 << ((data[0] >> 1) & 7);
 
 	l = f_new(NULL);
 	lne_node_accepted(&n, l);
-	if (data[0] & 1 && lne_node_input(&n, l, pre, handshake(pre)))
+	if (data[0] & 1 &&
+	    lne_node_input(&n, l, pre, data[0] & 64 ? handshake16(pre) : handshake(pre)))
 		abort(); /* a well-formed start is taken */
 	before = faults(&n);
 	for (off = 1; off < size && rc >= 0; off += chunk) {

@@ -16,12 +16,13 @@ static struct lne_link *sim_link_new(void *ctx)
 	return &sl->l;
 }
 
-static struct simnode *owner_of(struct simnet *s, u64 nid4)
+/* The node with the NI whose key (on @from) is @key. */
+static struct simnode *owner_of(struct simnet *s, const struct simnode *from, u64 key)
 {
 	struct lne_nid nid;
 	int i;
 
-	lnw_nid_from4(nid4, &nid);
+	lne_node_nid(&from->node, key, &nid);
 	for (i = 0; i < s->n; i++)
 		if (lne_ni_find(s->nodes[i]->ln, &nid))
 			return s->nodes[i];
@@ -41,7 +42,7 @@ static bool is_cut(const struct simnet *s, u64 nid4)
 static bool sim_connect(void *ctx, struct lne_link *l)
 {
 	struct simnode *sn = ctx;
-	struct simnode *to = owner_of(sn->net, l->peer);
+	struct simnode *to = owner_of(sn->net, sn, l->peer);
 	struct simlink *a = (struct simlink *)l, *b;
 
 	if (!to || is_cut(sn->net, l->local) || is_cut(sn->net, l->peer))

@@ -521,15 +521,13 @@ static int kv_add(void *arg, const char *key, u64 value)
 	return 0;
 }
 
-static int nid_add(void *arg, u64 nid4, const struct lne_health *h)
+static int nid_add(void *arg, const struct lne_nid *nid, const struct lne_health *h)
 {
 	struct kv *k = arg;
-	struct lne_nid nid;
 	size_t len = strlen(k->text);
 
 	(void)h;
-	lnw_nid_from4(nid4, &nid);
-	lne_nid_format(&nid, k->text + len, sizeof(k->text) - len);
+	lne_nid_format(nid, k->text + len, sizeof(k->text) - len);
 	strcat(k->text, " ");
 	return 0;
 }

@@ -723,5 +723,6 @@ Suite *make_node_suite(void)
 	tcase_add_test(tc, hostile_peer_is_cut_off);
 	tcase_add_test(tc, random_bytes_never_crash);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, make_node6_tcase());
 	return s;
 }

@@ -670,8 +670,8 @@ START_TEST(conn_handshake_and_messages)
 
 		for (i = 0; i < 3000; i++)
 			payload[i] = (u8)i;
-		lne_conn_init_active(&a, &h, hs_a);
-		lne_conn_init_passive(&b);
+		lne_conn_init_active(&a, &h, hs_a, NULL);
+		lne_conn_init_passive(&b, NULL);
 		shuttle(&a, &b, chunks[c], ev, &nev);
 		ck_assert_int_eq(nev, 2);
 		ck_assert_int_eq(ev[0].type, LNC_EV_CONNREQ);
@@ -715,7 +715,7 @@ static enum lnw_fault after_handshake(const u8 *bytes, size_t len)
 
 	lnw_connreq_pack(2, pre);
 	lnw_hello_pack(&h, pre + LNW_CONNREQ_SIZE);
-	lne_conn_init_passive(&b);
+	lne_conn_init_passive(&b, NULL);
 	while (off < sizeof(pre))
 		off += lne_conn_input(&b, pre + off, sizeof(pre) - off, &ev);
 	ck_assert_int_eq(b.state, LNC_KSM);
@@ -752,7 +752,7 @@ START_TEST(conn_hostile)
 	ck_assert_int_eq(after_handshake(m, LNW_KSM_SIZE), LNW_OK);
 
 	/* not the acceptor's magic at all */
-	lne_conn_init_passive(&c);
+	lne_conn_init_passive(&c, NULL);
 	lne_conn_input(&c, junk, sizeof(junk), &ev);
 	ck_assert_int_eq(ev.type, LNC_EV_FAULT);
 	ck_assert_int_eq(c.fault, LNW_F_MAGIC);
