@@ -280,14 +280,12 @@ int lnk_nl_health_get(struct sk_buff *skb, struct genl_info *info)
 	return reply_send(info, reply, hdr, rc);
 }
 
-static int put_queued(void *arg, u64 nid4, const struct lne_health *h)
+static int put_queued(void *arg, const struct lne_nid *nid, const struct lne_health *h)
 {
 	struct sk_buff *skb = arg;
 	struct nlattr *e = nla_nest_start(skb, LNETK_HEALTH_A_ENTRY);
-	struct lne_nid nid;
 
-	lnw_nid_from4(nid4, &nid);
-	if (!e || lnk_nl_put_nid(skb, LNETK_HEALTH_A_NID, &nid) ||
+	if (!e || lnk_nl_put_nid(skb, LNETK_HEALTH_A_NID, nid) ||
 	    nla_put_u32(skb, LNETK_HEALTH_A_PINGS, h->ping_count) ||
 	    nla_put_u64_64bit(skb, LNETK_HEALTH_A_NEXT_MS, h->next_ping_ms, LNETK_HEALTH_A_PAD))
 		return -EMSGSIZE;
