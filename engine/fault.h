@@ -25,8 +25,9 @@
 #define LNE_FAULT_PERIOD_MAX 86400u /* interval and latency: a day */
 
 struct lne_fault_attr {
-	bool delay;	    /* a delay rule, else a drop rule */
-	u64 src, dst;	    /* nid4s; 0: any */
+	bool delay;			 /* a delay rule, else a drop rule */
+	struct lne_nid src_nid, dst_nid; /* as given; alen 0: any */
+	u64 src, dst;	    /* their node keys (lne_fault_add() sets large ones'); 0: any */
 	u64 portal_mask;    /* a bit per portal; 0: any */
 	u32 msg_mask;	    /* a bit per LNW_ACK..LNW_REPLY; 0: any */
 	u32 rate, interval; /* exactly one is set */
@@ -59,8 +60,9 @@ int lne_fault_opt(struct lne_fault_attr *a, const char *key, const char *value,
 		  struct lne_err *err);
 /* Add a checked rule (rate xor interval; latency for, and only for, delay); returns its id. */
 int lne_fault_add(struct lne_node *n, const struct lne_fault_attr *a, struct lne_err *err);
-/* Delete the rules of a kind from @src to @dst (0: any), or all; returns how many. */
-int lne_fault_del(struct lne_node *n, bool delay, u64 src, u64 dst, bool all);
+/* Delete the rules of a kind from @src to @dst (NULL: any), or all; returns how many. */
+int lne_fault_del(struct lne_node *n, bool delay, const struct lne_nid *src,
+		  const struct lne_nid *dst, bool all);
 void lne_fault_reset(struct lne_node *n, bool delay);
 /* @fn for each rule of a kind, oldest first; a negative return stops the walk. */
 int lne_fault_each(const struct lne_node *n, bool delay,

@@ -22,19 +22,17 @@ static u64 rnd(struct lne_node *n, u64 below)
 	return below ? (x * 0x2545f4914f6cdd1dull >> 11) % below : 0;
 }
 
-static int opt_nid(u64 *out, const char *key, const char *v, struct lne_err *err)
+/* A NID, or "*" for any; an 8-byte NID's key now, a large one's when the rule is added. */
+static int opt_nid(struct lne_nid *nid, u64 *key, const char *v, struct lne_err *err)
 {
-	struct lne_nid nid;
-
-	if (!strcmp(v, "*")) {
-		*out = 0;
+	memset(nid, 0, sizeof(*nid));
+	*key = 0;
+	if (!strcmp(v, "*"))
 		return 0;
-	}
-	if (lne_nid_parse(v, &nid, err))
+	if (lne_nid_parse(v, nid, err))
 		return -EINVAL;
-	if (lnw_nid4(&nid, out))
-		return lne_err_set(err, -EAFNOSUPPORT, key, -1,
-				   "%s: only IPv4 NIDs carry messages yet", v);
+	if (lnw_nid_is4(nid))
+		lnw_nid4(nid, key);
 	return 0;
 }
 
@@ -78,9 +76,9 @@ int lne_fault_opt(struct lne_fault_attr *a, const char *key, const char *value, 
 	int i, rc;
 
 	if (!strcmp(key, "source"))
-		return opt_nid(&a->src, key, value, err);
+		return opt_nid(&a->src_nid, &a->src, value, err);
 	if (!strcmp(key, "dest"))
-		return opt_nid(&a->dst, key, value, err);
+		return opt_nid(&a->dst_nid, &a->dst, value, err);
 	if (!strcmp(key, "portal"))
 		return opt_mask(key, value, NULL, LNW_PORTALS, LNW_PORTALS, &a->portal_mask, err);
 	if (!strcmp(key, "message")) {
@@ -145,6 +143,12 @@ int lne_fault_add(struct lne_node *n, const struct lne_fault_attr *a, struct lne
 	if (!f)
 		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
 	f->a = *a;
+	/* a large NID is keyed in the node's table, as the messages that name it are */
+	if ((a->src_nid.alen && lne_node_key(n, &a->src_nid, &f->a.src)) ||
+	    (a->dst_nid.alen && lne_node_key(n, &a->dst_nid, &f->a.dst))) {
+		lne_free(f);
+		return lne_err_set(err, -EINVAL, NULL, -1, "a NID no message can carry");
+	}
 	f->id = ++n->fault_ids;
 	f->fire_at = a->rate ? rnd(n, a->rate) : 0;
 	f->window_ms = n->now_ms;
@@ -153,14 +157,15 @@ int lne_fault_add(struct lne_node *n, const struct lne_fault_attr *a, struct lne
 	return (int)f->id;
 }
 
-int lne_fault_del(struct lne_node *n, bool delay, u64 src, u64 dst, bool all)
+int lne_fault_del(struct lne_node *n, bool delay, const struct lne_nid *src,
+		  const struct lne_nid *dst, bool all)
 {
 	struct lne_fault **pp = &n->faults, *f;
 	int gone = 0;
 
 	while ((f = *pp)) {
-		if (f->a.delay == delay &&
-		    (all || ((!src || f->a.src == src) && (!dst || f->a.dst == dst)))) {
+		if (f->a.delay == delay && (all || ((!src || lne_nid_equal(&f->a.src_nid, src)) &&
+						    (!dst || lne_nid_equal(&f->a.dst_nid, dst))))) {
 			*pp = f->next;
 			lne_free(f);
 			gone++;
@@ -212,7 +217,6 @@ int lne_fault_attr_each(const struct lne_fault_attr *a,
 {
 	const char *hs_names[LNE_HS__COUNT];
 	char buf[LNW_PORTALS * 3 + 16];
-	struct lne_nid nid;
 	struct lne_sb sb;
 	int rc = 0, i;
 
@@ -221,15 +225,13 @@ int lne_fault_attr_each(const struct lne_fault_attr *a,
 	for (i = 0; i < 8 && rc >= 0; i++) {
 		static const char *const keys[] = {"source",  "dest",	"rate",	   "interval",
 						   "latency", "portal", "message", "health_error"};
-		u64 nid4 = i == 0 ? a->src : a->dst;
+		const struct lne_nid *nid = i == 0 ? &a->src_nid : &a->dst_nid;
 		u32 num = i == 2 ? a->rate : i == 3 ? a->interval : a->latency;
 
 		lne_sb_init(&sb, buf, sizeof(buf));
 		if (i < 2) {
-			if (nid4)
-				lnw_nid_from4(nid4, &nid);
-			if (nid4)
-				lne_nid_format(&nid, buf, sizeof(buf));
+			if (nid->alen)
+				lne_nid_format(nid, buf, sizeof(buf));
 			else
 				lne_sb_puts(&sb, "*");
 		} else if (i < 5) {

@@ -61,19 +61,10 @@ static int fault_opts(struct nlattr *nest, struct lne_fault_attr *a, struct genl
 	return 0;
 }
 
-/* A NID of a DEL as the rules keep it (0: any). */
-static int fault_nid(const struct nlattr *attr, u64 *out, struct genl_info *info)
+/* A NID of a DEL, if given. */
+static int fault_nid(const struct nlattr *attr, struct lne_nid *nid, struct genl_info *info)
 {
-	struct lne_nid nid;
-	int rc;
-
-	*out = 0;
-	if (!attr)
-		return 0;
-	rc = lnk_nl_get_nid(attr, &nid, info->extack);
-	if (!rc && lnw_nid4(&nid, out))
-		rc = lnk_nl_refuse(info->extack, attr, -EINVAL, "only IPv4 NIDs carry messages");
-	return rc;
+	return attr ? lnk_nl_get_nid(attr, nid, info->extack) : 0;
 }
 
 int lnk_nl_fault(struct sk_buff *skb, struct genl_info *info)
@@ -83,8 +74,8 @@ int lnk_nl_fault(struct sk_buff *skb, struct genl_info *info)
 	struct lne_fault_attr a = {0};
 	struct lne_err err = {.msg = ""};
 	struct sk_buff *reply;
+	struct lne_nid src, dst;
 	struct lne_node *n;
-	u64 src = 0, dst = 0;
 	void *hdr;
 	u8 op;
 	int rc;
@@ -113,7 +104,8 @@ int lnk_nl_fault(struct sk_buff *skb, struct genl_info *info)
 	if (!rc && op == LNETK_FAULT_DEL) {
 		rc = fault_nid(tb[LNETK_FAULT_A_SRC], &src, info)
 			     ?: fault_nid(tb[LNETK_FAULT_A_DST], &dst, info);
-		if (!rc && !src && !dst && !tb[LNETK_FAULT_A_ALL])
+		if (!rc && !tb[LNETK_FAULT_A_SRC] && !tb[LNETK_FAULT_A_DST] &&
+		    !tb[LNETK_FAULT_A_ALL])
 			rc = lnk_nl_refuse(info->extack, nest, -EINVAL,
 					   "say which rules: a source, a destination, or all");
 	}
@@ -127,7 +119,9 @@ int lnk_nl_fault(struct sk_buff *skb, struct genl_info *info)
 		rc = lne_fault_add(n, &a, &err);
 		break;
 	case LNETK_FAULT_DEL:
-		rc = lne_fault_del(n, a.delay, src, dst, tb[LNETK_FAULT_A_ALL] != NULL);
+		rc = lne_fault_del(n, a.delay, tb[LNETK_FAULT_A_SRC] ? &src : NULL,
+				   tb[LNETK_FAULT_A_DST] ? &dst : NULL,
+				   tb[LNETK_FAULT_A_ALL] != NULL);
 		break;
 	default:
 		lne_fault_reset(n, a.delay);

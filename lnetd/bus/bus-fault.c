@@ -111,22 +111,17 @@ int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return sd_bus_reply_method_return(m, "u", (uint32_t)rc);
 }
 
-static int nid4_arg(const char *s, uint64_t *out, sd_bus_error *e)
+/* A rule's NID: *@set false for empty or "*" (any). */
+static int nid_arg(const char *s, struct lne_nid *nid, bool *set, sd_bus_error *e)
 {
-	struct lne_nid nid;
 	char canon[LNE_NID_STR_MAX];
 	int rc;
 
-	*out = 0;
-	if (!*s || !strcmp(s, "*"))
+	*set = *s && strcmp(s, "*");
+	if (!*set)
 		return 0;
-	rc = bus_nid_arg(s, &nid, canon, e);
-	if (rc < 0)
-		return rc;
-	if (lnw_nid4(&nid, out))
-		return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: only IPv4 NIDs carry messages",
-					 canon);
-	return 0;
+	rc = bus_nid_arg(s, nid, canon, e);
+	return rc < 0 ? rc : 0;
 }
 
 /* FaultDelete(s kind, s source, s dest, b all) -> u deleted */
@@ -135,7 +130,8 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	const char *kind, *src, *dst;
 	struct lnetk_err kerr = {""};
-	uint64_t s4, d4;
+	struct lne_nid sn, dn;
+	bool has_s, has_d;
 	struct lne_node *n;
 	struct lnetk *lk;
 	struct caller c;
@@ -148,12 +144,12 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return rc;
 	rc = kind_arg(kind, &delay, e);
 	if (rc >= 0)
-		rc = nid4_arg(src, &s4, e);
+		rc = nid_arg(src, &sn, &has_s, e);
 	if (rc >= 0)
-		rc = nid4_arg(dst, &d4, e);
+		rc = nid_arg(dst, &dn, &has_d, e);
 	if (rc < 0)
 		return rc;
-	if (!all && !s4 && !d4)
+	if (!all && !has_s && !has_d)
 		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					 "say which rules: a source, a destination, or all");
 	rc = bus_authorise(m, &c, e);
@@ -163,13 +159,13 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (rc < 0)
 		return rc;
 	if (lk) {
-		rc = lnetk_fault_del(lk, delay, s4 ? src : NULL, d4 ? dst : NULL, all, &gone,
+		rc = lnetk_fault_del(lk, delay, has_s ? src : NULL, has_d ? dst : NULL, all, &gone,
 				     &kerr);
 		if (rc)
 			return kernel_fail(e, rc, &kerr);
 		return sd_bus_reply_method_return(m, "u", gone);
 	}
-	rc = lne_fault_del(n, delay, s4, d4, all);
+	rc = lne_fault_del(n, delay, has_s ? &sn : NULL, has_d ? &dn : NULL, all);
 	return sd_bus_reply_method_return(m, "u", (uint32_t)rc);
 }
 

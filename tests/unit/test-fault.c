@@ -11,13 +11,15 @@
 
 #define N simnet_nid
 
-static u64 N4(const char *s)
+/* A NID for lne_fault_del(): two at a time live. */
+static const struct lne_nid *NP(const char *s)
 {
-	struct lne_nid nid = N(s);
-	u64 k;
+	static struct lne_nid nids[2];
+	static unsigned int next;
+	struct lne_nid *n = &nids[next++ % 2];
 
-	ck_assert(!lnw_nid4(&nid, &k));
-	return k;
+	*n = N(s);
+	return n;
 }
 
 static const char *const A4[] = {"10.0.0.1@tcp", "10.0.1.1@tcp", "10.0.2.1@tcp", "10.0.3.1@tcp",
@@ -129,9 +131,9 @@ START_TEST(options_and_bounds)
 	for (i = 1; i < LNE_FAULT_RULES_MAX; i++)
 		ck_assert_int_gt(rule(&n, false, good, &err), 0);
 	ck_assert_int_eq(rule(&n, false, good, &err), -ENOSPC);
-	ck_assert_int_eq(lne_fault_del(&n, true, 0, 0, true), 0);
-	ck_assert_int_eq(lne_fault_del(&n, false, N4("10.0.0.9@tcp"), 0, false), 0);
-	ck_assert_int_eq(lne_fault_del(&n, false, N4("10.0.0.1@tcp"), 0, false),
+	ck_assert_int_eq(lne_fault_del(&n, true, NULL, NULL, true), 0);
+	ck_assert_int_eq(lne_fault_del(&n, false, NP("10.0.0.9@tcp"), NULL, false), 0);
+	ck_assert_int_eq(lne_fault_del(&n, false, NP("10.0.0.1@tcp"), NULL, false),
 			 LNE_FAULT_RULES_MAX);
 	lne_node_fini(&n);
 	lne_inst_free(ln);
@@ -161,7 +163,7 @@ START_TEST(rate_and_interval)
 	ck_assert_uint_eq(b->node.st.c.drop_count, 100);
 	lne_fault_reset(&b->node, false);
 	ck_assert_uint_eq(b->node.faults->st.hit, 0);
-	ck_assert_int_eq(lne_fault_del(&b->node, false, 0, 0, true), 1);
+	ck_assert_int_eq(lne_fault_del(&b->node, false, NULL, NULL, true), 1);
 
 	ck_assert_int_eq(rule(&b->node, false, every2s, NULL), 2);
 	for (i = 0; i < 20; i++) { /* 10 messages a second for 20 s */
@@ -276,7 +278,7 @@ START_TEST(delay_holds_sends)
 	ck_assert_uint_eq(b->recv_puts, 5);
 	ck_assert_int_eq(t.ok, 5);
 	ck_assert_uint_eq(a->node.faults->st.hit, 5);
-	ck_assert_int_eq(lne_fault_del(&a->node, true, 0, N4("10.0.0.2@tcp"), false), 1);
+	ck_assert_int_eq(lne_fault_del(&a->node, true, NULL, NP("10.0.0.2@tcp"), false), 1);
 	puts_(a, 5, true, 10000, &t);
 	simnet_pump(&s);
 	ck_assert_uint_eq(b->recv_puts, 10);

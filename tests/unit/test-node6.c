@@ -6,6 +6,7 @@
  * info's large part read by discovery, IPv4 links that stay version 3 next
  * to them, and hostile large forms refused and counted.
  */
+#include "engine/fault.h"
 #include "engine/node.h"
 #include "simnet.h"
 #include "unit.h"
@@ -181,6 +182,51 @@ START_TEST(mixed_rails)
 }
 END_TEST
 
+/* A fault rule names an IPv6 NID as it names an IPv4 one: drops, lists, deletes. */
+START_TEST(fault_rule_on_ipv6)
+{
+	static const char *const an[] = {"10.0.0.1@tcp", "2001:db8::1@tcp", NULL};
+	static const char *const bn[] = {"10.0.0.2@tcp", "2001:db8::2@tcp", NULL};
+	struct lne_nid v4 = simnet_nid("10.0.0.2@tcp"), v6 = simnet_nid("2001:db8::2@tcp");
+	struct lne_fault_attr fa = {0};
+	struct lne_err err = {.msg = ""};
+	struct simnode *a, *b;
+	struct result r = {0};
+	struct simnet s;
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, an);
+	b = simnet_node(&s, bn);
+	ck_assert_int_eq(lne_fault_opt(&fa, "source", "*", &err), 0);
+	ck_assert_int_eq(lne_fault_opt(&fa, "dest", "2001:db8::2@tcp", &err), 0);
+	ck_assert_int_eq(lne_fault_opt(&fa, "rate", "1", &err), 0);
+	ck_assert_int_eq(lne_fault_add(&b->node, &fa, &err), 1);
+	ck_assert_uint_eq(b->node.faults->a.dst_nid.alen, 16);
+	/* what arrives for the IPv6 NID is dropped, the IPv4 one still answers */
+	ck_assert_int_eq(lne_node_ping(&a->node, &v6, NULL, 1000, on_done, &r, NULL), 0);
+	simnet_pump(&s);
+	simnet_advance(&s, 1500);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.done, 1);
+	ck_assert_int_ne(r.status, 0);
+	ck_assert_uint_ge(b->node.faults->st.hit, 1);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(lne_node_ping(&a->node, &v4, NULL, 1000, on_done, &r, NULL), 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.status, 0);
+	free(r.reply);
+	/* deleted by the NID it names, then the IPv6 NID answers */
+	ck_assert_int_eq(lne_fault_del(&b->node, false, NULL, &v4, false), 0);
+	ck_assert_int_eq(lne_fault_del(&b->node, false, NULL, &v6, false), 1);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(lne_node_ping(&a->node, &v6, NULL, 1000, on_done, &r, NULL), 0);
+	simnet_pump(&s);
+	ck_assert_int_eq(r.status, 0);
+	free(r.reply);
+	simnet_fini(&s);
+}
+END_TEST
+
 /* Discovery learns a peer's IPv6 NIDs from the large part of its ping info. */
 START_TEST(discovery_learns_ipv6)
 {
@@ -291,5 +337,6 @@ TCase *make_node6_tcase(void)
 	tcase_add_test(tc, mixed_rails);
 	tcase_add_test(tc, discovery_learns_ipv6);
 	tcase_add_test(tc, hostile_large_forms);
+	tcase_add_test(tc, fault_rule_on_ipv6);
 	return tc;
 }
