@@ -109,6 +109,8 @@ struct store {
 	struct buf change, summary; /* what the open transaction did so far */
 	uint32_t keep_changes;	    /* the history's bounds (store_set_retention()) */
 	uint32_t keep_days;
+	bool whole;   /* store_begin_whole(): no savepoint around each change */
+	bool spoiled; /* ...and one was refused: the transaction cannot commit */
 };
 
 /* Where a change started, to forget its log lines if it is refused. */
