@@ -112,13 +112,13 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 	bind_text(s, 1, peer->nid);
 	sqlite3_bind_int(s, 2, peer->mr);
 	rc = nid_insert(st, s, peer->nid, peer->nid, true, err);
-	/* The peer's row, just inserted (its trigger's insert does not count). */
+	/* The peer's row, just inserted; its NIDs, the primary first (schema 0005). */
 	id = sqlite3_last_insert_rowid(st->db);
-	for (i = 0; !rc && i < peer->nnids; i++) {
+	for (i = 0; !rc && i <= peer->nnids; i++) {
 		s = use(st, S_PEER_NID_ADD_ID);
 		sqlite3_bind_int64(s, 1, id);
-		bind_text(s, 2, peer->nids[i]);
-		rc = nid_insert(st, s, peer->nids[i], peer->nid, false, err);
+		bind_text(s, 2, i ? peer->nids[i - 1] : peer->nid);
+		rc = nid_insert(st, s, i ? peer->nids[i - 1] : peer->nid, peer->nid, !i, err);
 	}
 	if (!rc)
 		json = peer_json_of(peer);
