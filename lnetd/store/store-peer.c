@@ -199,6 +199,7 @@ int store_peer_nid_del(struct store *st, const char *primary, const char *nid,
 
 int store_peer_del(struct store *st, const char *nid, struct store_err *err)
 {
+	struct st_peer p = {0};
 	char *old = NULL;
 	sqlite3_stmt *s;
 	struct mark m;
@@ -206,7 +207,13 @@ int store_peer_del(struct store *st, const char *nid, struct store_err *err)
 
 	if (rc)
 		return rc;
-	rc = peer_json(st, nid, &old, err);
+	/* Its JSON written here from its rows, as for an add: SQLite's JSON functions cost more. */
+	rc = store_peer_get(st, nid, &p, err);
+	if (!rc)
+		old = peer_json_of(&p);
+	st_peer_clear(&p);
+	if (!rc && !old)
+		rc = peer_json(st, nid, &old, err);
 	if (!rc) {
 		s = use(st, S_PEER_DEL);
 		bind_text(s, 1, nid);
