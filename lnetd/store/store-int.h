@@ -133,6 +133,7 @@ int st_list_end(struct store *st, sqlite3_stmt *s, int step, int stop);
 
 /* store.c: the change log of the open transaction, and the savepoint around a change. */
 __attribute__((format(printf, 2, 3))) int st_buf_printf(struct buf *b, const char *fmt, ...);
+__attribute__((sentinel)) int st_buf_cat(struct buf *b, ...);
 int st_op_begin(struct store *st, struct mark *m, struct store_err *err);
 int st_op_end(struct store *st, const struct mark *m, int rc);
 

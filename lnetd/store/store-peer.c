@@ -81,15 +81,16 @@ static char *peer_json_of(const struct st_peer *peer)
 	size_t i;
 	int rc;
 
-	if (!json_plain(peer->nid))
+	if (!json_plain(peer->nid) || (peer->mr != 0 && peer->mr != 1))
 		return NULL;
-	rc = st_buf_printf(&b, "{\"nid\":\"%s\",\"mr\":%d,\"nids\":[", peer->nid, peer->mr);
+	rc = st_buf_cat(&b, "{\"nid\":\"", peer->nid, "\",\"mr\":", peer->mr ? "1" : "0",
+			",\"nids\":[", NULL);
 	for (i = 0; !rc && i < peer->nnids; i++)
 		rc = json_plain(peer->nids[i])
-			     ? st_buf_printf(&b, "%s\"%s\"", i ? "," : "", peer->nids[i])
+			     ? st_buf_cat(&b, i ? "," : "", "\"", peer->nids[i], "\"", NULL)
 			     : -EINVAL;
 	if (!rc)
-		rc = st_buf_printf(&b, "]}");
+		rc = st_buf_cat(&b, "]}", NULL);
 	if (rc) {
 		free(b.s);
 		return NULL;

@@ -75,6 +75,34 @@ int st_buf_printf(struct buf *b, const char *fmt, ...)
 	return 0;
 }
 
+/* Append the strings up to a NULL: no format to interpret (a change's log lines). */
+int st_buf_cat(struct buf *b, ...)
+{
+	const char *p;
+	va_list ap;
+	size_t n;
+	int rc = 0;
+
+	va_start(ap, b);
+	while (!rc && (p = va_arg(ap, const char *))) {
+		n = strlen(p);
+		if (b->len + n + 1 > b->cap) {
+			char *s = realloc(b->s, 2 * (b->len + n + 1));
+
+			if (!s) {
+				rc = -ENOMEM;
+				break;
+			}
+			b->s = s;
+			b->cap = 2 * (b->len + n + 1);
+		}
+		memcpy(b->s + b->len, p, n + 1);
+		b->len += n;
+	}
+	va_end(ap);
+	return rc;
+}
+
 static void buf_cut(struct buf *b, size_t len)
 {
 	b->len = len;
