@@ -131,7 +131,8 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 	err->rc = 0;
 	err->index = 0;
 	err->msg[0] = '\0';
-	rc = store_begin(d->store);
+	/* All or nothing: the first refusal ends the list, so no savepoint per operation. */
+	rc = store_begin_whole(d->store);
 	if (rc) {
 		err->rc = rc;
 		snprintf(err->msg, sizeof(err->msg), "the store cannot start a change");

@@ -22,21 +22,17 @@ int st_log_change(struct store *st, char op, enum kind k, const char *old, const
 		  const char *key, struct store_err *err)
 {
 	const char *name = op == '+' ? "add" : op == '-' ? "del" : "mod";
+	char opk[2] = {op, '\0'};
 	int rc;
 
 	if (old && new && !strcmp(old, new))
 		return 0;
-	rc = st_buf_printf(&st->change, "%s{\"op\":\"%s\",\"obj\":\"%s\"",
-			   st->change.len ? ",\n" : "[", name, st_kinds[k].obj);
-	if (!rc && old)
-		rc = st_buf_printf(&st->change, ",\"old\":%s", old);
-	if (!rc && new)
-		rc = st_buf_printf(&st->change, ",\"new\":%s", new);
+	rc = st_buf_cat(&st->change, st->change.len ? ",\n" : "[", "{\"op\":\"", name,
+			"\",\"obj\":\"", st_kinds[k].obj, "\"", old ? ",\"old\":" : "", old ?: "",
+			new ? ",\"new\":" : "", new ?: "", "}", NULL);
 	if (!rc)
-		rc = st_buf_printf(&st->change, "}");
-	if (!rc)
-		rc = st_buf_printf(&st->summary, "%s%c%s %s", st->summary.len ? "\n" : "", op,
-				   st_kinds[k].obj, key);
+		rc = st_buf_cat(&st->summary, st->summary.len ? "\n" : "", opk, st_kinds[k].obj,
+				" ", key, NULL);
 	return rc ? st_seterr(err, rc, "store: out of memory") : 0;
 }
 

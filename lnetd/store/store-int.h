@@ -109,6 +109,8 @@ struct store {
 	struct buf change, summary; /* what the open transaction did so far */
 	uint32_t keep_changes;	    /* the history's bounds (store_set_retention()) */
 	uint32_t keep_days;
+	bool whole;   /* store_begin_whole(): no savepoint around each change */
+	bool spoiled; /* ...and one was refused: the transaction cannot commit */
 };
 
 /* Where a change started, to forget its log lines if it is refused. */
@@ -131,6 +133,7 @@ int st_list_end(struct store *st, sqlite3_stmt *s, int step, int stop);
 
 /* store.c: the change log of the open transaction, and the savepoint around a change. */
 __attribute__((format(printf, 2, 3))) int st_buf_printf(struct buf *b, const char *fmt, ...);
+__attribute__((sentinel)) int st_buf_cat(struct buf *b, ...);
 int st_op_begin(struct store *st, struct mark *m, struct store_err *err);
 int st_op_end(struct store *st, const struct mark *m, int rc);
 

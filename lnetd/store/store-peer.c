@@ -81,15 +81,16 @@ static char *peer_json_of(const struct st_peer *peer)
 	size_t i;
 	int rc;
 
-	if (!json_plain(peer->nid))
+	if (!json_plain(peer->nid) || (peer->mr != 0 && peer->mr != 1))
 		return NULL;
-	rc = st_buf_printf(&b, "{\"nid\":\"%s\",\"mr\":%d,\"nids\":[", peer->nid, peer->mr);
+	rc = st_buf_cat(&b, "{\"nid\":\"", peer->nid, "\",\"mr\":", peer->mr ? "1" : "0",
+			",\"nids\":[", NULL);
 	for (i = 0; !rc && i < peer->nnids; i++)
 		rc = json_plain(peer->nids[i])
-			     ? st_buf_printf(&b, "%s\"%s\"", i ? "," : "", peer->nids[i])
+			     ? st_buf_cat(&b, i ? "," : "", "\"", peer->nids[i], "\"", NULL)
 			     : -EINVAL;
 	if (!rc)
-		rc = st_buf_printf(&b, "]}");
+		rc = st_buf_cat(&b, "]}", NULL);
 	if (rc) {
 		free(b.s);
 		return NULL;
@@ -112,13 +113,13 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 	bind_text(s, 1, peer->nid);
 	sqlite3_bind_int(s, 2, peer->mr);
 	rc = nid_insert(st, s, peer->nid, peer->nid, true, err);
-	/* The peer's row, just inserted (its trigger's insert does not count). */
+	/* The peer's row, just inserted; its NIDs, the primary first (schema 0005). */
 	id = sqlite3_last_insert_rowid(st->db);
-	for (i = 0; !rc && i < peer->nnids; i++) {
+	for (i = 0; !rc && i <= peer->nnids; i++) {
 		s = use(st, S_PEER_NID_ADD_ID);
 		sqlite3_bind_int64(s, 1, id);
-		bind_text(s, 2, peer->nids[i]);
-		rc = nid_insert(st, s, peer->nids[i], peer->nid, false, err);
+		bind_text(s, 2, i ? peer->nids[i - 1] : peer->nid);
+		rc = nid_insert(st, s, i ? peer->nids[i - 1] : peer->nid, peer->nid, !i, err);
 	}
 	if (!rc)
 		json = peer_json_of(peer);
@@ -199,6 +200,7 @@ int store_peer_nid_del(struct store *st, const char *primary, const char *nid,
 
 int store_peer_del(struct store *st, const char *nid, struct store_err *err)
 {
+	struct st_peer p = {0};
 	char *old = NULL;
 	sqlite3_stmt *s;
 	struct mark m;
@@ -206,7 +208,13 @@ int store_peer_del(struct store *st, const char *nid, struct store_err *err)
 
 	if (rc)
 		return rc;
-	rc = peer_json(st, nid, &old, err);
+	/* Its JSON written here from its rows, as for an add: SQLite's JSON functions cost more. */
+	rc = store_peer_get(st, nid, &p, err);
+	if (!rc)
+		old = peer_json_of(&p);
+	st_peer_clear(&p);
+	if (!rc && !old)
+		rc = peer_json(st, nid, &old, err);
 	if (!rc) {
 		s = use(st, S_PEER_DEL);
 		bind_text(s, 1, nid);

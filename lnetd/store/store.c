@@ -75,6 +75,34 @@ int st_buf_printf(struct buf *b, const char *fmt, ...)
 	return 0;
 }
 
+/* Append the strings up to a NULL: no format to interpret (a change's log lines). */
+int st_buf_cat(struct buf *b, ...)
+{
+	const char *p;
+	va_list ap;
+	size_t n;
+	int rc = 0;
+
+	va_start(ap, b);
+	while (!rc && (p = va_arg(ap, const char *))) {
+		n = strlen(p);
+		if (b->len + n + 1 > b->cap) {
+			char *s = realloc(b->s, 2 * (b->len + n + 1));
+
+			if (!s) {
+				rc = -ENOMEM;
+				break;
+			}
+			b->s = s;
+			b->cap = 2 * (b->len + n + 1);
+		}
+		memcpy(b->s + b->len, p, n + 1);
+		b->len += n;
+	}
+	va_end(ap);
+	return rc;
+}
+
 static void buf_cut(struct buf *b, size_t len)
 {
 	b->len = len;
@@ -90,17 +118,20 @@ int st_op_begin(struct store *st, struct mark *m, struct store_err *err)
 		return st_seterr(err, -EINVAL, "store: changes need a transaction (store_begin)");
 	m->change = st->change.len;
 	m->summary = st->summary.len;
-	return st_exec(st, use(st, S_SAVEPOINT), err);
+	return st->whole ? 0 : st_exec(st, use(st, S_SAVEPOINT), err);
 }
 
 int st_op_end(struct store *st, const struct mark *m, int rc)
 {
 	if (rc) {
-		st_exec(st, use(st, S_ROLLBACK_TO), NULL);
+		if (!st->whole)
+			st_exec(st, use(st, S_ROLLBACK_TO), NULL);
+		st->spoiled |= st->whole;
 		buf_cut(&st->change, m->change);
 		buf_cut(&st->summary, m->summary);
 	}
-	st_exec(st, use(st, S_RELEASE), NULL);
+	if (!st->whole)
+		st_exec(st, use(st, S_RELEASE), NULL);
 	/* An I/O error or a full disk may have ended the whole transaction. */
 	if (sqlite3_get_autocommit(st->db)) {
 		buf_cut(&st->change, 0);
@@ -117,7 +148,16 @@ int store_begin(struct store *st)
 		return -EBUSY;
 	buf_cut(&st->change, 0);
 	buf_cut(&st->summary, 0);
+	st->whole = st->spoiled = false;
 	return st_exec(st, use(st, S_BEGIN), NULL);
+}
+
+int store_begin_whole(struct store *st)
+{
+	int rc = store_begin(st);
+
+	st->whole = !rc;
+	return rc;
 }
 
 /* The WAL's size (SQLite truncates it to this at each reset: journal_size_limit). */
@@ -167,7 +207,11 @@ int store_commit(struct store *st, const struct st_who *who, uint64_t *gen, stru
 
 	if (sqlite3_get_autocommit(st->db))
 		return st_seterr(err, -EINVAL, "store: no transaction is open");
-	if (st->change.len) {
+	if (st->spoiled)
+		rc = st_seterr(err, -EINVAL,
+			       "store: a change of this all-or-nothing transaction was refused; "
+			       "nothing is kept");
+	else if (st->change.len) {
 		rc = st_buf_printf(&st->change, "]");
 		s = use(st, S_HIST_ADD);
 		sqlite3_bind_int64(s, 1, time(NULL));

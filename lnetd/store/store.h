@@ -20,6 +20,13 @@
  * refused change leaves nothing behind, the transaction stays usable.
  * store_rollback() forgets everything since store_begin().
  *
+ * store_begin_whole() opens a transaction that is all or nothing: no
+ * savepoint is taken around each change (SQLite copies every page a change
+ * touches into the savepoint's journal: most of the cost of a big import),
+ * so a refused change may leave part of itself behind, and store_commit()
+ * then refuses the whole transaction.  For callers that give up on the
+ * first refusal anyway (lnetd's changes).
+ *
  * Output: list callbacks get objects whose strings live until the callback
  * returns (copy what you keep); callbacks return 0 to go on, or a negative
  * errno that stops the listing and is returned; they must not call the
@@ -188,6 +195,7 @@ int store_info(struct store *st, struct st_info *info);
 int store_generation(struct store *st, uint64_t *gen);
 
 int store_begin(struct store *st); /* -EBUSY if one is open already */
+int store_begin_whole(struct store *st);
 /* Write the history entry (if anything changed) and commit; *gen (may be NULL) gets the
  * store's generation after it. */
 int store_commit(struct store *st, const struct st_who *who, uint64_t *gen, struct store_err *err);

@@ -71,6 +71,46 @@ START_TEST(transactions_all_or_nothing)
 }
 END_TEST
 
+/*
+ * store_begin_whole(): no savepoint per change, so a refused change may
+ * leave part of itself (here a peer whose second NID is taken leaves its
+ * row and primary NID): the commit then refuses everything.
+ */
+START_TEST(whole_transaction_refused_change_keeps_nothing)
+{
+	const char *nids2[] = {"10.0.0.2@tcp"}, *taken[] = {"10.0.0.2@tcp"};
+	struct st_peer p1 = {"10.0.0.1@tcp", 1, 1, nids2};
+	struct st_peer p3 = {"10.0.0.3@tcp", 1, 1, taken};
+	struct st_peer p2 = {"10.0.0.2@tcp", 0, 0, NULL};
+
+	st = open_ok();
+	RAW_EQ("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'", "0");
+	OK(store_begin_whole(st));
+	OK(store_peer_add(st, &p1, err));
+	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp",
+	      store_peer_add(st, &p3, err));
+	FAILS(-EINVAL, "nothing is kept", store_commit(st, NULL, NULL, err));
+	DUMP_EQ("");
+	ck_assert_uint_eq(generation(), 0);
+
+	/* The primary NID is checked as the trigger of schema 1 to 4 checked it. */
+	OK(store_begin_whole(st));
+	OK(store_peer_add(st, &p1, err));
+	ck_assert_uint_eq(commit("whole"), 1);
+	OK(store_begin_whole(st));
+	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp",
+	      store_peer_add(st, &p2, err));
+	OK(store_rollback(st));
+
+	/* A plain transaction after it has its savepoints again: a refusal stands alone. */
+	OK(store_begin(st));
+	FAILS(-EEXIST, "peer 10.0.0.1@tcp exists already", store_peer_add(st, &p1, err));
+	OK(store_peer_add(st, &(struct st_peer){"10.0.0.9@tcp", 0, 0, NULL}, err));
+	ck_assert_uint_eq(commit("plain"), 2);
+	DUMP_EQ("peer 10.0.0.1@tcp mr=1 10.0.0.2@tcp\npeer 10.0.0.9@tcp mr=0\n");
+}
+END_TEST
+
 struct hist_seen {
 	uint64_t gen[8];
 	int n;
@@ -552,6 +592,7 @@ END_TEST
 void store_history_tests(TCase *tc)
 {
 	tcase_add_test(tc, transactions_all_or_nothing);
+	tcase_add_test(tc, whole_transaction_refused_change_keeps_nothing);
 	tcase_add_test(tc, history_records_every_change);
 	tcase_add_test(tc, state_replace_records_only_differences);
 	tcase_add_test(tc, undo_returns_to_every_generation);
