@@ -512,11 +512,21 @@ static bool has_line(const char *text, char mark, const char *key)
  * is on (Lustre refuses it) is kept, as desired state: the net may be added
  * later.  The caller is told: "!route NET GATEWAY: why".
  */
+bool lnetd_net_configured(const struct lnetd *d, const char *net)
+{
+	size_t k;
+
+	for (k = 0; k < d->nnis; k++)
+		if (!strcmp(d->nis[k].net, net))
+			return true;
+	return false;
+}
+
 static int route_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n, char **summary)
 {
 	char net[LNE_NET_STR_MAX], *more;
 	struct lne_nid gw;
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct st_route *r = &ops[i].u.route;
@@ -525,9 +535,7 @@ static int route_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t
 		    lne_nid_parse(r->gateway ?: "", &gw, NULL))
 			continue;
 		lne_net_format(lne_nid_net(&gw), net, sizeof(net));
-		for (k = 0; k < d->nnis && strcmp(d->nis[k].net, net); k++)
-			;
-		if (k < d->nnis)
+		if (lnetd_net_configured(d, net))
 			continue;
 		if (asprintf(&more,
 			     "%s%s!route %s %s: no NI is configured on %s, the net of the "

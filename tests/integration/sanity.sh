@@ -318,6 +318,7 @@ t_99a() {
 	must route add --net tcp --gateway 1@gni && out_has "warning" && out_has "1@gni" &&
 		out_has "no NI is configured on gni"
 	lc export --backup && out_has "gateway: 1@gni"
+	lc status && out_has "name: tcp 1@gni" && out_has "no NI is configured on gni"
 	must net add --net tcp1 --if "$IF0"
 	must route add --net tcp2 --gateway 10.1.0.30@tcp1 && out_lacks "warning"
 	lc import --dry-run <<-EOF
