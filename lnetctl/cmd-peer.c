@@ -334,6 +334,18 @@ static int peer_entry(sd_bus_message *r, const char *key, void *arg)
 	return rc < 0 ? rc : 1;
 }
 
+/*
+ * Lustre's peer state bits: Multi-Rail (0), configured (3), discovered (4),
+ * and the primary NID locked (20), as every configured peer's is in lnetd.
+ */
+static uint32_t peer_state(const struct peer_row *row)
+{
+	bool configured = !row->implicit && !row->discovered;
+	bool found = row->discovered || (row->found_nids && *row->found_nids);
+
+	return (row->mr ? 1u : 0) | (configured ? 1u << 3 | 1u << 20 : 0) | (found ? 1u << 4 : 0);
+}
+
 static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, bool verbose,
 		      const struct ctl_counters *counters)
 {
@@ -344,16 +356,9 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 	yout_str(y, row->prim);
 	yout_key(y, "Multi-Rail");
 	yout_bool(y, row->mr);
-	/* Lustre's state bits: Multi-Rail (0), configured (3), discovered (4), and
-	 * the primary NID locked (20), as every configured peer's is. */
 	if (verbose) {
-		bool conf = !row->implicit && !row->discovered;
-
 		yout_key(y, "peer state");
-		yout_u32(y,
-			 (row->mr ? 1u : 0) | (conf ? 1u << 3 | 1u << 20 : 0) |
-				 (row->discovered || (row->found_nids && *row->found_nids) ? 1u << 4
-											   : 0));
+		yout_u32(y, peer_state(row));
 	}
 	/* lnetd's mark: made or found by discovery (runtime); configured ones have none */
 	if (row->discovered) {

@@ -502,16 +502,6 @@ static bool has_line(const char *text, char mark, const char *key)
 	return false;
 }
 
-/*
- * An ip2nets rule a change adds that matches no interface now is kept (it is
- * desired state: a NIC may come later), but the caller is told, one line per
- * rule appended to @summary: "!ni NET IF PATTERN: why".
- */
-/*
- * A route a change adds through a gateway on a net no NI of the configuration
- * is on (Lustre refuses it) is kept, as desired state: the net may be added
- * later.  The caller is told: "!route NET GATEWAY: why".
- */
 bool lnetd_net_configured(const struct lnetd *d, const char *net)
 {
 	size_t k;
@@ -522,6 +512,11 @@ bool lnetd_net_configured(const struct lnetd *d, const char *net)
 	return false;
 }
 
+/*
+ * A route a change adds through a gateway on a net no NI of the configuration
+ * is on (Lustre refuses it) is kept, as desired state: the net may be added
+ * later.  The caller is told: "!route NET GATEWAY: why".
+ */
 static int route_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n, char **summary)
 {
 	char net[LNE_NET_STR_MAX], *more;
@@ -549,6 +544,11 @@ static int route_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t
 	return 0;
 }
 
+/*
+ * An ip2nets rule a change adds that matches no interface now is kept (it is
+ * desired state: a NIC may come later), but the caller is told, one line per
+ * rule appended to @summary: "!ni NET IF PATTERN: why"; and so of routes.
+ */
 int lnetd_nis_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n, char **summary)
 {
 	char net[LNE_NET_STR_MAX];
