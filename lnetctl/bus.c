@@ -347,7 +347,7 @@ static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive
 	if (rc >= 0)
 		rc = ctl_read_strv(reply, changes);
 	sd_bus_message_unref(reply);
-	/* lnetd's notes ("!ni NET IF PATTERN: why"): a dry run lists them. */
+	/* lnetd's notes ("!ni NET IF PATTERN: why", "!route NET GW: why"): a dry run lists them. */
 	for (c = rc >= 0 && !dry ? *changes : NULL; c && *c; c++) {
 		const char *why = strstr(*c, ": ");
 
@@ -356,6 +356,10 @@ static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive
 				"lnetctl %s: warning: the ip2nets rule %.*s matches no interface "
 				"now (%s); it is kept, pending, and applies when one does\n",
 				ctl_cmd_name, (int)(why - *c - 4), *c + 4, why + 2);
+		else if (!strncmp(*c, "!route ", 7) && why)
+			fprintf(stderr,
+				"lnetctl %s: warning: the route %.*s is kept, but unused while %s\n",
+				ctl_cmd_name, (int)(why - *c - 7), *c + 7, why + 2);
 	}
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's reply makes no sense: %s", strerror(-rc))
 		      : 0;

@@ -489,7 +489,7 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 
 	rc = ctl_bus(&bus);
 	if (!rc)
-		rc = ctl_export(bus, &doc, &gen);
+		rc = ctl_export(bus, &doc, &gen) ?: ctl_gateway_peers(bus, &doc);
 	if (!rc && ctl_opt(opt, "backup")->given)
 		rc = add_all_globals(bus, &doc) ?: add_all_tunables(&doc) ?: add_all_cpts(bus, &doc);
 	sd_bus_flush_close_unref(bus);

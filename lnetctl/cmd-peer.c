@@ -334,6 +334,18 @@ static int peer_entry(sd_bus_message *r, const char *key, void *arg)
 	return rc < 0 ? rc : 1;
 }
 
+/*
+ * Lustre's peer state bits: Multi-Rail (0), configured (3), discovered (4),
+ * and the primary NID locked (20), as every configured peer's is in lnetd.
+ */
+static uint32_t peer_state(const struct peer_row *row)
+{
+	bool configured = !row->implicit && !row->discovered;
+	bool found = row->discovered || (row->found_nids && *row->found_nids);
+
+	return (row->mr ? 1u : 0) | (configured ? 1u << 3 | 1u << 20 : 0) | (found ? 1u << 4 : 0);
+}
+
 static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, bool verbose,
 		      const struct ctl_counters *counters)
 {
@@ -344,6 +356,10 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 	yout_str(y, row->prim);
 	yout_key(y, "Multi-Rail");
 	yout_bool(y, row->mr);
+	if (verbose) {
+		yout_key(y, "peer state");
+		yout_u32(y, peer_state(row));
+	}
 	/* lnetd's mark: made or found by discovery (runtime); configured ones have none */
 	if (row->discovered) {
 		yout_key(y, "discovered");
@@ -435,14 +451,14 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		/* --nid: the peer that has this NID, primary or not. */
 		for (i = 0; !match && i < row.n; i++)
 			match = !strcmp(row.nids[i].nid, want->val);
-		/* An implicit peer (a gateway no one configured) is not shown. */
-		if (rc >= 0 && match && !row.implicit && list_only) {
+		/* Implicit peers (gateways no one configured) too, as Lustre's. */
+		if (rc >= 0 && match && list_only) {
 			shown++;
 			yout_map_begin(y);
 			yout_key(y, "nid");
 			yout_str(y, row.prim);
 			yout_map_end(y);
-		} else if (rc >= 0 && match && !row.implicit) {
+		} else if (rc >= 0 && match) {
 			shown++;
 			peer_yaml(y, bus, &row, verbose, counters);
 		}
@@ -468,6 +484,78 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc;
+}
+
+static int cmp_primary(const void *a, const void *b)
+{
+	return strcmp(cf_op_get_str(a, "primary"), cf_op_get_str(b, "primary"));
+}
+
+static bool peer_op(const struct cf_op *op)
+{
+	return !strcmp(op->obj, "peer") && !strcmp(op->verb, "add") && cf_op_get_str(op, "primary");
+}
+
+/* @doc's peers by primary NID text, as lnetd lists its stored ones. */
+static int sort_peers(struct cf_doc *doc)
+{
+	struct cf_op *v = malloc((doc->nop ? doc->nop : 1) * sizeof(*v));
+	size_t i, n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < doc->nop; i++)
+		if (peer_op(&doc->op[i]))
+			v[n++] = doc->op[i];
+	qsort(v, n, sizeof(*v), cmp_primary);
+	for (i = 0, n = 0; i < doc->nop; i++)
+		if (peer_op(&doc->op[i]))
+			doc->op[i] = v[n++];
+	free(v);
+	return 0;
+}
+
+/*
+ * The peers lnetd made for route gateways, into @doc as export writes them
+ * (Lustre's export lists every peer): non-Multi-Rail, the one NID.
+ */
+int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
+{
+	struct peer_row row = {.nids = NULL};
+	sd_bus_message *r = NULL;
+	int rc = ctl_call(bus, "ListPeers", &r, NULL);
+
+	if (rc)
+		return rc;
+	rc = sd_bus_message_enter_container(r, 'a', "(sa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
+		struct cf_op *op = NULL;
+
+		row.implicit = 0;
+		row.n = 0;
+		rc = sd_bus_message_read(r, "s", &row.prim);
+		if (rc >= 0)
+			rc = ctl_read_dict(r, peer_entry, &row);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		ctl_strv_free(row.found_nids);
+		row.found_nids = NULL;
+		if (rc < 0 || !row.implicit)
+			continue;
+		op = cf_op_new("add", "peer");
+		if (!op || cf_op_set_str(op, "primary", row.prim) ||
+		    cf_op_set_bool(op, "multi_rail", false)) {
+			cf_op_free(op);
+			rc = -ENOMEM;
+		} else if (cf_doc_push(doc, op)) { /* it frees @op either way */
+			rc = -ENOMEM;
+		}
+	}
+	free(row.nids);
+	sd_bus_message_unref(r);
+	if (rc >= 0)
+		rc = sort_peers(doc);
+	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the peers: %s", strerror(-rc)) : 0;
 }
 
 static int peer_list(struct ctl_opt *opt, int argc, char **argv)
@@ -510,15 +598,17 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 0,
 	 0},
 	{"peer del",
-	 "--prim_nid NID [--nid NID[,NID...]] | --nid NID[,NID...]",
+	 "--prim_nid NID [--nid NID[,NID...]] [--force] | --nid NID[,NID...]",
 	 "Remove a peer, or only the NIDs given (which name their peer).",
 	 peer_del,
-	 {{"prim-nid", 0, "NID", "the peer's primary NID"}, {"nid", 0, "NIDS", "only these NIDs"}},
+	 {{"prim-nid", 0, "NID", "the peer's primary NID"},
+	  {"nid", 0, "NIDS", "only these NIDs"},
+	  {"force", 0, NULL, "also a locked primary NID (accepted: lnetd always deletes it)"}},
 	 0,
 	 0},
 	{"peer show",
 	 "[--nid NID] [-v]",
-	 "Show the configured peers as YAML.",
+	 "Show the peers (configured, discovered, route gateways) as YAML.",
 	 peer_show,
 	 {{"nid", 0, "NID", "only the peer that has this NID"},
 	  {"verbose", 'v', NULL,
@@ -527,7 +617,7 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 0},
 	{"peer list",
 	 "",
-	 "List the configured peers by primary NID.",
+	 "List the peers by primary NID.",
 	 peer_list,
 	 {{"nid", 0, "NID", "only the peer that has this NID"}, {"verbose", 'v', NULL, "ignored"}},
 	 0,

@@ -137,6 +137,7 @@ int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, u
 		 char ***changes, const char *fname);
 /* The desired state as operations. */
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
+int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc);
 
 /* One UDSP rule of ListRules' reply; strings live as long as the reply. */
 struct ctl_rule {

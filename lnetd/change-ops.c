@@ -176,6 +176,40 @@ static int nid_parse(const char *s, struct lne_nid *nid, char *canon, struct msg
 	return 0;
 }
 
+/*
+ * A route's gateway is a peer of its routes' making (implicit).  Lustre
+ * refuses to add it (sanity-lnet 105), or to give its NID to another peer:
+ * so does lnetd, but an add of it as it is (non-Multi-Rail, its one NID,
+ * as export writes it) is an add of what exists: 1, for the caller to judge.
+ */
+static int gateway_check(struct lnetd *d, const struct lne_peer *peer, const struct lne_nid *prim,
+			 const struct lnetd_op *op, const struct lne_nid *nids,
+			 char (*canon)[LNE_NID_STR_MAX], struct msg *m)
+{
+	char pbuf[LNE_NID_STR_MAX];
+	size_t i;
+
+	lne_nid_format(prim, pbuf, sizeof(pbuf));
+	for (i = 0; peer && peer->implicit && i < op->u.peer.n; i++)
+		if (!lne_nid_equal(&nids[i], prim))
+			break;
+	if (peer && peer->implicit)
+		return op->u.peer.mr == 0 && i == op->u.peer.n
+			       ? 1
+			       : say(m, -EBUSY,
+				     "%s is a route's gateway: its peer is non-Multi-Rail with this "
+				     "one NID; delete its routes to configure it otherwise",
+				     pbuf);
+	for (i = 0; i < op->u.peer.n; i++) {
+		const struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &nids[i]);
+
+		if (pni && lne_peer_of(pni)->implicit)
+			return say(m, -EBUSY, "%s is a route's gateway, not a NID of peer %s",
+				   canon[i], pbuf);
+	}
+	return 0;
+}
+
 static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
@@ -207,7 +241,14 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		rc = nid_parse(op->u.peer.nids[i], &nids[i], canon[i], m);
 	if (rc)
 		goto out;
-	/* a peer discovery made becomes configured, and goes to the store, as a gateway does */
+	rc = gateway_check(d, peer, &prim, op, nids, canon, m);
+	if (rc > 0) { /* the gateway as it is: an import's no-op, else "exists already" */
+		rc = op->ensure ? 0 : say(m, -EEXIST, "peer %s exists already", pbuf);
+		goto out;
+	}
+	if (rc)
+		goto out;
+	/* a peer discovery made becomes configured, and goes to the store */
 	created = !peer || peer->implicit || peer->discovered;
 	mr = op->u.peer.mr < 0 ? 1 : !!op->u.peer.mr;
 	if (created) {

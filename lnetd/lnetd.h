@@ -157,6 +157,8 @@ void lnetd_nis_free(struct lnetd *d);
 struct lnetd_op;
 /* Append to @summary a "!ni NET IF PATTERN: why" line per ip2nets NI @ops add that matches nothing. */
 int lnetd_nis_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n, char **summary);
+/* Whether an NI of the configuration (applied or pending) is on @net (canonical). */
+bool lnetd_net_configured(const struct lnetd *d, const char *net);
 /* Rebuild the mirror and the NIs (and the TBF policies if @tbf) from the store, after a
  * refused or dry-run change or a rollback. */
 int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why);

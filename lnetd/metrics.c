@@ -435,6 +435,27 @@ int lnetd_status_read(struct lnetd *d, struct lnetd_status *s)
 	return 0;
 }
 
+/* The routes through a gateway on a net no NI is configured on (kept: lnetd(8)). */
+static int routes_pending(struct lnetd *d, lnetd_pending_fn fn, void *arg)
+{
+	char net[LNE_NET_STR_MAX], rnet[LNE_NET_STR_MAX], gw[LNE_NID_STR_MAX];
+	char key[LNE_NET_STR_MAX + LNE_NID_STR_MAX + 2], why[LNE_NET_STR_MAX + 32];
+	const struct lne_route *r;
+	int rc = 0;
+
+	lne_list_for_each_entry(r, &d->mirror->routes, link) {
+		lne_net_format(lne_nid_net(&r->gw->nid), net, sizeof(net));
+		if (rc < 0 || lnetd_net_configured(d, net))
+			continue;
+		lne_net_format(r->rnet->id, rnet, sizeof(rnet));
+		lne_nid_format(&r->gw->nid, gw, sizeof(gw));
+		snprintf(key, sizeof(key), "%s %s", rnet, gw);
+		snprintf(why, sizeof(why), "no NI is configured on %s", net);
+		rc = fn(arg, "route", key, why);
+	}
+	return rc;
+}
+
 int lnetd_pending_each(struct lnetd *d, const struct lnetd_status *s, lnetd_pending_fn fn,
 		       void *arg)
 {
@@ -450,7 +471,7 @@ int lnetd_pending_each(struct lnetd *d, const struct lnetd_status *s, lnetd_pend
 		lnetd_ni_name(n, key, sizeof(key));
 		rc = fn(arg, "net", key, n->reason);
 	}
-	return rc;
+	return rc < 0 ? rc : routes_pending(d, fn, arg);
 }
 
 static int add_pending(void *arg, const char *kind, const char *object, const char *reason)

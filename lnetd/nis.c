@@ -519,10 +519,52 @@ static bool has_line(const char *text, char mark, const char *key)
 	return false;
 }
 
+bool lnetd_net_configured(const struct lnetd *d, const char *net)
+{
+	size_t k;
+
+	for (k = 0; k < d->nnis; k++)
+		if (!strcmp(d->nis[k].net, net))
+			return true;
+	return false;
+}
+
+/*
+ * A route a change adds through a gateway on a net no NI of the configuration
+ * is on (Lustre refuses it) is kept, as desired state: the net may be added
+ * later.  The caller is told: "!route NET GATEWAY: why".
+ */
+static int route_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n, char **summary)
+{
+	char net[LNE_NET_STR_MAX], *more;
+	struct lne_nid gw;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct st_route *r = &ops[i].u.route;
+
+		if (ops[i].obj != OBJ_ROUTE || ops[i].verb != VERB_ADD ||
+		    lne_nid_parse(r->gateway ?: "", &gw, NULL))
+			continue;
+		lne_net_format(lne_nid_net(&gw), net, sizeof(net));
+		if (lnetd_net_configured(d, net))
+			continue;
+		if (asprintf(&more,
+			     "%s%s!route %s %s: no NI is configured on %s, the net of the "
+			     "gateway %s",
+			     *summary, **summary ? "\n" : "", r->net, r->gateway, net,
+			     r->gateway) < 0)
+			return -ENOMEM;
+		free(*summary);
+		*summary = more;
+	}
+	return 0;
+}
+
 /*
  * An ip2nets rule a change adds that matches no interface now is kept (it is
  * desired state: a NIC may come later), but the caller is told, one line per
- * rule appended to @summary: "!ni NET IF PATTERN: why".
+ * rule appended to @summary: "!ni NET IF PATTERN: why"; and so of routes.
  */
 int lnetd_nis_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n, char **summary)
 {
@@ -530,6 +572,8 @@ int lnetd_nis_notes(const struct lnetd *d, const struct lnetd_op *ops, size_t n,
 	lne_net_t id;
 	size_t i, k;
 
+	if (route_notes(d, ops, n, summary))
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct st_ni *sn = &ops[i].u.ni;
 

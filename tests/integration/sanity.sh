@@ -216,16 +216,28 @@ t_25() {
 	must peer add --prim_nid 25@gni --nid "[26-27].[4-10/3].26.26@tcp,26.26.26.26@o2ib,[30-35]@gni" &&
 		peer_del_is 25@gni "[26-27].[4-10/3].26.26@tcp,26.26.26.26@o2ib,[30-35]@gni"
 }
-t_26() {
-	reinit || return
-	must peer add --prim_nid 1.1.1.1@tcp --lock_prim
-	lc peer show -v 4 --nid 1.1.1.1@tcp
+# locked_state NID: the peer's "peer state" has Lustre's LNET_PEER_LOCK_PRIMARY.
+locked_state() {
+	lc peer show -v 4 --nid "$1"
 	st=$(printf '%s\n' "$OUT" | awk '/peer state/ {print $NF}')
 	[ $((${st:-0} & (1 << 20))) != 0 ] || err "peer state lacks the locked bit: '$st'"
-	must peer del --prim_nid 1.1.1.1@tcp
+}
+t_26() {
+	# Every configured peer is locked in lnetd, so Lustre's peer del
+	# without --force (which keeps a locked primary NID) would delete
+	# nothing ever: lnetd's deletes the peer, with or without --force
+	# (lnetctl(8), DIFFERENCES).
+	reinit || return
+	must peer add --prim_nid 1.1.1.1@tcp --lock_prim
+	locked_state 1.1.1.1@tcp
+	must peer add --prim_nid 1.1.1.2@tcp
+	locked_state 1.1.1.2@tcp
+	must peer del --prim_nid 1.1.1.2@tcp
+	must_fail peer show --nid 1.1.1.2@tcp
 	lc peer show --nid 1.1.1.1@tcp && out_has 1.1.1.1@tcp
 	must peer del --prim_nid 1.1.1.1@tcp --force
 	must_fail peer show --nid 1.1.1.1@tcp
+	must_fail peer del --prim_nid 1.1.1.1@tcp --force
 }
 t_27() {
 	reinit || return
@@ -299,8 +311,22 @@ t_99a() {
 		"1.]2[.3.4@o2ib1.[2-4,[5-6],7-8].1.1@tcp" foobar; do
 		must_fail peer add --prim_nid 1.1.1.1@tcp --nid "$s"
 	done
-	must_fail route add --net tcp --gateway 1@gni
 	cp "$T/global.yaml" "$T/exp.yaml" && same_as_expected "after the refusals"
+	# Lustre refuses a route through a gateway on no local net; lnetd keeps
+	# it as desired state (the net may come later) and warns, naming the
+	# gateway (lnetctl(8), DIFFERENCES).
+	must route add --net tcp --gateway 1@gni && out_has "warning" && out_has "1@gni" &&
+		out_has "no NI is configured on gni"
+	lc export --backup && out_has "gateway: 1@gni"
+	lc status && out_has "name: tcp 1@gni" && out_has "no NI is configured on gni"
+	must net add --net tcp1 --if "$IF0"
+	must route add --net tcp2 --gateway 10.1.0.30@tcp1 && out_lacks "warning"
+	lc import --dry-run <<-EOF
+		route:
+		    - net: o2ib
+		      gateway: 2@gni
+	EOF
+	out_has "route o2ib 2@gni: no NI is configured on gni"
 }
 t_99b() {
 	reinit && cp "$T/global.yaml" "$T/exp.yaml"
@@ -327,7 +353,11 @@ t_100() {
 	gateways_are "$T/act.yaml" $GW
 	grep -q 'hop: -1' "$T/act.yaml" || err "an unset hop is not exported as -1: $(cat "$T/act.yaml")"
 	lc peer show --nid $GW
-	out_has "Multi-Rail: False"
+	out_has "Multi-Rail: False" && out_has "primary nid: $GW"
+	lc peer list && out_has "nid: $GW"
+	# The gateway's peer goes with its last route (it was not configured).
+	must route del --net tcp1 --gateway $GW
+	must_fail peer show --nid $GW
 }
 t_101() {
 	reinit || return
@@ -337,6 +367,9 @@ t_101() {
 	gateways_are "$T/act.yaml" 10.1.0.11@tcp 10.1.0.12@tcp 10.1.0.13@tcp 10.1.0.14@tcp 10.1.0.15@tcp
 	cnt=$(grep -c 'Multi-Rail: False' "$T/act.yaml")
 	[ "$cnt" = 5 ] || err "expected the 5 gateways as peers, found $cnt"
+	# The export imports into an empty lnetd as the same export.
+	reinit && must import "$T/act.yaml" && "$LNETCTL" export --backup >"$T/again.yaml"
+	yaml_same "$T/again.yaml" "$T/act.yaml" "export --backup of the import of export --backup"
 }
 t_102() {
 	reinit || return
@@ -374,7 +407,17 @@ t_105() {
 	reinit || return
 	must net add --net tcp --if "$IF0"
 	must route add --net tcp1 --gateway $GW
-	must_fail peer add --prim $GW
+	must_fail peer add --prim $GW && out_has "$GW is a route's gateway"
+	must_fail peer add --prim 10.1.0.21@tcp --nid $GW
+	must_fail peer add --prim $GW --non_mr && out_has "exists already"
+	lc peer show --nid $GW && out_has "Multi-Rail: False"
+	# An import of the gateway as export writes it changes nothing.
+	printf 'peer:\n    - primary nid: %s\n      Multi-Rail: False\n' $GW >"$T/gw.yaml"
+	lc history --limit 1 && before=$OUT
+	must import "$T/gw.yaml"
+	lc history --limit 1 && [ "$OUT" = "$before" ] || err "importing the gateway changed: $OUT"
+	must route del --net tcp1 --gateway $GW
+	must_fail peer show --nid $GW
 }
 t_106() {
 	reinit || return
@@ -794,19 +837,19 @@ sl 22 "Delete single secondary nid from peer (gni)"
 sl 23 "Delete all secondary nids from peer (gni)"
 sl 24 "Delete a secondary nid from peer (tcp, o2ib and gni)"
 sl 25 "Delete all secondary nids from peer (tcp, gni and o2ib)"
-sl 26 "Delete peer with primary nid locked" "peer add --lock_prim and peer del --force are not implemented"
+sl 26 "Delete peer with primary nid locked (lnetd: without --force too)"
 sl 27 "Import bad config should fail gracefully"
 sl 28 "Test peer_list"
 sl 50 "Enable/disable routing via yaml import"
 sl 51 "Set numa range via yaml import"
-sl 99a "Check various invalid inputs to lnetctl peer" "a route via a gateway on no local net is taken"
+sl 99a "Check various invalid inputs to lnetctl peer (lnetd: a route on no local net warns)"
 sl 99b "Invalid value for Multi-Rail in yaml import"
-sl 100 "Add route with single gw" "gateways are implicit peers, not shown by peer show"
-sl 101 "Add route with multiple gw" "gateways are implicit peers, not shown by peer show or export"
+sl 100 "Add route with single gw"
+sl 101 "Add route with multiple gw"
 sl 102 "Delete route with single gw"
 sl 103 "Delete route with multiple gw"
 sl 104 "Set/check response_tracking param"
-sl 105 "Adding duplicate GW peer should fail" "peer add of a gateway is taken (the implicit peer becomes configured)"
+sl 105 "Adding duplicate GW peer should fail"
 sl 106 "Deleting GW peer should fail"
 sl 107 "Deleting extra interface doesn't crash node"
 sl 108 "Check Multi-Rail setup"
