@@ -416,6 +416,14 @@ t_105() {
 	lc history --limit 1 && before=$OUT
 	must import "$T/gw.yaml"
 	lc history --limit 1 && [ "$OUT" = "$before" ] || err "importing the gateway changed: $OUT"
+	# The Multi-Rail design's peers: (each peer exactly its NIDs) may not take it either.
+	printf 'peers:\n- nids:\n  0: 10.1.0.21@tcp\n  1: %s\n' $GW >"$T/gws.yaml"
+	must_fail import "$T/gws.yaml" && out_has "$GW is a route's gateway"
+	lc peer show --nid $GW && out_has "Multi-Rail: False"
+	# (its peers are Multi-Rail: the gateway alone there would change it)
+	printf 'peers:\n- nids:\n  0: %s\n' $GW >"$T/gws.yaml"
+	must_fail import "$T/gws.yaml" && out_has "$GW is a route's gateway"
+	lc history --limit 1 && [ "$OUT" = "$before" ] || err "a refused peers: changed: $OUT"
 	must route del --net tcp1 --gateway $GW
 	must_fail peer show --nid $GW
 }
