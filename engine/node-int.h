@@ -105,4 +105,17 @@ u64 lne_nd_recovery_deadline(const struct lne_node *n);
 /* The resend and health counters by upstream's `stats show` names. */
 int lne_nd_health_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
 
+/* node-gw.c */
+void lne_nd_gw_tick(struct lne_node *n);
+u64 lne_nd_gw_deadline(const struct lne_node *n);
+/* Routes up or down as the gateways' checks say now; @tell: ops->route of each change. */
+void lne_nd_gw_sync(struct lne_node *n, bool tell);
+/* A ping reply came from @nid4 (discovery's): a check of it, if it is a gateway. */
+void lne_nd_gw_pinged(struct lne_node *n, u64 nid4, const u8 *info, u32 len);
+/* drop_asym_route: true if @h, which came by @l, is for this node over a route it would not take back. */
+bool lne_nd_gw_asym(struct lne_node *n, const struct lne_link *l, const struct lnw_hdr *h);
+
+/* node-router.c: the router credit of @m's sender is given back (and the next waiting goes on). */
+void lne_nd_rtr_credit_back(struct lne_node *n, struct lne_msg *m);
+
 #endif /* LNE_NODE_INT_H */
