@@ -581,3 +581,18 @@ void lne_node_links_sync(struct lne_node *n)
 			link_change(n, ni, k, ni->up);
 	}
 }
+
+/*
+ * sanity-lnet 253/254: a message of this node's that waited for credits
+ * past its transaction deadline is dropped when its turn comes, not sent
+ * (and counted as dropped, on the peer it was for); a message a router
+ * passes on has no deadline here and always goes on (256).
+ */
+bool lne_nd_expired(struct lne_node *n, struct lne_msg *m)
+{
+	if (m->forward || !m->txn_deadline_ms || n->now_ms < m->txn_deadline_ms)
+		return false;
+	lne_nd_count_drop_nid(n, m->target, m->hdr.type, m->hdr.payload);
+	lne_nd_finish(n, m, -ETIMEDOUT);
+	return true;
+}

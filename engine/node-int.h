@@ -23,6 +23,8 @@ static inline u32 lne_nd_hash(u64 local, u64 peer)
 struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local);
 void lne_nd_count(struct lne_counts *c, bool send, u32 type, u32 bytes);
 void lne_nd_count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes);
+/* The same, on peer NI @peer's counters (nid4; 0: the node's only). */
+void lne_nd_count_drop_nid(struct lne_node *n, u64 peer, u32 type, u32 bytes);
 
 /* node.c */
 void lne_nd_dispatch(struct lne_node *n, struct lne_msg *m);
@@ -90,6 +92,8 @@ u64 lne_nd_fault_deadline(const struct lne_node *n);
 struct lne_msg *lne_nd_fault_fini(struct lne_node *n);
 
 /* node-health.c */
+/* @m waited for credits past its transaction deadline: dropped and ended (true), as upstream. */
+bool lne_nd_expired(struct lne_node *n, struct lne_msg *m);
 /* @m failed (@err): blame, count, and true if it is queued on n->resendq to go again. */
 bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err);
 /* A message went out on @l; something came in on @l. */

@@ -76,7 +76,12 @@ void lne_nd_count(struct lne_counts *c, bool send, u32 type, u32 bytes)
 
 void lne_nd_count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes)
 {
-	struct lne_stat *s = l ? lne_nd_stat_get(n, l->peer, false) : NULL;
+	lne_nd_count_drop_nid(n, l ? l->peer : 0, type, bytes);
+}
+
+void lne_nd_count_drop_nid(struct lne_node *n, u64 peer, u32 type, u32 bytes)
+{
+	struct lne_stat *s = peer ? lne_nd_stat_get(n, peer, false) : NULL;
 
 	n->st.c.drop_count++;
 	n->st.c.drop_length += bytes;

@@ -170,7 +170,8 @@ static void credq_kick(struct lne_node *n)
 	while ((m = q)) {
 		q = m->next;
 		m->next = NULL;
-		dispatch(n, m);
+		if (!lne_nd_expired(n, m))
+			dispatch(n, m);
 	}
 }
 

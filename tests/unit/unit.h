@@ -33,6 +33,7 @@ Suite *make_node_suite(void);
 Suite *make_svc_suite(void);
 Suite *make_disc_suite(void);
 Suite *make_health_suite(void);
+Suite *make_gw_suite(void);
 Suite *make_fault_suite(void);
 
 #endif
