@@ -304,6 +304,10 @@ int lne_nd_health_stats_each(const struct lne_node *n, lne_count_fn fn, void *ar
 		rc = fn(arg, "successful_resends", st->successful_resends);
 	if (rc >= 0)
 		rc = fn(arg, "recovery_pings", st->recovery_pings);
+	if (rc >= 0)
+		rc = fn(arg, "router_pings", st->router_pings); /* node-gw.c */
+	if (rc >= 0)
+		rc = fn(arg, "asym_route_drops", st->asym_drops);
 	return rc;
 }
 

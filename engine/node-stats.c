@@ -54,6 +54,7 @@ void lne_node_stats_reset(struct lne_node *n)
 	memset(n->st.hs, 0, sizeof(n->st.hs));
 	n->st.resend_count = n->st.failed_resends = n->st.successful_resends = 0;
 	n->st.response_timeout_count = n->st.recovery_pings = 0;
+	n->st.router_pings = n->st.asym_drops = 0;
 	for (b = 0; b < LNE_STAT_HASH; b++)
 		for (s = n->stats[b]; s; s = s->hnext)
 			memset(&s->c, 0, sizeof(s->c));
