@@ -205,6 +205,9 @@ void lne_nd_rtr_credit_back(struct lne_node *n, struct lne_msg *m)
 
 void lne_nd_rtr_release(struct lne_node *n, struct lne_msg *m)
 {
+	/* one it could not pass on is dropped, on the next hop's count (sanity-lnet 227) */
+	if (m->forward && m->status && !n->closing)
+		lne_nd_count_drop_nid(n, m->via, m->hdr.type, m->hdr.payload);
 	if (m->rbp) {
 		n->rtr[m->rbp - 1].used--;
 		m->rbp = 0;

@@ -6,7 +6,9 @@
  * route or lacks the remote net (sanity-lnet 220-226, 257 in spirit);
  * drop_asym_route; per-peer router credits; a message past its deadline is
  * dropped by its sender and never by a router (253, 256); a ping to a peer
- * that is gone fails fast (252).
+ * that is gone fails fast (252); a peer with a route back through one of
+ * two routers (226); a router counts what it could not pass on (227);
+ * lowered health does not take a route down (228).
  */
 #include "engine/fault.h"
 #include "engine/node.h"
@@ -445,6 +447,83 @@ START_TEST(past_deadline_dropped_by_sender_not_by_router)
 }
 END_TEST
 
+/*
+ * sanity-lnet 226: a reaches b through r and r2 in turn, and b's only route
+ * back is through r: every ping is answered (the answer goes back the way
+ * its request came).
+ */
+START_TEST(missing_route_for_one_of_two_routers)
+{
+	static const char *const r2n[] = {"10.0.0.253@tcp", "10.1.0.253@tcp1", NULL};
+	struct net3 t;
+	struct simnode *r2;
+	struct lne_nid dst = N("10.1.0.2@tcp1");
+	struct result r[4] = {{0}};
+	int i;
+
+	net3_init(&t);
+	r2 = simnet_node(&t.s, r2n);
+	set_global(r2, LNE_G_ROUTING, 1);
+	add_route(t.a, "tcp1", "10.0.0.253@tcp", 1);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(lne_node_ping(&t.a->node, &dst, NULL, 1000, on_done, &r[i], NULL),
+				 0);
+		simnet_pump(&t.s);
+		ck_assert_int_eq(r[i].status, 0);
+	}
+	ck_assert_uint_gt(r2->node.st.route_count, 0);
+	ck_assert_uint_gt(t.r->node.st.route_count, 0);
+	simnet_fini(&t.s);
+}
+END_TEST
+
+/* sanity-lnet 227: b is gone; a's pings through r fail, and r counts the GETs it dropped for b. */
+START_TEST(router_counts_what_it_could_not_pass_on)
+{
+	struct net3 t;
+	struct lne_nid dst = N("10.1.0.2@tcp1");
+	struct result r[2] = {{0}};
+	const struct lne_counts *c;
+	int i;
+
+	net3_init(&t);
+	simnet_cut(&t.s, "10.1.0.2@tcp1", true);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(lne_node_ping(&t.a->node, &dst, NULL, 1000, on_done, &r[i], NULL),
+				 0);
+		simnet_pump(&t.s);
+	}
+	advance(&t, 1000);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_ne(r[i].status, 0);
+	c = lne_node_counts(&t.r->node, &dst);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->dropped[LNW_GET], 2);
+	simnet_fini(&t.s);
+}
+END_TEST
+
+/* sanity-lnet 228: the gateway's health lowered, its route stays up and carries traffic. */
+START_TEST(routes_stay_up_when_health_is_lowered)
+{
+	struct net3 t;
+	struct lne_nid gw = N("10.0.0.254@tcp");
+	int i;
+
+	net3_init(&t);
+	lne_peer_ni_find(t.a->ln, &gw)->health = 500;
+	lne_node_health_rescan(&t.a->node);
+	advance(&t, 1);
+	for (i = 0; i < 3; i++) {
+		advance(&t, 10000);
+		ck_assert(!route_of(t.a, "tcp1")->down);
+		ck_assert_int_eq(put_ab(&t), 0);
+	}
+	ck_assert_str_eq(t.a->routes, "");
+	simnet_fini(&t.s);
+}
+END_TEST
+
 /* sanity-lnet 252: a ping to a peer that is gone fails long before its timeout. */
 START_TEST(ping_to_a_down_peer_fails_fast)
 {
@@ -479,6 +558,9 @@ Suite *make_gw_suite(void)
 	tcase_add_test(tc, router_credit_waiters_end_with_the_node);
 	tcase_add_test(tc, past_deadline_dropped_by_sender_not_by_router);
 	tcase_add_test(tc, ping_to_a_down_peer_fails_fast);
+	tcase_add_test(tc, missing_route_for_one_of_two_routers);
+	tcase_add_test(tc, router_counts_what_it_could_not_pass_on);
+	tcase_add_test(tc, routes_stay_up_when_health_is_lowered);
 	suite_add_tcase(s, tc);
 	return s;
 }
