@@ -6,9 +6,9 @@
  * gateway that does not answer within rtr_timeout_s (router_ping_timeout),
  * or answers that it does not route, is dead, and every route through it is
  * down.  Its answer lists its NIs and their states: with avoid_asym set, a
- * route whose net the gateway has with every NI there down is down, and so
- * is a route of one hop whose net the gateway lacks (upstream's
- * avoid_asym_router_failure).  A route down is not chosen (select.c,
+ * route whose net the gateway has with every NI there down is down
+ * (upstream's avoid_asym_router_failure; a net the gateway lacks is taken
+ * as more hops away, see route_alive()).  A route down is not chosen (select.c,
  * node-path.c) until a check finds it up again; until its first check a
  * gateway is taken as alive (upstream's check_routers_before_use is off),
  * and the first check comes one interval after the node first sees it.
@@ -57,8 +57,13 @@ static bool route_alive(const struct lne_node *n, const struct lne_route *rt)
 	for (i = 0; i < g->nnets; i++)
 		if (g->nets[i] == rt->rnet->id)
 			return g->net_up >> i & 1;
-	/* a route of one hop through a gateway without the net cannot be */
-	return rt->hops != 1;
+	/*
+	 * The gateway lacks the net: the route has more hops.  Upstream takes
+	 * a route given 1 hop as down then, but here a route given no hop
+	 * count has 1 as well (model.h), and a multi-hop route without one is
+	 * the common case: it stays up.
+	 */
+	return true;
 }
 
 void lne_nd_gw_sync(struct lne_node *n, bool tell)
@@ -139,7 +144,9 @@ static void check(struct lne_node *n, struct lne_stat *s)
 	lnw_nid_from4(s->nid, &gw);
 	s->gw.pinging = true;
 	n->st.router_pings++;
-	if (lne_node_ping(n, &gw, NULL, n->rtr_timeout_s * 1000, on_check, s, NULL))
+	if (lne_node_ping(n, &gw, NULL,
+			  n->rtr_timeout_s > 4000000 ? 4000000000u : n->rtr_timeout_s * 1000,
+			  on_check, s, NULL))
 		s->gw.pinging = false; /* the node is stopping */
 }
 
