@@ -158,6 +158,16 @@ diag "a's router credits on r: available $avail, min $min"
 check "all given back" test "$avail" = 4
 check "the lowest is recorded: a had more in flight than r lent it" test "$min" -lt 4
 
+OUT=$(busctl --address="unix:path=$T/r.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager RouterCredits s "10.81.0.1@tcp;x" 2>&1)
+check "RouterCredits refuses a bad NID, naming it" has "10.81.0.1@tcp;x"
+OUT=$(busctl --address="unix:path=$T/r.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager RouterCredits s 10.81.0.77@tcp 2>&1)
+check "and a NID that is no peer NI's" has "is no peer NI"
+OUT=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/r.bus" setpriv --reuid=65534 --regid=65534 \
+	--clear-groups "$LNETCTL" peer show -v --nid 10.81.0.1@tcp 2>&1)
+check "anyone may read them" has "available_rtr_credits: 4"
+
 # drop_asym_route on b: its route to tcp through another gateway.
 on b set drop_asym_route 1
 check "b drops asymmetric routes" test "$RC" = 0
