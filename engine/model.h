@@ -171,6 +171,7 @@ struct lne_route {
 	struct lne_peer_ni *gw;
 	LNE_ROUTE_FIELDS(u32); /* .hops, .priority, .sensitivity, or .v[] (route-attrs.h) */
 	u32 seq;
+	bool down; /* runtime: the node's router checker found it down (node-gw.c); not used */
 };
 
 /* In the order Lustre's `lnetctl global show` and export print them. */

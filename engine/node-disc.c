@@ -674,6 +674,7 @@ static void on_ping(struct lne_msg *m, int status)
 			round_end(n, d, status);
 		return;
 	}
+	lne_nd_gw_pinged(n, d->nid, m->reply, m->reply_len); /* a gateway's check too */
 	rc = merge(n, d->nid, m->reply, m->reply_len, false, 0);
 	peer = peer_of(n, d->nid);
 	/* refused data changes nothing: the peer stays as it was, and usable (busy: not now) */

@@ -304,6 +304,10 @@ int lne_nd_health_stats_each(const struct lne_node *n, lne_count_fn fn, void *ar
 		rc = fn(arg, "successful_resends", st->successful_resends);
 	if (rc >= 0)
 		rc = fn(arg, "recovery_pings", st->recovery_pings);
+	if (rc >= 0)
+		rc = fn(arg, "router_pings", st->router_pings); /* node-gw.c */
+	if (rc >= 0)
+		rc = fn(arg, "asym_route_drops", st->asym_drops);
 	return rc;
 }
 
@@ -585,4 +589,19 @@ void lne_node_links_sync(struct lne_node *n)
 		if ((h && h->down) != !ni->up && !lne_node_key(n, &ni->nid, &k))
 			link_change(n, ni, k, ni->up);
 	}
+}
+
+/*
+ * sanity-lnet 253/254: a message of this node's that waited for credits
+ * past its transaction deadline is dropped when its turn comes, not sent
+ * (and counted as dropped, on the peer it was for); a message a router
+ * passes on has no deadline here and always goes on (256).
+ */
+bool lne_nd_expired(struct lne_node *n, struct lne_msg *m)
+{
+	if (m->forward || !m->txn_deadline_ms || n->now_ms < m->txn_deadline_ms)
+		return false;
+	lne_nd_count_drop_nid(n, m->target, m->hdr.type, m->hdr.payload);
+	lne_nd_finish(n, m, -ETIMEDOUT);
+	return true;
 }

@@ -23,6 +23,8 @@ static inline u32 lne_nd_hash(u64 local, u64 peer)
 struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local);
 void lne_nd_count(struct lne_counts *c, bool send, u32 type, u32 bytes);
 void lne_nd_count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes);
+/* The same, on peer NI @peer's counters (nid4; 0: the node's only). */
+void lne_nd_count_drop_nid(struct lne_node *n, u64 peer, u32 type, u32 bytes);
 
 /* node.c */
 void lne_nd_dispatch(struct lne_node *n, struct lne_msg *m);
@@ -90,6 +92,8 @@ u64 lne_nd_fault_deadline(const struct lne_node *n);
 struct lne_msg *lne_nd_fault_fini(struct lne_node *n);
 
 /* node-health.c */
+/* @m waited for credits past its transaction deadline: dropped and ended (true), as upstream. */
+bool lne_nd_expired(struct lne_node *n, struct lne_msg *m);
 /* @m failed (@err): blame, count, and true if it is queued on n->resendq to go again. */
 bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err);
 /* A message went out on @l; something came in on @l. */
@@ -104,5 +108,18 @@ void lne_nd_recovery_tick(struct lne_node *n);
 u64 lne_nd_recovery_deadline(const struct lne_node *n);
 /* The resend and health counters by upstream's `stats show` names. */
 int lne_nd_health_stats_each(const struct lne_node *n, lne_count_fn fn, void *arg);
+
+/* node-gw.c */
+void lne_nd_gw_tick(struct lne_node *n);
+u64 lne_nd_gw_deadline(const struct lne_node *n);
+/* Routes up or down as the gateways' checks say now; @tell: ops->route of each change. */
+void lne_nd_gw_sync(struct lne_node *n, bool tell);
+/* A ping reply came from @nid4 (discovery's): a check of it, if it is a gateway. */
+void lne_nd_gw_pinged(struct lne_node *n, u64 nid4, const u8 *info, u32 len);
+/* drop_asym_route: true if @h, which came by @l, is for this node over a route it would not take back. */
+bool lne_nd_gw_asym(struct lne_node *n, const struct lne_link *l, const struct lnw_hdr *h);
+
+/* node-router.c: the router credit of @m's sender is given back (and the next waiting goes on). */
+void lne_nd_rtr_credit_back(struct lne_node *n, struct lne_msg *m);
 
 #endif /* LNE_NODE_INT_H */

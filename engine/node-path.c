@@ -69,7 +69,7 @@ struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *
 	if (!rnet)
 		return NULL;
 	lne_list_for_each_entry(rt, &rnet->routes, rnet_link) {
-		struct lne_ni *via = lne_nd_direct_ni(n, &rt->gw->nid);
+		struct lne_ni *via = rt->down ? NULL : lne_nd_direct_ni(n, &rt->gw->nid);
 
 		if (!via)
 			continue;

@@ -54,6 +54,7 @@ void lne_node_stats_reset(struct lne_node *n)
 	memset(n->st.hs, 0, sizeof(n->st.hs));
 	n->st.resend_count = n->st.failed_resends = n->st.successful_resends = 0;
 	n->st.response_timeout_count = n->st.recovery_pings = 0;
+	n->st.router_pings = n->st.asym_drops = 0;
 	for (b = 0; b < LNE_STAT_HASH; b++)
 		for (s = n->stats[b]; s; s = s->hnext)
 			memset(&s->c, 0, sizeof(s->c));
@@ -76,7 +77,12 @@ void lne_nd_count(struct lne_counts *c, bool send, u32 type, u32 bytes)
 
 void lne_nd_count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes)
 {
-	struct lne_stat *s = l ? lne_nd_stat_get(n, l->peer, false) : NULL;
+	lne_nd_count_drop_nid(n, l ? l->peer : 0, type, bytes);
+}
+
+void lne_nd_count_drop_nid(struct lne_node *n, u64 peer, u32 type, u32 bytes)
+{
+	struct lne_stat *s = peer ? lne_nd_stat_get(n, peer, false) : NULL;
 
 	n->st.c.drop_count++;
 	n->st.c.drop_length += bytes;

@@ -20,11 +20,15 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 	n->credtail = &n->credq;
 	lne_nd_rtr_init(n);
 	n->resendtail = &n->resendq;
+	n->rtr_check_s = LNE_RTR_CHECK_S;
+	n->rtr_timeout_s = LNE_RTR_TIMEOUT_S;
+	n->avoid_asym = true;
 }
 
 void lne_node_set_inst(struct lne_node *n, struct lne_inst *ln)
 {
 	n->ln = ln;
+	lne_nd_gw_sync(n, false); /* the new instance's routes as the checks found them */
 }
 
 void lne_msg_free(struct lne_msg *m)
@@ -166,7 +170,8 @@ static void credq_kick(struct lne_node *n)
 	while ((m = q)) {
 		q = m->next;
 		m->next = NULL;
-		dispatch(n, m);
+		if (!lne_nd_expired(n, m))
+			dispatch(n, m);
 	}
 }
 
@@ -598,6 +603,8 @@ static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *
 	m->hdr = ev->hdr;
 	m->payload = ev->payload;
 	m->forward = true;
+	m->rtr_from = l->peer;
+	m->rtr_ni = l->local;
 	ev->payload = NULL;
 	n->st.route_count++;
 	n->st.route_length += m->hdr.payload;
@@ -630,6 +637,11 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 	lne_node_nid(n, h->dst_nid, &dst);
 	if (h->dst_nid != l->local && !lne_ni_find(n->ln, &dst)) {
 		forward(n, l, ev); /* for another node */
+		return;
+	}
+	if (lne_nd_gw_asym(n, l, h)) {
+		lne_nd_count_drop(n, l, h->type, h->payload);
+		lne_free(ev->payload);
 		return;
 	}
 	/* A request nobody serves is dropped, unanswered: counted as such, not received. */
@@ -960,6 +972,7 @@ void lne_node_tick(struct lne_node *n, u64 now_ms)
 	links_stalled(n);
 	lne_nd_recovery_tick(n);
 	lne_nd_fault_tick(n);
+	lne_nd_gw_tick(n);
 }
 
 u64 lne_node_next_deadline(const struct lne_node *n)
@@ -981,6 +994,8 @@ u64 lne_node_next_deadline(const struct lne_node *n)
 	}
 	if (svc < best)
 		best = svc;
+	if (lne_nd_gw_deadline(n) < best)
+		best = lne_nd_gw_deadline(n);
 	return held < best ? held : best;
 }
 

@@ -114,6 +114,9 @@ struct lne_msg {
 	u8 fault_hs;	/* the health error a fault rule simulates (0: none) */
 	bool delayed;	/* held once by a delay rule (fault.h) */
 	u64 release_ms; /* when a delay rule lets it go */
+	u64 rtr_from; /* forwarded: the peer NI it came from (nid4), which lends a router credit */
+	u64 rtr_ni;   /* forwarded: the local NI it came on (nid4) */
+	bool rtr_credit; /* forwarded: holds one of rtr_from's router credits */
 	int status;
 	u8 *reply; /* the REPLY's payload (owned) */
 	u32 reply_len;
@@ -144,6 +147,8 @@ struct lne_node_ops {
 	bool (*model_write)(void *ctx, bool begin);
 	/* Discovery learnt @peer's NIDs for the first time (may be NULL). */
 	void (*discovered)(void *ctx, const struct lne_peer *peer);
+	/* A route went down or came up (node-gw.c; may be NULL). */
+	void (*route)(void *ctx, lne_net_t net, const struct lne_nid *gw, bool up);
 	/*
 	 * A local NI or peer NI changed state (may be NULL): "down" (its link),
 	 * "recovering" (on the recovery queue), "healthy" (back at full health)
@@ -172,12 +177,39 @@ struct lne_counts {
 	u64 sent[4], recvd[4], dropped[4]; /* by type: ACK, PUT, GET, REPLY */
 };
 
+/*
+ * A gateway as the router checker last found it (node-gw.c): pinged every
+ * rtr_check_s seconds (discovery's pings count too); dead when a ping is not
+ * answered within rtr_timeout_s; its answer lists its nets and their states.
+ */
+#define LNE_GW_NETS 16
+struct lne_gw {
+	bool used;	   /* a route goes through it */
+	bool pinging;	   /* a check is out */
+	bool answered;	   /* a check came back: the fields below say what it found */
+	bool dead;	   /* the last check failed */
+	bool rte_disabled; /* it answered that it does not route */
+	u8 nnets;
+	u16 net_up; /* bit i: an NI of nets[i] is up */
+	lne_net_t nets[LNE_GW_NETS];
+	u64 next_ping_ms;
+};
+
+/* A peer NI's router credits (node-router.c): what it may have this router hold at once. */
+struct lne_rtrcr {
+	bool init;
+	s32 credits, min; /* as upstream's: negative counts the messages waiting */
+	struct lne_msg *q, **tail;
+};
+
 struct lne_stat {
 	struct lne_stat *hnext;
 	u64 nid; /* its key (nidkey.h) */
 	bool local;
 	struct lne_counts c;
 	struct lne_health h;
+	struct lne_gw gw;
+	struct lne_rtrcr rc;
 };
 
 /*
@@ -208,6 +240,8 @@ struct lne_node_stats {
 	u64 resend_count, failed_resends, successful_resends, response_timeout_count;
 	u64 hs[LNE_HS__COUNT]; /* sends that ended so, by status */
 	u64 recovery_pings;
+	u64 asym_drops;	  /* drop_asym_route: routed messages from a gateway with no route back */
+	u64 router_pings; /* the router checker's */
 };
 
 /* What was wrong with a ping reply or a push discovery refused (node-disc.c). */
@@ -251,6 +285,8 @@ struct lne_node {
 	struct lne_msg *credq, **credtail;	/* waiting for credits */
 	struct lne_rtrpool rtr[LNE_RB__COUNT];
 	bool rtr_kicking;
+	struct lne_msg *rtr_ready, **rtr_readytail; /* given a router credit, to go on */
+	bool rtr_readying;
 	struct lne_stat *stats[LNE_STAT_HASH];
 	struct lne_node_stats st;
 	struct lne_svc *svc[LNE_SVC_MAX];     /* services by portal (node-svc.h) */
@@ -266,6 +302,9 @@ struct lne_node {
 	u32 fault_ids;
 	u64 rng;
 	struct lne_msg *delayq; /* held by delay rules */
+	/* the router checker (node-gw.c): upstream's module parameters, in seconds (0: off) */
+	u32 rtr_check_s, rtr_timeout_s;
+	bool avoid_asym; /* avoid_asym_router_failure */
 };
 
 void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_node_ops *ops,
@@ -392,6 +431,17 @@ void lne_node_health_rescan(struct lne_node *n);
 int lne_node_ni_link(struct lne_node *n, const struct lne_nid *nid, bool up, struct lne_err *err);
 /* The same for every NI whose link state someone else set in the instance (the module's NI_SET). */
 void lne_node_links_sync(struct lne_node *n);
+
+/* --- gateways (node-gw.c) --- */
+
+/* Upstream's defaults: alive_router_check_interval, router_ping_timeout. */
+#define LNE_RTR_CHECK_S	  60
+#define LNE_RTR_TIMEOUT_S 50
+/* What the router checker knows of gateway @nid (NULL: nothing). */
+const struct lne_gw *lne_node_gw(const struct lne_node *n, const struct lne_nid *nid);
+/* A peer NI's router credits, as `peer show -v` prints them; false if it has lent none. */
+bool lne_node_rtr_credits(const struct lne_node *n, const struct lne_nid *nid, s32 *avail,
+			  s32 *min);
 
 /* This node's ping info (0@lo first), as it answers a ping; returns its size. */
 int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap);

@@ -132,7 +132,7 @@ static struct lne_net *gw_net(const struct lne_route *rt, const struct lne_net *
 {
 	struct lne_net *net = rt->gw->pnet->rnet->local;
 
-	if (!net_usable(net) || (only && net != only))
+	if (rt->down || !net_usable(net) || (only && net != only))
 		return NULL;
 	return net;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd-health.c - health as people see it: the counters in the "health
- * stats" block of `net show -v` and `peer show -v` (ctl_health_stats), and
+ * stats" block of `net show -v` and `peer show -v` (ctl_health_stats), a
+ * peer NI's router credits (ctl_rtr_credits), and
  *
  *   debug recovery --local | --peer
  *
@@ -33,6 +34,25 @@ void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid)
 		yout_key(y, key);
 		yout_u64(y, v);
 	}
+	sd_bus_message_unref(r);
+}
+
+void ctl_rtr_credits(sd_bus *bus, struct yout *y, const char *nid)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *r = NULL;
+	int32_t avail, min;
+
+	/* quietly nothing where there are none (the kernel engine's, so far) */
+	if (sd_bus_call_method(bus, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
+			       "RouterCredits", &e, &r, "s", nid) >= 0 &&
+	    sd_bus_message_read(r, "ii", &avail, &min) >= 0) {
+		yout_key(y, "available_rtr_credits");
+		yout_i64(y, avail);
+		yout_key(y, "min_rtr_credits");
+		yout_i64(y, min);
+	}
+	sd_bus_error_free(&e);
 	sd_bus_message_unref(r);
 }
 

@@ -82,6 +82,7 @@ static int route_del(struct ctl_opt *opt, int argc, char **argv)
 struct route_row {
 	uint32_t v[LNE_ROUTE_A__COUNT];
 	bool got[LNE_ROUTE_A__COUNT];
+	const char *state; /* the userspace engine's "up" or "down" (NULL: none known) */
 };
 
 static int route_entry(sd_bus_message *r, const char *key, void *arg)
@@ -89,6 +90,8 @@ static int route_entry(sd_bus_message *r, const char *key, void *arg)
 	struct route_row *row = arg;
 	int k = lne_route_attr_by_name(key), rc;
 
+	if (!strcmp(key, "state"))
+		return sd_bus_message_read(r, "v", "s", &row->state);
 	if (k < 0)
 		return 0;
 	rc = sd_bus_message_read(r, "v", "u", &row->v[k]);
@@ -141,6 +144,10 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 				continue;
 			yout_key(y, lne_route_desc[k].yaml);
 			yout_u32(y, row.v[k]);
+		}
+		if (verbose && row.state) {
+			yout_key(y, "state");
+			yout_str(y, row.state);
 		}
 		yout_map_end(y);
 	}
@@ -506,7 +513,8 @@ const struct ctl_cmd ctl_route_cmds[] = {
 	 route_show,
 	 {{"net", 'n', "NET", "only routes to this network"},
 	  {"gateway", 'g', "NID", "only routes through this gateway"},
-	  {"verbose", 'v', NULL, "also the health sensitivity (-v LEVEL: all levels alike)"}},
+	  {"verbose", 'v', NULL,
+	   "also the health sensitivity and the state (-v LEVEL: all levels alike)"}},
 	 0,
 	 0},
 	{0},

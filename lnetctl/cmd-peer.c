@@ -381,6 +381,7 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 				yout_bool(y, true);
 			}
 		if (verbose) {
+			ctl_rtr_credits(bus, y, row->nids[i].nid);
 			ctl_counters_totals(y, counters, row->nids[i].nid, false);
 			ctl_counters_by_type(y, counters, row->nids[i].nid, false);
 			yout_key(y, "health stats");

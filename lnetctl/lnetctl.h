@@ -158,6 +158,8 @@ struct yout;
 int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
 /* The health counters of a local NI or peer NI, as keys in the open "health stats" map. */
 void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid);
+/* A peer NI's available_rtr_credits and min_rtr_credits, as Lustre's `peer show -v`. */
+void ctl_rtr_credits(sd_bus *bus, struct yout *y, const char *nid);
 
 /* The data path's counters by NID (counters.c), read once per show. */
 struct ctl_counters;

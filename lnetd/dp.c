@@ -340,8 +340,23 @@ static void ops_state(void *ctx, const struct lne_nid *nid, bool local, const ch
 						 .state = state});
 }
 
+/* A route went down or came up: the log and RouteStateChanged (events.h). */
+static void ops_route(void *ctx, lne_net_t net, const struct lne_nid *gw, bool up)
+{
+	struct lnetd_dp *dp = ctx;
+	char ns[LNE_NET_STR_MAX], gs[LNE_NID_STR_MAX];
+
+	lne_net_format(net, ns, sizeof(ns));
+	lne_nid_format(gw, gs, sizeof(gs));
+	lnetd_event(dp->d, &(struct lnetd_event){.kind = LNETD_EV_ROUTE,
+						 .ni = ns,
+						 .nid = gs,
+						 .state = up ? "up" : "down"});
+}
+
 static const struct lne_node_ops ops = {
 	.state = ops_state,
+	.route = ops_route,
 	.link_new = ops_link_new,
 	.connect = ops_connect,
 	.wake = ops_wake,
@@ -515,6 +530,8 @@ int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out)
 	lne_node_init(&dp->node, d->mirror, &ops, dp,
 		      (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 	dp->node.now_ms = now_ms();
+	dp->node.rtr_check_s = d->rtr_check_s;
+	dp->node.rtr_timeout_s = d->rtr_timeout_s;
 	rc = sd_event_add_time(d->event, &dp->timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_timer,
 			       dp);
 	if (rc < 0) {

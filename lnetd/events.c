@@ -83,6 +83,14 @@ void lnetd_event(struct lnetd *d, const struct lnetd_event *ev)
 			       ev->nops == 1 ? "" : "s", ev->uid, ev->command ? ": " : "",
 			       ev->command ?: "");
 		break;
+	case LNETD_EV_ROUTE:
+		lnetd_log_with(strcmp(ev->state, "up") ? LOG_WARNING : LOG_INFO, f, 4,
+			       "route to %s via %s: %s", ev->ni, ev->nid, ev->state);
+		if (d->bus)
+			rc = sd_bus_emit_signal(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
+						"RouteStateChanged", "sss", ev->ni, ev->nid,
+						ev->state);
+		break;
 	case LNETD_EV_PEER_DISCOVERED:
 		lnetd_log_with(LOG_INFO, f, 4, "peer %s discovered: %zu NIDs", ev->nid, ev->nnids);
 		if (d->bus)

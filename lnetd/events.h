@@ -14,7 +14,11 @@
  *       recovery queue), "down" (a local NI's link) or "unreachable"
  *       (recovery_limit gave up on it);
  *   PeerDiscovered(s primary, as nids)
- *       discovery learnt a peer's NIDs.
+ *       discovery learnt a peer's NIDs;
+ *   RouteStateChanged(s net, s gateway, s state)
+ *       the userspace engine's router checker found a route "down" (its
+ *       gateway did not answer, does not route, or has the remote net down)
+ *       or "up" again.
  *
  * Every part of lnetd that changes one of these calls lnetd_event() and
  * nothing else: the log and the bus always agree.
@@ -32,6 +36,7 @@ enum lnetd_event_kind {
 	LNETD_EV_NI_STATE,
 	LNETD_EV_HEALTH,
 	LNETD_EV_PEER_DISCOVERED,
+	LNETD_EV_ROUTE, /* ni: the remote net, nid: the gateway, state: "up" or "down" */
 	LNETD_EV_CHANGE, /* a committed change: logged only (Generation's PropertiesChanged tells the bus) */
 };
 

@@ -109,6 +109,8 @@ struct lnetd {
 	uint64_t generation; /* the store's: one per committed change */
 	bool numa_warned;
 	bool nis_dirty; /* a change in progress touched d->nis */
+	/* the userspace engine's router checker (--router-check-interval, --router-ping-timeout) */
+	unsigned int rtr_check_s, rtr_timeout_s;
 };
 
 /* Load the store's desired state into a fresh engine instance. */

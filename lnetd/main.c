@@ -47,6 +47,12 @@ static void usage(FILE *f)
 		"  --metrics-file=PATH        keep PATH current for Prometheus (node_exporter's\n"
 		"                             textfile collector: PATH ends in .prom)\n"
 		"  --metrics-interval=SECONDS rewrite it this often (default %u), and on changes\n"
+		"  --router-check-interval=SECONDS\n"
+		"                             the userspace engine pings each gateway this\n"
+		"                             often (default 60; 0: never)\n"
+		"  --router-ping-timeout=SECONDS\n"
+		"                             and takes it as down without an answer in\n"
+		"                             this time (default 50)\n"
 		"  -h, --help                 this text\n"
 		"  --version                  the version\n"
 		"\n"
@@ -165,11 +171,17 @@ int main(int argc, char **argv)
 		{"history-days", required_argument, NULL, 'd'},
 		{"metrics-file", required_argument, NULL, 'm'},
 		{"metrics-interval", required_argument, NULL, 'i'},
+		{"router-check-interval", required_argument, NULL, 'c'},
+		{"router-ping-timeout", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
-	struct lnetd d = {.engine = "kernel"};
+	struct lnetd d = {
+		.engine = "kernel",
+		.rtr_check_s = LNE_RTR_CHECK_S,
+		.rtr_timeout_s = LNE_RTR_TIMEOUT_S,
+	};
 	unsigned long lnet_port = LNW_PORT_DEFAULT;
 	char *end;
 	unsigned int keep = STORE_KEEP_CHANGES, days = STORE_KEEP_DAYS;
@@ -220,6 +232,18 @@ int main(int argc, char **argv)
 			if (!metrics_interval || metrics_interval > LNETD_METRICS_INTERVAL_MAX) {
 				log_error("--metrics-interval: %u is outside 1..%u seconds",
 					  metrics_interval, LNETD_METRICS_INTERVAL_MAX);
+				return 2;
+			}
+			break;
+		case 'c':
+		case 't':
+			if (parse_count(c == 'c' ? "--router-check-interval"
+						 : "--router-ping-timeout",
+					optarg, c == 'c' ? &d.rtr_check_s : &d.rtr_timeout_s))
+				return 2;
+			if (c == 't' && !d.rtr_timeout_s) {
+				log_error(
+					"--router-ping-timeout: 0 is outside 1..1000000000 seconds");
 				return 2;
 			}
 			break;

@@ -149,6 +149,7 @@ int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e);
 /* bus-recovery.c */
 int bus_method_health_stats(sd_bus_message *m, void *userdata, sd_bus_error *e);
+int bus_method_router_credits(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_recovery_queue(sd_bus_message *m, void *userdata, sd_bus_error *e);
 /* bus-fault.c */
 int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e);

@@ -3,8 +3,10 @@
  * bus-recovery.c - what health and recovery look like from outside:
  * HealthStats (a local NI's or peer NI's "health stats", as `net show -v`
  * and `peer show -v` print them) and RecoveryQueue (`lnetctl debug
- * recovery`).  Reads, open to everyone: the userspace engine's node, or
- * the module's (LNETK_CMD_HEALTH_GET, RECOVERY_GET) with the kernel engine.
+ * recovery`), and RouterCredits (a peer NI's router credits, as `peer
+ * show -v` prints them).  Reads, open to everyone: the userspace engine's
+ * node, or the module's (LNETK_CMD_HEALTH_GET, RECOVERY_GET) with the
+ * kernel engine (RouterCredits: the userspace engine's only, so far).
  */
 #include <errno.h>
 #include <systemd/sd-bus.h>
@@ -126,6 +128,34 @@ int bus_method_health_stats(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
 	return rc < 0 ? rc : sd_bus_send(NULL, r, NULL);
+}
+
+/* RouterCredits(s nid) -> i available, i min: what a peer NI may have this router hold. */
+int bus_method_router_credits(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct lnetd *d = userdata;
+	char canon[LNE_NID_STR_MAX];
+	struct lne_node *n;
+	struct lne_nid nid;
+	const char *s;
+	s32 avail, min;
+	int rc;
+
+	rc = sd_bus_message_read(m, "s", &s);
+	if (rc >= 0)
+		rc = bus_nid_arg(s, &nid, canon, e);
+	if (rc < 0)
+		return rc;
+	if (d->kb)
+		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
+					 "router credits are the userspace engine's only, so far");
+	n = lnetd_dp_node(d->dp);
+	if (!n)
+		return no_node(e);
+	if (!lne_peer_ni_find(n->ln, &nid))
+		return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "%s is no peer NI", canon);
+	lne_node_rtr_credits(n, &nid, &avail, &min);
+	return sd_bus_reply_method_return(m, "ii", (int32_t)avail, (int32_t)min);
 }
 
 static int put_queued(void *arg, const struct lne_nid *nid, const struct lne_health *h)

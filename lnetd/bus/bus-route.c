@@ -79,6 +79,10 @@ int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		for (k = 0; rc >= 0 && k < LNE_ROUTE_A__COUNT; k++)
 			rc = sd_bus_message_append(reply, "{sv}", lne_route_desc[k].name, "u",
 						   rt->v[k]);
+		/* the userspace engine's router checker's verdict (the module's: not yet) */
+		if (rc >= 0 && d->dp)
+			rc = sd_bus_message_append(reply, "{sv}", "state", "s",
+						   rt->down ? "down" : "up");
 		if (rc >= 0)
 			rc = sd_bus_message_close_container(reply);
 		if (rc >= 0)

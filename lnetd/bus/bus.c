@@ -158,6 +158,9 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("HealthStats", SD_BUS_ARGS("s", nid),
 				SD_BUS_RESULT("b", local, "u", health, "a{st}", stats),
 				bus_method_health_stats, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("RouterCredits", SD_BUS_ARGS("s", nid),
+				SD_BUS_RESULT("i", available, "i", min), bus_method_router_credits,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("RecoveryQueue", SD_BUS_ARGS("b", peer),
 				SD_BUS_RESULT("a(sut)", queued), bus_method_recovery_queue,
 				SD_BUS_VTABLE_UNPRIVILEGED),
@@ -227,6 +230,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_SIGNAL_WITH_ARGS("HealthChanged",
 				SD_BUS_ARGS("s", object, "s", nid, "s", state, "u", health), 0),
 	SD_BUS_SIGNAL_WITH_ARGS("PeerDiscovered", SD_BUS_ARGS("s", primary, "as", nids), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("RouteStateChanged",
+				SD_BUS_ARGS("s", net, "s", gateway, "s", state), 0),
 	SD_BUS_VTABLE_END,
 };
 

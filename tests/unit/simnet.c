@@ -88,6 +88,18 @@ static void sim_state(void *ctx, const struct lne_nid *nid, bool local, const ch
 	snprintf(sn->states + len, sizeof(sn->states) - len, "%s %s;", buf, state);
 }
 
+static void sim_route(void *ctx, lne_net_t net, const struct lne_nid *gw, bool up)
+{
+	struct simnode *sn = ctx;
+	char ns[LNE_NET_STR_MAX], gs[LNE_NID_STR_MAX];
+	size_t len = strlen(sn->routes);
+
+	lne_net_format(net, ns, sizeof(ns));
+	lne_nid_format(gw, gs, sizeof(gs));
+	snprintf(sn->routes + len, sizeof(sn->routes) - len, "%s %s %s;", ns, gs,
+		 up ? "up" : "down");
+}
+
 static void sim_log(void *ctx, const char *line)
 {
 	(void)line;
@@ -101,6 +113,7 @@ static bool sim_model_write(void *ctx, bool begin)
 
 static const struct lne_node_ops sim_ops = {
 	.state = sim_state,
+	.route = sim_route,
 	.log = sim_log,
 	.model_write = sim_model_write,
 	.link_new = sim_link_new,
@@ -169,7 +182,7 @@ size_t simnet_pump(struct simnet *s)
 			size_t n = 0, want = s->chunk < sizeof(buf) ? s->chunk : sizeof(buf);
 			int k, i, rc;
 
-			if (a->closed || !a->other || a->other->closed)
+			if (a->closed || !a->other || a->other->closed || a->other->owner->paused)
 				continue;
 			k = lne_conn_tx_iov(&a->l.conn, iov, 8);
 			for (i = 0; i < k && n < want; i++) {

@@ -17,12 +17,14 @@ struct simnode {
 	struct lne_node node;
 	struct lne_inst *ln;
 	struct simnet *net;
-	bool mute; /* accepts connections, never reads from them */
+	bool mute;   /* accepts connections, never reads from them */
+	bool paused; /* reads nothing for now: what is sent to it waits, as in a full socket */
 	u64 recv_puts;
 	u32 logs;	  /* lines the node logged (ops->log) */
 	bool busy;	  /* the instance may not change now (ops->model_write says no) */
 	u64 inc;	  /* its incarnation */
 	char states[256]; /* what ops->state told: "NID state;" each, cut short when full */
+	char routes[256]; /* what ops->route told: "net gateway up|down;" each */
 };
 
 struct simlink {

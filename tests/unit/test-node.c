@@ -614,6 +614,12 @@ START_TEST(router_buffers_bound_what_is_held)
 
 	three_nodes(&s, &a, &r, &b);
 	b->mute = true;
+	/* a's router credits bound nothing here: only the buffers (test-gw.c has them) */
+	{
+		struct lne_nid rn = N("10.0.0.254@tcp");
+
+		lne_ni_find(r->ln, &rn)->tun.peer_buffer_credits = 100;
+	}
 	put_pages(a, r, res, 10);
 	ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &tiny, NULL), 0);
 	simnet_pump(&s);

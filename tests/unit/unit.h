@@ -35,6 +35,7 @@ TCase *make_node6_tcase(void);
 Suite *make_svc_suite(void);
 Suite *make_disc_suite(void);
 Suite *make_health_suite(void);
+Suite *make_gw_suite(void);
 Suite *make_fault_suite(void);
 
 #endif

@@ -1,0 +1,192 @@
+#!/bin/sh
+# Router health between userspace-engine nodes: a on tcp, b on tcp1, and r
+# routing between them, each an lnetd in a network namespace of the test's
+# own.  a and b check their gateway every second (--router-check-interval)
+# and give it a second to answer (--router-ping-timeout):
+#   - the route is up while r answers and routes (sanity-lnet 220);
+#   - r's NI on tcp1 goes down: r's ping says so and a's route is down
+#     (avoid_asym_router_failure, 222); back up, the route is up;
+#   - r stops: a's route is down, a ping through it fails, the change is
+#     logged and signalled; r starts again: up, and traffic passes (257);
+#   - a ping to a node that is gone fails, and not by timing out (252);
+#   - drop_asym_route: b drops what r passes on from tcp once b's route to
+#     tcp goes through another gateway, and counts it;
+#   - r's router credits for a as `peer show -v` prints them (peer_buffer_credits).
+# Timing is not asserted: waits are bounded generously, and how long things
+# took goes out as diag.  TAP.
+set -u
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
+	echo "1..0 # SKIP needs root and ip netns"
+	exit 0
+fi
+. "$(dirname "$0")/lib.sh"
+LNETD=${LNETD:-lnetd/lnetd}
+LNETCTL=${LNETCTL:-lnetctl/lnetctl}
+NS=lnr$$
+. "$(dirname "$0")/nodes.sh"
+trap 'nodes_cleanup; cleanup' EXIT
+# on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
+on() {
+	OUT=$(node_ctl "$@" 2>&1)
+	RC=$?
+}
+# lacks TEXT: $OUT does not contain TEXT
+lacks() {
+	case $OUT in *"$1"*)
+		diag "expected not to find: $1" "got: $OUT"
+		return 1
+		;;
+	esac
+}
+quiet() { "$@" >/dev/null 2>&1; }
+# route_state X NET: the state `route show -v` prints for node X's route to NET
+route_state() {
+	node_ctl "$1" route show -v --net "$2" 2>/dev/null | awk '$1 == "state:" { print $2; exit }'
+}
+# until_state X NET STATE: wait (at most 30 s) until node X's route to NET is STATE
+until_state() {
+	_t0=$(date +%s)
+	for _ in $(seq 300); do
+		[ "$(route_state "$1" "$2")" = "$3" ] && break
+		sleep 0.1
+	done
+	diag "$1's route to $2 $3 after $(($(date +%s) - _t0)) s"
+	[ "$(route_state "$1" "$2")" = "$3" ]
+}
+# stop X: end node X's lnetd (the one process in its namespace), and wait for it
+stop() {
+	for _p in $(ip netns pids "$NS$1"); do
+		kill "$_p"
+		while kill -0 "$_p" 2>/dev/null; do sleep 0.05; done
+	done
+}
+RTR="--router-check-interval=1 --router-ping-timeout=1"
+
+node_ns a r b || {
+	echo "1..0 # SKIP cannot make network namespaces"
+	exit 0
+}
+node_link a a0 r r0 10.81.0 || exit 1
+node_link r r1 b b0 10.81.1 || exit 1
+# shellcheck disable=SC2086
+check "node a starts" node_start a $RTR
+check "node r starts" node_start r
+# shellcheck disable=SC2086
+check "node b starts" node_start b $RTR
+on a net add --net tcp --if a0
+check "a: an NI on tcp" test "$RC" = 0
+on r net add --net tcp --if r0 --peer-buffer-credits 4
+check "r: an NI on tcp, 4 router credits a peer" test "$RC" = 0
+on r net add --net tcp1 --if r1
+check "r: an NI on tcp1" test "$RC" = 0
+on b net add --net tcp1 --if b0
+check "b: an NI on tcp1" test "$RC" = 0
+on r set routing 1
+check "r routes" test "$RC" = 0
+for x in a r b; do check "$x's NIs are up" node_up $x; done
+on a route add --net tcp1 --gateway 10.81.0.2@tcp
+check "a: tcp1 through r" test "$RC" = 0
+on b route add --net tcp --gateway 10.81.1.1@tcp1
+check "b: tcp through r" test "$RC" = 0
+
+# 220: checked, and up.
+check "a's route is up" until_state a tcp1 up
+on a ping 10.81.1.2@tcp1
+check "a pings b through r" has "primary nid: 10.81.1.2@tcp1"
+on a route show
+check "route show without -v prints no state" lacks "state:"
+# node_count X KEY: one of node X's own counters
+node_count() {
+	busctl --address="unix:path=$T/$1.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+		org.lnetd1.Manager Counters 2>/dev/null | tr ' ' '\n' |
+		awk -v key="\"$2\"" '$0 == key { getline; print; exit }'
+}
+for _ in $(seq 300); do
+	[ "$(node_count a router_pings)" -ge 2 ] 2>/dev/null && break
+	sleep 0.1
+done
+check "a's router checker pings r, again and again" test "$(node_count a router_pings)" -ge 2
+check "a's route is still up" test "$(route_state a tcp1)" = up
+
+# 222: r's NI on tcp1 goes down; its ping says so.
+ip -n "${NS}r" link set r1 down
+check "r's NI on tcp1 down: a's route is down" until_state a tcp1 down
+on a ping --timeout 2 10.81.1.2@tcp1
+check "and a ping through it fails" test "$RC" != 0
+ip -n "${NS}r" link set r1 up
+check "back up: the route is up" until_state a tcp1 up
+on a ping 10.81.1.2@tcp1
+check "and a pings b again" has "primary nid: 10.81.1.2@tcp1"
+
+# 257: r stops and starts again.
+stop r
+check "r stopped: a's route is down" until_state a tcp1 down
+check "b's too" until_state b tcp down
+check "the change is logged (and signalled: the same lnetd_event)" \
+	grep -q "route to tcp1 via 10.81.0.2@tcp: down" "$T/lnetd.log"
+on a ping --timeout 2 10.81.1.2@tcp1
+check "a ping through r fails" test "$RC" != 0
+# 252: a ping to a node that is gone fails, refused rather than timed out.
+t0=$(date +%s)
+on a ping --timeout 15 10.81.0.2@tcp
+check "a ping to r, which is gone, fails" test "$RC" != 0
+diag "it failed after $(($(date +%s) - t0)) s: $OUT"
+check "without waiting out its timeout" lacks "timed out"
+# r's lnetd alone (its bus goes on), as `systemctl restart lnetd` would
+DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/r.bus" ip netns exec "${NS}r" "$LNETD" --engine=userspace \
+	--state-dir="$T/r.state" 2>>"$T/lnetd.log" &
+NODE_PIDS="$NODE_PIDS $!"
+for _ in $(seq 100); do node_ctl r status >/dev/null 2>&1 && break; sleep 0.05; done
+check "r starts again, as it was" quiet node_ctl r status
+check "a's route is up again" until_state a tcp1 up
+check "b's too" until_state b tcp up
+check "logged" grep -q "route to tcp1 via 10.81.0.2@tcp: up" "$T/lnetd.log"
+on a ping 10.81.1.2@tcp1
+check "a pings b through r again" has "primary nid: 10.81.1.2@tcp1"
+
+# Router credits: what r holds for a, by r's NI on tcp1's peer_buffer_credits.
+on r peer add --prim_nid 10.81.0.1@tcp
+check "r: a as a peer, to show" test "$RC" = 0
+on b selftest service on
+on a selftest run --nid 10.81.1.2@tcp1 --mode write --size 65536 --count 64 --concurrency 16
+check "a writes to b through r" has "failed: 0"
+on r peer show -v --nid 10.81.0.1@tcp
+check "r's peer show -v prints a's router credits" has "available_rtr_credits:"
+avail=$(printf '%s\n' "$OUT" | awk '$1 == "available_rtr_credits:" { print $2; exit }')
+min=$(printf '%s\n' "$OUT" | awk '$1 == "min_rtr_credits:" { print $2; exit }')
+diag "a's router credits on r: available $avail, min $min"
+check "all given back" test "$avail" = 4
+check "the lowest is recorded: a had more in flight than r lent it" test "$min" -lt 4
+
+OUT=$(busctl --address="unix:path=$T/r.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager RouterCredits s "10.81.0.1@tcp;x" 2>&1)
+check "RouterCredits refuses a bad NID, naming it" has "10.81.0.1@tcp;x"
+OUT=$(busctl --address="unix:path=$T/r.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+	org.lnetd1.Manager RouterCredits s 10.81.0.77@tcp 2>&1)
+check "and a NID that is no peer NI's" has "is no peer NI"
+OUT=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/r.bus" setpriv --reuid=65534 --regid=65534 \
+	--clear-groups "$LNETCTL" peer show -v --nid 10.81.0.1@tcp 2>&1)
+check "anyone may read them" has "available_rtr_credits: 4"
+
+# drop_asym_route on b: its route to tcp through another gateway.
+on b set drop_asym_route 1
+check "b drops asymmetric routes" test "$RC" = 0
+on a ping 10.81.1.2@tcp1
+check "while b's route back goes through r, a's pings are taken" test "$RC" = 0
+on b route del --net tcp --gateway 10.81.1.1@tcp1
+on b route add --net tcp --gateway 10.81.1.9@tcp1
+check "b: tcp through another gateway" test "$RC" = 0
+on a ping --timeout 2 10.81.1.2@tcp1
+check "a's ping through r is dropped" test "$RC" != 0
+check "and counted" test "$(node_count b asym_route_drops)" -ge 1
+on b set drop_asym_route 0
+on a ping 10.81.1.2@tcp1
+check "with drop_asym_route 0 it is taken (answered the way it came)" test "$RC" = 0
+
+# Bad values are refused, naming the option.
+"$LNETD" --router-check-interval=x --state-dir="$T/none" >"$T/bad.out" 2>&1
+check "lnetd refuses a bad --router-check-interval" test $? = 2
+check "naming it" grep -q -- "--router-check-interval" "$T/bad.out"
+"$LNETD" --router-ping-timeout=0 --state-dir="$T/none" >"$T/bad.out" 2>&1
+check "and a zero --router-ping-timeout" test $? = 2
+finish
