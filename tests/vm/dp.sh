@@ -124,7 +124,9 @@ check "dp: 10 pings in a row to the peer answered" test $i = 10
 # registers the service api_test, whose TBF policy holds a's requests to
 # 50/s; a sends 40 PUTs and 4 GETs through the API.  Guaranteed whatever the
 # load: every completion comes with success, the service sees each request
-# once and in order, each GET's reply carries what the service put in it,
+# once (not in order: a source NID's messages may go to either of b's NIDs,
+# two connections that LNet does not order; the policy's FIFO per class is
+# the unit tier's, test-svc.c), each GET's reply carries what the service put in it,
 # and since a's two NIs make two classes (one per source NID, each 50/s
 # with a bucket of 3), 44 requests take at least (44 - 6) / 100 s.
 check "api: b's TBF policy for the service api_test, 50/s for a" \
@@ -148,8 +150,8 @@ echo "# api: $api"
 field() { echo "$api" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 check "api: 44 completions with success, none failed" \
 	test "$(field ok) $(field failed)" = "44 0"
-check "api: the service saw each request once, in order within each source NID" \
-	test "$(field served) $(field disorder)" = "44 0"
+check "api: the service saw each request once" test "$(field served)" = 44
+echo "# api: requests served out of their class's sending order (two rails): $(field disorder)"
 check "api: each GET's reply carried what the service put in it" test "$(field replies)" = 4
 check "api: register refuses a bound name, the reserved portal and a bad name" \
 	test "$(field refused)" = 3
