@@ -37,7 +37,7 @@ const struct lne_gw *lne_node_gw(const struct lne_node *n, const struct lne_nid 
 	const struct lne_stat *s;
 	u64 k;
 
-	if (lnw_nid4(nid, &k))
+	if (lne_node_key_find(n, nid, &k))
 		return NULL;
 	s = stat_find(n, k);
 	return s && s->gw.used ? &s->gw : NULL;
@@ -141,7 +141,7 @@ static void check(struct lne_node *n, struct lne_stat *s)
 {
 	struct lne_nid gw;
 
-	lnw_nid_from4(s->nid, &gw);
+	lne_node_nid(n, s->nid, &gw);
 	s->gw.pinging = true;
 	n->st.router_pings++;
 	if (lne_node_ping(n, &gw, NULL,
@@ -158,7 +158,7 @@ void lne_nd_gw_tick(struct lne_node *n)
 		struct lne_stat *s;
 		u64 k;
 
-		if (lnw_nid4(&rt->gw->nid, &k) || !(s = lne_nd_stat_get(n, k, false)))
+		if (lne_node_key(n, &rt->gw->nid, &k) || !(s = lne_nd_stat_get(n, k, false)))
 			continue;
 		if (!s->gw.used) {
 			s->gw.used = true;
@@ -179,8 +179,12 @@ u64 lne_nd_gw_deadline(const struct lne_node *n)
 		const struct lne_gw *g = lne_node_gw(n, &rt->gw->nid);
 		u64 k;
 
-		if (lnw_nid4(&rt->gw->nid, &k))
-			continue; /* never checked: no socklnd v4 yet */
+		/* a large NID not keyed yet: the tick keys it, unless the table is full */
+		if (lne_node_key_find(n, &rt->gw->nid, &k)) {
+			if (rt->gw->nid.alen == 16 && n->keys.n < LNE_NIDKEY_MAX)
+				return n->now_ms;
+			continue;
+		}
 		if (!g || rt->down != !route_alive(n, rt))
 			return n->now_ms; /* a gateway to start checking, or a route to sync */
 		if (n->rtr_check_s && !g->pinging && g->next_ping_ms < best)
@@ -206,7 +210,7 @@ bool lne_nd_gw_asym(struct lne_node *n, const struct lne_link *l, const struct l
 	}
 	if (!lne_global_get(n->ln, LNE_G_DROP_ASYM_ROUTE))
 		return false;
-	lnw_nid_from4(l->peer, &nid);
+	lne_node_nid(n, l->peer, &nid);
 	from = lne_peer_ni_find(n->ln, &nid);
 	lne_list_for_each_entry(rt, &n->ln->routes, link)
 		if (from && rt->rnet->id == src_net && lne_peer_of(rt->gw) == lne_peer_of(from))

@@ -79,10 +79,10 @@ static s32 credit_limit(const struct lne_node *n, u64 ni4, u64 from4)
 	const struct lne_ni *ni;
 	const struct lne_net *net;
 
-	lnw_nid_from4(ni4, &nid);
+	lne_node_nid(n, ni4, &nid);
 	ni = lne_ni_find(n->ln, &nid);
 	if (!ni) { /* the first NI on the peer's net */
-		lnw_nid_from4(from4, &nid);
+		lne_node_nid(n, from4, &nid);
 		net = lne_net_find(n->ln, lne_nid_net(&nid));
 		if (net && !lne_list_empty(&net->nis))
 			ni = lne_list_entry(net->nis.next, struct lne_ni, link);
@@ -115,8 +115,9 @@ bool lne_node_rtr_credits(const struct lne_node *n, const struct lne_nid *nid, s
 	const struct lne_stat *s;
 	u64 k;
 
-	if (lnw_nid4(nid, &k))
-		return false;
+	/* a NID never keyed has sent nothing: only its net matters below */
+	if (lne_node_key_find(n, nid, &k))
+		k = (u64)lne_nid_net(nid) << 32;
 	for (s = n->stats[lne_nd_hash(k, false) % LNE_STAT_HASH]; s; s = s->hnext)
 		if (s->nid == k && !s->local && s->rc.init) {
 			*avail = s->rc.credits;

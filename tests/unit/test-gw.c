@@ -168,6 +168,46 @@ START_TEST(silent_gateway_dead_after_the_timeout)
 }
 END_TEST
 
+/* A gateway with an IPv6 NID is checked as an IPv4 one: answered, then dead when silent. */
+START_TEST(ipv6_gateway_is_checked)
+{
+	static const char *const a6[] = {"2001:db8::1@tcp", NULL};
+	static const char *const r6[] = {"2001:db8::fe@tcp", "10.1.0.254@tcp1", NULL};
+	struct lne_nid gw = N("2001:db8::fe@tcp"), dst = N("10.1.0.2@tcp1");
+	struct result res = {0};
+	const struct lne_gw *g;
+	struct net3 t;
+
+	simnet_init(&t.s, 4096);
+	t.a = simnet_node(&t.s, a6);
+	t.r = simnet_node(&t.s, r6);
+	t.b = simnet_node(&t.s, BN);
+	add_route(t.a, "tcp1", "2001:db8::fe@tcp", 1);
+	add_route(t.b, "tcp", "10.1.0.254@tcp1", 1);
+	set_global(t.r, LNE_G_ROUTING, 1);
+	t.a->node.rtr_check_s = 10;
+	t.a->node.rtr_timeout_s = 5;
+	t.b->node.test_service = true;
+	ck_assert_int_eq(lne_node_put(&t.a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, 64, true,
+				      3000, on_done, &res, NULL),
+			 0);
+	simnet_pump(&t.s);
+	ck_assert_int_eq(res.status, 0);
+	advance(&t, 1);
+	g = lne_node_gw(&t.a->node, &gw);
+	ck_assert_ptr_nonnull(g);
+	advance(&t, 10000);
+	ck_assert_uint_eq(t.a->node.st.router_pings, 1);
+	ck_assert(g->answered && !g->dead);
+	t.r->mute = true;
+	advance(&t, 10000);
+	advance(&t, 5000);
+	ck_assert(g->dead);
+	ck_assert(route_of(t.a, "tcp1")->down);
+	simnet_fini(&t.s);
+}
+END_TEST
+
 /* sanity-lnet 221: a gateway that answers but does not route is not used. */
 START_TEST(gateway_that_does_not_route_is_down)
 {
@@ -550,6 +590,7 @@ Suite *make_gw_suite(void)
 
 	tcase_add_test(tc, dead_gateway_takes_its_routes_down);
 	tcase_add_test(tc, silent_gateway_dead_after_the_timeout);
+	tcase_add_test(tc, ipv6_gateway_is_checked);
 	tcase_add_test(tc, gateway_that_does_not_route_is_down);
 	tcase_add_test(tc, avoid_asym_router_failure);
 	tcase_add_test(tc, discovery_ping_counts_as_a_check);
