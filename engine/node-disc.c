@@ -839,9 +839,14 @@ void lne_nd_disc_push(struct lne_node *n, struct lne_link *l, const struct lnw_h
 		return;
 	peer = peer_of(n, h->src_nid);
 	if (peer) {
+		bool first = !(peer->disc & LNE_DISC_DONE);
+
 		/* it pushed: it pinged us first, and has our NIDs */
 		peer->disc |= LNE_DISC_DONE;
 		release_peer(n, peer);
+		/* learnt from its push: told as a round's end tells it (PeerDiscovered) */
+		if (first && n->ops->discovered)
+			n->ops->discovered(n->ctx, peer);
 	}
 }
 

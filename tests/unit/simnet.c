@@ -100,6 +100,14 @@ static void sim_route(void *ctx, lne_net_t net, const struct lne_nid *gw, bool u
 		 up ? "up" : "down");
 }
 
+static void sim_discovered(void *ctx, const struct lne_peer *peer)
+{
+	struct simnode *sn = ctx;
+
+	(void)peer;
+	sn->discovered++;
+}
+
 static void sim_log(void *ctx, const char *line)
 {
 	(void)line;
@@ -114,6 +122,7 @@ static bool sim_model_write(void *ctx, bool begin)
 static const struct lne_node_ops sim_ops = {
 	.state = sim_state,
 	.route = sim_route,
+	.discovered = sim_discovered,
 	.log = sim_log,
 	.model_write = sim_model_write,
 	.link_new = sim_link_new,

@@ -25,6 +25,7 @@ struct simnode {
 	u64 inc;	  /* its incarnation */
 	char states[256]; /* what ops->state told: "NID state;" each, cut short when full */
 	char routes[256]; /* what ops->route told: "net gateway up|down;" each */
+	u32 discovered;	  /* peers ops->discovered told of */
 };
 
 struct simlink {

@@ -165,6 +165,9 @@ START_TEST(ds1_two_round_trips)
 	ck_assert_int_eq(d.n, 1);
 	peer_is(a, "10.0.0.4@tcp", "10.0.0.2@tcp", 4);
 	peer_is(b, "10.0.0.1@tcp", "10.0.0.1@tcp", 1);
+	/* each side is told once: a by its round, b by a's push (PeerDiscovered) */
+	ck_assert_uint_eq(a->discovered, 1);
+	ck_assert_uint_eq(b->discovered, 1);
 	c = &a->node.st.c;
 	/* requests: the ping (GET) and the push (a PUT), each answered; then the PUT */
 	ck_assert_uint_eq(c->sent[LNW_GET], 1);
