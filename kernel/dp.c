@@ -33,6 +33,15 @@ static ushort lnet_port = LNW_PORT_DEFAULT;
 module_param(lnet_port, ushort, 0444);
 MODULE_PARM_DESC(lnet_port, "the TCP port LNet listens on and connects to (988)");
 
+/* Upstream's names and defaults; read at every tick, so a change takes at the next one. */
+static uint alive_router_check_interval = LNE_RTR_CHECK_S;
+module_param(alive_router_check_interval, uint, 0644);
+MODULE_PARM_DESC(alive_router_check_interval,
+		 "seconds between the router checker's pings of each gateway (0: no checks)");
+static uint router_ping_timeout = LNE_RTR_TIMEOUT_S;
+module_param(router_ping_timeout, uint, 0644);
+MODULE_PARM_DESC(router_ping_timeout, "seconds a gateway has to answer a check (at least 1)");
+
 #define RX_BUF	      (64 * 1024)
 #define READS_PER_RUN 16
 #define LISTEN_MAX    64
@@ -330,6 +339,36 @@ static void ops_discovered(void *ctx, const struct lne_peer *peer)
 	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_DISCOVERED, fill_peer, (void *)peer);
 }
 
+struct route_ev {
+	lne_net_t net;
+	const struct lne_nid *gw;
+	bool up;
+};
+
+static int fill_route(struct sk_buff *skb, void *arg)
+{
+	const struct route_ev *ev = arg;
+	struct nlattr *r = nla_nest_start(skb, LNETK_A_ROUTE);
+	char net[LNE_NET_STR_MAX];
+
+	lne_net_format(ev->net, net, sizeof(net));
+	if (!r || nla_put_string(skb, LNETK_ROUTE_A_NET, net) ||
+	    lnk_nl_put_nid(skb, LNETK_ROUTE_A_GATEWAY, ev->gw) ||
+	    nla_put_u8(skb, LNETK_ROUTE_A_DOWN, !ev->up))
+		return -EMSGSIZE;
+	nla_nest_end(skb, r);
+	return 0;
+}
+
+/* The router checker took a route down or up again. */
+static void ops_route(void *ctx, lne_net_t net, const struct lne_nid *gw, bool up)
+{
+	struct lnetk_dp *dp = ctx;
+	struct route_ev ev = {net, gw, up};
+
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_ROUTE, fill_route, &ev);
+}
+
 static void ops_log(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -369,6 +408,7 @@ static const struct lne_node_ops kops = {
 	.model_write = ops_model_write,
 	.state = ops_state,
 	.discovered = ops_discovered,
+	.route = ops_route,
 };
 
 /* Read, feed the node, write: one link's turn.  Returns false when it went. */
@@ -591,6 +631,8 @@ static void node_enter(struct lnetk_dp *dp)
 	down_read(&dp->ln->sel);
 	lne_node_set_inst(&dp->node, dp->ln->inst);
 	dp->node.now_ms = now_ms();
+	dp->node.rtr_check_s = READ_ONCE(alive_router_check_interval);
+	dp->node.rtr_timeout_s = READ_ONCE(router_ping_timeout) ?: 1;
 }
 
 static void node_leave(struct lnetk_dp *dp)

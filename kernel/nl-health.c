@@ -266,6 +266,13 @@ int lnk_nl_health_get(struct sk_buff *skb, struct genl_info *info)
 	out = nla_nest_start(reply, LNETK_A_HEALTH);
 	rc = !out || nla_put_u8(reply, LNETK_HEALTH_A_LOCAL, ni != NULL) ||
 	     nla_put_u32(reply, LNETK_HEALTH_A_VALUE, (u32)(ni ? ni->health : pni->health));
+	if (!rc && !ni) {
+		s32 avail, min;
+
+		lne_node_rtr_credits(n, &nid, &avail, &min);
+		rc = nla_put_s32(reply, LNETK_HEALTH_A_RTR_CREDITS, avail) ||
+		     nla_put_s32(reply, LNETK_HEALTH_A_RTR_MIN, min);
+	}
 	if (!rc)
 		rc = lne_node_health_each(n, &nid, ni != NULL, put_health_stat, reply);
 	lnetk_dp_leave(ln);

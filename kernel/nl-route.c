@@ -91,6 +91,8 @@ static int nl_put_route(struct sk_buff *skb, const struct lne_route *rt)
 	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
 		if (nla_put_u32(skb, route_genl[k], rt->v[k]))
 			goto full;
+	if (nla_put_u8(skb, LNETK_ROUTE_A_DOWN, rt->down))
+		goto full;
 	nla_nest_end(skb, nest);
 	return 0;
 full:

@@ -25,6 +25,7 @@ struct lnetk_events {
 	lnetk_event_cb cb;	 /* the events group's */
 	lnetk_dp_state_cb state; /* the dp group's */
 	lnetk_dp_peer_cb peer;
+	lnetk_dp_route_cb route;
 	void *arg;
 	char *buf;
 };
@@ -45,8 +46,8 @@ int lnetk_events_open(lnetk_event_cb cb, void *arg, struct lnetk_events **evp)
 	return group_open(LNETK_MCGRP_EVENTS, ev, evp);
 }
 
-int lnetk_dp_events_open(lnetk_dp_state_cb state, lnetk_dp_peer_cb peer, void *arg,
-			 struct lnetk_events **evp)
+int lnetk_dp_events_open(lnetk_dp_state_cb state, lnetk_dp_peer_cb peer, lnetk_dp_route_cb route,
+			 void *arg, struct lnetk_events **evp)
 {
 	struct lnetk_events *ev = calloc(1, sizeof(*ev));
 
@@ -55,6 +56,7 @@ int lnetk_dp_events_open(lnetk_dp_state_cb state, lnetk_dp_peer_cb peer, void *a
 		return -ENOMEM;
 	ev->state = state;
 	ev->peer = peer;
+	ev->route = route;
 	ev->arg = arg;
 	return group_open(LNETK_MCGRP_DP, ev, evp);
 }
@@ -189,6 +191,26 @@ static int dp_peer(struct lnetk_events *ev, struct nlattr **tb)
 	return 1;
 }
 
+static int dp_route(struct lnetk_events *ev, struct nlattr **tb)
+{
+	static const struct nla_policy pol[LNETK_ROUTE_A_MAX + 1] = {
+		[LNETK_ROUTE_A_NET] = {.type = NLA_STRING},
+		[LNETK_ROUTE_A_GATEWAY] = {.type = NLA_STRING},
+		[LNETK_ROUTE_A_DOWN] = {.type = NLA_U8},
+	};
+	struct nlattr *r[LNETK_ROUTE_A_MAX + 1];
+	char net[LNETK_NET_MAX], gw[LNETK_NID_MAX];
+
+	if (!tb[LNETK_A_ROUTE] ||
+	    nla_parse_nested(r, LNETK_ROUTE_A_MAX, tb[LNETK_A_ROUTE], pol) < 0 ||
+	    !r[LNETK_ROUTE_A_NET] || !r[LNETK_ROUTE_A_GATEWAY] || !r[LNETK_ROUTE_A_DOWN] ||
+	    lk_get_str(net, sizeof(net), r[LNETK_ROUTE_A_NET]) ||
+	    lk_get_str(gw, sizeof(gw), r[LNETK_ROUTE_A_GATEWAY]))
+		return 0;
+	ev->route(ev->arg, net, gw, !nla_get_u8(r[LNETK_ROUTE_A_DOWN]));
+	return 1;
+}
+
 static int one_event(struct nlmsghdr *nlh, void *arg)
 {
 	struct lnetk_events *ev = arg;
@@ -202,6 +224,8 @@ static int one_event(struct nlmsghdr *nlh, void *arg)
 		return dp_state(ev, tb);
 	if (ev->peer && gh->cmd == LNETK_EV_DP_DISCOVERED)
 		return dp_peer(ev, tb);
+	if (ev->route && gh->cmd == LNETK_EV_DP_ROUTE)
+		return dp_route(ev, tb);
 	if (!ev->cb || !tb[LNETK_A_GENERATION])
 		return 0;
 	ev->cb(gh->cmd, nla_get_u64(tb[LNETK_A_GENERATION]), ev->arg);

@@ -162,11 +162,17 @@ int lnetk_fault_list(struct lnetk *lk, bool delay, lnetk_fault_cb cb, void *arg,
 }
 
 static const struct nla_policy health_policy[LNETK_HEALTH_A_MAX + 1] = {
-	[LNETK_HEALTH_A_NID] = {.type = NLA_STRING},   [LNETK_HEALTH_A_LOCAL] = {.type = NLA_U8},
-	[LNETK_HEALTH_A_VALUE] = {.type = NLA_U32},    [LNETK_HEALTH_A_STAT] = {.type = NLA_NESTED},
-	[LNETK_HEALTH_A_KEY] = {.type = NLA_STRING},   [LNETK_HEALTH_A_COUNT] = {.type = NLA_U64},
-	[LNETK_HEALTH_A_ENTRY] = {.type = NLA_NESTED}, [LNETK_HEALTH_A_PINGS] = {.type = NLA_U32},
+	[LNETK_HEALTH_A_NID] = {.type = NLA_STRING},
+	[LNETK_HEALTH_A_LOCAL] = {.type = NLA_U8},
+	[LNETK_HEALTH_A_VALUE] = {.type = NLA_U32},
+	[LNETK_HEALTH_A_STAT] = {.type = NLA_NESTED},
+	[LNETK_HEALTH_A_KEY] = {.type = NLA_STRING},
+	[LNETK_HEALTH_A_COUNT] = {.type = NLA_U64},
+	[LNETK_HEALTH_A_ENTRY] = {.type = NLA_NESTED},
+	[LNETK_HEALTH_A_PINGS] = {.type = NLA_U32},
 	[LNETK_HEALTH_A_NEXT_MS] = {.type = NLA_U64},
+	[LNETK_HEALTH_A_RTR_CREDITS] = {.type = NLA_U32},
+	[LNETK_HEALTH_A_RTR_MIN] = {.type = NLA_U32},
 };
 
 struct health_in {
@@ -190,6 +196,7 @@ struct health_out {
 	uint32_t *health;
 	lnetk_kv_cb cb;
 	void *arg;
+	int32_t *rtr, *rtr_min; /* NULL: not asked */
 };
 
 static int parse_health(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh __maybe_unused)
@@ -205,13 +212,19 @@ static int parse_health(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh
 		return -EPROTO;
 	*out->local = nla_get_u8(htb[LNETK_HEALTH_A_LOCAL]);
 	*out->health = nla_get_u32(htb[LNETK_HEALTH_A_VALUE]);
+	if (out->rtr) {
+		if (!htb[LNETK_HEALTH_A_RTR_CREDITS] || !htb[LNETK_HEALTH_A_RTR_MIN])
+			return -ENOENT; /* a local NI's: it has none */
+		*out->rtr = (int32_t)nla_get_u32(htb[LNETK_HEALTH_A_RTR_CREDITS]);
+		*out->rtr_min = (int32_t)nla_get_u32(htb[LNETK_HEALTH_A_RTR_MIN]);
+	}
 	nla_for_each_nested(a, tb[LNETK_A_HEALTH], rem) {
 		if (nla_type(a) != LNETK_HEALTH_A_STAT)
 			continue;
 		if (kv(a, LNETK_HEALTH_A_MAX, health_policy, LNETK_HEALTH_A_KEY,
 		       LNETK_HEALTH_A_COUNT, &k, &v))
 			return -EPROTO;
-		rc = out->cb(out->arg, k, nla_get_u64(v));
+		rc = out->cb ? out->cb(out->arg, k, nla_get_u64(v)) : 0;
 		if (rc < 0)
 			return rc;
 	}
@@ -222,7 +235,19 @@ int lnetk_health_get(struct lnetk *lk, const char *nid, bool *local, uint32_t *h
 		     lnetk_kv_cb cb, void *arg, struct lnetk_err *err)
 {
 	struct health_in in = {nid, -1};
-	struct health_out out = {local, health, cb, arg};
+	struct health_out out = {local, health, cb, arg, NULL, NULL};
+	struct req rq = {.err = err, .parse = parse_health, .arg = &out};
+
+	return lk_run(lk, LNETK_CMD_HEALTH_GET, 0, 128, put_health, &in, &rq);
+}
+
+int lnetk_rtr_credits(struct lnetk *lk, const char *nid, int32_t *avail, int32_t *min,
+		      struct lnetk_err *err)
+{
+	struct health_in in = {nid, -1};
+	uint32_t health;
+	bool local;
+	struct health_out out = {&local, &health, NULL, NULL, avail, min};
 	struct req rq = {.err = err, .parse = parse_health, .arg = &out};
 
 	return lk_run(lk, LNETK_CMD_HEALTH_GET, 0, 128, put_health, &in, &rq);

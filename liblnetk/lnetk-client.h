@@ -188,6 +188,7 @@ struct lnetk_route {
 	char net[LNETK_NET_MAX];
 	char gateway[LNETK_NID_MAX];
 	LNE_ROUTE_FIELDS(uint32_t); /* .hops, .priority, .sensitivity, or .v[] */
+	bool down;		    /* in a dump: the module's router checker took it down */
 };
 
 typedef int (*lnetk_route_cb)(const struct lnetk_route *route, void *arg);
@@ -331,6 +332,9 @@ int lnetk_fault_list(struct lnetk *lk, bool delay, lnetk_fault_cb cb, void *arg,
 typedef int (*lnetk_kv_cb)(void *arg, const char *key, uint64_t value);
 int lnetk_health_get(struct lnetk *lk, const char *nid, bool *local, uint32_t *health,
 		     lnetk_kv_cb cb, void *arg, struct lnetk_err *err);
+/* A peer NI's router credits on this node: how many left (negative: waiting), the fewest. */
+int lnetk_rtr_credits(struct lnetk *lk, const char *nid, int32_t *avail, int32_t *min,
+		      struct lnetk_err *err);
 /* Each NI in the local (or peer) recovery queue: pings failed in a row, the next (ms, monotonic). */
 typedef int (*lnetk_recovery_cb)(void *arg, const char *nid, uint32_t pings, uint64_t next_ms);
 int lnetk_recovery_get(struct lnetk *lk, bool peer, lnetk_recovery_cb cb, void *arg,
@@ -490,8 +494,10 @@ int lnetk_events_open(lnetk_event_cb cb, void *arg, struct lnetk_events **evp);
 typedef void (*lnetk_dp_state_cb)(void *arg, const char *nid, bool local, const char *state,
 				  uint32_t health);
 typedef void (*lnetk_dp_peer_cb)(void *arg, const char *const *nids, size_t n);
-int lnetk_dp_events_open(lnetk_dp_state_cb state, lnetk_dp_peer_cb peer, void *arg,
-			 struct lnetk_events **evp);
+/* @route for a route the router checker took down or up again. */
+typedef void (*lnetk_dp_route_cb)(void *arg, const char *net, const char *gateway, bool up);
+int lnetk_dp_events_open(lnetk_dp_state_cb state, lnetk_dp_peer_cb peer, lnetk_dp_route_cb route,
+			 void *arg, struct lnetk_events **evp);
 /* Poll this for POLLIN, then call lnetk_events_dispatch(). */
 int lnetk_events_fd(const struct lnetk_events *ev);
 /*

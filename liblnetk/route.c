@@ -63,6 +63,7 @@ int lnetk_route_del(struct lnetk *lk, const char *net, const char *gateway, stru
 static const struct nla_policy route_policy[LNETK_ROUTE_A_MAX + 1] = {
 	[LNETK_ROUTE_A_NET] = {.type = NLA_STRING},
 	[LNETK_ROUTE_A_GATEWAY] = {.type = NLA_STRING},
+	[LNETK_ROUTE_A_DOWN] = {.type = NLA_U8},
 #define ROUTE_POLICY(id, name, yaml, opt, genl, ...) [genl] = {.type = NLA_U32},
 	LNE_ROUTE_ATTRS(ROUTE_POLICY)
 #undef ROUTE_POLICY
@@ -87,6 +88,7 @@ static int parse_route_dump(struct req *rq, struct nlattr **tb, struct nlmsghdr 
 		r.has |= rtb[route_genl[k]] ? 1u << k : 0;
 		r.v[k] = get_u32_or(rtb[route_genl[k]], 0);
 	}
+	r.down = rtb[LNETK_ROUTE_A_DOWN] && nla_get_u8(rtb[LNETK_ROUTE_A_DOWN]);
 	return cb_rc(d->cb.route(&r, d->arg));
 }
 

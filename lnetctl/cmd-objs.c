@@ -82,7 +82,7 @@ static int route_del(struct ctl_opt *opt, int argc, char **argv)
 struct route_row {
 	uint32_t v[LNE_ROUTE_A__COUNT];
 	bool got[LNE_ROUTE_A__COUNT];
-	const char *state; /* the userspace engine's "up" or "down" (NULL: none known) */
+	const char *state; /* the router checker's "up" or "down" (NULL: none known) */
 };
 
 static int route_entry(sd_bus_message *r, const char *key, void *arg)

@@ -219,7 +219,9 @@
  * LNETK_CMD_HEALTH_GET (anyone): LNETK_A_HEALTH with LNETK_HEALTH_A_NID, a
  *   local NI's or peer NI's: the reply's LNETK_A_HEALTH holds _LOCAL,
  *   _VALUE (0..1000) and one LNETK_HEALTH_A_STAT (_KEY, _COUNT) per health
- *   counter, named as `net show -v` prints them.  -ENOENT: no such NI.
+ *   counter, named as `net show -v` prints them; a peer NI's also
+ *   _RTR_CREDITS and _RTR_MIN (what this node, routing, holds for it).
+ *   -ENOENT: no such NI.
  * LNETK_CMD_RECOVERY_GET (anyone): LNETK_A_HEALTH with _PEER (0: local
  *   NIs); the reply's LNETK_A_HEALTH holds an LNETK_HEALTH_A_ENTRY (_NID,
  *   _PINGS failed in a row, _NEXT_MS: the next ping on the monotonic
@@ -344,6 +346,8 @@
  *     "unreachable", "recovering", "healthy"...: engine/node.h's words).
  *   LNETK_EV_DP_DISCOVERED: discovery finished a peer: LNETK_A_PING with
  *     one LNETK_PING_A_ENTRY per NID (_NID), the primary first.
+ *   LNETK_EV_DP_ROUTE: the router checker took a route down or up again:
+ *     LNETK_A_ROUTE with _NET, _GATEWAY and _DOWN.
  * These command numbers are announcements only: requests are refused.
  * Joining the group needs no privilege.
  */
@@ -420,6 +424,7 @@ enum lnetk_cmd {
 	LNETK_CMD_RECOVERY_GET,
 	LNETK_EV_DP_STATE,	/* announcement only: group "dp" */
 	LNETK_EV_DP_DISCOVERED, /* announcement only: group "dp" */
+	LNETK_EV_DP_ROUTE,	/* announcement only: group "dp" */
 	__LNETK_CMD_LAST
 };
 #define LNETK_CMD_MAX (__LNETK_CMD_LAST - 1)
@@ -525,6 +530,7 @@ enum lnetk_route_attr {
 	LNETK_ROUTE_A_HOPS,	   /* u32, 1..255 */
 	LNETK_ROUTE_A_PRIORITY,	   /* u32 */
 	LNETK_ROUTE_A_SENSITIVITY, /* u32 */
+	LNETK_ROUTE_A_DOWN,	   /* u8, in a dump: the router checker took it down */
 	__LNETK_ROUTE_A_LAST
 };
 #define LNETK_ROUTE_A_MAX (__LNETK_ROUTE_A_LAST - 1)
@@ -634,17 +640,19 @@ enum lnetk_fault_attr {
 enum lnetk_health_attr {
 	LNETK_HEALTH_A_UNSPEC,
 	LNETK_HEALTH_A_PAD,
-	LNETK_HEALTH_A_NID,	/* string */
-	LNETK_HEALTH_A_LOCAL,	/* u8, reply */
-	LNETK_HEALTH_A_VALUE,	/* u32, reply */
-	LNETK_HEALTH_A_STAT,	/* nest, repeated, reply: _KEY and _COUNT */
-	LNETK_HEALTH_A_KEY,	/* string */
-	LNETK_HEALTH_A_COUNT,	/* u64 */
-	LNETK_HEALTH_A_PEER,	/* u8: RECOVERY_GET's peer queue (1) or local (0) */
-	LNETK_HEALTH_A_ENTRY,	/* nest, repeated, reply: _NID, _PINGS, _NEXT_MS */
-	LNETK_HEALTH_A_PINGS,	/* u32 */
-	LNETK_HEALTH_A_NEXT_MS, /* u64 */
-	LNETK_HEALTH_A_STATE,	/* string, in LNETK_EV_DP_STATE */
+	LNETK_HEALTH_A_NID,	    /* string */
+	LNETK_HEALTH_A_LOCAL,	    /* u8, reply */
+	LNETK_HEALTH_A_VALUE,	    /* u32, reply */
+	LNETK_HEALTH_A_STAT,	    /* nest, repeated, reply: _KEY and _COUNT */
+	LNETK_HEALTH_A_KEY,	    /* string */
+	LNETK_HEALTH_A_COUNT,	    /* u64 */
+	LNETK_HEALTH_A_PEER,	    /* u8: RECOVERY_GET's peer queue (1) or local (0) */
+	LNETK_HEALTH_A_ENTRY,	    /* nest, repeated, reply: _NID, _PINGS, _NEXT_MS */
+	LNETK_HEALTH_A_PINGS,	    /* u32 */
+	LNETK_HEALTH_A_NEXT_MS,	    /* u64 */
+	LNETK_HEALTH_A_STATE,	    /* string, in LNETK_EV_DP_STATE */
+	LNETK_HEALTH_A_RTR_CREDITS, /* s32, HEALTH_GET of a peer NI: router credits left */
+	LNETK_HEALTH_A_RTR_MIN,	    /* s32, HEALTH_GET of a peer NI: the fewest they were */
 	__LNETK_HEALTH_A_LAST
 };
 #define LNETK_HEALTH_A_MAX (__LNETK_HEALTH_A_LAST - 1)

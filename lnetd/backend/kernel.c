@@ -180,6 +180,16 @@ static void on_dp_peer(void *arg, const char *const *nids, size_t n)
 						 .nnids = n});
 }
 
+static void on_dp_route(void *arg, const char *net, const char *gateway, bool up)
+{
+	struct kbackend *kb = arg;
+
+	lnetd_event(kb->d, &(struct lnetd_event){.kind = LNETD_EV_ROUTE,
+						 .ni = net,
+						 .nid = gateway,
+						 .state = up ? "up" : "down"});
+}
+
 static int on_dp_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct kbackend *kb = userdata;
@@ -199,14 +209,14 @@ static int on_dp_io(sd_event_source *s, int fd, uint32_t revents, void *userdata
 /* Hear the module's data path; without it lnetd still works, only its signals are missing. */
 static void dp_events_open(struct kbackend *kb)
 {
-	int rc = lnetk_dp_events_open(on_dp_state, on_dp_peer, kb, &kb->dpev);
+	int rc = lnetk_dp_events_open(on_dp_state, on_dp_peer, on_dp_route, kb, &kb->dpev);
 
 	if (!rc)
 		rc = sd_event_add_io(kb->d->event, &kb->dpev_io, lnetk_events_fd(kb->dpev), EPOLLIN,
 				     on_dp_io, kb);
 	if (rc < 0) {
-		log_warning("cannot hear the lnetk module's data path: %s; its HealthChanged and "
-			    "PeerDiscovered signals are missing",
+		log_warning("cannot hear the lnetk module's data path: %s; its HealthChanged, "
+			    "PeerDiscovered and RouteStateChanged signals are missing",
 			    strerror(-rc));
 		lnetk_events_close(kb->dpev);
 		kb->dpev = NULL;

@@ -146,9 +146,20 @@ int bus_method_router_credits(sd_bus_message *m, void *userdata, sd_bus_error *e
 		rc = bus_nid_arg(s, &nid, canon, e);
 	if (rc < 0)
 		return rc;
-	if (d->kb)
-		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-					 "router credits are the userspace engine's only, so far");
+	if (d->kb) {
+		struct lnetk *lk = kbackend_lnetk(d->kb);
+		struct lnetk_err lerr = {""};
+		int32_t ka, km;
+
+		if (!lk)
+			return no_node(e);
+		rc = lnetk_rtr_credits(lk, canon, &ka, &km, &lerr);
+		if (rc == -ENOENT)
+			return sd_bus_error_setf(e, LNETD_ERR_NOT_FOUND, "%s is no peer NI", canon);
+		if (rc)
+			return kernel_fail(e, rc, &lerr);
+		return sd_bus_reply_method_return(m, "ii", ka, km);
+	}
 	n = lnetd_dp_node(d->dp);
 	if (!n)
 		return no_node(e);

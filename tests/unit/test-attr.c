@@ -272,8 +272,9 @@ START_TEST(route_table_consistent)
 			ck_assert_uint_ne(route_genl[j], route_genl[i]);
 		}
 	}
-	/* Every route attribute but the key is a setting. */
-	ck_assert_uint_eq(LNE_ROUTE_A__COUNT + 3, LNETK_ROUTE_A_MAX + 1);
+	/* Every route attribute but the key (and the dump's state, LNETK_ROUTE_A_DOWN) is a setting. */
+	ck_assert_uint_eq(LNETK_ROUTE_A_DOWN, LNETK_ROUTE_A_MAX);
+	ck_assert_uint_eq(LNE_ROUTE_A__COUNT + 4, LNETK_ROUTE_A_MAX + 1);
 	ck_assert_uint_eq(v[LNE_ROUTE_A_HOPS], LNE_HOPS_DEFAULT);
 	ck_assert_int_eq(lne_route_attr_by_name("gateway"), -ENOENT);
 

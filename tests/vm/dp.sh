@@ -42,6 +42,16 @@ on() {
 	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/$n.bus lnetctl "$@"
 }
 has() { grep -q -- "$1" "$T/out"; }
+# logged PATTERN FILE: lnetd logs PATTERN (grep -E) within 10 s; what the module
+# announces on its dp group reaches lnetd's loop after the command that caused it
+logged() {
+	_i=0
+	while ! grep -Eq -- "$1" "$2" && [ $_i -lt 200 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	grep -Eq -- "$1" "$2"
+}
 # out_has DESCRIPTION TEXT CMD...: the command succeeds and prints TEXT
 out_has() {
 	d=$1
@@ -248,7 +258,7 @@ while [ "$(nih 10.8.0.1@tcp)" != 1000 ] && [ $i -lt 200 ]; do
 done
 check "health: a0's link up: recovery brings its NI back to 1000" test "$(nih 10.8.0.1@tcp)" = 1000
 check "health: lnetd heard it from the module (the dp group: HealthChanged)" \
-	grep -q "NI 10.8.0.1@tcp: down, health 0" "$T/lnetd-dpa.log"
+	logged "NI 10.8.0.1@tcp: down, health 0" "$T/lnetd-dpa.log"
 
 # health counters, fault rules and recovery queues are the module's (LNETK_CMD_HEALTH_GET,
 # _FAULT, _FAULT_GET, _RECOVERY_GET), read and set through lnetd as with the userspace engine
@@ -269,6 +279,27 @@ check "fault: none left" sh -c "! grep -q dest: $T/out"
 out_has "health: debug recovery --peer answers from the module" "peer NI recovery" \
 	on dpa debug recovery --peer
 out_has "dp: b still answers a, both rails" "nid: 10.8.1.2@tcp" on dpa ping --timeout 10 10.8.0.2@tcp
+
+# router health in the module: b does not route, so a's router checker (module
+# parameters: every second, 2 s to answer) takes a route through b down, and lnetd
+# says so (route show -v's state, RouteStateChanged); router credits are the module's too
+echo 1 >/sys/module/lnetk/parameters/alive_router_check_interval
+echo 2 >/sys/module/lnetk/parameters/router_ping_timeout
+check "router: a routes tcp9 through b" on dpa route add --net tcp9 --gateway 10.8.0.2@tcp
+rstate() { on dpa route show -v 2>/dev/null | awk '$1 == "state:" { print $2; exit }'; }
+i=0
+while [ "$(rstate)" != down ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+check "router: the module's checker took it down (b does not route)" test "$(rstate)" = down
+check "router: lnetd heard it from the module (the dp group: RouteStateChanged)" \
+	logged "route to tcp9 via 10.8.0.2@tcp: down" "$T/lnetd-dpa.log"
+check "router: the route goes" on dpa route del --net tcp9 --gateway 10.8.0.2@tcp
+echo 60 >/sys/module/lnetk/parameters/alive_router_check_interval
+echo 50 >/sys/module/lnetk/parameters/router_ping_timeout
+out_has "router: peer show -v has the module's router credits" "available_rtr_credits:" \
+	on dpa peer show -v
 
 # garbage to b's LNet port: cut off, counted in the log, b still answers
 $IP netns exec dpa sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc 10.8.0.2 988' >/dev/null 2>&1
@@ -358,7 +389,7 @@ disc_interop() {
 		on dpu discover 10.8.20.1@tcp1
 	check "interop: upstream is Multi-Rail to lnetk" has "Multi-Rail: True"
 	check "discovery: lnetd heard it from the module (the dp group: PeerDiscovered)" \
-		grep -Eq "peer [0-9.]+@tcp1? discovered: [2-9] NIDs" "$T/lnetd-dpu.log"
+		logged "peer [0-9.]+@tcp1? discovered: [2-9] NIDs" "$T/lnetd-dpu.log"
 	out_has "interop: lnetk's peer show lists both of upstream's NIDs" "nid: 10.8.20.1@tcp1" \
 		on dpu peer show --nid 10.8.21.1@tcp1
 	check "interop: as discovered" has "discovered: True"
