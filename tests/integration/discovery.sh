@@ -7,22 +7,10 @@
 # makes it configured (and stored), and a third rail added to one node is
 # pushed to the other.  TAP.
 set -u
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and ip netns"
-	exit 0
-fi
-. "$(dirname "$0")/lib.sh"
-LNETD=${LNETD:-lnetd/lnetd}
-LNETCTL=${LNETCTL:-lnetctl/lnetctl}
-NS=lnd$$
-. "$(dirname "$0")/nodes.sh"
+NS_PREFIX=lnd
+. "$(dirname "$0")/nodes-tap.sh"
 MON=
 trap '[ -z "$MON" ] || kill "$MON" 2>/dev/null; nodes_cleanup; cleanup' EXIT
-# on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
-on() {
-	OUT=$(node_ctl "$@" 2>&1)
-	RC=$?
-}
 # rail_mb NID KEY: a selftest's MB/s of one rail
 rail_mb() { printf '%s\n' "$OUT" | awk -v nid="$1" -v k="$2" '
 	$0 ~ "nid: " nid { want = 1; next }

@@ -6,21 +6,8 @@
 # counted while the other keeps working.  A third node, c, on a net of its
 # own (tcp1) behind b, is reached through b once b routes.  TAP.
 set -u
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and ip netns"
-	exit 0
-fi
-. "$(dirname "$0")/lib.sh"
-LNETD=${LNETD:-lnetd/lnetd}
-LNETCTL=${LNETCTL:-lnetctl/lnetctl}
-NS=lnf$$
-. "$(dirname "$0")/nodes.sh"
-trap 'nodes_cleanup; cleanup' EXIT
-# on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
-on() {
-	OUT=$(node_ctl "$@" 2>&1)
-	RC=$?
-}
+NS_PREFIX=lnf
+. "$(dirname "$0")/nodes-tap.sh"
 
 node_ns a b c || {
 	echo "1..0 # SKIP cannot make network namespaces"

@@ -8,20 +8,8 @@
 # a request for a large NID the node does not have is cut off and counted
 # while the other keeps working.  TAP.
 set -u
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and ip netns"
-	exit 0
-fi
-. "$(dirname "$0")/lib.sh"
-LNETD=${LNETD:-lnetd/lnetd}
-LNETCTL=${LNETCTL:-lnetctl/lnetctl}
-NS=lnf6$$
-. "$(dirname "$0")/nodes.sh"
-trap 'nodes_cleanup; cleanup' EXIT
-on() {
-	OUT=$(node_ctl "$@" 2>&1)
-	RC=$?
-}
+NS_PREFIX=lnf6
+. "$(dirname "$0")/nodes-tap.sh"
 # rail6 R: veth aR in a, bR in b, 2001:db8:77:R::1/64 and ::2/64, no IPv4
 rail6() {
 	ip link add "a$1" netns "${NS}a" type veth peer name "b$1" netns "${NS}b" &&

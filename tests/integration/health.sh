@@ -13,21 +13,8 @@
 # Upstream's sanity-lnet.sh 204-238 (health, resend, recovery) in spirit.
 # TAP.
 set -u
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and ip netns"
-	exit 0
-fi
-. "$(dirname "$0")/lib.sh"
-LNETD=${LNETD:-lnetd/lnetd}
-LNETCTL=${LNETCTL:-lnetctl/lnetctl}
-NS=lnh$$
-. "$(dirname "$0")/nodes.sh"
-trap 'nodes_cleanup; cleanup' EXIT
-# on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
-on() {
-	OUT=$(node_ctl "$@" 2>&1)
-	RC=$?
-}
+NS_PREFIX=lnh
+. "$(dirname "$0")/nodes-tap.sh"
 # count X NID KEY [local]: a counter of NID's on node X (a local NI with "true", else a peer NI)
 count() {
 	busctl --address="unix:path=$T/$1.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \

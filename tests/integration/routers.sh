@@ -15,21 +15,8 @@
 # Timing is not asserted: waits are bounded generously, and how long things
 # took goes out as diag.  TAP.
 set -u
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and ip netns"
-	exit 0
-fi
-. "$(dirname "$0")/lib.sh"
-LNETD=${LNETD:-lnetd/lnetd}
-LNETCTL=${LNETCTL:-lnetctl/lnetctl}
-NS=lnr$$
-. "$(dirname "$0")/nodes.sh"
-trap 'nodes_cleanup; cleanup' EXIT
-# on X CMD...: lnetctl against node X; output in $OUT, status in $RC.
-on() {
-	OUT=$(node_ctl "$@" 2>&1)
-	RC=$?
-}
+NS_PREFIX=lnr
+. "$(dirname "$0")/nodes-tap.sh"
 # lacks TEXT: $OUT does not contain TEXT
 lacks() {
 	case $OUT in *"$1"*)

@@ -9,20 +9,8 @@
 # body's fields: a jobid+opcode rule throttles the generator's writes.
 # Accuracy (achieved ÷ configured rate) is a figure: bench/tbf-live.sh.  TAP.
 set -u
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and ip netns"
-	exit 0
-fi
-. "$(dirname "$0")/lib.sh"
-LNETD=${LNETD:-lnetd/lnetd}
-LNETCTL=${LNETCTL:-lnetctl/lnetctl}
-NS=lnt$$
-. "$(dirname "$0")/nodes.sh"
-trap 'nodes_cleanup; cleanup' EXIT
-on() {
-	OUT=$(node_ctl "$@" 2>&1)
-	RC=$?
-}
+NS_PREFIX=lnt
+. "$(dirname "$0")/nodes-tap.sh"
 DEPTH=3 # the policy's default bucket depth
 
 # tbf_live_net PREFIX: s (PREFIX.0.100 on a bridge) and a, b, c (PREFIX.0.1-3), nodes started
