@@ -218,6 +218,27 @@ check "dp: never faster than the rule (60 <= 2 x (50/s x seconds + 3))" \
 	sh -c "awk '/seconds:/ { exit !(60 <= 2 * (50 * \$2 + 3)) }' $T/out"
 out_has "dp: b's rule dispatched them" "name: ca" on dpb tbf show --service lnet_test
 check "dp: all 60" sh -c "awk '/name: ca\$/ { w = 1; next } w && \$1 == \"dispatched:\" { exit !(\$2 == 60) }' $T/out"
+# A long trace of many rails: 16 NIs on a (14 more on tcp5), and 700 writes through b's
+# policy take 7 s at least, so a 10 ms interval makes hundreds of rows of 17 columns, more
+# than one netlink attribute (64 KiB) carries: the module sends as many as fit, spread
+# over the run and ending where it ended, and the rest of the reply intact.
+r=0
+while [ $r -lt 14 ]; do
+	$IP link add "x$r" netns dpa type veth peer name "y$r" netns dpb
+	$IP -n dpa addr add "10.9.$r.1/24" dev "x$r" && $IP -n dpa link set "x$r" up
+	r=$((r + 1))
+done
+check "trace: a has 14 more NIs, on tcp5" \
+	on dpa net add --net tcp5 --if x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,x11,x12,x13
+rm -f "$T/trace16.csv"
+out_has "trace: a long trace of 16 rails comes back whole" "failed: 0" \
+	on dpa selftest run --nid 10.8.0.2@tcp --size 64 --count 700 --trace "$T/trace16.csv" \
+	--interval 10
+check "trace: a column per rail" \
+	sh -c "head -n 1 $T/trace16.csv | awk -F, '{ n = NF } END { exit !(n == 17) }'"
+check "trace: rows to the end of the run" \
+	awk -F, 'NR > 1 { n++; last = $1 } END { exit !(n >= 100 && last >= 6.5) }' "$T/trace16.csv"
+on dpa net del --net tcp5 >/dev/null 2>&1
 check "dp: the service lets go of the policy when off" on dpb selftest service off
 check "dp: which then goes" on dpb tbf del --service lnet_test
 
