@@ -287,6 +287,22 @@ on dpb fault drop show >"$T/out" 2>&1
 check "fault: none left" sh -c "! grep -q dest: $T/out"
 out_has "health: debug recovery --peer answers from the module" "peer NI recovery" \
 	on dpa debug recovery --peer
+# the longest list FAULT_GET answers: 64 rules (LNE_FAULT_RULES_MAX) with every option at
+# its longest, in one reply of at most 60 KiB whose list nest stays under 64 KiB
+P=$(i=0; while [ $i -lt 64 ]; do printf '%s' "$i,"; i=$((i + 1)); done)
+HS=local_interrupt,local_dropped,local_aborted,local_no_route,local_timeout,local_error
+HS=$HS,remote_dropped,remote_error,remote_timeout,network_timeout
+longest() {
+	on dpb fault drop add --source 10.8.9.1@tcp --dest 10.8.9.2@tcp --rate 1000000000 \
+		--portal "${P%,}" --message ACK,PUT,GET,REPLY --health_error "$HS"
+}
+check "fault: b takes a rule with every option at its longest" longest
+i=1
+while [ $i -lt 64 ] && longest >/dev/null 2>&1; do i=$((i + 1)); done
+check "fault: and 63 more" test $i = 64
+on dpb fault drop show >"$T/out" 2>&1
+check "fault: and lists all 64 in one answer" sh -c "test \$(grep -c 'id:' $T/out) = 64"
+check "fault: which del --all removes" on dpb fault drop del --all
 out_has "dp: b still answers a, both rails" "nid: 10.8.1.2@tcp" on dpa ping --timeout 10 10.8.0.2@tcp
 
 # garbage to b's LNet port: cut off, counted in the log, b still answers
