@@ -29,6 +29,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
@@ -601,7 +602,13 @@ static const struct genl_multicast_group lnk_nl_mcgrps[] = {
  * @cmd that @fill fills, when anyone listens in @net.  From the data
  * path's work or a caller of the node: process context.
  */
-static bool lnk_nl_registered;
+static bool lnk_nl_registered; /* under lnk_nl_reg_lock */
+/*
+ * Held for reading across an announcement, so the family is not taken
+ * away under one (module unload: the data paths run until the namespaces
+ * go, after the family).  A leaf: taken under dp->lock and ln->sel.
+ */
+static DECLARE_RWSEM(lnk_nl_reg_lock);
 
 void lnk_nl_dp_announce(struct net *net, u8 cmd, int (*fill)(struct sk_buff *skb, void *arg),
 			void *arg)
@@ -609,18 +616,20 @@ void lnk_nl_dp_announce(struct net *net, u8 cmd, int (*fill)(struct sk_buff *skb
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!READ_ONCE(lnk_nl_registered) ||
-	    !genl_has_listeners(&lnk_nl_family, net, LNETK_GROUP_DP))
-		return;
+	down_read(&lnk_nl_reg_lock);
+	if (!lnk_nl_registered || !genl_has_listeners(&lnk_nl_family, net, LNETK_GROUP_DP))
+		goto out;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	hdr = skb ? genlmsg_put(skb, 0, 0, &lnk_nl_family, 0, cmd) : NULL;
 	if (!hdr || fill(skb, arg)) {
 		nlmsg_free(skb);
 		genl_set_err(&lnk_nl_family, net, 0, LNETK_GROUP_DP, -ENOBUFS);
-		return;
+		goto out;
 	}
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast_netns(&lnk_nl_family, net, skb, 0, LNETK_GROUP_DP, GFP_KERNEL);
+out:
+	up_read(&lnk_nl_reg_lock);
 }
 
 /*
@@ -649,13 +658,19 @@ int __init lnetk_genetlink_init(void)
 
 	lnk_nl_tbf_contract_checks();
 	rc = genl_register_family(&lnk_nl_family);
-	if (!rc)
-		WRITE_ONCE(lnk_nl_registered, true);
+	if (!rc) {
+		down_write(&lnk_nl_reg_lock);
+		lnk_nl_registered = true;
+		up_write(&lnk_nl_reg_lock);
+	}
 	return rc;
 }
 
 void lnetk_genetlink_uninit(void)
 {
-	WRITE_ONCE(lnk_nl_registered, false); /* the data paths run until the namespaces go */
+	/* no announcement is under way once this has the lock; none starts after */
+	down_write(&lnk_nl_reg_lock);
+	lnk_nl_registered = false;
+	up_write(&lnk_nl_reg_lock);
 	genl_unregister_family(&lnk_nl_family);
 }

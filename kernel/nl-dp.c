@@ -152,10 +152,36 @@ int lnk_nl_test_service(struct sk_buff *skb, struct genl_info *info)
 	return lnetk_api_test_service(genl_info_net(info), nla_get_u8(on));
 }
 
+/*
+ * The reply's room.  Everything goes in LNETK_A_TEST, a nest whose length
+ * is 16 bits, so a trace of many rails is sent in as many rows as fit
+ * beside the rest: spread over the run, the first and the last kept.
+ */
+static size_t test_room(u32 nrails)
+{
+	return nla_total_size(0) + 3 * nla_total_size(sizeof(u32)) +
+	       2 * nla_total_size_64bit(sizeof(u64)) +
+	       nrails * (nla_total_size(0) + nla_total_size(LNETK_NID_MAX) +
+			 2 * nla_total_size_64bit(sizeof(u64)));
+}
+
+static size_t row_room(u32 nrails)
+{
+	return nla_total_size(0) + (nrails + 1) * nla_total_size_64bit(sizeof(u64));
+}
+
+/* How many trace rows the reply carries (at least 2 fit even with LNE_TEST_RAILS_MAX). */
+static u32 test_rows(const struct lne_test *t)
+{
+	u32 fit = (U16_MAX - test_room(t->nrails)) / row_room(t->nrails);
+
+	return min(t->nsamples, fit);
+}
+
 static int put_test(struct sk_buff *reply, const struct lne_test *t, u64 elapsed_ns)
 {
 	struct nlattr *out = nla_nest_start(reply, LNETK_A_TEST), *rail;
-	u32 i;
+	u32 i, rows = test_rows(t);
 
 	if (!out || nla_put_u32(reply, LNETK_TEST_A_MESSAGES, t->finished) ||
 	    nla_put_u32(reply, LNETK_TEST_A_FAILED, t->failed) ||
@@ -163,8 +189,9 @@ static int put_test(struct sk_buff *reply, const struct lne_test *t, u64 elapsed
 	    nla_put_u64_64bit(reply, LNETK_TEST_A_ELAPSED_NS, elapsed_ns, LNETK_TEST_A_PAD) ||
 	    nla_put_s32(reply, LNETK_TEST_A_ERROR, t->first_err))
 		return -EMSGSIZE;
-	for (i = 0; i < t->nsamples; i++) {
-		const u64 *row = t->trace + (size_t)i * (t->nrails + 1);
+	for (i = 0; i < rows; i++) {
+		u32 pick = rows < 2 ? i : i * (t->nsamples - 1) / (rows - 1);
+		const u64 *row = t->trace + (size_t)pick * (t->nrails + 1);
 		struct nlattr *smp = nla_nest_start(reply, LNETK_TEST_A_SAMPLE);
 		u32 k;
 
@@ -243,8 +270,7 @@ int lnk_nl_selftest(struct sk_buff *skb, struct genl_info *info)
 		kfree(t);
 		return rc;
 	}
-	/* a trace row: its nest, the time and each rail's bytes, 12 bytes each */
-	size = NLMSG_GOODSIZE + (size_t)t->nsamples * (16 + 12 * (t->nrails + 1));
+	size = test_room(t->nrails) + test_rows(t) * row_room(t->nrails);
 	reply = lnk_nl_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, size, &hdr);
 	rc = reply ? put_test(reply, t, elapsed) : -ENOMEM;
 	kvfree(t->trace);

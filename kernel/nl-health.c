@@ -14,8 +14,25 @@
 #include "nl-int.h"
 #include "uapi/lnetk.h"
 
-/* Room for LNE_FAULT_RULES_MAX rules with every option, or a long recovery queue. */
-#define LIST_REPLY (128 * 1024)
+/*
+ * Room for LNE_FAULT_RULES_MAX rules with every option (about 53 KiB), or a
+ * recovery queue of about a thousand NIs.  A list is one nest, whose length
+ * is 16 bits: list_fits() refuses an entry past that, and the reply is
+ * also kept to one 64 KiB allocation, as anyone may ask for it.
+ */
+#define LIST_REPLY (60 * 1024)
+
+/* Whether @nest, open in @skb, still has a length a nest can say. */
+static bool list_fits(const struct sk_buff *skb, const struct nlattr *nest)
+{
+	return skb_tail_pointer(skb) - (const unsigned char *)nest <= U16_MAX;
+}
+
+/* A list's reply and its nest, for the engine's walks. */
+struct list_put {
+	struct sk_buff *skb;
+	const struct nlattr *list;
+};
 
 static int reply_new(struct genl_info *info, size_t size, struct sk_buff **reply, void **hdr)
 {
@@ -166,7 +183,8 @@ static int put_fault_stat(struct sk_buff *skb, const char *key, u64 v)
 static int put_rule(void *arg, const struct lne_fault *f)
 {
 	static const char *const types[4] = {"ack", "put", "get", "reply"};
-	struct sk_buff *skb = arg;
+	const struct list_put *lp = arg;
+	struct sk_buff *skb = lp->skb;
 	struct nlattr *r = nla_nest_start(skb, LNETK_FAULT_A_RULE);
 	int rc, t;
 
@@ -178,7 +196,7 @@ static int put_rule(void *arg, const struct lne_fault *f)
 			     ?: put_fault_stat(skb, f->a.delay ? "delayed" : "dropped", f->st.hit);
 	for (t = 0; !rc && t < 4; t++)
 		rc = put_fault_stat(skb, types[t], f->st.type[t]);
-	if (rc)
+	if (rc || !list_fits(skb, lp->list))
 		return -EMSGSIZE;
 	nla_nest_end(skb, r);
 	return 0;
@@ -188,6 +206,7 @@ int lnk_nl_fault_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
 	struct nlattr *nest = OBJECT(info, LNETK_A_FAULT), *tb[LNETK_FAULT_A_MAX + 1], *out;
+	struct list_put lp;
 	struct sk_buff *reply;
 	struct lne_node *n;
 	void *hdr;
@@ -207,8 +226,9 @@ int lnk_nl_fault_get(struct sk_buff *skb, struct genl_info *info)
 		return lnk_nl_refuse(info->extack, NULL, -ESHUTDOWN, "the data path is stopping");
 	}
 	out = nla_nest_start(reply, LNETK_A_FAULT);
+	lp = (struct list_put){reply, out};
 	rc = out ? lne_fault_each(n, tb[LNETK_FAULT_A_DELAY] && nla_get_u8(tb[LNETK_FAULT_A_DELAY]),
-				  put_rule, reply)
+				  put_rule, &lp)
 		 : -EMSGSIZE;
 	lnetk_dp_leave(ln);
 	if (!rc)
@@ -283,12 +303,14 @@ int lnk_nl_health_get(struct sk_buff *skb, struct genl_info *info)
 
 static int put_queued(void *arg, const struct lne_nid *nid, const struct lne_health *h)
 {
-	struct sk_buff *skb = arg;
+	const struct list_put *lp = arg;
+	struct sk_buff *skb = lp->skb;
 	struct nlattr *e = nla_nest_start(skb, LNETK_HEALTH_A_ENTRY);
 
 	if (!e || lnk_nl_put_nid(skb, LNETK_HEALTH_A_NID, nid) ||
 	    nla_put_u32(skb, LNETK_HEALTH_A_PINGS, h->ping_count) ||
-	    nla_put_u64_64bit(skb, LNETK_HEALTH_A_NEXT_MS, h->next_ping_ms, LNETK_HEALTH_A_PAD))
+	    nla_put_u64_64bit(skb, LNETK_HEALTH_A_NEXT_MS, h->next_ping_ms, LNETK_HEALTH_A_PAD) ||
+	    !list_fits(skb, lp->list))
 		return -EMSGSIZE;
 	nla_nest_end(skb, e);
 	return 0;
@@ -298,6 +320,7 @@ int lnk_nl_recovery_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
 	struct nlattr *nest = OBJECT(info, LNETK_A_HEALTH), *tb[LNETK_HEALTH_A_MAX + 1], *out;
+	struct list_put lp;
 	struct sk_buff *reply;
 	struct lne_node *n;
 	void *hdr;
@@ -317,9 +340,10 @@ int lnk_nl_recovery_get(struct sk_buff *skb, struct genl_info *info)
 		return lnk_nl_refuse(info->extack, NULL, -ESHUTDOWN, "the data path is stopping");
 	}
 	out = nla_nest_start(reply, LNETK_A_HEALTH);
+	lp = (struct list_put){reply, out};
 	rc = out ? lne_node_recovery_each(
 			   n, !(tb[LNETK_HEALTH_A_PEER] && nla_get_u8(tb[LNETK_HEALTH_A_PEER])),
-			   put_queued, reply)
+			   put_queued, &lp)
 		 : -EMSGSIZE;
 	lnetk_dp_leave(ln);
 	if (!rc)

@@ -116,11 +116,15 @@ static int parse_rules(struct req *rq, struct nlattr **tb, struct nlmsghdr *nlh 
 	if (!tb[LNETK_A_FAULT])
 		return -EPROTO;
 	nla_for_each_nested(r, tb[LNETK_A_FAULT], rem) {
+		struct nlattr *rtb[LNETK_FAULT_A_MAX + 1];
 		struct lnetk_fault_rule f = {0};
 		const char *k;
 
 		if (nla_type(r) != LNETK_FAULT_A_RULE)
 			continue;
+		/* every attribute of the rule as long as its type says (the ID is read raw) */
+		if (nla_parse_nested(rtb, LNETK_FAULT_A_MAX, r, fault_policy) < 0)
+			return -EPROTO;
 		nla_for_each_nested(a, r, arem) {
 			switch (nla_type(a)) {
 			case LNETK_FAULT_A_ID:

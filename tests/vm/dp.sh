@@ -230,6 +230,27 @@ check "dp: never faster than the rule (60 <= 2 x (50/s x seconds + 3))" \
 	sh -c "awk '/seconds:/ { exit !(60 <= 2 * (50 * \$2 + 3)) }' $T/out"
 out_has "dp: b's rule dispatched them" "name: ca" on dpb tbf show --service lnet_test
 check "dp: all 60" sh -c "awk '/name: ca\$/ { w = 1; next } w && \$1 == \"dispatched:\" { exit !(\$2 == 60) }' $T/out"
+# A long trace of many rails: 16 NIs on a (14 more on tcp5), and 700 writes through b's
+# policy take 7 s at least, so a 10 ms interval makes hundreds of rows of 17 columns, more
+# than one netlink attribute (64 KiB) carries: the module sends as many as fit, spread
+# over the run and ending where it ended, and the rest of the reply intact.
+r=0
+while [ $r -lt 14 ]; do
+	$IP link add "x$r" netns dpa type veth peer name "y$r" netns dpb
+	$IP -n dpa addr add "10.9.$r.1/24" dev "x$r" && $IP -n dpa link set "x$r" up
+	r=$((r + 1))
+done
+check "trace: a has 14 more NIs, on tcp5" \
+	on dpa net add --net tcp5 --if x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,x11,x12,x13
+rm -f "$T/trace16.csv"
+out_has "trace: a long trace of 16 rails comes back whole" "failed: 0" \
+	on dpa selftest run --nid 10.8.0.2@tcp --size 64 --count 700 --trace "$T/trace16.csv" \
+	--interval 10
+check "trace: a column per rail" \
+	sh -c "head -n 1 $T/trace16.csv | awk -F, '{ n = NF } END { exit !(n == 17) }'"
+check "trace: rows to the end of the run" \
+	awk -F, 'NR > 1 { n++; last = $1 } END { exit !(n >= 100 && last >= 6.5) }' "$T/trace16.csv"
+on dpa net del --net tcp5 >/dev/null 2>&1
 check "dp: the service lets go of the policy when off" on dpb selftest service off
 check "dp: which then goes" on dpb tbf del --service lnet_test
 
@@ -272,12 +293,29 @@ check "fault: so a's ping to b goes unanswered" \
 	sh -c "! DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/dpa.bus lnetctl ping --timeout 2 10.8.1.2@tcp"
 on dpb fault drop show >"$T/out" 2>&1
 check "fault: b counted what it dropped" awk '/dropped:/ { exit !($2 >= 1) }' "$T/out"
+# while b drops everything, a's recovery pings of b's NI fail: it stays queued
+out_has "health: debug recovery --peer answers from the module" "peer NI recovery" \
+	on dpa debug recovery --peer
 check "fault: reset (what it zeroes: health.sh, the same engine code)" on dpb fault drop reset
 check "fault: del --all removes the rule" on dpb fault drop del --all
 on dpb fault drop show >"$T/out" 2>&1
 check "fault: none left" sh -c "! grep -q dest: $T/out"
-out_has "health: debug recovery --peer answers from the module" "peer NI recovery" \
-	on dpa debug recovery --peer
+# the longest list FAULT_GET answers: 64 rules (LNE_FAULT_RULES_MAX) with every option at
+# its longest, in one reply of at most 60 KiB whose list nest stays under 64 KiB
+P=$(i=0; while [ $i -lt 64 ]; do printf '%s' "$i,"; i=$((i + 1)); done)
+HS=local_interrupt,local_dropped,local_aborted,local_no_route,local_timeout,local_error
+HS=$HS,remote_dropped,remote_error,remote_timeout,network_timeout
+longest() {
+	on dpb fault drop add --source 10.8.9.1@tcp --dest 10.8.9.2@tcp --rate 1000000000 \
+		--portal "${P%,}" --message ACK,PUT,GET,REPLY --health_error "$HS"
+}
+check "fault: b takes a rule with every option at its longest" longest
+i=1
+while [ $i -lt 64 ] && longest >/dev/null 2>&1; do i=$((i + 1)); done
+check "fault: and 63 more" test $i = 64
+on dpb fault drop show >"$T/out" 2>&1
+check "fault: and lists all 64 in one answer" sh -c "test \$(grep -c 'id:' $T/out) = 64"
+check "fault: which del --all removes" on dpb fault drop del --all
 out_has "dp: b still answers a, both rails" "nid: 10.8.1.2@tcp" on dpa ping --timeout 10 10.8.0.2@tcp
 
 # router health in the module: b does not route, so a's router checker (module
