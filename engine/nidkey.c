@@ -9,11 +9,32 @@ static u64 key_of(const struct lne_nid *nid, u32 idx)
 	return (u64)lne_nid_net(nid) << 32 | idx;
 }
 
+/* The chain of @nid: its address and net mixed under the table's seed. */
+static u32 bucket(const struct lne_nidtab *t, const struct lne_nid *nid)
+{
+	const u64 k = 0x9e3779b97f4a7c15ull;
+	u64 w[2] = {0, 0}, h = t->seed;
+	u32 i;
+
+	for (i = 0; i < nid->alen && i < 16; i++)
+		w[i / 8] |= (u64)nid->addr[i] << (8 * (i % 8));
+	h = (h ^ w[0]) * k;
+	h = (h ^ h >> 32 ^ w[1]) * k;
+	h = (h ^ h >> 29 ^ lne_nid_net(nid)) * k;
+	return (u32)(h >> (64 - LNE_NIDKEY_BITS));
+}
+
+void lne_nidkey_init(struct lne_nidtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->seed = lne_random_u64();
+}
+
 static u32 lookup(const struct lne_nidtab *t, const struct lne_nid *nid)
 {
 	u32 i;
 
-	for (i = t->head[lne_nid_hash(nid) % LNE_NIDKEY_BUCKETS]; i; i = t->next[i - 1])
+	for (i = t->head[bucket(t, nid)]; i; i = t->next[i - 1])
 		if (lne_nid_equal(&t->nid[i - 1], nid))
 			return i;
 	return 0;
@@ -67,7 +88,7 @@ int lne_nidkey(struct lne_nidtab *t, const struct lne_nid *nid, u64 *key)
 			return -ENOSPC;
 		if (t->n == t->cap && (rc = grow(t)))
 			return rc;
-		b = lne_nid_hash(nid) % LNE_NIDKEY_BUCKETS;
+		b = bucket(t, nid);
 		t->nid[t->n] = *nid;
 		t->next[t->n] = t->head[b];
 		i = ++t->n;

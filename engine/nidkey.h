@@ -11,6 +11,9 @@
  * (hello v4, the nid16 header, ping info's large part) and whatever prints
  * or reports a NID.  An 8-byte NID in 0.0.0.0/8 on an IP LND is refused.
  *
+ * The chains are hashed with a random seed (lne_nidkey_init), so a peer
+ * that names many large NIDs cannot pile them into one chain.
+ *
  * Entries are never taken back while the node lives (a key stays valid in
  * stats and health); the table is bounded (LNE_NIDKEY_MAX): a peer that
  * names more large NIDs than that is refused (LNW_F_NID).
@@ -21,9 +24,11 @@
 #include "wire.h"
 
 #define LNE_NIDKEY_MAX	   65536u
-#define LNE_NIDKEY_BUCKETS 256u
+#define LNE_NIDKEY_BITS	   12 /* 4096 chains: short ones even when the table is full */
+#define LNE_NIDKEY_BUCKETS (1u << LNE_NIDKEY_BITS)
 
 struct lne_nidtab {
+	u64 seed;	     /* keys the chains' hash: a peer cannot aim at one chain */
 	struct lne_nid *nid; /* index - 1 */
 	u32 *next;	     /* hash chains, 0: the end */
 	u32 n, cap;
@@ -48,6 +53,8 @@ int lne_nidkey(struct lne_nidtab *t, const struct lne_nid *nid, u64 *key);
 int lne_nidkey_find(const struct lne_nidtab *t, const struct lne_nid *nid, u64 *key);
 /* The NID of @key; a large key not interned reads as its 8-byte form. */
 void lne_nidkey_nid(const struct lne_nidtab *t, u64 key, struct lne_nid *out);
+/* An empty table with a fresh random seed. */
+void lne_nidkey_init(struct lne_nidtab *t);
 void lne_nidkey_fini(struct lne_nidtab *t);
 
 #endif /* LNE_NIDKEY_H */

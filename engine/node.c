@@ -10,6 +10,7 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 		   void *ctx, u64 incarnation)
 {
 	memset(n, 0, sizeof(*n));
+	lne_nidkey_init(&n->keys);
 	n->ln = ln;
 	n->ops = ops;
 	n->ctx = ctx;

@@ -20,6 +20,7 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stdarg.h>
@@ -34,6 +35,12 @@ static inline void *lne_zalloc(size_t size)
 static inline void *lne_realloc_array(void *p, size_t n, size_t size)
 {
 	return krealloc_array(p, n, size, GFP_KERNEL);
+}
+
+/* 64 unpredictable bits, for keying hashes a peer could otherwise aim at. */
+static inline u64 lne_random_u64(void)
+{
+	return get_random_u64();
 }
 
 static inline void lne_free(void *p)
@@ -73,6 +80,8 @@ static inline u32 lne_clock_tick(lne_clock_t *c)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -97,6 +106,16 @@ static inline void *lne_realloc_array(void *p, size_t n, size_t size)
 	if (size && n > SIZE_MAX / size)
 		return NULL;
 	return realloc(p, n * size);
+}
+
+/* 64 unpredictable bits, for keying hashes a peer could otherwise aim at. */
+static inline u64 lne_random_u64(void)
+{
+	u64 v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		v = (u64)(uintptr_t)&v ^ (u64)clock();
+	return v;
 }
 
 static inline void lne_free(void *p)

@@ -35,12 +35,13 @@ static void on_done(struct lne_msg *m, int status)
 
 START_TEST(keys_never_meet_ipv4)
 {
-	struct lne_nidtab t = {0};
+	struct lne_nidtab t;
 	struct lne_nid a = simnet_nid("2001:db8::1@tcp1"), b = simnet_nid("2001:db8::2@tcp1");
 	struct lne_nid v4 = simnet_nid("10.0.0.1@tcp1"), low = simnet_nid("0.0.0.1@tcp1");
 	struct lne_nid x;
 	u64 ka, kb, k;
 
+	lne_nidkey_init(&t);
 	ck_assert_int_eq(lne_nidkey_find(&t, &a, &k), -ENOENT);
 	ck_assert_int_eq(lne_nidkey(&t, &a, &ka), 0);
 	ck_assert_int_eq(lne_nidkey(&t, &b, &kb), 0);
@@ -64,6 +65,62 @@ START_TEST(keys_never_meet_ipv4)
 	lne_nidkey_nid(&t, ka + 100, &x);
 	ck_assert_uint_eq(x.alen, 4);
 	lne_nidkey_fini(&t);
+}
+END_TEST
+
+/* The chain holding entry @idx (1-based) of @t. */
+static u32 chain_of(const struct lne_nidtab *t, u32 idx)
+{
+	u32 b, i;
+
+	for (b = 0; b < LNE_NIDKEY_BUCKETS; b++)
+		for (i = t->head[b]; i; i = t->next[i - 1])
+			if (i == idx)
+				return b;
+	ck_abort_msg("entry %u is in no chain", idx);
+	return 0;
+}
+
+/* The chains are keyed by a random seed: a peer cannot know which NIDs share one. */
+START_TEST(chains_are_keyed)
+{
+	struct lne_nidtab t1, t2;
+	u32 i, same = 0, longest = 0;
+	char s[64];
+	u64 k;
+
+	lne_nidkey_init(&t1);
+	lne_nidkey_init(&t2);
+	ck_assert_uint_ne(t1.seed, t2.seed);
+	for (i = 0; i < 64; i++) {
+		struct lne_nid nid;
+
+		snprintf(s, sizeof(s), "2001:db8::%x:0@tcp", i);
+		nid = simnet_nid(s);
+		ck_assert_int_eq(lne_nidkey(&t1, &nid, &k), 0);
+		ck_assert_int_eq(lne_nidkey(&t2, &nid, &k), 0);
+	}
+	for (i = 1; i <= 64; i++)
+		same += chain_of(&t1, i) == chain_of(&t2, i);
+	ck_assert_uint_lt(same, 16); /* by chance, about 64/4096 of them */
+	/* and 4096 NIDs that differ in one byte each spread out */
+	for (i = 64; i < 4096; i++) {
+		struct lne_nid nid;
+
+		snprintf(s, sizeof(s), "2001:db8::%x:0@tcp", i);
+		nid = simnet_nid(s);
+		ck_assert_int_eq(lne_nidkey(&t1, &nid, &k), 0);
+	}
+	for (i = 0; i < LNE_NIDKEY_BUCKETS; i++) {
+		u32 n = 0, j;
+
+		for (j = t1.head[i]; j; j = t1.next[j - 1])
+			n++;
+		longest = n > longest ? n : longest;
+	}
+	ck_assert_uint_le(longest, 32);
+	lne_nidkey_fini(&t1);
+	lne_nidkey_fini(&t2);
 }
 END_TEST
 
@@ -333,6 +390,7 @@ TCase *make_node6_tcase(void)
 	TCase *tc = tcase_create("node6");
 
 	tcase_add_test(tc, keys_never_meet_ipv4);
+	tcase_add_test(tc, chains_are_keyed);
 	tcase_add_test(tc, ping6_both_ways);
 	tcase_add_test(tc, mixed_rails);
 	tcase_add_test(tc, discovery_learns_ipv6);
