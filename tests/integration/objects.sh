@@ -43,7 +43,8 @@ check "DeletePeer removes one NID" has 't 2'
 bcall AddRoute 'ssa{sv}' o2ib2 10.0.0.254@tcp 2 hops u 2 priority u 5
 check "AddRoute with options" has 't 3'
 bcall ListRoutes
-check "ListRoutes shows it, each setting by name" has '"o2ib2" "10.0.0.254@tcp" 3 "hops" u 2 "priority" u 5 "sensitivity" u 1'
+# then the router checker's state (its value: routers.sh)
+check "ListRoutes shows it, each setting by name" has '"o2ib2" "10.0.0.254@tcp" 4 "hops" u 2 "priority" u 5 "sensitivity" u 1 "state" s'
 bcall ListPeers
 check "its gateway became an (implicit) peer" has '"10.0.0.254@tcp" 5 "multi_rail" b false "implicit" b true "discovered" b false'
 bcall AddRoute 'ssa{sv}' o2ib2 10.0.0.254@tcp 0
