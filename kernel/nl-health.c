@@ -21,6 +21,9 @@
  * also kept to one 64 KiB allocation, as anyone may ask for it.
  */
 #define LIST_REPLY (60 * 1024)
+/* the larger of the list commands' nests */
+#define LIST_ATTRS_MAX \
+	(LNETK_FAULT_A_MAX > LNETK_HEALTH_A_MAX ? LNETK_FAULT_A_MAX : LNETK_HEALTH_A_MAX)
 
 /* Whether @nest, open in @skb, still has a length a nest can say. */
 static bool list_fits(const struct sk_buff *skb, const struct nlattr *nest)
@@ -202,10 +205,18 @@ static int put_rule(void *arg, const struct lne_fault *f)
 	return 0;
 }
 
-int lnk_nl_fault_get(struct sk_buff *skb, struct genl_info *info)
+/*
+ * A list command's work: its object nest (only @allowed in it), a reply,
+ * and @walk putting the list into the reply's nest @top under the node's
+ * locks.
+ */
+static int list_get(struct genl_info *info, int top, const char *name, int max,
+		    const struct nla_policy *policy, u32 allowed,
+		    int (*walk)(struct lne_node *n, struct nlattr **tb, struct list_put *lp))
 {
 	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
-	struct nlattr *nest = OBJECT(info, LNETK_A_FAULT), *tb[LNETK_FAULT_A_MAX + 1], *out;
+	struct nlattr *nest = lnk_nl_object(info, top, name, 0), *out;
+	struct nlattr *tb[LIST_ATTRS_MAX + 1];
 	struct list_put lp;
 	struct sk_buff *reply;
 	struct lne_node *n;
@@ -214,8 +225,8 @@ int lnk_nl_fault_get(struct sk_buff *skb, struct genl_info *info)
 
 	if (!nest)
 		return -EINVAL;
-	rc = lnk_nl_parse_nest(tb, LNETK_FAULT_A_MAX, nest, lnk_nl_fault_policy, info->extack)
-		     ?: lnk_nl_only(tb, LNETK_FAULT_A_MAX, BIT(LNETK_FAULT_A_DELAY), info->extack);
+	rc = lnk_nl_parse_nest(tb, max, nest, policy, info->extack)
+		     ?: lnk_nl_only(tb, max, allowed, info->extack);
 	if (!rc)
 		rc = reply_new(info, LIST_REPLY, &reply, &hdr);
 	if (rc)
@@ -225,15 +236,25 @@ int lnk_nl_fault_get(struct sk_buff *skb, struct genl_info *info)
 		nlmsg_free(reply);
 		return lnk_nl_refuse(info->extack, NULL, -ESHUTDOWN, "the data path is stopping");
 	}
-	out = nla_nest_start(reply, LNETK_A_FAULT);
+	out = nla_nest_start(reply, top);
 	lp = (struct list_put){reply, out};
-	rc = out ? lne_fault_each(n, tb[LNETK_FAULT_A_DELAY] && nla_get_u8(tb[LNETK_FAULT_A_DELAY]),
-				  put_rule, &lp)
-		 : -EMSGSIZE;
+	rc = out ? walk(n, tb, &lp) : -EMSGSIZE;
 	lnetk_dp_leave(ln);
 	if (!rc)
 		nla_nest_end(reply, out);
 	return reply_send(info, reply, hdr, rc);
+}
+
+static int walk_faults(struct lne_node *n, struct nlattr **tb, struct list_put *lp)
+{
+	return lne_fault_each(n, tb[LNETK_FAULT_A_DELAY] && nla_get_u8(tb[LNETK_FAULT_A_DELAY]),
+			      put_rule, lp);
+}
+
+int lnk_nl_fault_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return list_get(info, LNETK_A_FAULT, "LNETK_A_FAULT", LNETK_FAULT_A_MAX,
+			lnk_nl_fault_policy, BIT(LNETK_FAULT_A_DELAY), walk_faults);
 }
 
 /* --- HEALTH_GET, RECOVERY_GET ---------------------------------------------------------- */
@@ -316,37 +337,15 @@ static int put_queued(void *arg, const struct lne_nid *nid, const struct lne_hea
 	return 0;
 }
 
+static int walk_queue(struct lne_node *n, struct nlattr **tb, struct list_put *lp)
+{
+	return lne_node_recovery_each(
+		n, !(tb[LNETK_HEALTH_A_PEER] && nla_get_u8(tb[LNETK_HEALTH_A_PEER])), put_queued,
+		lp);
+}
+
 int lnk_nl_recovery_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
-	struct nlattr *nest = OBJECT(info, LNETK_A_HEALTH), *tb[LNETK_HEALTH_A_MAX + 1], *out;
-	struct list_put lp;
-	struct sk_buff *reply;
-	struct lne_node *n;
-	void *hdr;
-	int rc;
-
-	if (!nest)
-		return -EINVAL;
-	rc = lnk_nl_parse_nest(tb, LNETK_HEALTH_A_MAX, nest, lnk_nl_health_policy, info->extack)
-		     ?: lnk_nl_only(tb, LNETK_HEALTH_A_MAX, BIT(LNETK_HEALTH_A_PEER), info->extack);
-	if (!rc)
-		rc = reply_new(info, LIST_REPLY, &reply, &hdr);
-	if (rc)
-		return rc;
-	n = lnetk_dp_enter(ln);
-	if (!n) {
-		nlmsg_free(reply);
-		return lnk_nl_refuse(info->extack, NULL, -ESHUTDOWN, "the data path is stopping");
-	}
-	out = nla_nest_start(reply, LNETK_A_HEALTH);
-	lp = (struct list_put){reply, out};
-	rc = out ? lne_node_recovery_each(
-			   n, !(tb[LNETK_HEALTH_A_PEER] && nla_get_u8(tb[LNETK_HEALTH_A_PEER])),
-			   put_queued, &lp)
-		 : -EMSGSIZE;
-	lnetk_dp_leave(ln);
-	if (!rc)
-		nla_nest_end(reply, out);
-	return reply_send(info, reply, hdr, rc);
+	return list_get(info, LNETK_A_HEALTH, "LNETK_A_HEALTH", LNETK_HEALTH_A_MAX,
+			lnk_nl_health_policy, BIT(LNETK_HEALTH_A_PEER), walk_queue);
 }
