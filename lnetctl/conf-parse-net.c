@@ -651,6 +651,35 @@ static int ip2nets_remember(struct cfp *p, struct ip2nets_seen *seen, const stru
 	return 0;
 }
 
+/*
+ * An interface a rule names twice is one NI: the second is dropped with a
+ * warning (else the rule's NIs would be two of the same, and the export of
+ * them two rules, the second skipped when read back).
+ */
+static int ip2nets_once(struct cfp *p, struct ni_spec *s)
+{
+	size_t i, k;
+	int rc = 0;
+
+	for (i = 1; !rc && i < s->ifs.n; i++)
+		for (k = 0; k < i; k++) {
+			const char *a = cfp_sval(s->ifs.v[i]), *b = cfp_sval(s->ifs.v[k]);
+
+			if (ifname_len(a) != ifname_len(b) || strncmp(a, b, ifname_len(a)))
+				continue;
+			rc = cfp_warning_at(
+				p, s->ifs.v[i],
+				"interface %.*s is named twice in this rule: once is kept",
+				(int)ifname_len(a), a);
+			memmove(&s->ifs.v[i], &s->ifs.v[i + 1],
+				(s->ifs.n - i - 1) * sizeof(s->ifs.v[0]));
+			s->ifs.n--;
+			i--;
+			break;
+		}
+	return rc;
+}
+
 static int do_ip2nets(struct cfp *p, yaml_node_t *item, void *st)
 {
 	struct ip2nets_seen *seen = st;
@@ -676,6 +705,8 @@ static int do_ip2nets(struct cfp *p, yaml_node_t *item, void *st)
 		else if (!*pattern)
 			rc = cfp_fail(p, s.ranges.v[0], "ip-range", "has no address pattern");
 	}
+	if (!rc)
+		rc = ip2nets_once(p, &s);
 	if (!rc && !lne_net_parse(cfp_sval(s.net), &net, NULL)) {
 		first = ip2nets_masked(seen, &s, net, &at);
 		if (first) {

@@ -474,6 +474,37 @@ START_TEST(parse_errors)
 }
 END_TEST
 
+/*
+ * An ip2nets rule naming an interface twice is one NI, with a warning, and
+ * its export reads back as it was (fuzz-conf found two NIs, then a skipped
+ * rule on the way back).
+ */
+START_TEST(ip2nets_interface_twice)
+{
+	static const char *yaml = "ip2nets:\n- net-spec: o2ib1\n  interfaces: {0: ib0, 1: ib0}\n"
+				  "  ip-range: {0: 10.0.0.*}\n";
+	struct cf_doc d, d2;
+	char err[512];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	parse_ok(yaml, CF_ADD, &d);
+	ck_assert_uint_eq(d.nop, 1);
+	ck_assert_uint_eq(d.nwarning, 1);
+	f = open_memstream(&out, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(cf_emit(f, &d, 0), 0);
+	fclose(f);
+	ck_assert_int_eq(cf_parse(out, len, "out.yaml", CF_ADD, &d2, err, sizeof(err)), 0);
+	ck_assert_uint_eq(d2.nop, 1);
+	ck_assert_uint_eq(d2.nwarning, 0);
+	free(out);
+	cf_doc_free(&d);
+	cf_doc_free(&d2);
+}
+END_TEST
+
 /* The canonical order: sections sort, file order stays within each. */
 START_TEST(canonical_order)
 {
@@ -767,6 +798,7 @@ void conf_cases_tests(TCase *tc)
 	tcase_add_test(tc, globals_match_engine);
 	tcase_add_test(tc, parse_errors);
 	tcase_add_test(tc, canonical_order);
+	tcase_add_test(tc, ip2nets_interface_twice);
 	tcase_add_test(tc, sort_then_round_trip);
 	tcase_add_test(tc, yout_basics);
 	tcase_add_test(tc, bounds);
