@@ -67,13 +67,19 @@ static const struct lne_node_ops ops = {
 	.close = f_nop,
 };
 
+/*
+ * The faults that end a connection.  A reply or ACK for nothing we sent
+ * (LNW_F_UNMATCHED) is counted and dropped, the connection goes on, so a
+ * stream may count any number of those before the fault that ends it.
+ */
 static uint64_t faults(const struct lne_node *n)
 {
 	uint64_t s = 0;
 	int f;
 
 	for (f = 0; f < LNW_F__COUNT; f++)
-		s += n->st.faults[f];
+		if (f != LNW_F_UNMATCHED)
+			s += n->st.faults[f];
 	return s;
 }
 
