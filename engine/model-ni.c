@@ -228,6 +228,7 @@ int lne_ni_set_health(struct lne_inst *ln, const struct lne_nid *nid, s32 health
 	if (rc)
 		return rc;
 	ni->health = health;
+	ni->set_down = !health;
 	lne_changed(ln);
 	return 0;
 }

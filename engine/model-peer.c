@@ -102,6 +102,27 @@ struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *
 	return lne_peer_of(pni);
 }
 
+const char *lne_peer_ni_state(const struct lne_inst *ln, const struct lne_peer_ni *pni)
+{
+	const struct lne_peer *peer = lne_peer_of(pni);
+	const struct lne_net *net = pni->pnet->rnet->local;
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *x;
+	bool watched = false;
+
+	lne_list_for_each_entry(pnet, &peer->pnets, link)
+		lne_list_for_each_entry(x, &pnet->pnis, pnet_link)
+			watched |= x->gw_refs > 0;
+	if (!watched && lne_global_get(ln, LNE_G_ROUTING) && net && !lne_list_empty(&net->nis)) {
+		const struct lne_ni *ni = lne_list_entry(net->nis.next, struct lne_ni, link);
+
+		watched = ni->tun.peer_timeout > 0;
+	}
+	if (!watched)
+		return "NA";
+	return pni->ns_down ? "down" : "up";
+}
+
 /* The refusal of a NID that is @pni's peer's or, without @pni, local. */
 static LNE_COLD int nid_taken(const struct lne_nid *nid, const struct lne_peer_ni *pni,
 			      struct lne_err *err)

@@ -188,6 +188,7 @@ static void copy_pni_state(const struct lne_inst *src, struct lne_inst *dst)
 					to->health = pni->health;
 					to->credits = pni->credits;
 					to->discovered = pni->discovered;
+					to->ns_down = pni->ns_down;
 				}
 			}
 }
@@ -234,6 +235,7 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 		to = rc ? NULL : lne_ni_find(dst, &ni->nid);
 		if (to) {
 			to->up = ni->up;
+			to->set_down = ni->set_down;
 			to->health = ni->health;
 			to->credits = ni->credits;
 		}

@@ -71,6 +71,7 @@ struct lne_ni {
 	u64 cpts;	      /* CPTs it serves (bit per CPT); 0 = all */
 	s16 dev_cpt;	      /* CPT of the device's NUMA node, LNE_CPT_ANY if unknown */
 	bool up;	      /* link state: a down NI is never selected */
+	bool set_down;	      /* health set to 0 (net set --health 0): its ping info says down */
 	s32 health;	      /* 0..LNE_HEALTH_MAX, higher is healthier */
 	s32 credits;	      /* tx credits; negative means messages are queued */
 	u32 seq;	      /* when last chosen (inst->clock) */
@@ -124,6 +125,11 @@ struct lne_peer_ni {
 	u32 seq;
 	u32 gw_refs;	 /* routes using this NID as their gateway */
 	bool discovered; /* learnt by discovery (node-disc.c), not configured */
+	/*
+	 * Its node said it is down (the NI's status in its ping or push), until
+	 * a message from it (upstream's lpni_ns_status): runtime, never stored.
+	 */
+	bool ns_down;
 };
 
 struct lne_peer {
@@ -316,6 +322,22 @@ static inline struct lne_peer *lne_peer_of(const struct lne_peer_ni *pni)
 	return pni->pnet->peer;
 }
 struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *primary);
+/*
+ * A peer NI's state as `peer show` prints it: "up" or "down" (its node's
+ * word, or a message from it since) where this node watches its peers'
+ * aliveness, as upstream does: the peer is a gateway, or the node routes
+ * and the NI's net has a peer_timeout; "NA" elsewhere.
+ */
+const char *lne_peer_ni_state(const struct lne_inst *ln, const struct lne_peer_ni *pni);
+/*
+ * A local NI as its ping info tells peers: its link up, and its health not
+ * set to 0 by hand (upstream's ni_status; health falling to 0 on its own
+ * leaves it up, as recovery is under way).
+ */
+static inline bool lne_ni_reported_up(const struct lne_ni *ni)
+{
+	return ni->up && !ni->set_down;
+}
 /* A copy of the instance keeps what discovery knows of each peer. */
 static inline void lne_peer_copy_disc(struct lne_peer *to, const struct lne_peer *from)
 {

@@ -424,6 +424,22 @@ static void drop_unlisted(struct lne_node *n, struct lne_peer *peer, const struc
 				lne_peer_del_nid(n->ln, &peer->primary, &pni->nid, NULL);
 }
 
+/* Each of @peer's NIs the data lists is up or down as its node says (236). */
+static void note_status(struct lne_node *n, const struct lne_peer *peer, const struct disc_data *dd)
+{
+	u32 i;
+
+	for (i = 1; i < dd->p.n; i++) {
+		struct lne_peer_ni *pni;
+		struct lne_nid nid;
+
+		lne_node_nid(n, dd->e[i].nid, &nid);
+		pni = lne_peer_ni_find(n->ln, &nid);
+		if (pni && lne_peer_of(pni) == peer)
+			pni->ns_down = dd->e[i].status != LNW_NI_STATUS_UP;
+	}
+}
+
 static bool write_begin(struct lne_node *n)
 {
 	return !n->ops->model_write || n->ops->model_write(n->ctx, true);
@@ -530,7 +546,8 @@ static int merge(struct lne_node *n, u64 from, const u8 *buf, u32 len, bool push
 		rc = owners(n, &dd, self, push, from, &t);
 	if (rc)
 		goto out;
-	mr = dd.p.features & LNW_PING_FEAT_MULTI_RAIL;
+	/* a node with discovery off is not Multi-Rail to its peers, whatever it says (238) */
+	mr = dd.p.features & LNW_PING_FEAT_MULTI_RAIL && dd.p.features & LNW_PING_FEAT_DISCOVERY;
 	if (lne_nd_disc_mode(n) == LNE_DISC_VERIFY || !mr || (t && t->implicit)) {
 		/* the configuration stays; a non-Multi-Rail peer keeps the one NID */
 		if (!t && !(t = peer_make(n, &from_nid, false))) {
@@ -582,6 +599,7 @@ out_keeps:
 	if (rc)
 		goto out;
 state:
+	note_status(n, t, &dd);
 	t->disc |= LNE_DISC_MERGED;
 	if (mr)
 		t->disc |= LNE_DISC_MR;
@@ -702,7 +720,7 @@ static void round_ping(struct lne_node *n, struct lne_disc *d)
 	d->out = true;
 	lne_node_nid(n, d->nid, &dst);
 	/* from the local NI a first send to the NID would take: the rail most likely to reach it */
-	src = lne_nd_direct_ni(n, &dst);
+	src = lne_nd_direct_ni(n, &dst, NULL);
 	rc = lne_node_ping(n, &dst, src ? &src->nid : NULL, LNE_PING_TIMEOUT_MS, on_ping, d, NULL);
 	if (rc) {
 		d->out = false;
@@ -892,9 +910,11 @@ void lne_node_nis_check(struct lne_node *n)
 	const struct lne_ni *ni;
 	u64 fp = 1; /* never 0: 0 is "not seen yet" */
 
-	/* each NID and whether it is up, mixed so that their order does not matter */
+	/* each NID and the status its ping info gives, mixed so that their order does not matter */
+	n->nis_dirty = false;
 	lne_list_for_each_entry(ni, &n->ln->nis, all_link) {
-		u64 k = ((u64)lne_nid_hash(&ni->nid) << 1 | ni->up) * 0x9e3779b97f4a7c15ull;
+		u64 k = ((u64)lne_nid_hash(&ni->nid) << 1 | lne_ni_reported_up(ni)) *
+			0x9e3779b97f4a7c15ull;
 
 		fp += k ^ k >> 31;
 	}

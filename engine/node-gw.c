@@ -82,6 +82,33 @@ void lne_nd_gw_sync(struct lne_node *n, bool tell)
 }
 
 /* What gateway @s answered (@info NULL: it did not): dead, or its nets and their states. */
+/*
+ * The gateway's NIs as its ping says (236), all down when it did not answer:
+ * this node sends to its other NIs only through it, so has no word but this.
+ */
+static void gw_status(struct lne_node *n, const struct lne_stat *s, const struct lnw_ping *p,
+		      const struct lnw_ping_ent *e)
+{
+	struct lne_peer_ni *gw, *pni;
+	struct lne_peer_net *pnet;
+	struct lne_nid nid;
+	u32 i;
+
+	lne_node_nid(n, s->nid, &nid);
+	gw = lne_peer_ni_find(n->ln, &nid);
+	if (!gw)
+		return;
+	lne_list_for_each_entry(pnet, &lne_peer_of(gw)->pnets, link)
+		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+			pni->ns_down = !p;
+	for (i = 1; p && i < p->n && i < LNW_PING_NIS_MAX; i++) {
+		lne_node_nid(n, e[i].nid, &nid);
+		pni = lne_peer_ni_find(n->ln, &nid);
+		if (pni && lne_peer_of(pni) == lne_peer_of(gw))
+			pni->ns_down = e[i].status != LNW_NI_STATUS_UP;
+	}
+}
+
 static void record(struct lne_node *n, struct lne_stat *s, const u8 *info, u32 len)
 {
 	struct lnw_ping_ent *e = info ? lne_zalloc(sizeof(*e) * LNW_PING_NIS_MAX) : NULL;
@@ -112,6 +139,7 @@ static void record(struct lne_node *n, struct lne_stat *s, const u8 *info, u32 l
 				g->net_up |= (u16)(1u << j);
 		}
 	}
+	gw_status(n, s, g->dead ? NULL : &p, e);
 	lne_free(e);
 }
 

@@ -525,6 +525,7 @@ static int link_change(struct lne_node *n, struct lne_ni *ni, u64 k, bool up)
 	if (self->h.down == !up && ni->up == up)
 		return 0;
 	ni->up = up;
+	n->nis_dirty = true; /* its ping info status changes: tell the peers */
 	self->h.down = !up;
 	if (!up) {
 		ni->health = 0;

@@ -40,9 +40,10 @@ void lne_nd_rtr_release(struct lne_node *n, struct lne_msg *m);
 void lne_nd_rtr_fini(struct lne_node *n, int err);
 
 /* node-path.c */
-struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst);
+/* @only: the local NI the sender named (NULL: any). */
+struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst, struct lne_ni *only);
 struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *dst,
-				      struct lne_ni **ni);
+				      struct lne_ni *only, struct lne_ni **ni);
 
 /* node.c, for node-svc.c: answer @rq on the link from @local to @peer; false if it is gone. */
 bool lne_nd_answer(struct lne_node *n, u64 local, u64 peer, const struct lnw_hdr *rq, u32 type,
@@ -121,5 +122,7 @@ bool lne_nd_gw_asym(struct lne_node *n, const struct lne_link *l, const struct l
 
 /* node-router.c: the router credit of @m's sender is given back (and the next waiting goes on). */
 void lne_nd_rtr_credit_back(struct lne_node *n, struct lne_msg *m);
+/* Whether forwarded @m must go to @dst itself, the NID its sender chose (237/238). */
+bool lne_nd_exact_hop(struct lne_node *n, const struct lne_msg *m, const struct lne_nid *dst);
 
 #endif /* LNE_NODE_INT_H */

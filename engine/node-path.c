@@ -31,7 +31,7 @@ static u32 common_bits(const struct lne_nid *a, const struct lne_nid *b)
  * bits with the destination's (most likely its own subnet, the rail that
  * reaches it).
  */
-struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst)
+struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst, struct lne_ni *only)
 {
 	struct lne_net *net = lne_net_find(n->ln, lne_nid_net(dst));
 	struct lne_ni *ni, *best = NULL;
@@ -39,6 +39,8 @@ struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst)
 
 	if (!net)
 		return NULL;
+	if (only)
+		return only->net == net && only->up ? only : NULL;
 	lne_list_for_each_entry(ni, &net->nis, link) {
 		u32 bits;
 
@@ -60,7 +62,7 @@ struct lne_ni *lne_nd_direct_ni(struct lne_node *n, const struct lne_nid *dst)
  * NI that is up reaches; the least recently used of equals.
  */
 struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *dst,
-				      struct lne_ni **ni)
+				      struct lne_ni *only, struct lne_ni **ni)
 {
 	struct lne_rnet *rnet = lne_rnet_find(n->ln, lne_nid_net(dst));
 	struct lne_route *rt, *best = NULL;
@@ -69,7 +71,7 @@ struct lne_route *lne_nd_direct_route(struct lne_node *n, const struct lne_nid *
 	if (!rnet)
 		return NULL;
 	lne_list_for_each_entry(rt, &rnet->routes, rnet_link) {
-		struct lne_ni *via = rt->down ? NULL : lne_nd_direct_ni(n, &rt->gw->nid);
+		struct lne_ni *via = rt->down ? NULL : lne_nd_direct_ni(n, &rt->gw->nid, only);
 
 		if (!via)
 			continue;
@@ -116,7 +118,7 @@ int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
 		if (ni->nid.lnd == LNE_LND_LO || !lnw_nid_is4(&ni->nid) ||
 		    lnw_nid4(&ni->nid, &e.nid))
 			continue;
-		e.status = ni->up ? LNW_NI_STATUS_UP : LNW_NI_STATUS_DOWN;
+		e.status = lne_ni_reported_up(ni) ? LNW_NI_STATUS_UP : LNW_NI_STATUS_DOWN;
 		lnw_ping_put_ent(buf, p.n++, &e);
 	}
 	lnw_put32(buf + 12, p.n);
@@ -126,7 +128,7 @@ int lne_node_ping_info(struct lne_node *n, u8 *buf, u32 cap)
 		if (lnw_nid_is4(&ni->nid))
 			continue;
 		big.nid = ni->nid;
-		big.status = ni->up ? LNW_NI_STATUS_UP : LNW_NI_STATUS_DOWN;
+		big.status = lne_ni_reported_up(ni) ? LNW_NI_STATUS_UP : LNW_NI_STATUS_DOWN;
 		rc = lnw_ping_add_large(buf, (u32)size, &big, cap);
 		if (rc < 0)
 			break;

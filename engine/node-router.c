@@ -246,3 +246,23 @@ void lne_nd_rtr_fini(struct lne_node *n, int err)
 		rp->tail = &rp->q;
 	}
 }
+
+/*
+ * On a message's last hop a router honours the NID its sender chose, as
+ * upstream does: any of the destination's NIs will do only when the sender
+ * is Multi-Rail (discovered so: it then knows the other NIs are the same
+ * node) and the NID it chose is down or not at full health.
+ */
+bool lne_nd_exact_hop(struct lne_node *n, const struct lne_msg *m, const struct lne_nid *dst)
+{
+	struct lne_peer_ni *to = lne_peer_ni_find(n->ln, dst), *from;
+	struct lne_nid src;
+
+	if (!to || !to->pnet->rnet->local)
+		return false; /* not the last hop: the route decides */
+	lne_node_nid(n, m->hdr.src_nid, &src);
+	from = lne_peer_ni_find(n->ln, &src);
+	if (!from || !lne_peer_of(from)->mr)
+		return true;
+	return !to->ns_down && to->health >= LNE_HEALTH_MAX;
+}

@@ -340,12 +340,16 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	req.dst = dst;
 	req.src = m->src_given ? &m->ni : NULL;
 	req.kind = m->hdr.type == LNW_PUT ? LNE_MSG_PUT : LNE_MSG_GET;
+	req.exact = m->forward && lne_nd_exact_hop(n, m, &dst);
 	rc = m->recovery ? lne_nd_recovery_path(n, m, &sel.ni, &sel.pni)
 			 : lne_select(n->ln, &req, &sel, NULL, NULL);
-	if (rc == -ENOENT && !req.src && !m->recovery) {
-		sel.ni = lne_nd_direct_ni(n, &dst);
-		if (!sel.ni) {
-			sel.route = lne_nd_direct_route(n, &dst, &sel.ni);
+	if (rc == -ENOENT && !m->recovery) {
+		/* no peer has the NID (yet): the way there from the NI named, if one was */
+		struct lne_ni *only = req.src ? lne_ni_find(n->ln, req.src) : NULL;
+
+		sel.ni = !req.src || only ? lne_nd_direct_ni(n, &dst, only) : NULL;
+		if (!sel.ni && (!req.src || only)) {
+			sel.route = lne_nd_direct_route(n, &dst, only, &sel.ni);
 			sel.pni = NULL;
 		}
 	} else if (rc) {
@@ -590,9 +594,12 @@ bool lne_nd_answer(struct lne_node *n, u64 local, u64 peer, const struct lnw_hdr
 /*
  * A message for another node: a router passes it on, header and payload as
  * they came, to the next hop selection picks, once it has a router buffer
- * (node-router.c); a node that does not route drops it.
+ * (node-router.c); a node that does not route drops it.  What it passes on
+ * counts in the NIs' and peer NIs' statistics both ways, as upstream's, and
+ * in the node's route_count, not its send and receive counts.
  */
-static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *ev)
+static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *ev,
+		    struct lne_stat *ls, struct lne_stat *ps)
 {
 	struct lne_msg *m;
 
@@ -609,6 +616,8 @@ static void forward(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *
 	ev->payload = NULL;
 	n->st.route_count++;
 	n->st.route_length += m->hdr.payload;
+	lne_nd_count(ls ? &ls->c : NULL, false, m->hdr.type, m->hdr.payload);
+	lne_nd_count(ps ? &ps->c : NULL, false, m->hdr.type, m->hdr.payload);
 	lne_nd_rtr_forward(n, m);
 }
 
@@ -635,9 +644,18 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 		lne_free(ev->payload);
 		return; /* a drop rule: as if it never came */
 	}
+	{
+		/* a message from a peer NI proves it up, whatever its node said */
+		struct lne_peer_ni *from;
+
+		lne_node_nid(n, l->peer, &dst);
+		from = lne_peer_ni_find(n->ln, &dst);
+		if (from && from->ns_down)
+			from->ns_down = false;
+	}
 	lne_node_nid(n, h->dst_nid, &dst);
 	if (h->dst_nid != l->local && !lne_ni_find(n->ln, &dst)) {
-		forward(n, l, ev); /* for another node */
+		forward(n, l, ev, ls, ps); /* for another node */
 		return;
 	}
 	if (lne_nd_gw_asym(n, l, h)) {
@@ -808,18 +826,19 @@ static void frame_done(void *ctx, struct lne_frame *f)
 	n = m->node;
 	m->sent = true;
 	lne_nd_send_ok(n, l, m);
-	if (m->forward) {
-		credits_back(n, m);
-		finish(n, m, 0);
-		return;
-	}
-	lne_nd_count(&n->st.c, true, m->hdr.type, m->hdr.payload);
+	if (!m->forward)
+		lne_nd_count(&n->st.c, true, m->hdr.type, m->hdr.payload);
 	{
 		struct lne_stat *ls = lne_nd_stat_get(n, l->local, true);
 		struct lne_stat *ps = lne_nd_stat_get(n, l->peer, false);
 
 		lne_nd_count(ls ? &ls->c : NULL, true, m->hdr.type, m->hdr.payload);
 		lne_nd_count(ps ? &ps->c : NULL, true, m->hdr.type, m->hdr.payload);
+	}
+	if (m->forward) {
+		credits_back(n, m);
+		finish(n, m, 0);
+		return;
 	}
 	credits_back(n, m);
 	if (!m->wants_answer || m->status == 1)
@@ -974,6 +993,8 @@ void lne_node_tick(struct lne_node *n, u64 now_ms)
 	lne_nd_recovery_tick(n);
 	lne_nd_fault_tick(n);
 	lne_nd_gw_tick(n);
+	if (n->nis_dirty)
+		lne_node_nis_check(n);
 }
 
 u64 lne_node_next_deadline(const struct lne_node *n)
@@ -982,6 +1003,8 @@ u64 lne_node_next_deadline(const struct lne_node *n)
 	u64 svc = lne_nd_svc_next_ms(n);
 	u32 b;
 
+	if (n->nis_dirty)
+		return n->now_ms; /* a local NI's status changed: a tick tells the peers */
 	for (b = 0; b < LNE_LINK_HASH; b++) {
 		const struct lne_msg *m;
 		const struct lne_link *l;

@@ -294,6 +294,7 @@ struct lne_node {
 	struct lne_disc_stats dst;
 	u32 disc_logged; /* kinds of bad data already logged (bit per enum lne_disc_bad) */
 	u64 disc_nis;	 /* the local NIs as lne_node_nis_check() last saw them */
+	bool nis_dirty;	 /* a local NI's link changed: lne_node_nis_check() at the next tick */
 
 	struct lne_msg *resendq, **resendtail; /* failed sends to try again (node-health.c) */
 	bool resending;

@@ -449,6 +449,30 @@ static int select_from(const struct lne_inst *ln, struct lne_peer *peer, struct 
 	return route_to(ln, pni, ni, req, out, ex, err);
 }
 
+/* To @dst itself, from the best local NI on its net (@req->exact). */
+static int select_to(const struct lne_inst *ln, struct lne_peer_ni *dst,
+		     const struct lne_sel_req *req, struct lne_sel *out, struct lne_explain *ex,
+		     struct lne_err *err)
+{
+	struct ni_ctx c = {.req = req, .pnet = dst->pnet, .peer_health = dst->health};
+	const struct lne_peer_net *best_pnet = NULL;
+	struct lne_ni *best = NULL;
+	struct lne_key bk;
+	u32 from = ex ? ex->n : 0;
+	int pass;
+
+	for (pass = 0; pass < (ex ? 2 : 1); pass++)
+		scan_nis(ln, dst->pnet->rnet->local, &c, &best, &best_pnet, pass ? NULL : &bk, ex);
+	if (!best)
+		return fail_nid(err, -EHOSTUNREACH, &dst->nid,
+				"no local NI is up on the net of the NID the sender chose");
+	settle(ex, from, &bk);
+	explain(ex, LNE_STEP_PEER_NI, &dst->nid, LNE_CRIT_CHOSEN, NULL, NULL);
+	out->ni = best;
+	out->pni = dst;
+	return 0;
+}
+
 static int select_any(const struct lne_inst *ln, struct lne_peer *peer,
 		      const struct lne_sel_req *req, struct lne_sel *out, struct lne_explain *ex,
 		      struct lne_err *err)
@@ -525,6 +549,8 @@ int lne_select(struct lne_inst *ln, const struct lne_sel_req *req, struct lne_se
 		}
 	} else if (fixed) {
 		rc = select_from(ln, peer, fixed, req, out, ex, err);
+	} else if (req->exact && dst->pnet->rnet->local) {
+		rc = select_to(ln, dst, req, out, ex, err);
 	} else {
 		/* A non-Multi-Rail peer keeps its source NI while that still works. */
 		struct lne_ni *kept = lne_shared_load(peer->nmr_src);

@@ -57,6 +57,7 @@ struct lne_sel_req {
 	u8 kind;		   /* enum lne_msg_kind */
 	s32 md_cpt;		   /* CPT of the message's memory, LNE_CPT_ANY if unknown */
 	bool peek;		   /* decide, but move no round robin (explain from a reader) */
+	bool exact;		   /* to @dst itself if its net is local (a router's last hop) */
 };
 
 struct lne_sel {

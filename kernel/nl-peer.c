@@ -344,7 +344,18 @@ static int nl_put_prefs(struct sk_buff *skb, int type, const struct lne_pref *p,
 	return 0;
 }
 
-static int nl_put_pni(struct sk_buff *skb, const struct lne_peer_ni *pni)
+/* `peer show`'s state: upstream's "NA" is LNETK_NI_STATUS_UNKNOWN. */
+static u8 pni_state(const struct lne_inst *inst, const struct lne_peer_ni *pni)
+{
+	const char *s = lne_peer_ni_state(inst, pni);
+
+	return !strcmp(s, "up")	    ? LNETK_NI_STATUS_UP
+	       : !strcmp(s, "down") ? LNETK_NI_STATUS_DOWN
+				    : LNETK_NI_STATUS_UNKNOWN;
+}
+
+static int nl_put_pni(struct sk_buff *skb, const struct lne_inst *inst,
+		      const struct lne_peer_ni *pni)
 {
 	struct nlattr *nest = nla_nest_start(skb, LNETK_PEER_A_PEER_NI);
 	const struct lne_prefs *pr = pni->prefs;
@@ -360,6 +371,7 @@ static int nl_put_pni(struct sk_buff *skb, const struct lne_peer_ni *pni)
 	    nla_put_s32(skb, LNETK_PNI_A_NET_PRIO_RULE, lne_rule_idx(pni->pnet->rnet->prio.rule)) ||
 	    nla_put_u32(skb, LNETK_PNI_A_GW_ROUTES, pni->gw_refs) ||
 	    nla_put_u8(skb, LNETK_PNI_A_DISCOVERED, pni->discovered) ||
+	    nla_put_u8(skb, LNETK_PNI_A_STATE, pni_state(inst, pni)) ||
 	    (pr && nl_put_prefs(skb, LNETK_PNI_A_PREF_SRC, pr->src, pr->nsrc, false)) ||
 	    (pr && nl_put_prefs(skb, LNETK_PNI_A_PREF_GW, pr->gw, pr->ngw, true))) {
 		nla_nest_cancel(skb, nest);
@@ -375,8 +387,8 @@ static int nl_put_pni(struct sk_buff *skb, const struct lne_peer_ni *pni)
  * -EMSGSIZE if not even one fit.
  */
 static int nl_put_peer(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd,
-		       struct netlink_callback *cb, const struct lne_peer *peer, u32 skip,
-		       const u64 *generation)
+		       struct netlink_callback *cb, const struct lne_inst *inst,
+		       const struct lne_peer *peer, u32 skip, const u64 *generation)
 {
 	const struct lne_peer_net *pnet;
 	const struct lne_peer_ni *pni;
@@ -401,7 +413,7 @@ static int nl_put_peer(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 c
 		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
 			if (i++ < skip)
 				continue;
-			if (nl_put_pni(skb, pni))
+			if (nl_put_pni(skb, inst, pni))
 				goto partial;
 			put++;
 		}
@@ -444,7 +456,7 @@ int lnk_nl_peer_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&ln->lock);
 	pni = lne_peer_ni_find(ln->inst, &nid);
 	rc = pni ? nl_put_peer(reply, info->snd_portid, info->snd_seq, 0, LNETK_CMD_PEER_GET, NULL,
-			       lne_peer_of(pni), 0, &ln->generation)
+			       ln->inst, lne_peer_of(pni), 0, &ln->generation)
 		 : -ENOENT;
 	if (rc >= 0 && lne_peer_of(pni)->npni > (u32)rc)
 		rc = -EMSGSIZE;
@@ -471,7 +483,7 @@ static int peer_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		if (!peer)
 			break;
 		put = nl_put_peer(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				  LNETK_CMD_PEER_GET, cb, peer, ctx->cur ? ctx->done : 0,
+				  LNETK_CMD_PEER_GET, cb, ln->inst, peer, ctx->cur ? ctx->done : 0,
 				  &ln->generation);
 		if (put < 0) {
 			/* Nothing of it fit: all of it in the next step. */

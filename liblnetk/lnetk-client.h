@@ -146,6 +146,7 @@ struct lnetk_peer_ni {
 	uint32_t prio, net_prio, gw_routes;
 	int32_t prio_rule, net_prio_rule;
 	bool discovered; /* found by the module's discovery: not configuration */
+	uint8_t state;	 /* enum lnetk_ni_status as `peer show` prints it (UNKNOWN: NA) */
 	size_t npref_src, npref_gw;
 	struct lnetk_pref *pref_src, *pref_gw;
 };

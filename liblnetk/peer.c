@@ -99,6 +99,7 @@ static const struct nla_policy pni_policy[LNETK_PNI_A_MAX + 1] = {
 	[LNETK_PNI_A_PREF_SRC] = {.type = NLA_NESTED},
 	[LNETK_PNI_A_PREF_GW] = {.type = NLA_NESTED},
 	[LNETK_PNI_A_DISCOVERED] = {.type = NLA_U8},
+	[LNETK_PNI_A_STATE] = {.type = NLA_U8},
 };
 
 static const struct nla_policy pref_policy[LNETK_PREF_A_MAX + 1] = {
@@ -153,6 +154,7 @@ static int parse_pni(struct nlattr *nest, struct lnetk_peer_ni *pni)
 	pni->net_prio_rule = get_s32_or(tb[LNETK_PNI_A_NET_PRIO_RULE], -1);
 	pni->gw_routes = get_u32_or(tb[LNETK_PNI_A_GW_ROUTES], 0);
 	pni->discovered = tb[LNETK_PNI_A_DISCOVERED] && nla_get_u8(tb[LNETK_PNI_A_DISCOVERED]);
+	pni->state = tb[LNETK_PNI_A_STATE] ? nla_get_u8(tb[LNETK_PNI_A_STATE]) : 0;
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) == LNETK_PNI_A_PREF_SRC)
 			rc = add_pref(&pni->pref_src, &pni->npref_src, a);

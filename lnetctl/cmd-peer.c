@@ -285,9 +285,40 @@ struct peer_row {
 	struct peer_nid {
 		const char *nid;
 		uint32_t health;
-	} * nids;	   /* grown as needed; kept from row to row */
+		const char *state; /* in states: "up", "down" or "NA" */
+	} * nids;		   /* grown as needed; kept from row to row */
+	struct peer_nid *states;   /* the same, with each NID's state */
+	size_t nst, stcap;
 	char **found_nids; /* the NIDs discovery found (a copy) */
 };
+
+/* Room for one more in @v (@n of @cap); 0 or -ENOMEM. */
+static int nid_room(struct peer_nid **v, size_t n, size_t *cap)
+{
+	struct peer_nid *grown;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 16;
+	grown = realloc(*v, c * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	*cap = c;
+	return 0;
+}
+
+/* The state lnetd gave @nid ("NA" if none: an older lnetd). */
+static const char *nid_state(const struct peer_row *row, const char *nid)
+{
+	size_t i;
+
+	for (i = 0; i < row->nst; i++)
+		if (!strcmp(row->states[i].nid, nid))
+			return row->states[i].state;
+	return "NA";
+}
 
 static int peer_entry(sd_bus_message *r, const char *key, void *arg)
 {
@@ -310,22 +341,28 @@ static int peer_entry(sd_bus_message *r, const char *key, void *arg)
 			rc = sd_bus_message_exit_container(r);
 		return rc < 0 ? rc : 1;
 	}
-	if (strcmp(key, "nids"))
-		return 0;
-	rc = sd_bus_message_enter_container(r, 'v', "a(su)");
-	if (rc >= 0)
-		rc = sd_bus_message_enter_container(r, 'a', "(su)");
-	while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &nid, &health)) > 0) {
-		if (row->n == row->cap) {
-			size_t cap = row->cap ? 2 * row->cap : 16;
-			struct peer_nid *grown = realloc(row->nids, cap * sizeof(*grown));
+	if (!strcmp(key, "nid_states")) {
+		const char *state;
 
-			if (!grown)
+		rc = sd_bus_message_enter_container(r, 'v', "a(ss)");
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "(ss)");
+		while (rc >= 0 && (rc = sd_bus_message_read(r, "(ss)", &nid, &state)) > 0) {
+			if (nid_room(&row->states, row->nst, &row->stcap))
 				return -ENOMEM;
-			row->nids = grown;
-			row->cap = cap;
+			row->states[row->nst++] = (struct peer_nid){nid, 0, state};
 		}
-		row->nids[row->n++] = (struct peer_nid){nid, health};
+	} else if (!strcmp(key, "nids")) {
+		rc = sd_bus_message_enter_container(r, 'v', "a(su)");
+		if (rc >= 0)
+			rc = sd_bus_message_enter_container(r, 'a', "(su)");
+		while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &nid, &health)) > 0) {
+			if (nid_room(&row->nids, row->n, &row->cap))
+				return -ENOMEM;
+			row->nids[row->n++] = (struct peer_nid){nid, health, NULL};
+		}
+	} else {
+		return 0;
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
@@ -374,7 +411,7 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 		yout_key(y, "nid");
 		yout_str(y, row->nids[i].nid);
 		yout_key(y, "state");
-		yout_str(y, "NA");
+		yout_str(y, nid_state(row, row->nids[i].nid));
 		for (f = row->found_nids; f && *f; f++)
 			if (!strcmp(*f, row->nids[i].nid)) {
 				yout_key(y, "discovered");
@@ -444,6 +481,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		ctl_strv_free(row.found_nids);
 		row.found_nids = NULL;
 		row.n = 0;
+		row.nst = 0;
 		rc = sd_bus_message_read(r, "s", &row.prim);
 		if (rc >= 0)
 			rc = ctl_read_dict(r, peer_entry, &row);
@@ -479,6 +517,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		rc = 0;
 	}
 	free(row.nids);
+	free(row.states);
 	ctl_strv_free(row.found_nids);
 	free(text);
 	ctl_counters_free(counters);
@@ -534,6 +573,7 @@ int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 
 		row.implicit = 0;
 		row.n = 0;
+		row.nst = 0;
 		rc = sd_bus_message_read(r, "s", &row.prim);
 		if (rc >= 0)
 			rc = ctl_read_dict(r, peer_entry, &row);
@@ -553,6 +593,7 @@ int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 		}
 	}
 	free(row.nids);
+	free(row.states);
 	sd_bus_message_unref(r);
 	if (rc >= 0)
 		rc = sort_peers(doc);

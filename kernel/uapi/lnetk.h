@@ -510,6 +510,7 @@ enum lnetk_pni_attr {
 	LNETK_PNI_A_PREF_SRC,	   /* nest, LNETK_PREF_A_*, repeated, reply */
 	LNETK_PNI_A_PREF_GW,	   /* nest, LNETK_PREF_A_*, repeated, reply */
 	LNETK_PNI_A_DISCOVERED,	   /* u8, reply: found by discovery (runtime) */
+	LNETK_PNI_A_STATE,	   /* u8, reply: enum lnetk_ni_status, UNKNOWN where not watched */
 	__LNETK_PNI_A_LAST
 };
 #define LNETK_PNI_A_MAX (__LNETK_PNI_A_LAST - 1)

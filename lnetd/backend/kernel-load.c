@@ -263,12 +263,13 @@ struct khealth {
 	struct khealth_one {
 		struct lne_nid nid;
 		uint32_t health;
+		uint8_t state; /* enum lnetk_ni_status: a peer NI's, as `peer show` prints it */
 	} * v;
 	size_t n, cap;
 	int rc;
 };
 
-static void health_add(struct khealth *h, const char *text, uint32_t health)
+static void health_add(struct khealth *h, const char *text, uint32_t health, uint8_t state)
 {
 	struct khealth_one *grown;
 
@@ -287,13 +288,15 @@ static void health_add(struct khealth *h, const char *text, uint32_t health)
 		h->v = grown;
 		h->cap = cap;
 	}
-	if (!lne_nid_parse(text, &h->v[h->n].nid, NULL))
+	if (!lne_nid_parse(text, &h->v[h->n].nid, NULL)) {
+		h->v[h->n].state = state;
 		h->v[h->n++].health = health;
+	}
 }
 
 static int health_ni(const struct lnetk_ni *k, void *arg)
 {
-	health_add(arg, k->nid, k->health);
+	health_add(arg, k->nid, k->health, LNETK_NI_STATUS_UNKNOWN);
 	return 0;
 }
 
@@ -302,7 +305,7 @@ static int health_peer(const struct lnetk_peer *p, void *arg)
 	size_t i;
 
 	for (i = 0; i < p->nnis; i++)
-		health_add(arg, p->nis[i].nid, p->nis[i].health);
+		health_add(arg, p->nis[i].nid, p->nis[i].health, p->nis[i].state);
 	return 0;
 }
 
@@ -337,15 +340,31 @@ struct khealth *kbackend_health(struct kbackend *kb, bool peers)
 	return h;
 }
 
-uint32_t khealth_get(const struct khealth *h, const struct lne_nid *nid, uint32_t fallback)
+static const struct khealth_one *khealth_find(const struct khealth *h, const struct lne_nid *nid)
 {
 	struct khealth_one key = {.nid = *nid};
-	const struct khealth_one *one;
 
 	if (!h || !h->n)
-		return fallback;
-	one = bsearch(&key, h->v, h->n, sizeof(*h->v), health_cmp);
+		return NULL;
+	return bsearch(&key, h->v, h->n, sizeof(*h->v), health_cmp);
+}
+
+uint32_t khealth_get(const struct khealth *h, const struct lne_nid *nid, uint32_t fallback)
+{
+	const struct khealth_one *one = khealth_find(h, nid);
+
 	return one ? one->health : fallback;
+}
+
+const char *khealth_state(const struct khealth *h, const struct lne_nid *nid)
+{
+	const struct khealth_one *one = khealth_find(h, nid);
+
+	if (!one)
+		return NULL;
+	return one->state == LNETK_NI_STATUS_UP	    ? "up"
+	       : one->state == LNETK_NI_STATUS_DOWN ? "down"
+						    : "NA";
 }
 
 void khealth_free(struct khealth *h)

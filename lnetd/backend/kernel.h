@@ -64,6 +64,8 @@ struct khealth;
 struct khealth *kbackend_health(struct kbackend *kb, bool peers);
 /* @nid's health in @h, or @fallback if the module has no such NI (or @h is NULL). */
 uint32_t khealth_get(const struct khealth *h, const struct lne_nid *nid, uint32_t fallback);
+/* A peer NI's state as `peer show` prints it ("up", "down", "NA"); NULL if the module has none. */
+const char *khealth_state(const struct khealth *h, const struct lne_nid *nid);
 void khealth_free(struct khealth *h);
 
 /*

@@ -61,15 +61,23 @@ static int cmp_peer(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
+enum nids_as {
+	NIDS_FOUND,  /* "as": only the NIDs discovery found */
+	NIDS_HEALTH, /* "a(su)": each NID with its health */
+	NIDS_STATE,  /* "a(ss)": each NID with its state as `peer show` prints it */
+};
+
 /*
- * @peer's NIDs into @reply: "as" (@health NULL: only the NIDs discovery
- * found) or "a(su)" with each one's health.  @twin, with the kernel engine,
+ * @peer's NIDs into @reply, @as says how.  @twin, with the kernel engine,
  * is the module's peer of the same primary: the NIDs its discovery added to
- * a configured peer are there, not in lnetd's mirror.
+ * a configured peer are there, not in lnetd's mirror.  Health and state
+ * are the module's then (@kh), the userspace engine's in @ln otherwise.
  */
-static int append_nids(sd_bus_message *reply, const struct lne_peer *peer,
-		       const struct lne_peer *twin, struct khealth *kh, bool health)
+static int append_nids(sd_bus_message *reply, const struct lne_inst *ln,
+		       const struct lne_peer *peer, const struct lne_peer *twin, struct khealth *kh,
+		       enum nids_as as)
 {
+	bool health = as != NIDS_FOUND;
 	const struct lne_peer *from[2] = {peer, twin};
 	const struct lne_peer_net *pnet;
 	const struct lne_peer_ni *pni;
@@ -83,12 +91,17 @@ static int append_nids(sd_bus_message *reply, const struct lne_peer *peer,
 				if ((k || !health) && !pni->discovered)
 					continue;
 				lne_nid_format(&pni->nid, buf, sizeof(buf));
-				if (rc >= 0 && !health)
+				if (rc >= 0 && as == NIDS_FOUND)
 					rc = sd_bus_message_append(reply, "s", buf);
-				else if (rc >= 0)
+				else if (rc >= 0 && as == NIDS_HEALTH)
 					rc = sd_bus_message_append(
 						reply, "(su)", buf,
 						khealth_get(kh, &pni->nid, (uint32_t)pni->health));
+				else if (rc >= 0)
+					rc = sd_bus_message_append(reply, "(ss)", buf,
+								   kh ? khealth_state(kh, &pni->nid)
+										   ?: "NA"
+								      : lne_peer_ni_state(ln, pni));
 			}
 	return rc;
 }
@@ -156,7 +169,7 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			rc = sd_bus_message_open_container(reply, 'a', "s");
 		twin = found && !peer->discovered ? lne_peer_find(found, &peer->primary) : NULL;
 		if (rc >= 0)
-			rc = append_nids(reply, peer, twin, kh, false);
+			rc = append_nids(reply, d->mirror, peer, twin, kh, NIDS_FOUND);
 		for (int c = 0; rc >= 0 && c < 3; c++)
 			rc = sd_bus_message_close_container(reply);
 		/* Its NIDs with their health, the primary first. */
@@ -169,8 +182,21 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "(su)");
 		if (rc >= 0)
-			rc = append_nids(reply, peer, twin, kh, true);
-		/* close a(su), the variant, the entry, the a{sv} and the record */
+			rc = append_nids(reply, d->mirror, peer, twin, kh, NIDS_HEALTH);
+		for (int c = 0; rc >= 0 && c < 3; c++)
+			rc = sd_bus_message_close_container(reply);
+		/* Each NID's state: "up" or "down" where this node watches it, else "NA". */
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'e', "sv");
+		if (rc >= 0)
+			rc = sd_bus_message_append(reply, "s", "nid_states");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'v', "a(ss)");
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(reply, 'a', "(ss)");
+		if (rc >= 0)
+			rc = append_nids(reply, d->mirror, peer, twin, kh, NIDS_STATE);
+		/* close a(ss), the variant, the entry, the a{sv} and the record */
 		for (int c = 0; rc >= 0 && c < 5; c++)
 			rc = sd_bus_message_close_container(reply);
 	}
