@@ -84,8 +84,9 @@ secs() {
 # cpu FILE: user + system seconds of the shell's children in `times` output FILE.
 cpu() { awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } printf "%.2f", s }' "$1"; }
 
-# profile NAME CMD...: CMD, under perf when LNETD_VM_PERF is set and perf is
-# here; the samples by process and library go to /tmp/interop.profile.
+# profile NAME CMD...: CMD (a program, not a function), under perf when
+# LNETD_VM_PERF is set and perf is here; the samples by process and library
+# go to /tmp/interop.profile.
 profile() {
 	name=$1
 	shift
@@ -93,7 +94,7 @@ profile() {
 		"$@"
 		return
 	fi
-	perf record -q -a -F 500 -o /tmp/perf.data -- "$@" || return
+	perf record -q -a -F 1000 -o /tmp/perf.data -- "$@" || return
 	perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso 2>/dev/null |
 		awk -v n="$name" '/^ *[0-9.]+%/ && NR < 80 { printf "# profile: %s: %s %s %s\n", n, $1, $2, $3 }' |
 		head -n 16 >>/tmp/interop.profile
@@ -204,8 +205,8 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 	t0=$(ticks)
 	ours_udsp=$(mean our_rule)
 	t1=$(ticks)
-	RUN=$((RUNS + 1))
-	profile "udsp add with $n peers" our_rule >/dev/null 2>&1
+	profile "udsp add with $n peers" lnetctl udsp add --src 10.251.1.1@tcp --priority 1 \
+		>/dev/null 2>&1
 	if [ "$ours_udsp" != fail ]; then
 		ok "lnetd: udsp add with $n peers and 100 rules"
 	else
