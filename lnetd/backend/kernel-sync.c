@@ -27,20 +27,31 @@ enum mode {
 	M_LOCAL,   /* the batch went through: apply them to @pushed */
 };
 
+/* The kinds of additions, in their order (additions()). */
+enum {
+	A_GLOBALS,
+	A_NIS,
+	A_PEERS,
+	A_ROUTES,
+	A_RULES,
+	A__COUNT
+};
+
 struct sync {
 	struct kbackend *kb;
 	const struct lne_inst *want; /* the mirror */
 	enum mode mode;
 	struct lnetk_batch *batch;
 	struct lnetk_err err;
-	size_t items;	     /* M_COUNT, M_COLLECT: additions seen */
-	size_t changes;	     /* requests and batch items the module accepted */
-	size_t requests;     /* requests sent */
-	size_t refused;	     /* refusals */
-	int stop;	     /* < 0: the module cannot be reached, or the batch not built */
-	bool local_bad;	     /* @pushed refused what the module accepted */
-	bool busy;	     /* a refusal was EBUSY: it may pass, so try again later */
-	char first[WHY_MAX]; /* the first refusal */
+	size_t items;		     /* M_COUNT, M_COLLECT: additions seen */
+	size_t kind_items[A__COUNT]; /* M_COUNT's items of each kind */
+	size_t changes;		     /* requests and batch items the module accepted */
+	size_t requests;	     /* requests sent */
+	size_t refused;		     /* refusals */
+	int stop;		     /* < 0: the module cannot be reached, or the batch not built */
+	bool local_bad;		     /* @pushed refused what the module accepted */
+	bool busy;		     /* a refusal was EBUSY: it may pass, so try again later */
+	char first[WHY_MAX];	     /* the first refusal */
 	char (*nidbuf)[LNETK_NID_MAX]; /* peer NIDs as text, for one request */
 	const char **nidp;
 	struct lne_nid *nids;
@@ -145,12 +156,18 @@ static const struct lne_peer *peer_match(const struct lne_inst *want, const stru
 	return m;
 }
 
+/* Whether @pni stays in the mirror's peer @m (its own peer's match, NULL for none). */
+static bool pni_stays_in(const struct lne_inst *want, const struct lne_peer *m,
+			 const struct lne_peer_ni *pni)
+{
+	const struct lne_peer_ni *w = m ? lne_peer_ni_find(want, &pni->nid) : NULL;
+
+	return w && lne_peer_of(w) == m;
+}
+
 static bool pni_stays(const struct lne_inst *want, const struct lne_peer_ni *pni)
 {
-	const struct lne_peer *m = peer_match(want, lne_peer_of(pni));
-	const struct lne_peer_ni *w = lne_peer_ni_find(want, &pni->nid);
-
-	return m && w && lne_peer_of(w) == m;
+	return pni_stays_in(want, peer_match(want, lne_peer_of(pni)), pni);
 }
 
 /* --- deletions -------------------------------------------------------------------------- */
@@ -260,6 +277,7 @@ static void peers_delete(struct sync *s)
 {
 	struct lne_inst *have = s->kb->pushed;
 	char primary[LNE_NID_STR_MAX];
+	const struct lne_peer *m;
 	struct lne_peer *p, *next;
 	struct lne_peer_net *pnet;
 	struct lne_peer_ni *pni;
@@ -268,6 +286,11 @@ static void peers_delete(struct sync *s)
 	size_t n, i;
 	int rc;
 
+	/*
+	 * Every sync walks every peer, a udsp add with 10,000 peers too: a
+	 * peer that stays whole costs its match and one lookup per NID, and
+	 * no text (a NID as text is made only for a request).
+	 */
 	lne_list_for_each_entry_safe(p, next, &have->peers, link) {
 		if (!live(s))
 			return;
@@ -275,8 +298,9 @@ static void peers_delete(struct sync *s)
 		if (p->implicit)
 			continue;
 		pnid = p->primary;
-		nid_text(&pnid, primary);
-		if (!peer_match(s->want, p)) {
+		m = peer_match(s->want, p);
+		if (!m) {
+			nid_text(&pnid, primary);
 			rc = lnetk_peer_del(s->kb->lk, primary, NULL, 0, &s->err);
 			if (sent(s, rc, "the deletion of peer %s", primary))
 				local(s, lne_peer_del(have, &pnid, &le), &le, "a peer deletion");
@@ -289,13 +313,14 @@ static void peers_delete(struct sync *s)
 		n = 0;
 		lne_list_for_each_entry(pnet, &p->pnets, link)
 			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-				if (!pni_stays(s->want, pni)) {
+				if (!pni_stays_in(s->want, m, pni)) {
 					s->nids[n] = pni->nid;
 					s->nidp[n] = nid_text(&pni->nid, s->nidbuf[n]);
 					n++;
 				}
 		if (!n)
 			continue;
+		nid_text(&pnid, primary);
 		rc = lnetk_peer_del(s->kb->lk, primary, s->nidp, n, &s->err);
 		if (!sent(s, rc, "the deletion of %zu NID(s) of peer %s", n, primary))
 			continue;
@@ -572,14 +597,26 @@ static void rules_add(struct sync *s)
 	free(w);
 }
 
+/*
+ * The additions, kind by kind.  The count (M_COUNT) comes first and says
+ * which kinds have any: the walks that send, collect or apply them skip
+ * the others (a udsp add walks the rules, not again every peer).
+ */
 static void additions(struct sync *s)
 {
+	static void (*const kinds[])(struct sync * s) = {globals_add, nis_add, peers_add,
+							 routes_add, rules_add};
+	size_t k, before;
+
 	s->items = 0;
-	globals_add(s);
-	nis_add(s);
-	peers_add(s);
-	routes_add(s);
-	rules_add(s);
+	for (k = 0; k < A__COUNT; k++) {
+		if (s->mode != M_COUNT && !s->kind_items[k])
+			continue;
+		before = s->items;
+		kinds[k](s);
+		if (s->mode == M_COUNT)
+			s->kind_items[k] = s->items - before;
+	}
 }
 
 /* Link state, which NI_ADD (and so a batch) does not carry. */
@@ -616,7 +653,7 @@ static bool batch(struct sync *s, uint32_t flags)
 	struct lne_inst *before = NULL;
 	double t0 = now(), t1 = 0, t2 = 0;
 	uint32_t applied = 0;
-	size_t bytes;
+	size_t bytes, k;
 	int rc;
 
 	if (flags & LNETK_F_REPLACE) {
@@ -627,6 +664,9 @@ static bool batch(struct sync *s, uint32_t flags)
 			kb->pushed = before;
 			return false;
 		}
+		/* The count was against what the module held: every kind may come now. */
+		for (k = 0; k < A__COUNT; k++)
+			s->kind_items[k] = 1;
 	}
 	rc = lnetk_batch_new(kb->lk, flags, &s->batch);
 	if (!rc) {

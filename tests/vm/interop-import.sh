@@ -18,6 +18,15 @@
 # building the push's messages) and system CPU (the module's side of the
 # push over generic netlink, the store's writes), and the rest (waits;
 # each part is a mean of its own runs, so the rest may come out below 0).
+# Beside it, upstream's lnetctl start (its help) for comparison.  Where the
+# import goes: lnetd's user and system CPU, lnetctl's CPU (the shell's
+# children), dbus-daemon's CPU, and lnetd's own account of the push to the
+# module (built, applied, copied into its record of the module).
+#
+# With LNETD_VM_PERF=1 (run.sh then puts the host's perf in the guest),
+# lnetd's import and one udsp add each run under a system-wide perf record,
+# and the samples are printed by process and library ("# profile:" lines);
+# the times of those two steps then include perf's own cost.
 set -u
 PATH=/bin
 KO=${1:-/lib/modules/$(uname -r)/extra/lnetk.ko}
@@ -72,11 +81,33 @@ secs() {
 	awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'
 }
 
+# cpu FILE: user + system seconds of the shell's children in `times` output FILE.
+cpu() { awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } printf "%.2f", s }' "$1"; }
+
+# profile NAME CMD...: CMD (a program, not a function), under perf when
+# LNETD_VM_PERF is set and perf is here; the samples by process and library
+# go to /tmp/interop.profile.
+profile() {
+	name=$1
+	shift
+	if [ -z "${LNETD_VM_PERF:-}" ] || [ ! -x /bin/perf ]; then
+		"$@"
+		return
+	fi
+	perf record -q -a -F 1000 -o /tmp/perf.data -- "$@" || return
+	perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso 2>/dev/null |
+		awk -v n="$name" '/^ *[0-9.]+%/ && NR < 80 { printf "# profile: %s: %s %s %s\n", n, $1, $2, $3 }' |
+		head -n 16 >>/tmp/interop.profile
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1f", a / b; else print "-" }'; }
 ticks() { awk '{ print $14, $15 }' "/proc/$LNETD_PID/stat"; }
+bus_cpu() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$BUS_PID/stat"; }
 
+# Upstream's lnetctl without the wrapper's shell: one process, as lnetctl is.
+up_ctl() { LD_LIBRARY_PATH=/opt/upstream/lib /opt/upstream/bin/lnetctl "$@"; }
 # shellcheck disable=SC2317 # both called through mean
-up_rule() { upstream-lnetctl udsp add --src "10.250.0.$RUN@tcp" --priority 1; }
+up_rule() { up_ctl udsp add --src "10.250.0.$RUN@tcp" --priority 1; }
 # shellcheck disable=SC2317
 our_rule() { lnetctl udsp add --src "10.251.0.$RUN@tcp" --priority 1; }
 
@@ -123,7 +154,7 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 		sed 's/^/# /' /tmp/interop.out
 		continue
 	fi
-	up=$(secs upstream-lnetctl import --old-api "$f")
+	up=$(secs up_ctl import --old-api "$f")
 	if [ "$up" = fail ]; then
 		no "upstream's lnetctl import --old-api of $n peers"
 		tail -n 5 /tmp/interop.out | sed 's/^/# /'
@@ -132,11 +163,12 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 	fi
 	k=0
 	while [ $k -lt 100 ]; do
-		upstream-lnetctl udsp add --src "10.252.0.$k@tcp" --priority $((k % 8)) >/dev/null 2>&1 ||
+		up_ctl udsp add --src "10.252.0.$k@tcp" --priority $((k % 8)) >/dev/null 2>&1 ||
 			break
 		k=$((k + 1))
 	done
 	up_udsp=$(mean up_rule)
+	up_start=$(mean up_ctl help)
 	if [ $k = 100 ] && [ "$up_udsp" != fail ]; then
 		ok "upstream: 100 rules, then udsp add ($n peers)"
 	else
@@ -155,7 +187,11 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 		continue
 	fi
 	i0=$(ticks)
-	ours=$(secs lnetctl import "$f")
+	b0=$(bus_cpu)
+	times >/tmp/interop.t0
+	ours=$(secs profile "import of $n peers" lnetctl import "$f")
+	times >/tmp/interop.t1
+	b1=$(bus_cpu)
 	i1=$(ticks)
 	got=$(lnetctl export | grep -c "primary nid")
 	if [ "$ours" != fail ] && [ "$got" = "$n" ]; then
@@ -169,6 +205,8 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 	t0=$(ticks)
 	ours_udsp=$(mean our_rule)
 	t1=$(ticks)
+	profile "udsp add with $n peers" lnetctl udsp add --src 10.251.1.1@tcp --priority 1 \
+		>/dev/null 2>&1
 	if [ "$ours_udsp" != fail ]; then
 		ok "lnetd: udsp add with $n peers and 100 rules"
 	else
@@ -185,10 +223,18 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 	set -- $i0 $i1
 	echo "# interop: lnetd's import of $n peers: lnetd user CPU (judging, store, push messages)" \
 		"$(awk -v t=$(($3 - $1)) 'BEGIN { printf "%.2f", t / 100 }') s, system CPU (module" \
-		"side of the push, store writes) $(awk -v t=$(($4 - $2)) 'BEGIN { printf "%.2f", t / 100 }') s, the rest" \
-		"lnetctl (reading the file, the bus) and waits"
+		"side of the push, store writes) $(awk -v t=$(($4 - $2)) 'BEGIN { printf "%.2f", t / 100 }') s," \
+		"lnetctl CPU (reading the file, the bus) $(awk -v a="$(cpu /tmp/interop.t0)" \
+			-v b="$(cpu /tmp/interop.t1)" 'BEGIN { printf "%.2f", b - a }') s," \
+		"dbus-daemon CPU $(awk -v a="$b0" -v b="$b1" 'BEGIN { printf "%.2f", b - a }') s"
 	echo "# interop: udsp add with $n peers and 100 rules (mean of $RUNS): upstream $up_udsp s," \
 		"lnetd $ours_udsp s: upstream / lnetd $(ratio "$up_udsp" "$ours_udsp") (goal >= 2)"
+	echo "# interop: process start (mean of $RUNS): upstream's lnetctl help $up_start s," \
+		"lnetctl --version $start s"
+	if [ -s /tmp/interop.profile ]; then
+		cat /tmp/interop.profile
+		: >/tmp/interop.profile
+	fi
 	# shellcheck disable=SC2086 # two numbers each
 	set -- $t0 $t1
 	awk -v all="$ours_udsp" -v start="$start" -v trip="$trip" -v u=$(($3 - $1)) -v s=$(($4 - $2)) \

@@ -31,7 +31,9 @@
 #                work dir's upstream/ ($LNETD_VM_UPSTREAM), once; the
 #                guest's /bin/upstream-lnet load|unload and upstream-lnetctl
 #                (upstream_lnet_tree below).  LNETD_VM_INTEROP_PEERS=2000,10000
-#                adds the 10,000-peer figures (upstream takes 21-45 s there)
+#                adds the 10,000-peer figures (upstream takes 21-45 s there);
+#                LNETD_VM_PERF=1 puts the host's perf in the guest to profile
+#                lnetd's import and udsp add (interop-import.sh)
 #   fuzz         LNETK_FUZZ_SEED, _ITERS, _SECONDS, _ROUNDS reach the fuzz
 #                group (cases-fuzz.c) through the kernel command line; e.g.
 #                LNETD_VM_ONLY=fuzz LNETK_FUZZ_SECONDS=1800 for a long run
@@ -393,6 +395,7 @@ cp -a "$base" "$root" &&
 	{ [ -z "$lnetd_skip" ] || echo "$lnetd_skip" >"$root/lnetd-skip"; } &&
 	{ [ -z "$upstream_skip" ] || echo "$upstream_skip" >"$root/upstream-skip"; } &&
 	install -m 755 "$here/interop-import.sh" "$root/bin/interop-import.sh" &&
+	{ [ -z "${LNETD_VM_PERF:-}" ] || copy_with_libs /usr/bin/perf "$root"; } &&
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.cpio.gz" ||
 	fail "build the initramfs in $root"
 
@@ -405,7 +408,7 @@ outer=900
 # fills from the words of its command line that it does not know.
 append='console=ttyS0 quiet panic=-1'
 for v in LNETD_VM_ONLY LNETK_FUZZ_SEED LNETK_FUZZ_ITERS LNETK_FUZZ_SECONDS LNETK_FUZZ_ROUNDS \
-	LNETD_VM_INTEROP_PEERS; do
+	LNETD_VM_INTEROP_PEERS LNETD_VM_PERF; do
 	val=$(printenv "$v" | tr -c 'A-Za-z0-9_\n-' ',' | tr -d '\n')
 	[ -n "$val" ] && append="$append $v=$val"
 done
