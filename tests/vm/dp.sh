@@ -99,6 +99,7 @@ for n in dpa dpb; do
 	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/$n.bus $IP netns exec "$n" \
 		lnetd --engine=kernel --state-dir="$T/$n.state" --metrics-file="$T/$n.prom" \
 		--metrics-interval=1 2>>"$T/lnetd-$n.log" &
+	echo $! >"$T/$n.pid" # ip execs lnetd: the same process
 done
 for n in dpa dpb; do
 	i=0
@@ -411,6 +412,7 @@ disc_interop() {
 	done
 	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/dpu.bus $IP netns exec dpu \
 		lnetd --engine=kernel --state-dir="$T/dpu.state" 2>>"$T/lnetd-dpu.log" &
+	echo $! >"$T/dpu.pid"
 	i=0
 	while ! on dpu status >/dev/null 2>&1 && [ $i -lt 200 ]; do
 		sleep 0.05
@@ -452,7 +454,7 @@ disc_interop() {
 	done
 	grep -q "recv_count" "$T/out" || sed 's/^/# /' "$T/out"
 	upstream-lnetctl net del --net tcp1 >/dev/null 2>&1
-	pkill -f "state-dir=$T/dpu.state" 2>/dev/null
+	kill "$(cat "$T/dpu.pid")"
 	sleep 0.3
 	$IP netns del dpu
 }
@@ -507,7 +509,7 @@ fi
 
 # tear down with connections up: the namespaces go, their sockets with them
 for n in dpa dpb; do
-	pkill -f "state-dir=$T/$n.state" 2>/dev/null
+	kill "$(cat "$T/$n.pid")" # the guest has no pkill
 done
 sleep 0.3
 $IP netns del dpa
