@@ -111,8 +111,8 @@ void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up)
 	struct lnetk_dp *dp = dp_of(ln);
 	struct link_ev *ev;
 
-	if (!dp || READ_ONCE(dp->stopping))
-		return;
+	if (!dp || READ_ONCE(dp->stopping) || !smp_load_acquire(&dp->wq))
+		return; /* no NI has started the data path: no NI to tell */
 	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
 	if (!ev)
 		return; /* the NI's health falls on its own, from failed sends */
@@ -121,7 +121,7 @@ void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up)
 	spin_lock_bh(&dp->ev_lock);
 	list_add_tail(&ev->item, &dp->events);
 	spin_unlock_bh(&dp->ev_lock);
-	queue_work(dp->wq, &dp->run);
+	dp_kick(dp);
 }
 
 void link_events_free(struct lnetk_dp *dp)

@@ -60,7 +60,7 @@ struct lnetk_dp {
 	struct lnetk_net *ln;
 	struct mutex lock; /* every call into the node; the lists */
 	struct lne_node node;
-	struct workqueue_struct *wq;
+	struct workqueue_struct *wq; /* and @rx: made at the first NI (dp_start_io) */
 	struct work_struct run;
 	struct delayed_work tick;
 	struct list_head links, listeners;
@@ -79,6 +79,8 @@ static inline struct lnetk_dp *dp_of(struct lnetk_net *ln)
 /* dp.c: enter the node (@lock, then the instance for reading) and leave it (arms the tick). */
 void node_enter(struct lnetk_dp *dp);
 void node_leave(struct lnetk_dp *dp);
+/* dp.c: queue the work, unless stopping or not started yet (no NI so far). */
+void dp_kick(struct lnetk_dp *dp);
 
 /* dp-events.c: the node's announcements, for dp.c's node ops. */
 void ops_state(void *ctx, const struct lne_nid *nid, bool local, const char *state, s32 health);

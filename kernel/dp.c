@@ -48,8 +48,7 @@ static void ks_event(struct sock *sk)
 		struct lnetk_dp *dp = ks_dp(ks, READ_ONCE(ks->kick) & 2);
 
 		WRITE_ONCE(ks->kick, READ_ONCE(ks->kick) | 1);
-		if (!dp->stopping)
-			queue_work(dp->wq, &dp->run);
+		dp_kick(dp);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -188,8 +187,7 @@ static void ops_wake(void *ctx, struct lne_link *l)
 	struct klink *k = (struct klink *)l;
 
 	WRITE_ONCE(k->ks.kick, READ_ONCE(k->ks.kick) | 1);
-	if (!dp->stopping)
-		queue_work(dp->wq, &dp->run);
+	dp_kick(dp);
 }
 
 static void ops_close(void *ctx, struct lne_link *l)
@@ -405,8 +403,8 @@ static void arm_tick(struct lnetk_dp *dp)
 {
 	u64 next = lne_node_next_deadline(&dp->node), now = now_ms();
 
-	if (next == ~0ull || dp->stopping)
-		return;
+	if (next == ~0ull || dp->stopping || !dp->wq)
+		return; /* the first NI's start arms it */
 	mod_delayed_work(dp->wq, &dp->tick, next > now ? msecs_to_jiffies(next - now) + 1 : 0);
 }
 
@@ -483,14 +481,61 @@ static void dp_tick(struct work_struct *w)
 	node_leave(dp);
 }
 
+void dp_kick(struct lnetk_dp *dp)
+{
+	struct workqueue_struct *wq = smp_load_acquire(&dp->wq);
+
+	if (wq && !READ_ONCE(dp->stopping))
+		queue_work(wq, &dp->run);
+}
+
+/*
+ * The receive buffer and the workqueue (with its rescuer thread) are made
+ * when the instance has its first NI, so that a namespace that never has
+ * one costs neither; they stay until the namespace goes.  Before, nothing
+ * can be sent: the socket callbacks and ops_wake() only mark their socket,
+ * served by the first run.
+ */
+static int dp_start_io(struct lnetk_dp *dp)
+{
+	struct workqueue_struct *wq;
+	bool want;
+	int rc = 0;
+
+	if (smp_load_acquire(&dp->wq))
+		return 0;
+	mutex_lock(&dp->lock);
+	down_read(&dp->ln->sel);
+	want = !dp->stopping && !dp->wq && !lne_list_empty(&dp->ln->inst->nis);
+	up_read(&dp->ln->sel);
+	if (want) {
+		dp->rx = kmalloc(RX_BUF, GFP_KERNEL);
+		wq = alloc_ordered_workqueue("lnetk-dp", WQ_MEM_RECLAIM);
+		if (dp->rx && wq) {
+			smp_store_release(&dp->wq, wq);
+		} else {
+			kfree(dp->rx);
+			dp->rx = NULL;
+			if (wq)
+				destroy_workqueue(wq);
+			rc = -ENOMEM;
+		}
+	}
+	mutex_unlock(&dp->lock);
+	return rc;
+}
+
 void lnetk_dp_changed(struct lnetk_net *ln)
 {
 	struct lnetk_dp *dp = dp_of(ln);
 
 	if (!dp)
 		return;
+	if (dp_start_io(dp))
+		pr_warn_ratelimited(
+			"lnetk: no memory to start the data path; the next change tries again\n");
 	WRITE_ONCE(dp->need_sync, true);
-	queue_work(dp->wq, &dp->run);
+	dp_kick(dp);
 }
 
 int lnetk_dp_start(struct net *net, struct lnetk_net *ln)
@@ -499,15 +544,6 @@ int lnetk_dp_start(struct net *net, struct lnetk_net *ln)
 
 	if (!dp)
 		return -ENOMEM;
-	dp->rx = kmalloc(RX_BUF, GFP_KERNEL);
-	dp->wq = alloc_ordered_workqueue("lnetk-dp", WQ_MEM_RECLAIM);
-	if (!dp->rx || !dp->wq) {
-		kfree(dp->rx);
-		if (dp->wq)
-			destroy_workqueue(dp->wq);
-		kfree(dp);
-		return -ENOMEM;
-	}
 	dp->net = net;
 	dp->ln = ln;
 	mutex_init(&dp->lock);
@@ -536,7 +572,8 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	mutex_unlock(&dp->lock);
 	/* no callback queues anything once the sockets are released below */
 	cancel_delayed_work_sync(&dp->tick);
-	flush_workqueue(dp->wq);
+	if (dp->wq) /* none if the instance never had an NI */
+		flush_workqueue(dp->wq);
 	mutex_lock(&dp->lock);
 	down_read(&ln->sel);
 	lne_node_set_inst(&dp->node, ln->inst);
@@ -553,7 +590,8 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	mutex_unlock(&dp->lock);
 	link_events_free(dp);
 	lnetk_nrs_close(own); /* before the namespace's policies are freed */
-	destroy_workqueue(dp->wq);
+	if (dp->wq)
+		destroy_workqueue(dp->wq);
 	kfree(dp->rx);
 	ln->dp = NULL;
 	kfree(dp);
