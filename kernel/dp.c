@@ -9,25 +9,7 @@
  * the node, writes what the node queued.  Nothing here decides anything
  * about LNet: that is the node's (engine/node.c).
  */
-#include <linux/in.h>
-#include <linux/inet.h>
-#include <linux/module.h>
-#include <linux/net.h>
-#include <linux/slab.h>
-#include <linux/tcp.h>
-#include <linux/workqueue.h>
-#include <net/ipv6.h>
-#include <net/netlink.h>
-#include <net/sock.h>
-#include <net/tcp.h>
-
-#include "dp.h"
-#include "engine/nid-sockaddr.h"
-#include "instance.h"
-#include "lnetk_nrs.h"
-#include "netlink.h"
-#include "nl-int.h"
-#include "uapi/lnetk.h"
+#include "dp-int.h"
 
 static ushort lnet_port = LNW_PORT_DEFAULT;
 module_param(lnet_port, ushort, 0444);
@@ -41,55 +23,6 @@ MODULE_PARM_DESC(alive_router_check_interval,
 static uint router_ping_timeout = LNE_RTR_TIMEOUT_S;
 module_param(router_ping_timeout, uint, 0644);
 MODULE_PARM_DESC(router_ping_timeout, "seconds a gateway has to answer a check (at least 1)");
-
-#define RX_BUF	      (64 * 1024)
-#define READS_PER_RUN 16
-#define LISTEN_MAX    64
-
-struct ksock {
-	struct socket *sock;
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_write_space)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
-	int kick; /* an event came: serve it on the next run */
-};
-
-struct klink {
-	struct lne_link l; /* first: the node's part */
-	struct lnetk_dp *dp;
-	struct list_head item; /* in dp->links */
-	struct ksock ks;
-	bool connecting;
-};
-
-struct klisten {
-	struct lnetk_dp *dp;
-	struct list_head item;
-	struct ksock ks;
-	struct lne_nid addr; /* the NI's NID: its address, 4 or 16 bytes */
-	bool seen;
-};
-
-struct lnetk_dp {
-	struct net *net;
-	struct lnetk_net *ln;
-	struct mutex lock; /* every call into the node; the lists */
-	struct lne_node node;
-	struct workqueue_struct *wq;
-	struct work_struct run;
-	struct delayed_work tick;
-	struct list_head links, listeners;
-	spinlock_t ev_lock;	 /* @events: the netdev notifier adds under RTNL */
-	struct list_head events; /* struct link_ev, oldest first */
-	bool need_sync, stopping;
-	u8 *rx;
-};
-
-/* The instance's data path: main.c keeps it beside the instance. */
-static struct lnetk_dp *dp_of(struct lnetk_net *ln)
-{
-	return ln->dp;
-}
 
 static u64 now_ms(void)
 {
@@ -115,8 +48,7 @@ static void ks_event(struct sock *sk)
 		struct lnetk_dp *dp = ks_dp(ks, READ_ONCE(ks->kick) & 2);
 
 		WRITE_ONCE(ks->kick, READ_ONCE(ks->kick) | 1);
-		if (!dp->stopping)
-			queue_work(dp->wq, &dp->run);
+		dp_kick(dp);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -255,8 +187,7 @@ static void ops_wake(void *ctx, struct lne_link *l)
 	struct klink *k = (struct klink *)l;
 
 	WRITE_ONCE(k->ks.kick, READ_ONCE(k->ks.kick) | 1);
-	if (!dp->stopping)
-		queue_work(dp->wq, &dp->run);
+	dp_kick(dp);
 }
 
 static void ops_close(void *ctx, struct lne_link *l)
@@ -274,99 +205,6 @@ static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
 	lne_nid_format(&nid, peer, sizeof(peer));
 	pr_warn_ratelimited("lnetk: closed a connection from %s: %s\n",
 			    l->conn.peer_nid ? peer : "a peer before its hello", lnw_fault_name(f));
-}
-
-struct state_ev {
-	const struct lne_nid *nid;
-	bool local;
-	const char *state;
-	s32 health;
-};
-
-static int fill_state(struct sk_buff *skb, void *arg)
-{
-	const struct state_ev *ev = arg;
-	struct nlattr *h = nla_nest_start(skb, LNETK_A_HEALTH);
-
-	if (!h || lnk_nl_put_nid(skb, LNETK_HEALTH_A_NID, ev->nid) ||
-	    nla_put_u8(skb, LNETK_HEALTH_A_LOCAL, ev->local) ||
-	    nla_put_u32(skb, LNETK_HEALTH_A_VALUE, ev->health < 0 ? 0 : (u32)ev->health) ||
-	    nla_put_string(skb, LNETK_HEALTH_A_STATE, ev->state))
-		return -EMSGSIZE;
-	nla_nest_end(skb, h);
-	return 0;
-}
-
-/* A local NI or peer NI changed state: told to the "dp" group, as lnetd's engine tells D-Bus. */
-static void ops_state(void *ctx, const struct lne_nid *nid, bool local, const char *state,
-		      s32 health)
-{
-	struct lnetk_dp *dp = ctx;
-	struct state_ev ev = {nid, local, state, health};
-
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_STATE, fill_state, &ev);
-}
-
-static int fill_peer(struct sk_buff *skb, void *arg)
-{
-	const struct lne_peer *peer = arg;
-	const struct lne_peer_net *pnet;
-	const struct lne_peer_ni *pni;
-	struct nlattr *p = nla_nest_start(skb, LNETK_A_PING), *e;
-	int pass;
-
-	if (!p)
-		return -EMSGSIZE;
-	/* the primary first, then the others */
-	for (pass = 0; pass < 2; pass++)
-		lne_list_for_each_entry(pnet, &peer->pnets, link)
-			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
-				if (lne_nid_equal(&pni->nid, &peer->primary) != !pass)
-					continue;
-				e = nla_nest_start(skb, LNETK_PING_A_ENTRY);
-				if (!e || lnk_nl_put_nid(skb, LNETK_PING_A_NID, &pni->nid))
-					return -EMSGSIZE;
-				nla_nest_end(skb, e);
-			}
-	nla_nest_end(skb, p);
-	return 0;
-}
-
-static void ops_discovered(void *ctx, const struct lne_peer *peer)
-{
-	struct lnetk_dp *dp = ctx;
-
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_DISCOVERED, fill_peer, (void *)peer);
-}
-
-struct route_ev {
-	lne_net_t net;
-	const struct lne_nid *gw;
-	bool up;
-};
-
-static int fill_route(struct sk_buff *skb, void *arg)
-{
-	const struct route_ev *ev = arg;
-	struct nlattr *r = nla_nest_start(skb, LNETK_A_ROUTE);
-	char net[LNE_NET_STR_MAX];
-
-	lne_net_format(ev->net, net, sizeof(net));
-	if (!r || nla_put_string(skb, LNETK_ROUTE_A_NET, net) ||
-	    lnk_nl_put_nid(skb, LNETK_ROUTE_A_GATEWAY, ev->gw) ||
-	    nla_put_u8(skb, LNETK_ROUTE_A_DOWN, !ev->up))
-		return -EMSGSIZE;
-	nla_nest_end(skb, r);
-	return 0;
-}
-
-/* The router checker took a route down or up again. */
-static void ops_route(void *ctx, lne_net_t net, const struct lne_nid *gw, bool up)
-{
-	struct lnetk_dp *dp = ctx;
-	struct route_ev ev = {net, gw, up};
-
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_ROUTE, fill_route, &ev);
 }
 
 static void ops_log(void *ctx, const char *line)
@@ -559,73 +397,19 @@ static void listeners_sync(struct lnetk_dp *dp)
 	}
 }
 
-/* --- link events (netdev.c) ---------------------------------------------------------- */
-
-struct link_ev {
-	struct list_head item;
-	char ifname[IFNAMSIZ];
-	bool up;
-};
-
-void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up)
-{
-	struct lnetk_dp *dp = dp_of(ln);
-	struct link_ev *ev;
-
-	if (!dp || READ_ONCE(dp->stopping))
-		return;
-	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
-	if (!ev)
-		return; /* the NI's health falls on its own, from failed sends */
-	strscpy(ev->ifname, ifname, sizeof(ev->ifname));
-	ev->up = up;
-	spin_lock_bh(&dp->ev_lock);
-	list_add_tail(&ev->item, &dp->events);
-	spin_unlock_bh(&dp->ev_lock);
-	queue_work(dp->wq, &dp->run);
-}
-
-static void link_events_free(struct lnetk_dp *dp)
-{
-	struct link_ev *ev, *tmp;
-
-	list_for_each_entry_safe(ev, tmp, &dp->events, item)
-		kfree(ev);
-	INIT_LIST_HEAD(&dp->events);
-}
-
-/* Every link event queued, in order, to the NIs on that interface (node entered). */
-static void link_events(struct lnetk_dp *dp)
-{
-	struct link_ev *ev, *tmp;
-	struct lne_ni *ni;
-	LIST_HEAD(todo);
-
-	spin_lock_bh(&dp->ev_lock);
-	list_splice_init(&dp->events, &todo);
-	spin_unlock_bh(&dp->ev_lock);
-	list_for_each_entry_safe(ev, tmp, &todo, item) {
-		lne_list_for_each_entry(ni, &dp->ln->inst->nis, all_link)
-			if (!strcmp(ni->ifname, ev->ifname))
-				lne_node_ni_link(&dp->node, &ni->nid, ev->up, NULL);
-		list_del(&ev->item);
-		kfree(ev);
-	}
-}
-
 /* --- the work ------------------------------------------------------------------------ */
 
 static void arm_tick(struct lnetk_dp *dp)
 {
 	u64 next = lne_node_next_deadline(&dp->node), now = now_ms();
 
-	if (next == ~0ull || dp->stopping)
-		return;
+	if (next == ~0ull || dp->stopping || !dp->wq)
+		return; /* the first NI's start arms it */
 	mod_delayed_work(dp->wq, &dp->tick, next > now ? msecs_to_jiffies(next - now) + 1 : 0);
 }
 
 /* Enter the node: @lock, then the instance for reading (instance.h's order). */
-static void node_enter(struct lnetk_dp *dp)
+void node_enter(struct lnetk_dp *dp)
 {
 	mutex_lock(&dp->lock);
 	down_read(&dp->ln->sel);
@@ -635,7 +419,7 @@ static void node_enter(struct lnetk_dp *dp)
 	dp->node.rtr_timeout_s = READ_ONCE(router_ping_timeout) ?: 1;
 }
 
-static void node_leave(struct lnetk_dp *dp)
+void node_leave(struct lnetk_dp *dp)
 {
 	arm_tick(dp);
 	up_read(&dp->ln->sel);
@@ -697,14 +481,61 @@ static void dp_tick(struct work_struct *w)
 	node_leave(dp);
 }
 
+void dp_kick(struct lnetk_dp *dp)
+{
+	struct workqueue_struct *wq = smp_load_acquire(&dp->wq);
+
+	if (wq && !READ_ONCE(dp->stopping))
+		queue_work(wq, &dp->run);
+}
+
+/*
+ * The receive buffer and the workqueue (with its rescuer thread) are made
+ * when the instance has its first NI, so that a namespace that never has
+ * one costs neither; they stay until the namespace goes.  Before, nothing
+ * can be sent: the socket callbacks and ops_wake() only mark their socket,
+ * served by the first run.
+ */
+static int dp_start_io(struct lnetk_dp *dp)
+{
+	struct workqueue_struct *wq;
+	bool want;
+	int rc = 0;
+
+	if (smp_load_acquire(&dp->wq))
+		return 0;
+	mutex_lock(&dp->lock);
+	down_read(&dp->ln->sel);
+	want = !dp->stopping && !dp->wq && !lne_list_empty(&dp->ln->inst->nis);
+	up_read(&dp->ln->sel);
+	if (want) {
+		dp->rx = kmalloc(RX_BUF, GFP_KERNEL);
+		wq = alloc_ordered_workqueue("lnetk-dp", WQ_MEM_RECLAIM);
+		if (dp->rx && wq) {
+			smp_store_release(&dp->wq, wq);
+		} else {
+			kfree(dp->rx);
+			dp->rx = NULL;
+			if (wq)
+				destroy_workqueue(wq);
+			rc = -ENOMEM;
+		}
+	}
+	mutex_unlock(&dp->lock);
+	return rc;
+}
+
 void lnetk_dp_changed(struct lnetk_net *ln)
 {
 	struct lnetk_dp *dp = dp_of(ln);
 
 	if (!dp)
 		return;
+	if (dp_start_io(dp))
+		pr_warn_ratelimited(
+			"lnetk: no memory to start the data path; the next change tries again\n");
 	WRITE_ONCE(dp->need_sync, true);
-	queue_work(dp->wq, &dp->run);
+	dp_kick(dp);
 }
 
 int lnetk_dp_start(struct net *net, struct lnetk_net *ln)
@@ -713,15 +544,6 @@ int lnetk_dp_start(struct net *net, struct lnetk_net *ln)
 
 	if (!dp)
 		return -ENOMEM;
-	dp->rx = kmalloc(RX_BUF, GFP_KERNEL);
-	dp->wq = alloc_ordered_workqueue("lnetk-dp", WQ_MEM_RECLAIM);
-	if (!dp->rx || !dp->wq) {
-		kfree(dp->rx);
-		if (dp->wq)
-			destroy_workqueue(dp->wq);
-		kfree(dp);
-		return -ENOMEM;
-	}
 	dp->net = net;
 	dp->ln = ln;
 	mutex_init(&dp->lock);
@@ -750,7 +572,8 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	mutex_unlock(&dp->lock);
 	/* no callback queues anything once the sockets are released below */
 	cancel_delayed_work_sync(&dp->tick);
-	flush_workqueue(dp->wq);
+	if (dp->wq) /* none if the instance never had an NI */
+		flush_workqueue(dp->wq);
 	mutex_lock(&dp->lock);
 	down_read(&ln->sel);
 	lne_node_set_inst(&dp->node, ln->inst);
@@ -767,280 +590,9 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	mutex_unlock(&dp->lock);
 	link_events_free(dp);
 	lnetk_nrs_close(own); /* before the namespace's policies are freed */
-	destroy_workqueue(dp->wq);
+	if (dp->wq)
+		destroy_workqueue(dp->wq);
 	kfree(dp->rx);
 	ln->dp = NULL;
 	kfree(dp);
-}
-
-/* --- counters, for the genl command -------------------------------------------------- */
-
-static int put_item(void *arg, const char *name, u64 v)
-{
-	struct sk_buff *skb = arg;
-	struct nlattr *it = nla_nest_start(skb, LNETK_CNT_A_ITEM);
-
-	if (!it || nla_put_string(skb, LNETK_CNT_A_NAME, name) ||
-	    nla_put_u64_64bit(skb, LNETK_CNT_A_VALUE, v, LNETK_CNT_A_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(skb, it);
-	return 0;
-}
-
-static int put_entry(struct sk_buff *skb, const struct lne_stat *st, const struct lne_node *n)
-{
-	struct nlattr *e = nla_nest_start(skb, LNETK_CNT_A_ENTRY);
-	int rc = e ? 0 : -EMSGSIZE;
-
-	if (!rc && st) {
-		struct lne_nid nid;
-		char text[LNE_NID_STR_MAX];
-
-		lne_node_nid(n, st->nid, &nid);
-		lne_nid_format(&nid, text, sizeof(text));
-		rc = nla_put_string(skb, LNETK_CNT_A_NID, text)
-			     ?: nla_put_u8(skb, LNETK_CNT_A_LOCAL, st->local);
-	}
-	if (!rc)
-		rc = lne_counts_each(st ? &st->c : &n->st.c, put_item, skb);
-	if (!rc && !st)
-		rc = lne_node_stats_each(n, put_item, skb);
-	if (rc) {
-		if (e)
-			nla_nest_cancel(skb, e);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, e);
-	return 0;
-}
-
-int lnetk_dp_counters(struct lnetk_net *ln, struct sk_buff *skb)
-{
-	struct lnetk_dp *dp = dp_of(ln);
-	struct nlattr *all;
-	bool truncated = false;
-	u32 b;
-
-	if (!dp)
-		return -ENODEV;
-	all = nla_nest_start(skb, LNETK_A_COUNTERS);
-	if (!all)
-		return -EMSGSIZE;
-	mutex_lock(&dp->lock);
-	if (put_entry(skb, NULL, &dp->node)) {
-		mutex_unlock(&dp->lock);
-		nla_nest_cancel(skb, all);
-		return -EMSGSIZE;
-	}
-	for (b = 0; !truncated && b < LNE_STAT_HASH; b++) {
-		const struct lne_stat *st;
-
-		/* room kept for the flag that says some were left out */
-		for (st = dp->node.stats[b]; !truncated && st; st = st->hnext)
-			truncated = skb_tailroom(skb) < 64 || put_entry(skb, st, &dp->node);
-	}
-	mutex_unlock(&dp->lock);
-	if (truncated && nla_put_flag(skb, LNETK_CNT_A_TRUNCATED)) {
-		nla_nest_cancel(skb, all);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, all);
-	return 0;
-}
-
-/* --- ping, for the genl command ------------------------------------------------------ */
-
-struct ping_wait {
-	struct completion done;
-	struct lnetk_ping_result *out;
-	bool abandoned, finished; /* under dp->lock */
-	struct lne_node *node;	  /* discovery: whose peer */
-	struct lne_nid nid;
-};
-
-static void on_ping(struct lne_msg *m, int status)
-{
-	struct ping_wait *w = m->arg;
-
-	if (w->abandoned) {
-		kfree(w->out);
-		kfree(w);
-		return;
-	}
-	w->out->status = status;
-	if (!status && lnw_ping_unpack_all(m->reply, m->reply_len, &w->out->p, w->out->e,
-					   LNW_PING_NIS_MAX, &w->out->n))
-		w->out->status = -EPROTO;
-	w->finished = true;
-	complete(&w->done);
-}
-
-/* The peer that has w->nid, as a ping info: Multi-Rail or not, its NIDs, the primary first. */
-static void peer_result(struct ping_wait *w)
-{
-	const struct lne_peer_ni *pni = lne_peer_ni_find(w->node->ln, &w->nid);
-	const struct lne_peer_net *pnet;
-	const struct lne_peer *peer;
-	struct lnetk_ping_result *r = w->out;
-
-	if (!pni) {
-		r->status = -ENOENT;
-		return;
-	}
-	peer = lne_peer_of(pni);
-	r->p.features = peer->mr ? LNW_PING_FEAT_MULTI_RAIL : 0;
-	r->p.pid = LNW_PID_LUSTRE;
-	r->e[0].nid = peer->primary;
-	r->e[0].status = LNW_NI_STATUS_UP;
-	r->n = 1;
-	lne_list_for_each_entry(pnet, &peer->pnets, link)
-		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
-			if (r->n < LNW_PING_NIS_MAX && !lne_nid_equal(&pni->nid, &peer->primary)) {
-				r->e[r->n].nid = pni->nid;
-				r->e[r->n++].status = LNW_NI_STATUS_UP;
-			}
-}
-
-static void on_discovered(void *arg, int status)
-{
-	struct ping_wait *w = arg;
-
-	if (w->abandoned) {
-		kfree(w->out);
-		kfree(w);
-		return;
-	}
-	w->out->status = status;
-	if (!status)
-		peer_result(w);
-	w->finished = true;
-	complete(&w->done);
-}
-
-int lnetk_dp_ping(struct lnetk_net *ln, const struct lne_nid *dst, const struct lne_nid *src,
-		  u32 timeout_ms, u8 discover, struct lnetk_ping_result *out, struct lne_err *err)
-{
-	struct lnetk_dp *dp = dp_of(ln);
-	struct ping_wait *w;
-	long left;
-	int rc;
-
-	if (!dp)
-		return -ENODEV;
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	w->out = kzalloc(sizeof(*w->out), GFP_KERNEL);
-	if (!w->out) {
-		kfree(w);
-		return -ENOMEM;
-	}
-	init_completion(&w->done);
-	w->node = &dp->node;
-	w->nid = *dst;
-	node_enter(dp);
-	rc = dp->stopping ? -ESHUTDOWN
-	     : discover	  ? lne_node_discover(&dp->node, dst, discover == 2, on_discovered, w, err)
-			  : lne_node_ping(&dp->node, dst, src, timeout_ms, on_ping, w, err);
-	node_leave(dp);
-	if (rc) {
-		kfree(w->out);
-		kfree(w);
-		return rc;
-	}
-	/* the node's own deadline ends it; a second more only guards against a lost wakeup */
-	left = wait_for_completion_killable_timeout(&w->done, msecs_to_jiffies(timeout_ms + 1000));
-	mutex_lock(&dp->lock);
-	if (!w->finished) {
-		w->abandoned = true; /* on_ping frees it */
-		mutex_unlock(&dp->lock);
-		return left < 0 ? -EINTR : -ETIMEDOUT;
-	}
-	mutex_unlock(&dp->lock);
-	memcpy(out, w->out, sizeof(*out));
-	kfree(w->out);
-	kfree(w);
-	return 0;
-}
-
-/* --- counters reset, test service, traffic generator, for the genl commands ---------- */
-
-void lnetk_dp_counters_reset(struct lnetk_net *ln)
-{
-	struct lnetk_dp *dp = dp_of(ln);
-
-	if (!dp)
-		return;
-	mutex_lock(&dp->lock);
-	lne_node_stats_reset(&dp->node);
-	mutex_unlock(&dp->lock);
-}
-
-struct test_wait {
-	struct lne_test t;
-	struct completion done;
-	bool abandoned; /* under dp->lock: the caller left; the last message frees this */
-};
-
-static void on_test_done(struct lne_test *t)
-{
-	struct test_wait *w = container_of(t, struct test_wait, t);
-
-	if (w->abandoned)
-		kfree(w);
-	else
-		complete(&w->done);
-}
-
-int lnetk_dp_selftest(struct lnetk_net *ln, struct lne_test *t, u32 interval_ms, u64 *elapsed_ns)
-{
-	struct lnetk_dp *dp = dp_of(ln);
-	unsigned long step = interval_ms ? msecs_to_jiffies(interval_ms) : MAX_SCHEDULE_TIMEOUT;
-	struct test_wait *w;
-	long left;
-	ktime_t t0;
-
-	if (!dp)
-		return -ENODEV;
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	w->t = *t;
-	if (!interval_ms)
-		w->t.trace = NULL;
-	w->t.done = on_test_done;
-	init_completion(&w->done);
-	t0 = ktime_get();
-	node_enter(dp);
-	if (dp->stopping) {
-		node_leave(dp);
-		kfree(w);
-		return -ESHUTDOWN;
-	}
-	lne_test_start(&w->t, &dp->node);
-	node_leave(dp);
-	/*
-	 * Each message has its own deadline, so this ends; a signal ends the
-	 * wait sooner.  With a trace, a row each @interval_ms on the way.
-	 */
-	while (!(left = wait_for_completion_killable_timeout(&w->done, step))) {
-		mutex_lock(&dp->lock);
-		if (!w->t.over)
-			lne_test_sample(&w->t, ktime_to_ns(ktime_sub(ktime_get(), t0)));
-		mutex_unlock(&dp->lock);
-	}
-	mutex_lock(&dp->lock);
-	if (left < 0 && !w->t.over) {
-		w->t.count = w->t.started; /* start no more; those in flight end on their own */
-		w->t.trace = NULL;	   /* the caller's, and it goes */
-		w->abandoned = true;
-		mutex_unlock(&dp->lock);
-		return -EINTR;
-	}
-	*elapsed_ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
-	lne_test_sample(&w->t, *elapsed_ns); /* the last row: where it ended */
-	mutex_unlock(&dp->lock);
-	*t = w->t;
-	kfree(w);
-	return 0;
 }

@@ -6,7 +6,8 @@
  * One per instance.  It listens on the LNet port of every IPv4 address a
  * TCP NI has, connects from a reserved port of the local NI's address, and
  * runs every socket event and every call into the node on one ordered
- * workqueue of its own, under @lock: the node itself is single-threaded.
+ * workqueue of its own (made at the first NI), under @lock: the node
+ * itself is single-threaded.
  * The node reads the instance's objects with ln->sel held for reading, so
  * changes (which take it for writing) never race a message.
  */

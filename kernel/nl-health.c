@@ -53,6 +53,23 @@ static int reply_send(struct genl_info *info, struct sk_buff *reply, void *hdr, 
 	return genlmsg_reply(reply, info);
 }
 
+/*
+ * Enter the data path of @ln (lnetk_dp_enter()): the node, to leave with
+ * lnetk_dp_leave(); or NULL once it is stopping, refused in @extack
+ * (-ESHUTDOWN) with @reply, if any, freed.
+ */
+static struct lne_node *dp_enter_or_refuse(struct lnetk_net *ln, struct sk_buff *reply,
+					   struct netlink_ext_ack *extack)
+{
+	struct lne_node *n = lnetk_dp_enter(ln);
+
+	if (!n) {
+		nlmsg_free(reply);
+		lnk_nl_refuse(extack, NULL, -ESHUTDOWN, "the data path is stopping");
+	}
+	return n;
+}
+
 /* --- FAULT --------------------------------------------------------------------------- */
 
 static int fault_opts(struct nlattr *nest, struct lne_fault_attr *a, struct genl_info *info)
@@ -131,9 +148,9 @@ int lnk_nl_fault(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (rc)
 		return rc;
-	n = lnetk_dp_enter(ln);
+	n = dp_enter_or_refuse(ln, NULL, info->extack);
 	if (!n)
-		return lnk_nl_refuse(info->extack, NULL, -ESHUTDOWN, "the data path is stopping");
+		return -ESHUTDOWN;
 	switch (op) {
 	case LNETK_FAULT_ADD:
 		rc = lne_fault_add(n, &a, &err);
@@ -231,11 +248,9 @@ static int list_get(struct genl_info *info, int top, const char *name, int max,
 		rc = reply_new(info, LIST_REPLY, &reply, &hdr);
 	if (rc)
 		return rc;
-	n = lnetk_dp_enter(ln);
-	if (!n) {
-		nlmsg_free(reply);
-		return lnk_nl_refuse(info->extack, NULL, -ESHUTDOWN, "the data path is stopping");
-	}
+	n = dp_enter_or_refuse(ln, reply, info->extack);
+	if (!n)
+		return -ESHUTDOWN;
 	out = nla_nest_start(reply, top);
 	lp = (struct list_put){reply, out};
 	rc = out ? walk(n, tb, &lp) : -EMSGSIZE;
@@ -290,11 +305,9 @@ int lnk_nl_health_get(struct sk_buff *skb, struct genl_info *info)
 		rc = reply_new(info, NLMSG_GOODSIZE, &reply, &hdr);
 	if (rc)
 		return rc;
-	n = lnetk_dp_enter(ln);
-	if (!n) {
-		nlmsg_free(reply);
-		return lnk_nl_refuse(info->extack, NULL, -ESHUTDOWN, "the data path is stopping");
-	}
+	n = dp_enter_or_refuse(ln, reply, info->extack);
+	if (!n)
+		return -ESHUTDOWN;
 	ni = lne_ni_find(n->ln, &nid);
 	if (!ni)
 		pni = lne_peer_ni_find(n->ln, &nid);

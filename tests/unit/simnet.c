@@ -163,6 +163,16 @@ struct simnode *simnet_node(struct simnet *s, const char *const *nids)
 	return sn;
 }
 
+void simnet_pair(struct simnet *s, size_t chunk, const char *const *an, const char *const *bn,
+		 bool discovery, struct simnode **a, struct simnode **b)
+{
+	simnet_init(s, chunk);
+	*a = simnet_node(s, an);
+	*b = simnet_node(s, bn);
+	ck_assert_int_eq(lne_global_set((*a)->ln, LNE_G_DISCOVERY, discovery, NULL), 0);
+	ck_assert_int_eq(lne_global_set((*b)->ln, LNE_G_DISCOVERY, discovery, NULL), 0);
+}
+
 static void close_pair(struct simlink *a, int err)
 {
 	struct simlink *b = a->other;

@@ -49,6 +49,12 @@ void simnet_init(struct simnet *s, size_t chunk);
 void simnet_fini(struct simnet *s);
 /* A node with one NI per NID in the NULL-ended list; discovery off. */
 struct simnode *simnet_node(struct simnet *s, const char *const *nids);
+/*
+ * The usual start: simnet_init(@s, @chunk), then node *@a with the NIDs of
+ * @an and node *@b with those of @bn; with @discovery, discovery on in both.
+ */
+void simnet_pair(struct simnet *s, size_t chunk, const char *const *an, const char *const *bn,
+		 bool discovery, struct simnode **a, struct simnode **b);
 /* Move bytes until nothing moves; returns how many moved. */
 size_t simnet_pump(struct simnet *s);
 /* Advance the clock (every node's tick). */

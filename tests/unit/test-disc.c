@@ -101,9 +101,7 @@ START_TEST(handshake_both_ways)
 		struct lne_peer *p;
 		int i;
 
-		simnet_init(&s, dir ? 7 : 4096);
-		a = node(&s, A_NIDS);
-		b = node(&s, B_NIDS);
+		simnet_pair(&s, dir ? 7 : 4096, A_NIDS, B_NIDS, true, &a, &b);
 		act = dir ? b : a;
 		pas = dir ? a : b;
 		put(act, dir ? "10.0.1.1@tcp" : "10.0.1.2@tcp", &d);
@@ -157,9 +155,7 @@ START_TEST(ds1_two_round_trips)
 	struct done d = {0};
 	const struct lne_counts *c;
 
-	simnet_init(&s, 4096);
-	a = node(&s, a1);
-	b = node(&s, b4);
+	simnet_pair(&s, 4096, a1, b4, true, &a, &b);
 	put(a, "10.0.0.4@tcp", &d);
 	simnet_pump(&s);
 	ck_assert_int_eq(d.n, 1);
@@ -238,9 +234,7 @@ START_TEST(both_sides_at_once)
 	struct simnode *a, *b;
 	struct done d = {0};
 
-	simnet_init(&s, 5);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 5, A_NIDS, B_NIDS, true, &a, &b);
 	put(a, "10.0.0.2@tcp", &d);
 	put(b, "10.0.1.1@tcp", &d);
 	simnet_pump(&s);
@@ -265,9 +259,7 @@ START_TEST(push_crosses_ping)
 	struct done d = {0}, r = {0};
 	struct lne_nid an = N("10.0.0.1@tcp");
 
-	simnet_init(&s, 3);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 3, A_NIDS, B_NIDS, true, &a, &b);
 	put(a, "10.0.0.2@tcp", &d);
 	simnet_pump(&s);
 	peer_is(b, "10.0.0.1@tcp", "10.0.0.1@tcp", 2);
@@ -295,9 +287,7 @@ START_TEST(peer_restarts)
 	struct done d = {0}, r = {0};
 	struct lne_nid bn = N("10.0.0.2@tcp"), gone = N("10.0.1.2@tcp");
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	put(a, "10.0.0.2@tcp", &d); /* the ping is on its way */
 	simnet_restart(&s, b);
 	simnet_pump(&s);
@@ -329,9 +319,7 @@ START_TEST(merge_two_rounds)
 	struct simnode *a, *b;
 	struct done d = {0};
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	put(a, "10.0.1.2@tcp", &d);
 	put(a, "10.0.0.2@tcp", &d);
 	ck_assert_uint_eq(npeers(a), 2);
@@ -359,9 +347,7 @@ START_TEST(configured_kept)
 	struct lne_nid p = N("10.0.1.2@tcp"), extra = N("10.0.9.9@tcp");
 	struct lne_peer *peer;
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	ck_assert_int_eq(lne_peer_add(a->ln, &p, true, NULL), 0);
 	ck_assert_int_eq(lne_peer_add_nid(a->ln, &p, &extra, NULL), 0);
 	/* a configured peer is not discovered on a send */
@@ -396,9 +382,7 @@ START_TEST(configuring_takes_over)
 	struct lne_nid b0 = N("10.0.0.2@tcp"), b1 = N("10.0.1.2@tcp");
 	struct lne_peer *p;
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	put(a, "10.0.0.2@tcp", &d);
 	simnet_pump(&s);
 	ck_assert_uint_eq(b->recv_puts, 1);
@@ -437,9 +421,7 @@ START_TEST(non_mr_single_nid)
 	struct simnode *a, *b;
 	struct done d = {0};
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	b->node.multi_rail = false;
 	put(a, "10.0.1.2@tcp", &d);
 	simnet_pump(&s);
@@ -459,9 +441,7 @@ START_TEST(modes)
 	struct done d = {0}, r = {0};
 	struct lne_nid p = N("10.0.0.2@tcp");
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	ck_assert_int_eq(lne_global_set(a->ln, LNE_G_DISCOVERY, 0, NULL), 0);
 	put(a, "10.0.0.2@tcp", &d);
 	simnet_pump(&s);
@@ -493,9 +473,7 @@ START_TEST(hotplug_pushes)
 	struct done d = {0};
 	struct lne_nid n2 = N("10.0.2.1@tcp");
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	put(a, "10.0.0.2@tcp", &d);
 	simnet_pump(&s);
 	add_ni(a, "10.0.2.1@tcp");
@@ -550,9 +528,7 @@ START_TEST(malformed_changes_nothing)
 	struct done r = {0};
 	struct lne_nid c1 = N("10.0.0.2@tcp"), c2 = N("10.0.1.2@tcp");
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	/* wrong magic, twice: counted twice, logged once */
 	nids[0] = b2;
 	nids[1] = b3;
@@ -619,9 +595,7 @@ START_TEST(instance_busy)
 	struct simnode *a, *b;
 	struct done d = {0};
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	a->busy = true;
 	put(a, "10.0.0.2@tcp", &d);
 	simnet_pump(&s);
@@ -655,9 +629,7 @@ START_TEST(shutdown_mid_round)
 	struct done d = {0}, r = {0};
 	struct lne_nid bn = N("10.0.0.2@tcp");
 
-	simnet_init(&s, 4096);
-	a = node(&s, A_NIDS);
-	b = node(&s, B_NIDS);
+	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
 	b->mute = true;
 	ck_assert_int_eq(lne_node_put(&a->node, &bn, NULL, 4, 1, 0, NULL, 0, true, 1000, on_done,
 				      &d, NULL),

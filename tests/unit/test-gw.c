@@ -57,16 +57,17 @@ static void set_global(struct simnode *n, enum lne_global g, u32 v)
 	ck_assert_msg(!lne_global_set(n->ln, g, v, &err), "%s", err.msg);
 }
 
-/* a - r - b, r routing; a checks its gateway every 10 s, waits 5 s for an answer. */
-static void net3_init(struct net3 *t)
+/*
+ * a - r - b, r routing; a checks its gateway every 10 s, waits 5 s for an
+ * answer.  @an, @rn: a's and r's NIDs (AN, RN), a's gateway the first of @rn.
+ */
+static void net3_init(struct net3 *t, const char *const *an, const char *const *rn)
 {
 	t->nres = 0;
 	memset(t->res, 0, sizeof(t->res));
-	simnet_init(&t->s, 4096);
-	t->a = simnet_node(&t->s, AN);
-	t->r = simnet_node(&t->s, RN);
+	simnet_pair(&t->s, 4096, an, rn, false, &t->a, &t->r);
 	t->b = simnet_node(&t->s, BN);
-	add_route(t->a, "tcp1", "10.0.0.254@tcp", 1);
+	add_route(t->a, "tcp1", rn[0], 1);
 	add_route(t->b, "tcp", "10.1.0.254@tcp1", 1);
 	set_global(t->r, LNE_G_ROUTING, 1);
 	t->a->node.rtr_check_s = 10;
@@ -114,7 +115,7 @@ START_TEST(dead_gateway_takes_its_routes_down)
 	const struct lne_gw *g;
 	struct lne_nid gw = N("10.0.0.254@tcp");
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	ck_assert_int_eq(put_ab(&t), 0);
 	/* the first check comes one interval after the node first sees the gateway */
 	advance(&t, 1);
@@ -153,7 +154,7 @@ START_TEST(silent_gateway_dead_after_the_timeout)
 	struct net3 t;
 	struct lne_nid gw = N("10.0.0.254@tcp");
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	advance(&t, 1);
 	t.r->mute = true;
 	advance(&t, 10000);
@@ -178,16 +179,7 @@ START_TEST(ipv6_gateway_is_checked)
 	const struct lne_gw *g;
 	struct net3 t;
 
-	simnet_init(&t.s, 4096);
-	t.a = simnet_node(&t.s, a6);
-	t.r = simnet_node(&t.s, r6);
-	t.b = simnet_node(&t.s, BN);
-	add_route(t.a, "tcp1", "2001:db8::fe@tcp", 1);
-	add_route(t.b, "tcp", "10.1.0.254@tcp1", 1);
-	set_global(t.r, LNE_G_ROUTING, 1);
-	t.a->node.rtr_check_s = 10;
-	t.a->node.rtr_timeout_s = 5;
-	t.b->node.test_service = true;
+	net3_init(&t, a6, r6);
 	ck_assert_int_eq(lne_node_put(&t.a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, 64, true,
 				      3000, on_done, &res, NULL),
 			 0);
@@ -213,7 +205,7 @@ START_TEST(gateway_that_does_not_route_is_down)
 {
 	struct net3 t;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	set_global(t.r, LNE_G_ROUTING, 0);
 	advance(&t, 1);
 	advance(&t, 10000);
@@ -237,7 +229,7 @@ START_TEST(avoid_asym_router_failure)
 	struct net3 t;
 	struct lne_nid rn1 = N("10.1.0.254@tcp1");
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	add_route(t.a, "tcp2", "10.0.0.254@tcp", 1);
 	add_route(t.a, "tcp3", "10.0.0.254@tcp", 2);
 	advance(&t, 1);
@@ -279,7 +271,7 @@ START_TEST(discovery_ping_counts_as_a_check)
 	const struct lne_gw *g;
 	int done = 0;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	advance(&t, 1);
 	set_global(t.r, LNE_G_ROUTING, 0);
 	set_global(t.a, LNE_G_DISCOVERY, 1);
@@ -301,7 +293,7 @@ START_TEST(new_instance_keeps_the_verdict)
 	struct net3 t;
 	struct lne_inst *copy;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	advance(&t, 1);
 	simnet_cut(&t.s, "10.0.0.254@tcp", true);
 	advance(&t, 10000);
@@ -330,7 +322,7 @@ START_TEST(drop_asym_route)
 	struct lne_nid gw = N("10.1.0.254@tcp1");
 	lne_net_t tcp;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	set_global(t.b, LNE_G_DROP_ASYM_ROUTE, 1);
 	ck_assert_int_eq(put_ab(&t), 0);
 	ck_assert_uint_eq(t.b->node.st.test_puts, 1);
@@ -372,7 +364,7 @@ START_TEST(router_credits_per_peer)
 	s32 avail, min;
 	int i;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	/* before anything passed: the peer NI's peer_credits, as the NI's tunable is 0 */
 	ck_assert(!lne_node_rtr_credits(&t.r->node, &an, &avail, &min));
 	ck_assert_int_eq(avail, peer_credits_of(t.r, "10.0.0.254@tcp"));
@@ -413,7 +405,7 @@ START_TEST(router_credit_waiters_end_with_the_node)
 	struct result r[4] = {{0}};
 	int i;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	lne_ni_find(t.r->ln, &rn)->tun.peer_buffer_credits = 1;
 	t.b->mute = true;
 	for (i = 0; i < 4; i++)
@@ -446,7 +438,7 @@ START_TEST(past_deadline_dropped_by_sender_not_by_router)
 	s32 credits;
 	int i;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	set_global(t.a, LNE_G_TRANSACTION_TIMEOUT, 10);
 	set_global(t.a, LNE_G_RETRY_COUNT, 0);
 	/* the link does not time out meanwhile (its own lnd timeout, not the derived one) */
@@ -502,7 +494,7 @@ START_TEST(missing_route_for_one_of_two_routers)
 	struct result r[4] = {{0}};
 	int i;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	r2 = simnet_node(&t.s, r2n);
 	set_global(r2, LNE_G_ROUTING, 1);
 	add_route(t.a, "tcp1", "10.0.0.253@tcp", 1);
@@ -527,7 +519,7 @@ START_TEST(router_counts_what_it_could_not_pass_on)
 	const struct lne_counts *c;
 	int i;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	simnet_cut(&t.s, "10.1.0.2@tcp1", true);
 	for (i = 0; i < 2; i++) {
 		ck_assert_int_eq(lne_node_ping(&t.a->node, &dst, NULL, 1000, on_done, &r[i], NULL),
@@ -551,7 +543,7 @@ START_TEST(routes_stay_up_when_health_is_lowered)
 	struct lne_nid gw = N("10.0.0.254@tcp");
 	int i;
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	lne_peer_ni_find(t.a->ln, &gw)->health = 500;
 	lne_node_health_rescan(&t.a->node);
 	advance(&t, 1);
@@ -572,7 +564,7 @@ START_TEST(ping_to_a_down_peer_fails_fast)
 	struct lne_nid dst = N("10.0.0.254@tcp");
 	struct result r = {0};
 
-	net3_init(&t);
+	net3_init(&t, AN, RN);
 	simnet_cut(&t.s, "10.0.0.254@tcp", true);
 	ck_assert_int_eq(lne_node_ping(&t.a->node, &dst, NULL, 15000, on_done, &r, NULL), 0);
 	simnet_pump(&t.s);

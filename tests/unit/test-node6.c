@@ -159,9 +159,7 @@ START_TEST(ping6_both_ways)
 		struct lne_nid dst = simnet_nid("2001:db8:1::2@tcp");
 		struct simlink *k;
 
-		simnet_init(&s, chunks[c]);
-		a = simnet_node(&s, A6);
-		b = simnet_node(&s, B6);
+		simnet_pair(&s, chunks[c], A6, B6, false, &a, &b);
 		ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 1000, on_done, &r, NULL), 0);
 		simnet_pump(&s);
 		ck_assert_int_eq(r.done, 1);
@@ -200,9 +198,7 @@ START_TEST(mixed_rails)
 	struct simlink *k;
 	int i, n4 = 0, n6 = 0;
 
-	simnet_init(&s, 4096);
-	a = simnet_node(&s, an);
-	b = simnet_node(&s, bn);
+	simnet_pair(&s, 4096, an, bn, false, &a, &b);
 	simnet_peer(a, bn);
 	for (i = 0; i < 8; i++)
 		ck_assert_int_eq(lne_node_put(&a->node, &v4, NULL, 4, 1, 0, NULL, 100, false, 1000,
@@ -251,9 +247,7 @@ START_TEST(fault_rule_on_ipv6)
 	struct result r = {0};
 	struct simnet s;
 
-	simnet_init(&s, 4096);
-	a = simnet_node(&s, an);
-	b = simnet_node(&s, bn);
+	simnet_pair(&s, 4096, an, bn, false, &a, &b);
 	ck_assert_int_eq(lne_fault_opt(&fa, "source", "*", &err), 0);
 	ck_assert_int_eq(lne_fault_opt(&fa, "dest", "2001:db8::2@tcp", &err), 0);
 	ck_assert_int_eq(lne_fault_opt(&fa, "rate", "1", &err), 0);
@@ -293,11 +287,7 @@ START_TEST(discovery_learns_ipv6)
 	struct lne_nid dst = simnet_nid("2001:db8::2@tcp"), other = simnet_nid("2001:db8:1::2@tcp");
 	struct lne_peer_ni *pni;
 
-	simnet_init(&s, 4096);
-	a = simnet_node(&s, A6);
-	b = simnet_node(&s, B6);
-	ck_assert_int_eq(lne_global_set(a->ln, LNE_G_DISCOVERY, 1, NULL), 0);
-	ck_assert_int_eq(lne_global_set(b->ln, LNE_G_DISCOVERY, 1, NULL), 0);
+	simnet_pair(&s, 4096, A6, B6, true, &a, &b);
 	ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, 4, 1, 0, NULL, 0, false, 1000, on_done,
 				      &r, NULL),
 			 0);
@@ -337,9 +327,7 @@ START_TEST(hostile_large_forms)
 	u32 keys;
 	size_t n;
 
-	simnet_init(&s, 4096);
-	a = simnet_node(&s, A6);
-	b = simnet_node(&s, B6);
+	simnet_pair(&s, 4096, A6, B6, false, &a, &b);
 
 	/* a request for a large NID this node does not have: refused, not interned */
 	keys = a->node.keys.n;

@@ -72,6 +72,13 @@ modprobe veth || {
 	not_ok "veth loads"
 	exit 1
 }
+# The data path's workqueue (WQ_MEM_RECLAIM: a rescuer thread named after it)
+# and its receive buffer come with a namespace's first NI, not with the
+# namespace, and go with the namespace.  dpwq: the rescuers' PIDs;
+# dpwq_in LIST [!]: those in LIST (with !, those not in it).
+dpwq() { grep -lx lnetk-dp /proc/[0-9]*/comm 2>/dev/null | tr -dc '0-9\n'; }
+dpwq_in() { dpwq | awk -v l=" $(printf '%s' "$1" | tr '\n' ' ') " -v neg="${2:-}" '(index(l, " " $0 " ") > 0) != (neg == "!")'; }
+wq_before=$(dpwq)
 $IP netns add dpa && $IP netns add dpb || {
 	not_ok "two network namespaces"
 	exit 1
@@ -85,6 +92,8 @@ for r in 0 1; do
 done
 $IP -n dpa link set lo up
 $IP -n dpb link set lo up
+check "dp: namespaces without an NI start no data path workqueue" \
+	test -z "$(dpwq_in "$wq_before" !)"
 
 for n in dpa dpb; do
 	dbus-daemon --config-file=/etc/lnetd-vm/bus.conf --address="unix:path=$T/$n.bus" \
@@ -99,6 +108,7 @@ for n in dpa dpb; do
 	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/$n.bus $IP netns exec "$n" \
 		lnetd --engine=kernel --state-dir="$T/$n.state" --metrics-file="$T/$n.prom" \
 		--metrics-interval=1 2>>"$T/lnetd-$n.log" &
+	echo $! >"$T/$n.pid" # ip execs lnetd: the same process
 done
 for n in dpa dpb; do
 	i=0
@@ -109,6 +119,9 @@ for n in dpa dpb; do
 done
 check "dp: node a (lnetd, kernel engine) has two NIs" on dpa net add --net tcp --if a0,a1
 check "dp: node b too" on dpb net add --net tcp --if b0,b1
+wq_ours=$(dpwq_in "$wq_before" !)
+check "dp: each namespace's first NI starts its data path workqueue" \
+	test "$(printf '%s\n' "$wq_ours" | grep -c .)" = 2
 # a veth's carrier can take a second to show
 for n in dpa dpb; do
 	i=0
@@ -411,6 +424,7 @@ disc_interop() {
 	done
 	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/dpu.bus $IP netns exec dpu \
 		lnetd --engine=kernel --state-dir="$T/dpu.state" 2>>"$T/lnetd-dpu.log" &
+	echo $! >"$T/dpu.pid"
 	i=0
 	while ! on dpu status >/dev/null 2>&1 && [ $i -lt 200 ]; do
 		sleep 0.05
@@ -452,7 +466,7 @@ disc_interop() {
 	done
 	grep -q "recv_count" "$T/out" || sed 's/^/# /' "$T/out"
 	upstream-lnetctl net del --net tcp1 >/dev/null 2>&1
-	pkill -f "state-dir=$T/dpu.state" 2>/dev/null
+	kill "$(cat "$T/dpu.pid")"
 	sleep 0.3
 	$IP netns del dpu
 }
@@ -507,11 +521,21 @@ fi
 
 # tear down with connections up: the namespaces go, their sockets with them
 for n in dpa dpb; do
-	pkill -f "state-dir=$T/$n.state" 2>/dev/null
+	kill "$(cat "$T/$n.pid")" # the guest has no pkill
 done
 sleep 0.3
 $IP netns del dpa
 $IP netns del dpb
-sleep 0.5
+# namespaces go in the kernel's own time: 30 s at most
+wq_gone() {
+	i=0
+	while [ -n "$(dpwq_in "$wq_ours")" ] && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	echo "still there: $(dpwq_in "$wq_ours" | tr '\n' ' ')(lnetk instances: $(cat /sys/module/lnetk/parameters/instances))"
+	[ -z "$(dpwq_in "$wq_ours")" ]
+}
+check "dp: the namespaces go, and their data path workqueues with them" wq_gone
 check "dp: namespaces with live LNet connections go cleanly" test -e /sys/module/lnetk
 [ $failed = 0 ]
