@@ -23,6 +23,10 @@ MODULE_PARM_DESC(alive_router_check_interval,
 static uint router_ping_timeout = LNE_RTR_TIMEOUT_S;
 module_param(router_ping_timeout, uint, 0644);
 MODULE_PARM_DESC(router_ping_timeout, "seconds a gateway has to answer a check (at least 1)");
+static bool avoid_asym_router_failure = true;
+module_param(avoid_asym_router_failure, bool, 0644);
+MODULE_PARM_DESC(avoid_asym_router_failure,
+		 "a route is down while its gateway says its NIs on the route's net are down");
 
 static u64 now_ms(void)
 {
@@ -417,6 +421,7 @@ void node_enter(struct lnetk_dp *dp)
 	dp->node.now_ms = now_ms();
 	dp->node.rtr_check_s = READ_ONCE(alive_router_check_interval);
 	dp->node.rtr_timeout_s = READ_ONCE(router_ping_timeout) ?: 1;
+	dp->node.avoid_asym = READ_ONCE(avoid_asym_router_failure);
 }
 
 void node_leave(struct lnetk_dp *dp)

@@ -532,6 +532,7 @@ int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out)
 	dp->node.now_ms = now_ms();
 	dp->node.rtr_check_s = d->rtr_check_s;
 	dp->node.rtr_timeout_s = d->rtr_timeout_s;
+	dp->node.avoid_asym = d->avoid_asym;
 	rc = sd_event_add_time(d->event, &dp->timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_timer,
 			       dp);
 	if (rc < 0) {

@@ -111,6 +111,7 @@ struct lnetd {
 	bool nis_dirty; /* a change in progress touched d->nis */
 	/* the userspace engine's router checker (--router-check-interval, --router-ping-timeout) */
 	unsigned int rtr_check_s, rtr_timeout_s;
+	bool avoid_asym; /* --avoid-asym-router-failure */
 };
 
 /* Load the store's desired state into a fresh engine instance. */

@@ -53,6 +53,10 @@ static void usage(FILE *f)
 		"  --router-ping-timeout=SECONDS\n"
 		"                             and takes it as down without an answer in\n"
 		"                             this time (default 50)\n"
+		"  --avoid-asym-router-failure=0|1\n"
+		"                             1 (the default): a route is down while its\n"
+		"                             gateway says its NIs on the route's net are\n"
+		"                             down; 0: only the gateway's own answer counts\n"
 		"  -h, --help                 this text\n"
 		"  --version                  the version\n"
 		"\n"
@@ -173,6 +177,7 @@ int main(int argc, char **argv)
 		{"metrics-interval", required_argument, NULL, 'i'},
 		{"router-check-interval", required_argument, NULL, 'c'},
 		{"router-ping-timeout", required_argument, NULL, 't'},
+		{"avoid-asym-router-failure", required_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -181,6 +186,7 @@ int main(int argc, char **argv)
 		.engine = "kernel",
 		.rtr_check_s = LNE_RTR_CHECK_S,
 		.rtr_timeout_s = LNE_RTR_TIMEOUT_S,
+		.avoid_asym = true,
 	};
 	unsigned long lnet_port = LNW_PORT_DEFAULT;
 	char *end;
@@ -246,6 +252,14 @@ int main(int argc, char **argv)
 					"--router-ping-timeout: 0 is outside 1..1000000000 seconds");
 				return 2;
 			}
+			break;
+		case 'a':
+			if (strcmp(optarg, "0") && strcmp(optarg, "1")) {
+				log_error("--avoid-asym-router-failure: '%s' is neither 0 nor 1",
+					  optarg);
+				return 2;
+			}
+			d.avoid_asym = *optarg == '1';
 			break;
 		case 'h':
 			usage(stdout);

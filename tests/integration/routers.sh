@@ -5,7 +5,9 @@
 # and give it a second to answer (--router-ping-timeout):
 #   - the route is up while r answers and routes (sanity-lnet 220);
 #   - r's NI on tcp1 goes down: r's ping says so and a's route is down
-#     (avoid_asym_router_failure, 222); back up, the route is up;
+#     (avoid_asym_router_failure, 222); back up, the route is up; b, started
+#     with --avoid-asym-router-failure=0, keeps its route up when r's NI on
+#     tcp goes down;
 #   - r stops: a's route is down, a ping through it fails, the change is
 #     logged and signalled; r starts again: up, and traffic passes (257);
 #   - a ping to a node that is gone fails, and not by timing out (252);
@@ -58,8 +60,9 @@ node_link r r1 b b0 10.81.1 || exit 1
 # shellcheck disable=SC2086
 check "node a starts" node_start a $RTR
 check "node r starts" node_start r
+# b lets only a gateway's own answer count (avoid_asym_router_failure off)
 # shellcheck disable=SC2086
-check "node b starts" node_start b $RTR
+check "node b starts" node_start b $RTR --avoid-asym-router-failure=0
 on a net add --net tcp --if a0
 check "a: an NI on tcp" test "$RC" = 0
 on r net add --net tcp --if r0 --peer-buffer-credits 4
@@ -104,6 +107,17 @@ ip -n "${NS}r" link set r1 up
 check "back up: the route is up" until_state a tcp1 up
 on a ping 10.81.1.2@tcp1
 check "and a pings b again" has "primary nid: 10.81.1.2@tcp1"
+# b, avoid_asym off: r's NI on tcp down leaves b's route to tcp up, checked twice since.
+ip -n "${NS}r" link set r0 down
+pings=$(node_count b router_pings)
+for _ in $(seq 300); do
+	[ "$(node_count b router_pings)" -ge $((pings + 2)) ] 2>/dev/null && break
+	sleep 0.1
+done
+check "b checked r twice with r's NI on tcp down" test "$(node_count b router_pings)" -ge $((pings + 2))
+check "and b's route to tcp is still up (--avoid-asym-router-failure=0)" test "$(route_state b tcp)" = up
+ip -n "${NS}r" link set r0 up
+check "r's NI on tcp back: a's route up again" until_state a tcp1 up
 
 # 257: r stops and starts again.
 stop r
@@ -176,4 +190,7 @@ check "lnetd refuses a bad --router-check-interval" test $? = 2
 check "naming it" grep -q -- "--router-check-interval" "$T/bad.out"
 "$LNETD" --router-ping-timeout=0 --state-dir="$T/none" >"$T/bad.out" 2>&1
 check "and a zero --router-ping-timeout" test $? = 2
+"$LNETD" --avoid-asym-router-failure=yes --state-dir="$T/none" >"$T/bad.out" 2>&1
+check "and --avoid-asym-router-failure other than 0 or 1" test $? = 2
+check "naming it" grep -q -- "--avoid-asym-router-failure: 'yes'" "$T/bad.out"
 finish

@@ -336,6 +336,8 @@ out_has "dp: b still answers a, both rails" "nid: 10.8.1.2@tcp" on dpa ping --ti
 # says so (route show -v's state, RouteStateChanged); router credits are the module's too
 echo 1 >/sys/module/lnetk/parameters/alive_router_check_interval
 echo 2 >/sys/module/lnetk/parameters/router_ping_timeout
+check "router: avoid_asym_router_failure is a parameter, on by default (its effect: test-gw.c)" \
+	grep -qx Y /sys/module/lnetk/parameters/avoid_asym_router_failure
 check "router: a routes tcp9 through b" on dpa route add --net tcp9 --gateway 10.8.0.2@tcp
 rstate() { on dpa route show -v 2>/dev/null | awk '$1 == "state:" { print $2; exit }'; }
 i=0

@@ -80,13 +80,15 @@ void case_configure(void)
 		return;
 	/* sanity-lnet 100 and 105 with the kernel engine: the route's gateway is a peer. */
 	rc = sh("lnetctl peer show --nid 10.2.0.9@o2ib1 >/tmp/gw.out 2>&1 && "
-		"grep -q 'Multi-Rail: False' /tmp/gw.out && lnetctl export >/tmp/gw.out 2>&1 && "
+		"grep -q 'Multi-Rail: False' /tmp/gw.out && "
+		"grep -Eq 'state: (up|down)$' /tmp/gw.out && lnetctl export >/tmp/gw.out 2>&1 && "
 		"grep -q 'primary nid: 10.2.0.9@o2ib1' /tmp/gw.out && "
 		"! lnetctl peer add --prim_nid 10.2.0.9@o2ib1 >/tmp/gw.out 2>&1 || "
 		"{ cat /tmp/gw.out; false; }");
 	tap(!rc && agree("after refusing to add the gateway", false),
 	    "a route's gateway is a peer with the kernel engine: peer show and export list it "
-	    "(Multi-Rail False), peer add of it is refused, and the module holds what lnetd lists");
+	    "(Multi-Rail False, its state watched: up or down, not NA), peer add of it is "
+	    "refused, and the module holds what lnetd lists");
 }
 
 /* A reg rule's statistics in the module: how many requests it let through, or -1. */
