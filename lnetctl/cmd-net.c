@@ -347,9 +347,9 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 	}
 	/* lnetd's word on the entry: a NID known but not held by the module is pending too. */
 	if (nid && row->state && !strcmp(row->state, "applied")) {
-		/* Health 0 is an NI that is down, as Lustre shows it. */
+		/* lnetd's "up": the link, and health not set to 0 (Lustre's NI status) */
 		yout_key(y, "status");
-		yout_str(y, up && health ? "up" : "down");
+		yout_str(y, up ? "up" : "down");
 	} else {
 		yout_key(y, "status");
 		yout_str(y, "pending");

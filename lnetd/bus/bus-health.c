@@ -145,6 +145,9 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return rc;
 	if (d->dp) { /* the node's recovery takes what is now below 1000 back up */
 		lne_node_health_rescan(lnetd_dp_node(d->dp));
+		/* a local NI set to 0 or back is down or up in the ping info: a push says so */
+		if (!peer)
+			lnetd_dp_nis_check(d->dp);
 		lnetd_dp_kick(d->dp);
 	}
 	return sd_bus_reply_method_return(m, "u", hit);

@@ -124,10 +124,11 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			/* Health is running state: the module's, with the kernel engine. */
 			health = khealth_get(kh, &n->real[k].nid, ni ? (uint32_t)ni->health : 0);
 			lne_nid_format(&n->real[k].nid, nid, sizeof(nid));
+			/* "up" as its ping info tells the peers (lne_ni_reported_up()) */
 			if (!k)
 				rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "nid", "s", nid,
-							   "up", "b", ni && ni->up, "health", "u",
-							   health);
+							   "up", "b", ni && lne_ni_reported_up(ni),
+							   "health", "u", health);
 			if (rc >= 0 && !k)
 				rc = sd_bus_message_open_container(reply, 'e', "sv");
 			if (rc >= 0 && !k)
@@ -138,7 +139,7 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 				rc = sd_bus_message_open_container(reply, 'a', "(ssbu)");
 			if (rc >= 0)
 				rc = sd_bus_message_append(reply, "(ssbu)", nid, n->real[k].ifname,
-							   ni && ni->up, health);
+							   ni && lne_ni_reported_up(ni), health);
 			if (rc >= 0 && k + 1 == n->nreal) {
 				rc = sd_bus_message_close_container(reply);
 				if (rc >= 0)
