@@ -150,31 +150,42 @@ int ctl_send(sd_bus *bus, sd_bus_message *m, int rc)
 
 /* --- operations on the bus ----------------------------------------------------- */
 
+/* A variant of one basic value: appended directly, no format string to parse per value. */
+static int append_variant(sd_bus_message *m, char type, const void *v)
+{
+	int rc = sd_bus_message_open_container(m, 'v', (char[]){type, '\0'});
+
+	if (rc >= 0)
+		rc = sd_bus_message_append_basic(m, type, v);
+	return rc >= 0 ? sd_bus_message_close_container(m) : rc;
+}
+
 static int append_val(sd_bus_message *m, const struct cf_field *f)
 {
-	int rc = sd_bus_message_open_container(m, 'e', "sv");
+	int rc = sd_bus_message_open_container(m, 'e', "sv"), b;
 	size_t i;
 
 	if (rc >= 0)
-		rc = sd_bus_message_append(m, "s", f->key);
+		rc = sd_bus_message_append_basic(m, 's', f->key);
 	if (rc < 0)
 		return rc;
 	switch (f->val.type) {
 	case CF_STR:
-		rc = sd_bus_message_append(m, "v", "s", f->val.s);
+		rc = append_variant(m, 's', f->val.s);
 		break;
 	case CF_U32:
-		rc = sd_bus_message_append(m, "v", "u", f->val.u);
+		rc = append_variant(m, 'u', &f->val.u);
 		break;
 	case CF_BOOL:
-		rc = sd_bus_message_append(m, "v", "b", (int)f->val.b);
+		b = f->val.b;
+		rc = append_variant(m, 'b', &b);
 		break;
 	case CF_STRV:
 		rc = sd_bus_message_open_container(m, 'v', "as");
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(m, 'a', "s");
 		for (i = 0; rc >= 0 && i < f->val.sv.n; i++)
-			rc = sd_bus_message_append(m, "s", f->val.sv.v[i]);
+			rc = sd_bus_message_append_basic(m, 's', f->val.sv.v[i]);
 		if (rc >= 0)
 			rc = sd_bus_message_close_container(m);
 		if (rc >= 0)
@@ -194,7 +205,9 @@ static int append_ops(sd_bus_message *m, const struct cf_doc *doc)
 
 		rc = sd_bus_message_open_container(m, 'r', "ssa{sv}");
 		if (rc >= 0)
-			rc = sd_bus_message_append(m, "ss", op->verb, op->obj);
+			rc = sd_bus_message_append_basic(m, 's', op->verb);
+		if (rc >= 0)
+			rc = sd_bus_message_append_basic(m, 's', op->obj);
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(m, 'a', "{sv}");
 		for (k = 0; rc >= 0 && k < op->nf; k++)

@@ -478,6 +478,21 @@ static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the NIs: %s", strerror(-rc)) : 0;
 }
 
+/*
+ * Whether @doc routes through a gateway: lnetd makes a peer for a gateway
+ * no configured peer has, and deletes it with the gateway's last route, so
+ * without a route there is none, and no call to list every peer for them.
+ */
+static bool has_routes(const struct cf_doc *doc)
+{
+	size_t i;
+
+	for (i = 0; i < doc->nop; i++)
+		if (!strcmp(doc->op[i].obj, "route"))
+			return true;
+	return false;
+}
+
 static int export(struct ctl_opt *opt, int argc, char **argv)
 {
 	const char *path = argc ? argv[0] : NULL;
@@ -489,7 +504,9 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 
 	rc = ctl_bus(&bus);
 	if (!rc)
-		rc = ctl_export(bus, &doc, &gen) ?: ctl_gateway_peers(bus, &doc);
+		rc = ctl_export(bus, &doc, &gen);
+	if (!rc && has_routes(&doc))
+		rc = ctl_gateway_peers(bus, &doc);
 	if (!rc && ctl_opt(opt, "backup")->given)
 		rc = add_all_globals(bus, &doc) ?: add_all_tunables(&doc) ?: add_all_cpts(bus, &doc);
 	sd_bus_flush_close_unref(bus);

@@ -25,7 +25,7 @@ struct fielddef {
 	bool required;
 };
 
-/* What cf_emit() accepts of an add/set op: the vocabulary in conf.h. */
+/* What cf_emit() accepts of an add/set op: the vocabulary in conf.h, an object's fields together. */
 static const struct fielddef schema[] = {
 	{"net", "net", CF_STR, true},
 	{"net", "interface", CF_STR, false},
@@ -60,9 +60,9 @@ static const struct fielddef schema[] = {
 /* 0: emit it; -EINVAL: not something lnet.conf can say. */
 static int emit_check(const struct cf_op *op)
 {
-	const struct fielddef *d;
+	const struct fielddef *d, *lo = schema, *hi = schema + sizeof(schema) / sizeof(schema[0]);
 	const char *pat;
-	size_t i, j, nd = sizeof(schema) / sizeof(schema[0]);
+	size_t i, j;
 
 	if (cf_op_rank(op) == CF_R_OTHER ||
 	    strcmp(op->verb, cf_op_rank(op) == CF_R_GLOBAL || cf_op_rank(op) == CF_R_TBF ||
@@ -70,13 +70,18 @@ static int emit_check(const struct cf_op *op)
 				     ? "set"
 				     : "add"))
 		return -EINVAL;
+	/* The object's fields, which stand together: once per op, not once per field. */
+	while (lo < hi && strcmp(lo->obj, op->obj))
+		lo++;
+	for (d = lo; d < hi && !strcmp(d->obj, op->obj); d++)
+		;
+	hi = d;
 	for (i = 0; i < op->nf; i++) {
 		const struct cf_val *v = &op->f[i].val;
 
-		for (d = schema; d < schema + nd; d++)
-			if (!strcmp(d->obj, op->obj) && !strcmp(d->key, op->f[i].key))
-				break;
-		if (d == schema + nd || d->type != v->type)
+		for (d = lo; d < hi && strcmp(d->key, op->f[i].key); d++)
+			;
+		if (d == hi || d->type != v->type)
 			return -EINVAL;
 		/* Empty strings do not read back: lnet.conf has no way to say "". */
 		if (v->type == CF_STR && !*v->s)
@@ -85,8 +90,8 @@ static int emit_check(const struct cf_op *op)
 			if (!*v->sv.v[j])
 				return -EINVAL;
 	}
-	for (d = schema; d < schema + nd; d++)
-		if (d->required && !strcmp(d->obj, op->obj) && !cf_op_get(op, d->key))
+	for (d = lo; d < hi; d++)
+		if (d->required && !cf_op_get(op, d->key))
 			return -EINVAL;
 	pat = cf_op_get_str(op, "pattern");
 	if (!strcmp(op->obj, "net") && !cf_op_get_str(op, "interface") &&

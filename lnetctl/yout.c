@@ -249,9 +249,10 @@ bool yout_needs_quotes(const char *s)
 	for (i = 0; i < len; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return true;
-	/* None of them is longer than 5: a NID or a key needs no 40 compares. */
+	/* None of them is longer than 5: a NID or a key needs no 40 compares; a
+	 * short key ("nid") is told from most by its first byte, without a call. */
 	for (i = 0; len <= 5 && i < sizeof(special_words) / sizeof(special_words[0]); i++)
-		if (!strcmp(s, special_words[i]))
+		if (special_words[i][0] == s[0] && !strcmp(s, special_words[i]))
 			return true;
 	return number_like(s);
 }

@@ -132,7 +132,8 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 	err->index = 0;
 	err->msg[0] = '\0';
 	/* All or nothing: the first refusal ends the list, so no savepoint per operation. */
-	rc = store_begin_whole(d->store);
+	/* A dry run's peers are judged by the mirror alone: no row written, none rolled back. */
+	rc = dry ? store_begin_dry(d->store) : store_begin_whole(d->store);
 	if (rc) {
 		err->rc = rc;
 		snprintf(err->msg, sizeof(err->msg), "the store cannot start a change");

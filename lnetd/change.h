@@ -7,7 +7,8 @@
  * A list runs in one store transaction.  Each operation is judged by the
  * engine mirror (the module's own code) and written to the store; if any is
  * refused, or the list is a dry run, the transaction is rolled back and the
- * mirror rebuilt from the store, so nothing of the list remains.  Otherwise
+ * mirror rebuilt from the store, so nothing of the list remains.  A dry
+ * run's peers are not written at all, only listed (store_begin_dry()).  Otherwise
  * the list is committed as one history entry (one generation).  An
  * operation flagged @ensure finds its object already there exactly as given
  * and does nothing (re-importing a file changes nothing); a list that

@@ -292,6 +292,11 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 		rc = apply_read_op(m, n, &ops[n], &slot[n], e);
 		items += op_items(&ops[n]);
 		n++;
+		/* bus_bounds_filter()'s bound, for the call it leaves to this reader. */
+		if (rc >= 0 && items > LNETD_ITEMS_MAX)
+			rc = sd_bus_error_setf(e, LNETD_ERR_LIMIT,
+					       "the call holds more than %u values; split it",
+					       LNETD_ITEMS_MAX);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
 	}

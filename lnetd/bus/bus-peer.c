@@ -52,13 +52,15 @@ int bus_method_delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return peer_method(m, userdata, VERB_DEL, e);
 }
 
+/* A peer and its primary NID's text, formatted once rather than at each comparison. */
+struct listed {
+	struct lne_peer *peer;
+	char nid[LNE_NID_STR_MAX];
+};
+
 static int cmp_peer(const void *a, const void *b)
 {
-	char x[LNE_NID_STR_MAX], y[LNE_NID_STR_MAX];
-
-	lne_nid_format(&(*(struct lne_peer *const *)a)->primary, x, sizeof(x));
-	lne_nid_format(&(*(struct lne_peer *const *)b)->primary, y, sizeof(y));
-	return strcmp(x, y);
+	return strcmp(((const struct listed *)a)->nid, ((const struct listed *)b)->nid);
 }
 
 enum nids_as {
@@ -116,9 +118,9 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	struct lne_inst *found = d->kb ? kbackend_discovered(d->kb) : NULL;
 	struct khealth *kh = NULL;
-	struct lne_peer *peer, **all, *twin;
+	struct lne_peer *peer, *twin;
+	struct listed *all;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	char buf[LNE_NID_STR_MAX];
 	size_t n = 0, i;
 	int rc;
 
@@ -137,21 +139,22 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		kh = kbackend_health(d->kb, true);
 	n = 0;
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
-		all[n++] = peer;
+		all[n++].peer = peer;
 	if (found)
 		lne_list_for_each_entry(peer, &found->peers, link)
 			if (!lne_peer_find(d->mirror, &peer->primary))
-				all[n++] = peer;
+				all[n++].peer = peer;
+	for (i = 0; i < n; i++)
+		lne_nid_format(&all[i].peer->primary, all[i].nid, sizeof(all[i].nid));
 	qsort(all, n, sizeof(*all), cmp_peer);
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(sa{sv})");
 	for (i = 0; rc >= 0 && i < n; i++) {
-		peer = all[i];
-		lne_nid_format(&peer->primary, buf, sizeof(buf));
+		peer = all[i].peer;
 		rc = sd_bus_message_open_container(reply, 'r', "sa{sv}");
 		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "s", buf);
+			rc = sd_bus_message_append(reply, "s", all[i].nid);
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
 		if (rc >= 0)

@@ -67,6 +67,18 @@ void bus_strv_free(char **v)
  * NULL when empty).  Reading stops at the first string too many: the cost
  * of a refusal is bounded by the limit, not by what the caller sent.
  */
+/*
+ * A string over LNETD_STR_MAX in field @name: the bounds filter's refusal,
+ * for the methods that measure as they read (bus_bounds_filter).
+ */
+static int too_long(const char *what, const char *name, size_t len, sd_bus_error *e)
+{
+	return sd_bus_error_setf(
+		e, LNETD_ERR_LIMIT,
+		"%s: field '%.64s' holds a string of %zu bytes; lnetd takes at most %u", what, name,
+		len, LNETD_STR_MAX);
+}
+
 int bus_read_strv_max(sd_bus_message *m, uint32_t max, char ***out, const char *what,
 		      const char *name, sd_bus_error *e)
 {
@@ -78,6 +90,10 @@ int bus_read_strv_max(sd_bus_message *m, uint32_t max, char ***out, const char *
 	*out = NULL;
 	rc = sd_bus_message_enter_container(m, 'a', "s");
 	while (rc >= 0 && (rc = sd_bus_message_read_basic(m, 's', &s)) > 0) {
+		if (strlen(s) > LNETD_STR_MAX) {
+			bus_strv_free(v);
+			return too_long(what, name, strlen(s), e);
+		}
 		if (n >= max) {
 			bus_strv_free(v);
 			return sd_bus_error_setf(e, LNETD_ERR_LIMIT,
@@ -126,6 +142,8 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 		rc = sd_bus_message_read(m, "s", &key);
 		if (rc < 0)
 			return rc;
+		if (strlen(key) > LNETD_STR_MAX)
+			return too_long(what, key, strlen(key), e);
 		for (k = 0; f[k].name && strcmp(f[k].name, key); k++)
 			;
 		if (!f[k].name)
@@ -145,6 +163,8 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 			rc = f[k].type == 'a'
 				     ? bus_read_strv_max(m, f[k].max, f[k].out, what, key, e)
 				     : sd_bus_message_read_basic(m, f[k].type, f[k].out);
+		if (rc >= 0 && f[k].type == 's' && strlen(*(const char **)f[k].out) > LNETD_STR_MAX)
+			return too_long(what, key, strlen(*(const char **)f[k].out), e);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(m);
 		if (rc >= 0)

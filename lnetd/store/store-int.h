@@ -111,6 +111,7 @@ struct store {
 	uint32_t keep_days;
 	bool whole;   /* store_begin_whole(): no savepoint around each change */
 	bool spoiled; /* ...and one was refused: the transaction cannot commit */
+	bool dry;     /* store_begin_dry(): peers are logged, not written */
 };
 
 /* Where a change started, to forget its log lines if it is refused. */

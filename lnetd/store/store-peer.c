@@ -98,6 +98,20 @@ static char *peer_json_of(const struct st_peer *peer)
 	return b.s;
 }
 
+/*
+ * A dry run's peer change (store_begin_dry()): its summary line, no row and
+ * no JSON; what it would be judged on, the caller's model has judged.
+ */
+static int dry_log(struct store *st, char op, const char *key, struct store_err *err)
+{
+	struct mark m;
+	int rc = st_op_begin(st, &m, err);
+
+	if (!rc)
+		rc = st_log_change(st, op, K_PEER, NULL, NULL, either(key, "?"), err);
+	return st_op_end(st, &m, rc);
+}
+
 int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err)
 {
 	char *json = NULL;
@@ -105,8 +119,11 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 	sqlite3_int64 id;
 	struct mark m;
 	size_t i;
-	int rc = st_op_begin(st, &m, err);
+	int rc;
 
+	if (st->dry)
+		return dry_log(st, '+', peer->nid, err);
+	rc = st_op_begin(st, &m, err);
 	if (rc)
 		return rc;
 	s = use(st, S_PEER_ADD);
@@ -140,8 +157,13 @@ static int peer_change(struct store *st, const char *primary, sqlite3_stmt *s, c
 {
 	char *old = NULL, *new = NULL;
 	struct mark m;
-	int rc = st_op_begin(st, &m, err);
+	int rc;
 
+	if (st->dry) {
+		sqlite3_reset(s);
+		return dry_log(st, '~', key, err);
+	}
+	rc = st_op_begin(st, &m, err);
 	if (rc)
 		return rc;
 	rc = peer_json(st, primary, &old, err);
@@ -204,8 +226,11 @@ int store_peer_del(struct store *st, const char *nid, struct store_err *err)
 	char *old = NULL;
 	sqlite3_stmt *s;
 	struct mark m;
-	int rc = st_op_begin(st, &m, err);
+	int rc;
 
+	if (st->dry)
+		return dry_log(st, '-', nid, err);
+	rc = st_op_begin(st, &m, err);
 	if (rc)
 		return rc;
 	/* Its JSON written here from its rows, as for an add: SQLite's JSON functions cost more. */

@@ -148,8 +148,16 @@ int store_begin(struct store *st)
 		return -EBUSY;
 	buf_cut(&st->change, 0);
 	buf_cut(&st->summary, 0);
-	st->whole = st->spoiled = false;
+	st->whole = st->spoiled = st->dry = false;
 	return st_exec(st, use(st, S_BEGIN), NULL);
+}
+
+int store_begin_dry(struct store *st)
+{
+	int rc = store_begin_whole(st);
+
+	st->dry = !rc;
+	return rc;
 }
 
 int store_begin_whole(struct store *st)
@@ -207,7 +215,9 @@ int store_commit(struct store *st, const struct st_who *who, uint64_t *gen, stru
 
 	if (sqlite3_get_autocommit(st->db))
 		return st_seterr(err, -EINVAL, "store: no transaction is open");
-	if (st->spoiled)
+	if (st->dry)
+		rc = st_seterr(err, -EINVAL, "store: a dry run is never kept");
+	else if (st->spoiled)
 		rc = st_seterr(err, -EINVAL,
 			       "store: a change of this all-or-nothing transaction was refused; "
 			       "nothing is kept");

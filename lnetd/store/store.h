@@ -196,6 +196,14 @@ int store_generation(struct store *st, uint64_t *gen);
 
 int store_begin(struct store *st); /* -EBUSY if one is open already */
 int store_begin_whole(struct store *st);
+/*
+ * A dry run's transaction (all or nothing, as store_begin_whole()): the
+ * peer changes are recorded for store_pending() but not written, for a
+ * caller whose own model has judged them already (lnetd's mirror: the
+ * owner of each NID, what exists).  The rows of other objects are written
+ * as usual.  It ends in store_rollback(); store_commit() refuses it.
+ */
+int store_begin_dry(struct store *st);
 /* Write the history entry (if anything changed) and commit; *gen (may be NULL) gets the
  * store's generation after it. */
 int store_commit(struct store *st, const struct st_who *who, uint64_t *gen, struct store_err *err);

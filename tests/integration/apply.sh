@@ -141,4 +141,33 @@ check "a rollback past them is refused, naming the oldest generation kept" \
 	has "the oldest generation kept is $((g + 1)) (it keeps the last 2 changes, of the last 90 days)"
 bcall Rollback t $((g + 1))
 check "one at the horizon goes through" has "t $((g + 4))"
+
+# same_lines A B: the two texts are equal.
+same_lines() {
+	[ "$1" = "$2" ] && return 0
+	diag "expected: $1" "got: $2"
+	return 1
+}
+# A dry run's peers are judged by lnetd's model alone (no row written): it
+# lists exactly what the same list then does, NIDs added and removed too.
+# shellcheck disable=SC2086
+bcall Apply $SITE false
+PEERS='a(ssa{sv})b 4
+ add peer 2 primary s 10.0.0.1@tcp nids as 1 10.0.0.3@tcp
+ del peer 2 primary s 10.0.0.1@tcp nids as 1 10.1.0.1@o2ib
+ add peer 1 primary s 10.0.0.30@tcp
+ del peer 1 primary s 2001:db8::5@tcp'
+bcall Export
+BEFORE=$OUT
+# shellcheck disable=SC2086
+bcall Apply $PEERS true
+DRY=$OUT
+bcall Export
+check "a dry run of peers' NIDs keeps nothing" test "$OUT" = "$BEFORE"
+# shellcheck disable=SC2086
+bcall Apply $PEERS false
+check "it listed what the change then did" same_lines "${DRY#tas * }" "${OUT#tas * }"
+has '~peer 10.0.0.1@tcp -nid 10.1.0.1@o2ib' >/dev/null || not_ok "the NIDs are listed"
+bcall Export
+check "and did it" has '"primary" s "10.0.0.30@tcp"'
 finish

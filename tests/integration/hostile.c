@@ -7,6 +7,8 @@
  *   hostile peer-nids N [dry]   one Apply "add peer" carrying N NIDs
  *   hostile ops N               a dry-run Apply of N "add peer" operations
  *   hostile long-string LEN     AddRule with a src of LEN bytes
+ *   hostile long-nid LEN        a dry-run Apply of a peer whose primary, then
+ *                               whose NID, is LEN bytes
  *   hostile deep                a variant nested as deep as D-Bus allows
  *   hostile rules N             a dry-run Apply of N UDSP rules matching every peer
  *   hostile peers N             (as root) configure N peers and 100 rules
@@ -203,6 +205,35 @@ static int long_string(sd_bus *bus, size_t len)
 	return rc;
 }
 
+/*
+ * A dry-run Apply of one peer with a string of @len bytes: as its primary
+ * NID, then as one of its NIDs (Apply measures as it reads: no filter).
+ */
+static int long_nid(sd_bus *bus, size_t len)
+{
+	const char *what[] = {"Apply with a long primary", "Apply with a long NID"};
+	char *s = malloc(len + 1);
+	int rc = 0, ok = 1, i;
+
+	if (!s)
+		return 0;
+	memset(s, '1', len);
+	s[len] = '\0';
+	for (i = 0; ok && i < 2; i++) {
+		sd_bus_message *m = NULL;
+
+		rc = new_call(bus, "Apply", &m);
+		if (rc >= 0)
+			rc = sd_bus_message_append(m, "a(ssa{sv})b", 1, "add", "peer", 2, "primary",
+						   "s", i ? "10.0.0.1@tcp" : s, "nids", "as", 1,
+						   i ? s : "10.0.0.2@tcp", 1);
+		ok = rc >= 0 && call(bus, m, what[i], NULL);
+		sd_bus_message_unref(m);
+	}
+	free(s);
+	return ok;
+}
+
 /* Apply whose options hold a variant in a variant, as deep as sd-bus builds. */
 static int deep(sd_bus *bus)
 {
@@ -333,8 +364,9 @@ int main(int argc, char **argv)
 	int rc, ok;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: hostile corrupt ROUNDS | peer-nids N [dry] | ops N | "
-				"rules N | peers N | long-string LEN | deep | bench\n");
+		fprintf(stderr,
+			"usage: hostile corrupt ROUNDS | peer-nids N [dry] | ops N | "
+			"rules N | peers N | long-string LEN | long-nid LEN | deep | bench\n");
 		return 2;
 	}
 	rc = sd_bus_open_system(&bus);
@@ -351,6 +383,8 @@ int main(int argc, char **argv)
 		ok = apply_peers(bus, (unsigned int)atoi(argv[2]), 1, 1, "many operations", NULL);
 	else if (!strcmp(argv[1], "long-string") && argc == 3)
 		ok = long_string(bus, (size_t)atol(argv[2]));
+	else if (!strcmp(argv[1], "long-nid") && argc == 3)
+		ok = long_nid(bus, (size_t)atol(argv[2]));
 	else if (!strcmp(argv[1], "deep") && argc == 2)
 		ok = deep(bus);
 	else if (!strcmp(argv[1], "rules") && argc == 3)

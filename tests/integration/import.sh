@@ -349,4 +349,18 @@ check "a dry run of --del lists what would go and keeps it" \
 ctl import --del "$D/cli/site.yaml"
 check "import --del removes what the file configured and nothing else" \
 	eval 'is_rc 0 && export_to "$T/left" && same "$T/keep" "$T/left"'
+
+# export lists a route's gateway as a peer (as Lustre's does) while a route
+# uses it, and no more once the route is gone (lnetctl asks for every peer
+# only when there is a route).
+fresh
+"$LNETCTL" net add --net tcp --if lo 2>/dev/null
+"$LNETCTL" route add --net tcp7 --gateway 10.7.0.1@tcp 2>/dev/null
+ctl export
+check "export lists a route's gateway as a non-Multi-Rail peer" \
+	eval 'is_rc 0 && printed "primary nid: 10.7.0.1@tcp" && printed "Multi-Rail: False"'
+"$LNETCTL" route del --net tcp7 --gateway 10.7.0.1@tcp 2>/dev/null
+ctl export
+check "... and not once its route is gone" \
+	eval 'is_rc 0 && ! printed "10.7.0.1@tcp" >/dev/null'
 finish

@@ -66,6 +66,17 @@ hostile long-string 4096
 check "a 4,096-byte string reaches the method (refused there: not allowed to change)" \
 	has "AccessDenied"
 
+# Apply and ApplyWith are not walked before they run: their reader holds
+# each string to the same bound as it reads, naming the operation and field.
+hostile long-nid 5000
+check "Apply: a 5,000-byte primary NID is refused, naming the operation and the bound" \
+	has "LimitReached: operation 1 (add peer): field 'primary' holds a string of 5000 bytes; lnetd takes at most 4096"
+check "Apply: a 5,000-byte NID in a list is refused the same way" \
+	has "LimitReached: operation 1 (add peer): field 'nids' holds a string of 5000 bytes"
+hostile long-nid 4096
+check "Apply: a 4,096-byte NID reaches the judging, which refuses it as no NID" \
+	eval 'case $OUT in *LimitReached*) false ;; *"long NID: org.lnetd1.Error.Invalid"*) true ;; *) has "long NID: org.lnetd1.Error.Invalid" ;; esac'
+
 # 4. A dry run larger than an unprivileged caller may ask for.
 hostile ops 40000
 check "a dry run of 40,000 operations from an unprivileged caller is answered" \

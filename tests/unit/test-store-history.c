@@ -111,6 +111,49 @@ START_TEST(whole_transaction_refused_change_keeps_nothing)
 }
 END_TEST
 
+/*
+ * store_begin_dry(): a dry run's peers are summarised as a change would
+ * be, no row is written (the NIs are, till the rollback), and it is
+ * never committed.
+ */
+START_TEST(dry_run_writes_no_peer)
+{
+	const char *nids[] = {"10.0.0.2@tcp"};
+	struct st_peer p1 = {"10.0.0.1@tcp", 1, 1, nids}, p5 = {"10.0.0.5@tcp", 0, 0, NULL};
+	struct st_ni eth0 = NI("tcp", "eth0", NULL);
+	char *summary = NULL, *change = NULL;
+
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_peer_add(st, &p5, err));
+	commit("before");
+	OK(store_begin_dry(st));
+	OK(store_ni_add(st, &eth0, err));
+	OK(store_peer_add(st, &p1, err));
+	OK(store_peer_nid_add(st, "10.0.0.1@tcp", "10.0.0.3@tcp", err));
+	OK(store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.3@tcp", err));
+	OK(store_peer_del(st, "10.0.0.5@tcp", err));
+	/* In the transaction: the NI's row, and the peers as they were. */
+	DUMP_EQ("ni tcp eth0 - - -1 -1 -1 -1\npeer 10.0.0.5@tcp mr=0\n");
+	OK(store_pending(st, &summary, &change));
+	ck_assert_str_eq(summary, "+ni tcp eth0\n+peer 10.0.0.1@tcp\n"
+				  "~peer 10.0.0.1@tcp +nid 10.0.0.3@tcp\n"
+				  "~peer 10.0.0.1@tcp -nid 10.0.0.3@tcp\n-peer 10.0.0.5@tcp");
+	free(summary);
+	free(change);
+	/* A commit refuses it, and rolls it back as it does any refused commit. */
+	FAILS(-EINVAL, "a dry run is never kept", store_commit(st, NULL, NULL, err));
+	ck_assert_uint_eq(generation(), 1);
+	DUMP_EQ("peer 10.0.0.5@tcp mr=0\n");
+
+	/* The next transaction writes its peers again. */
+	OK(store_begin_whole(st));
+	OK(store_peer_add(st, &p1, err));
+	ck_assert_uint_eq(commit("after"), 2);
+	DUMP_EQ("peer 10.0.0.1@tcp mr=1 10.0.0.2@tcp\npeer 10.0.0.5@tcp mr=0\n");
+}
+END_TEST
+
 struct hist_seen {
 	uint64_t gen[8];
 	int n;
@@ -593,6 +636,7 @@ void store_history_tests(TCase *tc)
 {
 	tcase_add_test(tc, transactions_all_or_nothing);
 	tcase_add_test(tc, whole_transaction_refused_change_keeps_nothing);
+	tcase_add_test(tc, dry_run_writes_no_peer);
 	tcase_add_test(tc, history_records_every_change);
 	tcase_add_test(tc, state_replace_records_only_differences);
 	tcase_add_test(tc, undo_returns_to_every_generation);
