@@ -109,6 +109,32 @@ static int append_nids(sd_bus_message *reply, const struct lne_inst *ln,
 }
 
 /*
+ * One entry of a peer's dictionary: "discovered_nids" (as: the NIDs
+ * discovery found, runtime, never stored, primary or not), "nids" (a(su):
+ * each NID with its health, the primary first) or "nid_states" (a(ss):
+ * each NID's state, "up" or "down" where this node watches it, else "NA").
+ */
+static int nids_entry(sd_bus_message *reply, const struct lne_inst *ln, const struct lne_peer *peer,
+		      const struct lne_peer *twin, struct khealth *kh, enum nids_as as)
+{
+	static const char *const key[] = {"discovered_nids", "nids", "nid_states"};
+	static const char *const sig[] = {"as", "a(su)", "a(ss)"};
+	int rc = sd_bus_message_open_container(reply, 'e', "sv");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "s", key[as]);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'v', sig[as]);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', sig[as] + 1);
+	if (rc >= 0)
+		rc = append_nids(reply, ln, peer, twin, kh, as);
+	for (int c = 0; rc >= 0 && c < 3; c++)
+		rc = sd_bus_message_close_container(reply);
+	return rc;
+}
+
+/*
  * Explicit, implicit and discovered peers, by primary NID text: the same
  * order whatever their history.  "discovered" says discovery made the peer;
  * "discovered_nids" lists the NIDs it found (the others were configured).
@@ -118,6 +144,7 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	struct lne_inst *found = d->kb ? kbackend_discovered(d->kb) : NULL;
 	struct khealth *kh = NULL;
+	enum nids_as as;
 	struct lne_peer *peer, *twin;
 	struct listed *all;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -161,46 +188,11 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "multi_rail", "b",
 						   peer->mr, "implicit", "b", peer->implicit,
 						   "discovered", "b", peer->discovered);
-		/* The NIDs discovery found (runtime, never stored), primary or not. */
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'e', "sv");
-		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "s", "discovered_nids");
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'v', "as");
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'a', "s");
 		twin = found && !peer->discovered ? lne_peer_find(found, &peer->primary) : NULL;
-		if (rc >= 0)
-			rc = append_nids(reply, d->mirror, peer, twin, kh, NIDS_FOUND);
-		for (int c = 0; rc >= 0 && c < 3; c++)
-			rc = sd_bus_message_close_container(reply);
-		/* Its NIDs with their health, the primary first. */
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'e', "sv");
-		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "s", "nids");
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'v', "a(su)");
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'a', "(su)");
-		if (rc >= 0)
-			rc = append_nids(reply, d->mirror, peer, twin, kh, NIDS_HEALTH);
-		for (int c = 0; rc >= 0 && c < 3; c++)
-			rc = sd_bus_message_close_container(reply);
-		/* Each NID's state: "up" or "down" where this node watches it, else "NA". */
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'e', "sv");
-		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "s", "nid_states");
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'v', "a(ss)");
-		if (rc >= 0)
-			rc = sd_bus_message_open_container(reply, 'a', "(ss)");
-		if (rc >= 0)
-			rc = append_nids(reply, d->mirror, peer, twin, kh, NIDS_STATE);
-		/* close a(ss), the variant, the entry, the a{sv} and the record */
-		for (int c = 0; rc >= 0 && c < 5; c++)
+		for (as = NIDS_FOUND; rc >= 0 && as <= NIDS_STATE; as++)
+			rc = nids_entry(reply, d->mirror, peer, twin, kh, as);
+		/* close the a{sv} and the record */
+		for (int c = 0; rc >= 0 && c < 2; c++)
 			rc = sd_bus_message_close_container(reply);
 	}
 	free(all);

@@ -51,6 +51,16 @@ pings() {
 		[ "$FAILED" = 1 ] && diag "the first failure, ping $_: $(cat "$T/ping.out")"
 	done
 }
+# via_r X SRC: 20 pings from node X's SRC to b's first NID through r; what r
+# sent to each of b's NIDs meanwhile in $TO1 and $TO2
+via_r() {
+	_p1=$(sends r $B1)
+	_p2=$(sends r $B2)
+	pings "$1" "$2" $B1 20
+	TO1=$(($(sends r $B1) - _p1))
+	TO2=$(($(sends r $B2) - _p2))
+	diag "r's sends meanwhile: $TO1 to $B1, $TO2 to $B2"
+}
 
 node_ns a r b c || {
 	echo "1..0 # SKIP cannot make network namespaces"
@@ -124,28 +134,18 @@ on r discover $B1
 check "r discovers b, two NIDs" has "$B2"
 on r peer set --nid $B1 --health 0
 check "r: b's first NID at health 0" test "$RC" = 0
-pre1=$(sends r $B1)
-pre2=$(sends r $B2)
-pings a $A1 $B1 20
+via_r a $A1
 check "a pings b's first NID 20 times through r" test "$FAILED" = 0
-post1=$(sends r $B1)
-post2=$(sends r $B2)
-diag "r's sends to $B1: $pre1 -> $post1, to $B2: $pre2 -> $post2"
-check "r passed them all to b's other NID (a is Multi-Rail)" test $((post2 - pre2)) -ge 20
+check "r passed them all to b's other NID (a is Multi-Rail)" test "$TO2" -ge 20
 
 # 238: no MR forwarding for a sender that is not Multi-Rail.
 on r discover $C1
 on r peer show --nid $C1
 check "r: c (discovery off) is not Multi-Rail" has "Multi-Rail: False"
-pre1=$(sends r $B1)
-pre2=$(sends r $B2)
-pings c $C1 $B1 20
+via_r c $C1
 check "c pings b's first NID 20 times through r" test "$FAILED" = 0
-post1=$(sends r $B1)
-post2=$(sends r $B2)
-diag "r's sends to $B1: $pre1 -> $post1, to $B2: $pre2 -> $post2"
-check "r passed them to the NID c chose" test $((post1 - pre1)) -ge 20
-check "none to b's other NID" test $((post2 - pre2)) -lt 20
+check "r passed them to the NID c chose" test "$TO1" -ge 20
+check "none to b's other NID" test "$TO2" -lt 20
 on r peer show -v --nid $B1
 check "b's first NID still at health 0 (the case held)" has "health value: 0"
 finish
