@@ -106,11 +106,16 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 	return 0;
 }
 
-/* Health is running state: what SetHealth or traffic lowered survives a rebuild. */
+/*
+ * Health is running state: what SetHealth or traffic lowered survives a
+ * rebuild, and so does a local NI's being set down by hand (and only that:
+ * health 0 from a link gone down is not).
+ */
 struct health {
 	struct lne_nid nid;
 	s32 health;
 	bool peer;
+	bool set_down;
 };
 
 static size_t health_save(const struct lne_inst *ln, struct health **out)
@@ -125,13 +130,13 @@ static size_t health_save(const struct lne_inst *ln, struct health **out)
 
 	lne_list_for_each_entry(net, &ln->nets, link)
 		lne_list_for_each_entry(ni, &net->nis, link) {
-			if (ni->health == LNE_HEALTH_MAX)
+			if (ni->health == LNE_HEALTH_MAX && !ni->set_down)
 				continue;
 			grown = realloc(h, (n + 1) * sizeof(*h));
 			if (!grown)
 				break;
 			h = grown;
-			h[n++] = (struct health){ni->nid, ni->health, false};
+			h[n++] = (struct health){ni->nid, ni->health, false, ni->set_down};
 		}
 	lne_list_for_each_entry(peer, &ln->peers, link)
 		lne_list_for_each_entry(pnet, &peer->pnets, link)
@@ -142,7 +147,7 @@ static size_t health_save(const struct lne_inst *ln, struct health **out)
 				if (!grown)
 					break;
 				h = grown;
-				h[n++] = (struct health){pni->nid, pni->health, true};
+				h[n++] = (struct health){pni->nid, pni->health, true, false};
 			}
 	*out = h;
 	return n;
@@ -169,11 +174,16 @@ int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why)
 	for (i = 0; !rc && i < d->nnis; i++)
 		lnetd_ni_reconcile(d, &d->nis[i], &changed);
 	/* Objects that are gone take their health with them: errors are expected. */
-	for (i = 0; i < nh; i++)
-		if (h[i].peer)
+	for (i = 0; i < nh; i++) {
+		struct lne_ni *ni = h[i].peer ? NULL : lne_ni_find(d->mirror, &h[i].nid);
+
+		if (h[i].peer) {
 			lne_peer_ni_set_health(d->mirror, &h[i].nid, h[i].health, NULL);
-		else
-			lne_ni_set_health(d->mirror, &h[i].nid, h[i].health, NULL);
+		} else if (ni) { /* not lne_ni_set_health(): that is a setting by hand */
+			ni->health = h[i].health;
+			ni->set_down = h[i].set_down;
+		}
+	}
 	free(h);
 	return rc;
 }

@@ -196,6 +196,20 @@ check "recovery brings it back to 1000" test "$(health a 10.78.2.1@tcp)" = 1000
 on a debug recovery
 check "debug recovery wants --local or --peer" test "$RC" = 2
 
+# --- a rebuild of lnetd's configuration (a rollback) keeps running state -----
+# An NI down with its link has health 0 by no one's hand: after a rollback it
+# comes back up with its link, as before (its status is not "set down").
+ip -n "${NS}a" link set a3 down
+for _ in $(seq 100); do [ "$(ni a 10.78.3.1@tcp status)" = down ] && break; sleep 0.1; done
+check "a's NI on a3 is down with its link" test "$(ni a 10.78.3.1@tcp status)" = down
+on a set health_sensitivity 50
+gen=$(node_ctl a history --limit 1 2>/dev/null | awk '$1 == "-" && $2 == "generation:" { print $3; exit }')
+on a rollback $((gen - 1))
+check "a rolls its last change back (lnetd rebuilds its configuration)" test "$RC" = 0
+ip -n "${NS}a" link set a3 up
+for _ in $(seq 300); do [ "$(ni a 10.78.3.1@tcp status)" = up ] && break; sleep 0.1; done
+check "the link up: the NI is up again" test "$(ni a 10.78.3.1@tcp status)" = up
+
 # --- fault's errors: named, and nothing changes ------------------------------
 on b fault drop add --source '*' --dest '*' --rate 1 --interval 2
 check "rate and interval together are refused" test "$RC" = 1
