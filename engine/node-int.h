@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * node-int.h - what the node's files (node.c, node-stats.c, node-path.c)
- * share and nobody else uses.
+ * node-int.h - what the node's files (node.c, node-link.c, node-stats.c,
+ * node-path.c, ...) share and nobody else uses.
  */
 #ifndef LNE_NODE_INT_H
 #define LNE_NODE_INT_H
@@ -60,6 +60,27 @@ void lne_nd_svc_tick(struct lne_node *n);
 u64 lne_nd_svc_next_ms(const struct lne_node *n);
 void lne_nd_svc_fini(struct lne_node *n);
 
+/* node.c, for node-link.c: a send failed; it goes again or is over. */
+void lne_nd_fail_over(struct lne_node *n, struct lne_msg *m, int err);
+
+/* node-link.c: socklnd's typed connections between a local NI and a peer NI. */
+/* A frame of @payload bytes goes on a bulk connection. */
+bool lne_nd_want_bulk(u32 payload);
+/* The best live link from @local to @peer of the type @bulk says, or any (NULL: none). */
+struct lne_link *lne_nd_link_find(struct lne_node *n, u64 local, u64 peer, bool bulk);
+void lne_nd_link_hash_add(struct lne_node *n, struct lne_link *l);
+void lne_nd_link_hash_del(struct lne_node *n, struct lne_link *l);
+struct lnw_hello lne_nd_hello(const struct lne_node *n, u64 local, u64 peer, u32 peer_pid,
+			      u64 peer_inc, u32 ctype);
+/* The link a frame of @payload bytes takes, the whole set opened on first contact. */
+struct lne_link *lne_nd_link_get(struct lne_node *n, u64 local, u64 peer, u32 payload);
+/* When stalled @l times out (U64 max: not stalled). */
+u64 lne_nd_link_deadline(const struct lne_node *n, const struct lne_link *l);
+/* Close every link of local NI @ni4: what they held fails over. */
+void lne_nd_close_ni(struct lne_node *n, u64 ni4);
+/* Close the links that moved no byte for the lnd timeout. */
+void lne_nd_links_stalled(struct lne_node *n);
+
 /* node.c: a message discovery held goes on (or ends, @status non-zero). */
 void lne_nd_release(struct lne_node *n, struct lne_msg *m, int status);
 
@@ -79,8 +100,6 @@ void lne_nd_disc_fini(struct lne_node *n);
 /* A recovery ping from @src to @dst exactly, never resent. */
 int lne_nd_ping_recovery(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
 			 u32 timeout_ms, lne_msg_cb cb, void *arg);
-/* Close every link of local NI @ni4: what they held fails over. */
-void lne_nd_close_ni(struct lne_node *n, u64 ni4);
 
 /* node-fault.c */
 /* A send that a drop rule fails (m->fault_hs set); an arrival it drops; a send it holds. */

@@ -142,7 +142,7 @@ static void credits_back(struct lne_node *n, struct lne_msg *m)
 static void dispatch(struct lne_node *n, struct lne_msg *m);
 
 /* A send failed: node-health.c blames a side and may send it again; else it is over. */
-static void send_failed(struct lne_node *n, struct lne_msg *m, int err)
+void lne_nd_fail_over(struct lne_node *n, struct lne_msg *m, int err)
 {
 	credits_back(n, m);
 	if (!lne_nd_send_failed(n, m, err)) {
@@ -174,134 +174,6 @@ static void credq_kick(struct lne_node *n)
 		if (!lne_nd_expired(n, m))
 			dispatch(n, m);
 	}
-}
-
-/*
- * socklnd's connections between two NIs: one control connection, and
- * conns_per_peer bulk connections each way (Lustre's typed connections).
- * A frame of socklnd's min_bulk (1024 bytes) or more goes on the bulk-out connection
- * with the fewest bytes queued, a smaller one on the control connection;
- * without one of the type wanted, any live connection will do.
- */
-static bool want_bulk(u32 payload)
-{
-	return payload >= LNE_MIN_BULK_PAYLOAD;
-}
-
-static struct lne_link *link_find(struct lne_node *n, u64 local, u64 peer, bool bulk)
-{
-	u32 want = bulk ? LNW_CONN_BULK_OUT : LNW_CONN_CONTROL;
-	struct lne_link *l, *best = NULL, *any = NULL;
-
-	for (l = n->links[lne_nd_hash(local, peer)]; l; l = l->hnext) {
-		if (l->local != local || l->peer != peer || l->conn.state == LNC_DEAD)
-			continue;
-		if (l->conn.ctype != want) {
-			if (!any || (l->ready && !any->ready))
-				any = l;
-			continue;
-		}
-		if (!best || (l->ready && !best->ready) ||
-		    (l->ready == best->ready && l->conn.txq_bytes < best->conn.txq_bytes))
-			best = l;
-	}
-	/* a connection of the type wanted that is still handshaking beats none */
-	return best && (best->ready || !any || !any->ready) ? best : any;
-}
-
-static void link_hash_add(struct lne_node *n, struct lne_link *l)
-{
-	u32 b = lne_nd_hash(l->local, l->peer);
-
-	l->hnext = n->links[b];
-	n->links[b] = l;
-	l->hashed = true;
-}
-
-static void link_hash_del(struct lne_node *n, struct lne_link *l)
-{
-	struct lne_link **pp;
-
-	if (!l->hashed)
-		return;
-	for (pp = &n->links[lne_nd_hash(l->local, l->peer)]; *pp; pp = &(*pp)->hnext)
-		if (*pp == l) {
-			*pp = l->hnext;
-			break;
-		}
-	l->hashed = false;
-}
-
-/* Our hello on a link from @local to @peer (the peer's pid and incarnation once known). */
-static struct lnw_hello hello(const struct lne_node *n, u64 local, u64 peer, u32 peer_pid,
-			      u64 peer_inc, u32 ctype)
-{
-	struct lnw_hello h = {
-		.version = LNW_SOCK_V3,
-		.src_nid = local,
-		.dst_nid = peer,
-		.src_pid = n->pid,
-		.dst_pid = peer_pid,
-		.src_inc = n->incarnation,
-		.dst_inc = peer_inc,
-		/*
-		 * Typed: socklnd v3 never sends on an untyped (ANY) connection.
-		 * A reply's type is the peer's, inverted (lne_conn_reply_hello).
-		 */
-		.ctype = ctype,
-	};
-
-	return h;
-}
-
-static struct lne_link *link_open(struct lne_node *n, u64 local, u64 peer, u32 ctype)
-{
-	struct lnw_hello h = hello(n, local, peer, LNW_PID_LUSTRE, 0, ctype);
-	struct lne_link *l = n->ops->link_new(n->ctx);
-
-	if (!l)
-		return NULL;
-	l->local = local;
-	l->peer = peer;
-	l->waittail = &l->wait;
-	l->stall_ms = n->now_ms;
-	lne_conn_init_active(&l->conn, &h, &l->hs, &n->keys);
-	link_hash_add(n, l);
-	n->st.links_made++;
-	if (!n->ops->connect(n->ctx, l)) {
-		link_hash_del(n, l);
-		n->ops->close(n->ctx, l);
-		return NULL;
-	}
-	return l;
-}
-
-/*
- * The connection a frame of @payload bytes takes from @local to @peer.  On
- * first contact (no live connection between the two) the whole set is
- * opened, as Lustre's active side does: control, then conns_per_peer bulk
- * in and bulk out (0: one each, as Lustre when the link speed is unknown).
- */
-static struct lne_link *link_get(struct lne_node *n, u64 local, u64 peer, u32 payload)
-{
-	struct lne_link *l = link_find(n, local, peer, want_bulk(payload));
-	struct lne_nid ln;
-	struct lne_ni *ni;
-	u32 cpp, i;
-
-	if (l)
-		return l;
-	l = link_open(n, local, peer, LNW_CONN_CONTROL);
-	if (!l)
-		return NULL;
-	lne_node_nid(n, local, &ln);
-	ni = lne_ni_find(n->ln, &ln);
-	cpp = ni && ni->tun.conns_per_peer ? ni->tun.conns_per_peer : 1;
-	for (i = 0; i < cpp; i++) {
-		link_open(n, local, peer, LNW_CONN_BULK_IN);
-		link_open(n, local, peer, LNW_CONN_BULK_OUT);
-	}
-	return link_find(n, local, peer, want_bulk(payload)) ?: l;
 }
 
 static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
@@ -394,12 +266,12 @@ static void dispatch(struct lne_node *n, struct lne_msg *m)
 	if (!m->forward)
 		m->hdr.src_nid = ni4;
 	if (lne_nd_fault_send(n, m, ni4)) {
-		send_failed(n, m, -EIO);
+		lne_nd_fail_over(n, m, -EIO);
 		return;
 	}
-	l = link_get(n, ni4, m->via, m->hdr.payload);
+	l = lne_nd_link_get(n, ni4, m->via, m->hdr.payload);
 	if (!l) {
-		send_failed(n, m, -ECONNREFUSED);
+		lne_nd_fail_over(n, m, -ECONNREFUSED);
 		return;
 	}
 	link_send(n, l, m);
@@ -574,13 +446,13 @@ static void answer(struct lne_node *n, struct lne_link *l, const struct lnw_hdr 
 	m->hdr.payload = len;
 	m->payload = payload;
 	/* back to the asker from the NI it asked, on the connection of the answer's size */
-	link_send(n, link_find(n, l->local, l->peer, want_bulk(len)) ?: l, m);
+	link_send(n, lne_nd_link_find(n, l->local, l->peer, lne_nd_want_bulk(len)) ?: l, m);
 }
 
 bool lne_nd_answer(struct lne_node *n, u64 local, u64 peer, const struct lnw_hdr *rq, u32 type,
 		   u8 *payload, u32 len, bool borrowed)
 {
-	struct lne_link *l = link_find(n, local, peer, false);
+	struct lne_link *l = lne_nd_link_find(n, local, peer, false);
 
 	if (!l) {
 		if (!borrowed)
@@ -740,11 +612,11 @@ static bool on_hello(struct lne_node *n, struct lne_link *l, u64 dst)
 	if (lne_nid_net(&pn) != lne_nid_net(&ln) || dst != l->local)
 		return false;
 	if (!l->conn.active) {
-		struct lnw_hello h = hello(n, l->local, l->conn.peer_nid, l->conn.peer_pid,
-					   l->conn.peer_inc, l->conn.ctype);
+		struct lnw_hello h = lne_nd_hello(n, l->local, l->conn.peer_nid, l->conn.peer_pid,
+						  l->conn.peer_inc, l->conn.ctype);
 
 		l->peer = l->conn.peer_nid;
-		link_hash_add(n, l);
+		lne_nd_link_hash_add(n, l);
 		lne_conn_reply_hello(&l->conn, &h, &l->hs);
 	}
 	l->ready = true;
@@ -865,102 +737,25 @@ static void frame_fail(void *ctx, struct lne_frame *f)
 		lne_free(f);
 		return;
 	}
-	send_failed(m->node, m, l->close_err);
+	lne_nd_fail_over(m->node, m, l->close_err);
 }
 
 void lne_node_closed(struct lne_node *n, struct lne_link *l, int err)
 {
 	struct lne_msg *m;
 
-	link_hash_del(n, l);
+	lne_nd_link_hash_del(n, l);
 	n->st.links_closed++;
 	l->close_err = err && err != -EPROTO ? err : -ECONNRESET;
 	lne_conn_tx_flush(&l->conn, frame_fail, l);
 	while ((m = l->wait)) {
 		l->wait = m->next;
-		send_failed(n, m, l->close_err);
+		lne_nd_fail_over(n, m, l->close_err);
 	}
 	l->waittail = &l->wait;
 	lne_conn_fail(&l->conn, l->conn.fault);
 	if (n->credq)
 		credq_kick(n);
-}
-
-/* Close @l for @err, as a shell closes a socket: what it held fails over. */
-static void link_close(struct lne_node *n, struct lne_link *l, int err)
-{
-	lne_node_closed(n, l, err);
-	n->ops->close(n->ctx, l);
-}
-
-/* When @l, stalled, times out: its NI's lnd timeout, or the global one (U64 max: not stalled). */
-static u64 link_deadline(const struct lne_node *n, const struct lne_link *l)
-{
-	struct lne_ni *ni;
-	struct lne_nid nid;
-	u32 t;
-
-	if (!l->stall_ms)
-		return ~0ull;
-	lne_node_nid(n, l->local, &nid);
-	ni = lne_ni_find(n->ln, &nid);
-	t = ni && ni->tun.timeout ? ni->tun.timeout : lne_node_lnd_timeout(n->ln);
-	return l->stall_ms + (u64)t * 1000;
-}
-
-/* The first link of bucket @b from local NI @ni4 (0: the first that timed out). */
-static struct lne_link *link_pick(struct lne_node *n, u32 b, u64 ni4)
-{
-	struct lne_link *l;
-
-	for (l = n->links[b]; l; l = l->hnext)
-		if (ni4 ? l->local == ni4 : link_deadline(n, l) <= n->now_ms)
-			return l;
-	return NULL;
-}
-
-/*
- * Local NI @ni4's link went down: its connections close, and what was
- * written to them and not yet answered is taken as lost with them (it sat
- * in a socket buffer that is gone) and sent again: at least once, not
- * exactly once, should the peer have read it before the link went.
- */
-void lne_nd_close_ni(struct lne_node *n, u64 ni4)
-{
-	struct lne_msg *lost = NULL, *m;
-	struct lne_link *l;
-	u32 b;
-	u64 k;
-
-	for (b = 0; b < LNE_LINK_HASH; b++)
-		while ((l = link_pick(n, b, ni4)))
-			link_close(n, l, -ENETDOWN);
-	for (b = 0; b < LNE_LINK_HASH; b++)
-		for (m = n->pending[b]; m; m = m->pnext)
-			if (m->sent && !m->cancelled && !lne_node_key(n, &m->ni, &k) && k == ni4) {
-				m->next = lost;
-				lost = m;
-			}
-	while ((m = lost)) {
-		lost = m->next;
-		m->next = NULL;
-		send_failed(n, m, -ENETDOWN);
-	}
-}
-
-/*
- * Links that moved no byte for the lnd timeout, as socklnd times them out:
- * one whose hellos never crossed could not connect (its messages go
- * another way); on one that did, the network timed out.
- */
-static void links_stalled(struct lne_node *n)
-{
-	struct lne_link *l;
-	u32 b;
-
-	for (b = 0; b < LNE_LINK_HASH; b++)
-		while ((l = link_pick(n, b, 0)))
-			link_close(n, l, l->ready ? -ETIMEDOUT : -EHOSTUNREACH);
 }
 
 void lne_node_tick(struct lne_node *n, u64 now_ms)
@@ -989,7 +784,7 @@ void lne_node_tick(struct lne_node *n, u64 now_ms)
 		}
 	}
 	lne_nd_svc_tick(n);
-	links_stalled(n);
+	lne_nd_links_stalled(n);
 	lne_nd_recovery_tick(n);
 	lne_nd_fault_tick(n);
 	lne_nd_gw_tick(n);
@@ -1013,8 +808,8 @@ u64 lne_node_next_deadline(const struct lne_node *n)
 			if (m->deadline_ms < best)
 				best = m->deadline_ms;
 		for (l = n->links[b]; l; l = l->hnext)
-			if (link_deadline(n, l) < best)
-				best = link_deadline(n, l);
+			if (lne_nd_link_deadline(n, l) < best)
+				best = lne_nd_link_deadline(n, l);
 	}
 	if (svc < best)
 		best = svc;
