@@ -30,6 +30,19 @@ void lne_nd_count_drop_nid(struct lne_node *n, u64 peer, u32 type, u32 bytes);
 void lne_nd_dispatch(struct lne_node *n, struct lne_msg *m);
 void lne_nd_finish(struct lne_node *n, struct lne_msg *m, int status);
 
+/* node.c, for node-input.c */
+/* A message of the node's, zeroed and counted (msgs_alloc, msgs_max). */
+struct lne_msg *lne_nd_msg_alloc(struct lne_node *n);
+/* The message a REPLY or ACK answers, off the pending table (NULL: none of ours). */
+struct lne_msg *lne_nd_pending_take(struct lne_node *n, u64 iface, u64 object);
+/* The NI's and peer NI's credits @m took are given back. */
+void lne_nd_credits_back(struct lne_node *n, struct lne_msg *m);
+/* The messages waiting for credits go again. */
+void lne_nd_credq_kick(struct lne_node *n);
+/* Answer @rq on @l, the link it came by (or the one of the answer's size beside it). */
+void lne_nd_answer_link(struct lne_node *n, struct lne_link *l, const struct lnw_hdr *rq, u32 type,
+			u8 *payload, u32 len, bool borrowed);
+
 /* node-router.c */
 void lne_nd_rtr_init(struct lne_node *n);
 /* Take a buffer for the forwarded @m and dispatch it, or queue it until one is free. */
