@@ -102,7 +102,7 @@ struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *
 	return lne_peer_of(pni);
 }
 
-const char *lne_peer_ni_state(const struct lne_inst *ln, const struct lne_peer_ni *pni)
+enum lne_pni_state lne_peer_ni_state(const struct lne_inst *ln, const struct lne_peer_ni *pni)
 {
 	const struct lne_peer *peer = lne_peer_of(pni);
 	const struct lne_net *net = pni->pnet->rnet->local;
@@ -119,8 +119,8 @@ const char *lne_peer_ni_state(const struct lne_inst *ln, const struct lne_peer_n
 		watched = ni->tun.peer_timeout > 0;
 	}
 	if (!watched)
-		return "NA";
-	return pni->ns_down ? "down" : "up";
+		return LNE_PNI_NA;
+	return pni->ns_down ? LNE_PNI_DOWN : LNE_PNI_UP;
 }
 
 /* The refusal of a NID that is @pni's peer's or, without @pni, local. */

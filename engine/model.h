@@ -323,12 +323,22 @@ static inline struct lne_peer *lne_peer_of(const struct lne_peer_ni *pni)
 }
 struct lne_peer *lne_peer_find(const struct lne_inst *ln, const struct lne_nid *primary);
 /*
- * A peer NI's state as `peer show` prints it: "up" or "down" (its node's
- * word, or a message from it since) where this node watches its peers'
+ * A peer NI's state as `peer show` prints it: up or down (its node's word,
+ * or a message from it since) where this node watches its peers'
  * aliveness, as upstream does: the peer is a gateway, or the node routes
- * and the NI's net has a peer_timeout; "NA" elsewhere.
+ * and the NI's net has a peer_timeout; NA elsewhere.  The values are the
+ * module's enum lnetk_ni_status too.
  */
-const char *lne_peer_ni_state(const struct lne_inst *ln, const struct lne_peer_ni *pni);
+enum lne_pni_state {
+	LNE_PNI_NA,
+	LNE_PNI_UP,
+	LNE_PNI_DOWN,
+};
+enum lne_pni_state lne_peer_ni_state(const struct lne_inst *ln, const struct lne_peer_ni *pni);
+static inline const char *lne_pni_state_name(enum lne_pni_state s)
+{
+	return s == LNE_PNI_UP ? "up" : s == LNE_PNI_DOWN ? "down" : "NA";
+}
 /*
  * A local NI as its ping info tells peers: its link up, and its health not
  * set to 0 by hand (upstream's ni_status; health falling to 0 on its own

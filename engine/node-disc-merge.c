@@ -239,18 +239,19 @@ static void drop_unlisted(struct lne_node *n, struct lne_peer *peer, const struc
 }
 
 /* Each of @peer's NIs the data lists is up or down as its node says (236). */
-static void note_status(struct lne_node *n, const struct lne_peer *peer, const struct disc_data *dd)
+void lne_nd_note_status(struct lne_node *n, const struct lne_peer *peer,
+			const struct lnw_ping_ent *e, u32 count)
 {
 	u32 i;
 
-	for (i = 1; i < dd->p.n; i++) {
+	for (i = 1; i < count; i++) {
 		struct lne_peer_ni *pni;
 		struct lne_nid nid;
 
-		lne_node_nid(n, dd->e[i].nid, &nid);
+		lne_node_nid(n, e[i].nid, &nid);
 		pni = lne_peer_ni_find(n->ln, &nid);
 		if (pni && lne_peer_of(pni) == peer)
-			pni->ns_down = dd->e[i].status != LNW_NI_STATUS_UP;
+			pni->ns_down = e[i].status != LNW_NI_STATUS_UP;
 	}
 }
 
@@ -414,7 +415,7 @@ out_keeps:
 	if (rc)
 		goto out;
 state:
-	note_status(n, t, &dd);
+	lne_nd_note_status(n, t, dd.e, dd.p.n);
 	t->disc |= LNE_DISC_MERGED;
 	if (mr)
 		t->disc |= LNE_DISC_MR;

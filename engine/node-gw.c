@@ -92,7 +92,6 @@ static void gw_status(struct lne_node *n, const struct lne_stat *s, const struct
 	struct lne_peer_ni *gw, *pni;
 	struct lne_peer_net *pnet;
 	struct lne_nid nid;
-	u32 i;
 
 	lne_node_nid(n, s->nid, &nid);
 	gw = lne_peer_ni_find(n->ln, &nid);
@@ -101,12 +100,9 @@ static void gw_status(struct lne_node *n, const struct lne_stat *s, const struct
 	lne_list_for_each_entry(pnet, &lne_peer_of(gw)->pnets, link)
 		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
 			pni->ns_down = !p;
-	for (i = 1; p && i < p->n && i < LNW_PING_NIS_MAX; i++) {
-		lne_node_nid(n, e[i].nid, &nid);
-		pni = lne_peer_ni_find(n->ln, &nid);
-		if (pni && lne_peer_of(pni) == lne_peer_of(gw))
-			pni->ns_down = e[i].status != LNW_NI_STATUS_UP;
-	}
+	if (p)
+		lne_nd_note_status(n, lne_peer_of(gw), e,
+				   p->n < LNW_PING_NIS_MAX ? p->n : LNW_PING_NIS_MAX);
 }
 
 static void record(struct lne_node *n, struct lne_stat *s, const u8 *info, u32 len)

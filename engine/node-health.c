@@ -236,13 +236,11 @@ void lne_nd_send_ok(struct lne_node *n, struct lne_link *l, const struct lne_msg
 	health_up(n, ls, false);
 }
 
-void lne_nd_heard(struct lne_node *n, struct lne_link *l)
+void lne_nd_heard(struct lne_node *n, struct lne_link *l, const struct lne_peer_ni *from)
 {
 	struct lne_stat *ps;
-	struct lne_nid nid;
 
-	lne_node_nid(n, l->peer, &nid);
-	if (!lne_peer_ni_find(n->ln, &nid))
+	if (!from)
 		return; /* ourselves, or nobody we know */
 	ps = lne_nd_stat_get(n, l->peer, false);
 	if (!ps)

@@ -41,6 +41,7 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 	const struct lnw_hdr *h = &ev->hdr;
 	struct lne_stat *ps = lne_nd_stat_get(n, l->peer, false);
 	struct lne_stat *ls = lne_nd_stat_get(n, l->local, true);
+	struct lne_peer_ni *from;
 	struct lne_msg *m;
 	struct lne_svc *svc;
 	struct lne_nid dst;
@@ -59,15 +60,11 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 		lne_free(ev->payload);
 		return; /* a drop rule: as if it never came */
 	}
-	{
-		/* a message from a peer NI proves it up, whatever its node said */
-		struct lne_peer_ni *from;
-
-		lne_node_nid(n, l->peer, &dst);
-		from = lne_peer_ni_find(n->ln, &dst);
-		if (from && from->ns_down)
-			from->ns_down = false;
-	}
+	/* a message from a peer NI proves it up, whatever its node said */
+	lne_node_nid(n, l->peer, &dst);
+	from = lne_peer_ni_find(n->ln, &dst);
+	if (from && from->ns_down)
+		from->ns_down = false;
 	lne_node_nid(n, h->dst_nid, &dst);
 	if (h->dst_nid != l->local && !lne_ni_find(n->ln, &dst)) {
 		forward(n, l, ev, ls, ps); /* for another node */
@@ -86,7 +83,7 @@ static void on_msg(struct lne_node *n, struct lne_link *l, struct lne_conn_ev *e
 		lne_free(ev->payload);
 		return;
 	}
-	lne_nd_heard(n, l);
+	lne_nd_heard(n, l, from);
 	lne_nd_count(&n->st.c, false, h->type, h->payload);
 	lne_nd_count(ls ? &ls->c : NULL, false, h->type, h->payload);
 	lne_nd_count(ps ? &ps->c : NULL, false, h->type, h->payload);

@@ -131,7 +131,8 @@ bool lne_nd_expired(struct lne_node *n, struct lne_msg *m);
 bool lne_nd_send_failed(struct lne_node *n, struct lne_msg *m, int err);
 /* A message went out on @l; something came in on @l. */
 void lne_nd_send_ok(struct lne_node *n, struct lne_link *l, const struct lne_msg *m);
-void lne_nd_heard(struct lne_node *n, struct lne_link *l);
+/* @from: the peer NI @l reaches (NULL: ourselves, or nobody known). */
+void lne_nd_heard(struct lne_node *n, struct lne_link *l, const struct lne_peer_ni *from);
 /* No answer came to @m in time: the next hop is blamed if response_tracking says so. */
 void lne_nd_response_timeout(struct lne_node *n, struct lne_msg *m);
 /* The fixed path of a recovery ping. */
@@ -151,6 +152,13 @@ void lne_nd_gw_sync(struct lne_node *n, bool tell);
 void lne_nd_gw_pinged(struct lne_node *n, u64 nid4, const u8 *info, u32 len);
 /* drop_asym_route: true if @h, which came by @l, is for this node over a route it would not take back. */
 bool lne_nd_gw_asym(struct lne_node *n, const struct lne_link *l, const struct lnw_hdr *h);
+
+/*
+ * node-disc-merge.c: each of @peer's NIs that ping info @e (@count entries,
+ * 0@lo first) lists is up or down as it says (236).
+ */
+void lne_nd_note_status(struct lne_node *n, const struct lne_peer *peer,
+			const struct lnw_ping_ent *e, u32 count);
 
 /* node-router.c: the router credit of @m's sender is given back (and the next waiting goes on). */
 void lne_nd_rtr_credit_back(struct lne_node *n, struct lne_msg *m);

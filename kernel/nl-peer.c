@@ -344,21 +344,16 @@ static int nl_put_prefs(struct sk_buff *skb, int type, const struct lne_pref *p,
 	return 0;
 }
 
-/* `peer show`'s state: upstream's "NA" is LNETK_NI_STATUS_UNKNOWN. */
-static u8 pni_state(const struct lne_inst *inst, const struct lne_peer_ni *pni)
-{
-	const char *s = lne_peer_ni_state(inst, pni);
-
-	return !strcmp(s, "up")	    ? LNETK_NI_STATUS_UP
-	       : !strcmp(s, "down") ? LNETK_NI_STATUS_DOWN
-				    : LNETK_NI_STATUS_UNKNOWN;
-}
-
 static int nl_put_pni(struct sk_buff *skb, const struct lne_inst *inst,
 		      const struct lne_peer_ni *pni)
 {
 	struct nlattr *nest = nla_nest_start(skb, LNETK_PEER_A_PEER_NI);
 	const struct lne_prefs *pr = pni->prefs;
+
+	/* `peer show`'s state goes out as it is: upstream's NA is UNKNOWN */
+	BUILD_BUG_ON((int)LNE_PNI_NA != LNETK_NI_STATUS_UNKNOWN ||
+		     (int)LNE_PNI_UP != LNETK_NI_STATUS_UP ||
+		     (int)LNE_PNI_DOWN != LNETK_NI_STATUS_DOWN);
 
 	if (!nest)
 		return -EMSGSIZE;
@@ -371,7 +366,7 @@ static int nl_put_pni(struct sk_buff *skb, const struct lne_inst *inst,
 	    nla_put_s32(skb, LNETK_PNI_A_NET_PRIO_RULE, lne_rule_idx(pni->pnet->rnet->prio.rule)) ||
 	    nla_put_u32(skb, LNETK_PNI_A_GW_ROUTES, pni->gw_refs) ||
 	    nla_put_u8(skb, LNETK_PNI_A_DISCOVERED, pni->discovered) ||
-	    nla_put_u8(skb, LNETK_PNI_A_STATE, pni_state(inst, pni)) ||
+	    nla_put_u8(skb, LNETK_PNI_A_STATE, lne_peer_ni_state(inst, pni)) ||
 	    (pr && nl_put_prefs(skb, LNETK_PNI_A_PREF_SRC, pr->src, pr->nsrc, false)) ||
 	    (pr && nl_put_prefs(skb, LNETK_PNI_A_PREF_GW, pr->gw, pr->ngw, true))) {
 		nla_nest_cancel(skb, nest);

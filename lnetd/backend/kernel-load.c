@@ -362,9 +362,8 @@ const char *khealth_state(const struct khealth *h, const struct lne_nid *nid)
 
 	if (!one)
 		return NULL;
-	return one->state == LNETK_NI_STATUS_UP	    ? "up"
-	       : one->state == LNETK_NI_STATUS_DOWN ? "down"
-						    : "NA";
+	/* the module's enum lnetk_ni_status is the engine's enum lne_pni_state */
+	return lne_pni_state_name((enum lne_pni_state)one->state);
 }
 
 void khealth_free(struct khealth *h)

@@ -100,10 +100,11 @@ static int append_nids(sd_bus_message *reply, const struct lne_inst *ln,
 						reply, "(su)", buf,
 						khealth_get(kh, &pni->nid, (uint32_t)pni->health));
 				else if (rc >= 0)
-					rc = sd_bus_message_append(reply, "(ss)", buf,
-								   kh ? khealth_state(kh, &pni->nid)
-										   ?: "NA"
-								      : lne_peer_ni_state(ln, pni));
+					rc = sd_bus_message_append(
+						reply, "(ss)", buf,
+						kh ? khealth_state(kh, &pni->nid) ?: "NA"
+						   : lne_pni_state_name(
+							     lne_peer_ni_state(ln, pni)));
 			}
 	return rc;
 }
