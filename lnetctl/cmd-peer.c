@@ -371,6 +371,34 @@ static int peer_entry(sd_bus_message *r, const char *key, void *arg)
 	return rc < 0 ? rc : 1;
 }
 
+/* The next ListPeers record into @row, what the last one left cleared first. */
+static int peer_row_read(sd_bus_message *r, struct peer_row *row)
+{
+	int rc;
+
+	row->prim = NULL;
+	row->mr = 1;
+	row->implicit = 0;
+	row->discovered = 0;
+	ctl_strv_free(row->found_nids);
+	row->found_nids = NULL;
+	row->n = 0;
+	row->nst = 0;
+	rc = sd_bus_message_read(r, "s", &row->prim);
+	if (rc >= 0)
+		rc = ctl_read_dict(r, peer_entry, row);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc;
+}
+
+static void peer_row_free(struct peer_row *row)
+{
+	free(row->nids);
+	free(row->states);
+	ctl_strv_free(row->found_nids);
+}
+
 /*
  * Lustre's peer state bits: Multi-Rail (0), configured (3), discovered (4),
  * and the primary NID locked (20), as every configured peer's is in lnetd.
@@ -474,19 +502,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
 		bool match = !want->given;
 
-		row.prim = NULL;
-		row.mr = 1;
-		row.implicit = 0;
-		row.discovered = 0;
-		ctl_strv_free(row.found_nids);
-		row.found_nids = NULL;
-		row.n = 0;
-		row.nst = 0;
-		rc = sd_bus_message_read(r, "s", &row.prim);
-		if (rc >= 0)
-			rc = ctl_read_dict(r, peer_entry, &row);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
+		rc = peer_row_read(r, &row);
 		/* --nid: the peer that has this NID, primary or not. */
 		for (i = 0; !match && i < row.n; i++)
 			match = !strcmp(row.nids[i].nid, want->val);
@@ -516,9 +532,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		fwrite(text, 1, len, stdout);
 		rc = 0;
 	}
-	free(row.nids);
-	free(row.states);
-	ctl_strv_free(row.found_nids);
+	peer_row_free(&row);
 	free(text);
 	ctl_counters_free(counters);
 	sd_bus_message_unref(r);
@@ -571,16 +585,7 @@ int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
 		struct cf_op *op = NULL;
 
-		row.implicit = 0;
-		row.n = 0;
-		row.nst = 0;
-		rc = sd_bus_message_read(r, "s", &row.prim);
-		if (rc >= 0)
-			rc = ctl_read_dict(r, peer_entry, &row);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		ctl_strv_free(row.found_nids);
-		row.found_nids = NULL;
+		rc = peer_row_read(r, &row);
 		if (rc < 0 || !row.implicit)
 			continue;
 		op = cf_op_new("add", "peer");
@@ -592,8 +597,7 @@ int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 			rc = -ENOMEM;
 		}
 	}
-	free(row.nids);
-	free(row.states);
+	peer_row_free(&row);
 	sd_bus_message_unref(r);
 	if (rc >= 0)
 		rc = sort_peers(doc);
