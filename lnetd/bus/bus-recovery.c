@@ -56,6 +56,15 @@ static int kstat_add(void *arg, const char *key, uint64_t v)
 }
 
 /* HealthStats with the kernel engine: the module's counters, in the same form. */
+/* A method's one NID argument, read and checked: 0, or a D-Bus error naming it. */
+static int read_nid(sd_bus_message *m, struct lne_nid *nid, char *canon, sd_bus_error *e)
+{
+	const char *s;
+	int rc = sd_bus_message_read(m, "s", &s);
+
+	return rc < 0 ? rc : bus_nid_arg(s, nid, canon, e);
+}
+
 static int kernel_health_stats(struct lnetd *d, sd_bus_message *m, const char *canon,
 			       sd_bus_error *e)
 {
@@ -95,13 +104,10 @@ int bus_method_health_stats(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_ni *ni;
 	struct lne_node *n;
 	struct lne_nid nid;
-	const char *s;
 	uint32_t health;
 	int rc;
 
-	rc = sd_bus_message_read(m, "s", &s);
-	if (rc >= 0)
-		rc = bus_nid_arg(s, &nid, canon, e);
+	rc = read_nid(m, &nid, canon, e);
 	if (rc < 0)
 		return rc;
 	if (d->kb)
@@ -137,13 +143,10 @@ int bus_method_router_credits(sd_bus_message *m, void *userdata, sd_bus_error *e
 	char canon[LNE_NID_STR_MAX];
 	struct lne_node *n;
 	struct lne_nid nid;
-	const char *s;
 	s32 avail, min;
 	int rc;
 
-	rc = sd_bus_message_read(m, "s", &s);
-	if (rc >= 0)
-		rc = bus_nid_arg(s, &nid, canon, e);
+	rc = read_nid(m, &nid, canon, e);
 	if (rc < 0)
 		return rc;
 	if (d->kb) {
