@@ -228,7 +228,7 @@ START_TEST(history_records_every_change)
 	ck_assert_str_eq(h.summary, "+ni tcp eth0");
 	ck_assert_str_eq(
 		h.change,
-		"[{\"op\":\"add\",\"obj\":\"ni\",\"new\":{\"net\":\"tcp\",\"ifname\":\"eth0\","
+		"[{\"op\":\"add\",\"obj\":\"ni\",\"new\":{\"id\":1,\"net\":\"tcp\",\"ifname\":\"eth0\","
 		"\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,\"peer_credits\":null,"
 		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null}}]");
 	st_hist_clear(&h);
@@ -252,9 +252,9 @@ START_TEST(history_records_every_change)
 				    "+rule 0\n-rule 0");
 	ck_assert_str_eq(
 		h.change,
-		"[{\"op\":\"mod\",\"obj\":\"ni\",\"old\":{\"net\":\"tcp\",\"ifname\":\"eth0\","
+		"[{\"op\":\"mod\",\"obj\":\"ni\",\"old\":{\"id\":1,\"net\":\"tcp\",\"ifname\":\"eth0\","
 		"\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,\"peer_credits\":null,"
-		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null},\"new\":{\"net\":\"tcp\","
+		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null},\"new\":{\"id\":1,\"net\":\"tcp\","
 		"\"ifname\":\"eth0\",\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,"
 		"\"peer_credits\":8,\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null}},\n"
 		"{\"op\":\"del\",\"obj\":\"peer\",\"old\":{\"nid\":\"10.0.0.1@tcp\",\"mr\":1,"
