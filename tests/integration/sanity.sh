@@ -526,12 +526,13 @@ t_ni_order() {
 	want="tcp1 $FAKE_IF nosuch0 tcp $IF0" && added=$(last_gen)
 	order_is "as added" "$want"
 	"$LNETCTL" export >"$T/added.yaml"
-	stop_lnetd && start_lnetd || err "lnetd did not start again: $(tail -3 "$T/lnetd.log")"
+	stop_lnetd
+	start_lnetd || err "lnetd did not start again: $(tail -3 "$T/lnetd.log")"
 	order_is "after lnetd restarts" "$want"
 	must net set --net tcp1 --conns-per-peer 2
 	order_is "after net set of the first net" "$want"
-	lc net show -v --net tcp1 && [ "$(count 'conns_per_peer: 2')" = 2 ] ||
-		err "net set did not retune both NIs of tcp1: $OUT"
+	lc net show -v --net tcp1
+	[ "$(count 'conns_per_peer: 2')" = 2 ] || err "net set did not retune both NIs of tcp1: $OUT"
 	# A refused Apply (the peer's NID is a kept NI's) puts nothing out of place.
 	cat >"$T/refused.yaml" <<-EOF
 		net:
