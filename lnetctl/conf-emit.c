@@ -148,39 +148,45 @@ static void emit_interface(struct yout *y, const char *ifname)
 	yout_map_end(y);
 }
 
-/* Consecutive NIs of one net share a "net type" entry, so the order stays. */
+static bool ni_of(const struct cf_op *op, const char *net)
+{
+	return cf_op_rank(op) == CF_R_NET && !emit_check(op) &&
+	       (!net || !strcmp(cf_op_get_str(op, "net"), net));
+}
+
+/*
+ * One "net type" entry per net, where its first NI is, holding the net's NIs
+ * in their order: the NIs' order as lnetd lists them (the order added), as
+ * Lustre's export has it.
+ */
 static int emit_nets(struct yout *y, const struct cf_doc *doc)
 {
-	const char *cur = NULL;
-	size_t i;
+	const char *net;
+	size_t i, j, k;
 
 	yout_key(y, "net");
 	yout_seq_begin(y);
 	for (i = 0; i < doc->nop; i++) {
-		const struct cf_op *op = &doc->op[i];
-		const char *net;
-
-		if (cf_op_rank(op) != CF_R_NET || emit_check(op))
+		if (!ni_of(&doc->op[i], NULL))
 			continue;
-		net = cf_op_get_str(op, "net");
-		if (!cur || strcmp(cur, net)) {
-			if (cur) {
-				yout_seq_end(y);
-				yout_map_end(y);
-			}
-			yout_map_begin(y);
-			yout_key(y, "net type");
-			yout_str(y, net);
-			yout_key(y, "local NI(s)");
-			yout_seq_begin(y);
-			cur = net;
-		}
+		net = cf_op_get_str(&doc->op[i], "net");
+		for (k = 0; k < i && !ni_of(&doc->op[k], net); k++)
+			;
+		if (k < i)
+			continue; /* listed with its net's first NI */
 		yout_map_begin(y);
-		emit_interface(y, cf_op_get_str(op, "interface"));
-		emit_ni_body(y, op);
-		yout_map_end(y);
-	}
-	if (cur) {
+		yout_key(y, "net type");
+		yout_str(y, net);
+		yout_key(y, "local NI(s)");
+		yout_seq_begin(y);
+		for (j = i; j < doc->nop; j++) {
+			if (!ni_of(&doc->op[j], net))
+				continue;
+			yout_map_begin(y);
+			emit_interface(y, cf_op_get_str(&doc->op[j], "interface"));
+			emit_ni_body(y, &doc->op[j]);
+			yout_map_end(y);
+		}
 		yout_seq_end(y);
 		yout_map_end(y);
 	}

@@ -87,7 +87,7 @@ static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	struct lnetd_ni n, *grown;
 	struct st_ni sn;
 	bool changed;
-	size_t i;
+	size_t i, at;
 	int rc;
 
 	rc = lnetd_ni_init(&n, &op->u.ni, m->s, m->len);
@@ -109,13 +109,17 @@ static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		return say(m, -ENOMEM, "out of memory");
 	}
 	d->nis = grown;
-	d->nis[d->nnis++] = n;
+	at = lnetd_ni_place(d, &n);
+	memmove(&d->nis[at + 1], &d->nis[at], (d->nnis - at) * sizeof(*d->nis));
+	d->nis[at] = n;
+	d->nnis++;
 	d->nis_dirty = true;
 	/* Judged now if its interface is there; else accepted as pending. */
-	rc = lnetd_ni_reconcile(d, &d->nis[d->nnis - 1], &changed);
+	rc = lnetd_ni_reconcile(d, &d->nis[at], &changed);
 	if (rc)
-		return say(m, rc, "%s", d->nis[d->nnis - 1].reason);
-	sn = (struct st_ni){.net = n.net,
+		return say(m, rc, "%s", d->nis[at].reason);
+	sn = (struct st_ni){.id = n.id,
+			    .net = n.net,
 			    .ifname = opt(n.ifname),
 			    .pattern = opt(n.pattern),
 			    .cpts = opt(n.cpts)};
@@ -152,6 +156,8 @@ static int op_net_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		rc = store_ni_del(d->store, &key, &serr);
 		if (rc)
 			return say_store(m, rc, &serr);
+		if (lnetd_nis_gone(d, n))
+			return say(m, -ENOMEM, "out of memory");
 		ni_remove(d, n);
 		d->nis_dirty = true;
 		gone++;

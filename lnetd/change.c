@@ -162,6 +162,7 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 				 lnetd_verb_name(ops[i].verb), lnetd_obj_name(ops[i].obj), text);
 		break;
 	}
+	lnetd_nis_gone_clear(d);
 	if (!rc && summary &&
 	    (store_pending(d->store, summary, &change) || lnetd_nis_notes(d, ops, n, summary)))
 		rc = err->rc = -ENOMEM;

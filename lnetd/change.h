@@ -115,6 +115,18 @@ int lnetd_rollback(struct lnetd *d, const struct st_who *who, uint64_t gen,
  */
 int lnetd_op_run(struct lnetd *d, struct lnetd_op *op, char *msg, size_t len);
 
+/*
+ * Where NIs go (nis-order.c): d->nis is in the order they were first added.
+ * An NI that the change in progress deleted and adds again (net set, an
+ * import --replace that changes it) goes back to its place and its store
+ * row; another after every NI.  lnetd_ni_place() gives @n its id and
+ * returns its index in d->nis; lnetd_nis_gone() notes @n before its delete
+ * (0 or -ENOMEM); lnetd_nis_gone_clear() forgets the notes.
+ */
+size_t lnetd_ni_place(struct lnetd *d, struct lnetd_ni *n);
+int lnetd_nis_gone(struct lnetd *d, const struct lnetd_ni *n);
+void lnetd_nis_gone_clear(struct lnetd *d);
+
 /* An expression's canonical text ("" for NULL), malloc'd. */
 char *lnetd_expr_text(const struct lne_expr *e);
 

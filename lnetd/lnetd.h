@@ -80,6 +80,7 @@ struct lnetd_ni_real {
  * must then agree with the pattern), so one entry may give several NIs.
  */
 struct lnetd_ni {
+	int64_t id; /* its store row: d->nis is in this order, the order NIs were added */
 	char net[LNE_NET_STR_MAX], ifname[LNE_IFNAME_MAX]; /* canonical; ifname "" if none */
 	char pattern[LNETD_PATTERN_MAX];		   /* "" if none */
 	char cpts[LNETD_CPTS_MAX];			   /* "" if all */
@@ -109,6 +110,9 @@ struct lnetd {
 	uint64_t generation; /* the store's: one per committed change */
 	bool numa_warned;
 	bool nis_dirty; /* a change in progress touched d->nis */
+	/* The NIs the change in progress deleted (key and id), to put back in place (nis-order.c) */
+	struct lnetd_ni *nis_gone;
+	size_t nnis_gone;
 	/* the userspace engine's router checker (--router-check-interval, --router-ping-timeout) */
 	unsigned int rtr_check_s, rtr_timeout_s;
 	bool avoid_asym; /* --avoid-asym-router-failure */

@@ -106,6 +106,7 @@ int lnetd_ni_init(struct lnetd_ni *n, const struct st_ni *sn, char *why, size_t 
 		return -EINVAL;
 	}
 	lne_net_format(net, n->net, sizeof(n->net));
+	n->id = sn->id;
 	if (!sn->ifname && !sn->pattern) {
 		snprintf(why, len, "an NI of %s needs an interface or an address pattern", n->net);
 		return -EINVAL;

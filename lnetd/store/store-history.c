@@ -151,6 +151,7 @@ enum {
 	U_HP_TYPE,
 	U_HP_DEPTH,
 	U_RULES,
+	U_NI_ID, /* an NI's row, so that one put back takes its place again */
 	U__COUNT
 };
 
@@ -224,7 +225,8 @@ static int undo_one(struct store *st, const struct undo_step *u, struct store_er
 	if (rc)
 		return st_seterr(err, rc, "store: cannot read back the change to undo");
 	if (!strcmp(u->obj, "ni")) {
-		struct st_ni ni = {.net = o.text[U_NET],
+		struct st_ni ni = {.id = o.num[U_NI_ID],
+				   .net = o.text[U_NET],
 				   .ifname = o.text[U_IFNAME],
 				   .pattern = o.text[U_PATTERN],
 				   .cpts = o.text[U_CPTS]};

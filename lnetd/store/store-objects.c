@@ -43,6 +43,7 @@ static void ni_bind(sqlite3_stmt *s, const void *obj)
 	bind_text(s, 4, ni->cpts);
 	for (k = 0; k < LNE_TUN__COUNT; k++)
 		bind_int(s, 5 + k, ni->tun[k]);
+	sqlite3_bind_int64(s, sqlite3_bind_parameter_index(s, ":id"), ni->id);
 }
 
 static void ni_row(sqlite3_stmt *s, struct st_ni *ni)
@@ -55,6 +56,7 @@ static void ni_row(sqlite3_stmt *s, struct st_ni *ni)
 	ni->cpts = col_text(s, 3);
 	for (k = 0; k < LNE_TUN__COUNT; k++)
 		ni->tun[k] = col_int(s, 4 + k);
+	ni->id = sqlite3_column_int64(s, 4 + LNE_TUN__COUNT);
 }
 
 int st_ni_copy(struct st_ni *dst, const struct st_ni *src)
@@ -250,7 +252,7 @@ static const struct kind_sql {
 	void (*bind)(sqlite3_stmt *s, const void *obj);
 	int (*read)(sqlite3_stmt *s, void *obj); /* a copy of the looked-up row */
 } kind_sql[] = {
-	[K_NI] = {S_NI_GET, 4 + LNE_TUN__COUNT, ni_key, ni_bind, ni_read}, /* after NI_COLS */
+	[K_NI] = {S_NI_GET, 5 + LNE_TUN__COUNT, ni_key, ni_bind, ni_read}, /* after NI_COLS, id */
 	[K_ROUTE] = {S_ROUTE_GET, 2 + LNE_ROUTE_A__COUNT, route_key, route_bind, route_read},
 	[K_GLOBAL] = {S_GLOBAL_GET, 1, global_key, global_bind, global_read},
 	[K_RULE] = {S_RULE_GET, 5, rule_key, rule_bind, rule_read},

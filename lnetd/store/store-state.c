@@ -116,7 +116,8 @@ static int ni_cmp(const void *x, const void *y)
 	c = c ? c : cmp_str(a->cpts, b->cpts);
 	for (k = 0; !c && k < LNE_TUN__COUNT; k++)
 		c = cmp_int(a->tun[k], b->tun[k]);
-	return c;
+	/* The same NI in another row is in another place: it goes back to its own. */
+	return c || !a->id || !b->id ? c : cmp_int(a->id, b->id);
 }
 
 static int peer_cmp(const void *x, const void *y)

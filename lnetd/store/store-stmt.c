@@ -24,8 +24,8 @@
 #define TUN_JSON(id, name, ...)	 ", '" #name "', " #name
 #define TUN_FIELD(id, name, ...) "json_extract(?1, '$." #name "'), "
 #define NI_COLS			 "net, ifname, pattern, cpts" LNE_TUNABLES(TUN_COL)
-#define NI_JSON                                                                                    \
-	"json_object('net', net, 'ifname', ifname, 'pattern', pattern, 'cpts', cpts" LNE_TUNABLES( \
+#define NI_JSON                                                                                              \
+	"json_object('id', id, 'net', net, 'ifname', ifname, 'pattern', pattern, 'cpts', cpts" LNE_TUNABLES( \
 		TUN_JSON) ")"
 #define NI_KEY                                                                                         \
 	"net = ?1 AND CASE WHEN ?2 IS NOT NULL THEN ifname = ?2 ELSE ifname IS NULL AND pattern = ?3 " \
@@ -76,13 +76,15 @@ const char *const st_sql[S__COUNT] = {
 	/* The oldest generation the history can return to: the one before its first entry. */
 	[S_HIST_OLDEST] = "SELECT coalesce(min(gen), 1) - 1 FROM history",
 	/* A bare ? is numbered after the highest before it: the tunables are ?5, ?6, ... */
-	[S_NI_ADD] = "INSERT INTO ni (" NI_COLS
-		     ") VALUES (?1, ?2, ?3, ?4" LNE_TUNABLES(TUN_PARAM) ") RETURNING " NI_JSON,
-	[S_NI_GET] = "SELECT " NI_COLS ", " NI_JSON " FROM ni WHERE " NI_KEY,
+	/* The row's id is :id, named (it follows the tunables); none (0): SQLite's next. */
+	[S_NI_ADD] = "INSERT INTO ni (" NI_COLS ", id) VALUES (?1, ?2, ?3, ?4" LNE_TUNABLES(
+		TUN_PARAM) ", nullif(:id, 0)) RETURNING " NI_JSON,
+	[S_NI_GET] = "SELECT " NI_COLS ", id, " NI_JSON " FROM ni WHERE " NI_KEY,
 	[S_NI_UPDATE] = "UPDATE ni SET cpts = ?4" LNE_TUNABLES(TUN_SET) " WHERE " NI_KEY
 									" RETURNING " NI_JSON,
 	[S_NI_DEL] = "DELETE FROM ni WHERE " NI_KEY " RETURNING " NI_JSON,
-	[S_NI_LIST] = "SELECT " NI_COLS " FROM ni ORDER BY net, ifname, pattern",
+	/* In the order they were added, as Lustre lists them. */
+	[S_NI_LIST] = "SELECT " NI_COLS ", id FROM ni ORDER BY id",
 	[S_PEER_ADD] = "INSERT INTO peer (nid, mr) VALUES (?1, ?2)",
 	[S_PEER_JSON] = "SELECT " PEER_JSON " FROM peer p WHERE p.nid = ?1",
 	[S_PEER_MR] = "UPDATE peer SET mr = ?2 WHERE nid = ?1",
@@ -149,7 +151,8 @@ const char *const st_sql[S__COUNT] = {
 						     "json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
 						     "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
 						     "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
-						     "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules')",
+						     "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules'), "
+						     "json_extract(?1, '$.id')",
 	[S_JSON_NIDS] = "SELECT value FROM json_each(?1, '$.nids') ORDER BY key",
 };
 

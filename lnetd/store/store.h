@@ -72,6 +72,9 @@ struct store_err {
 
 /* A local NI.  Key: (net, ifname) when ifname is set, else (net, pattern). */
 struct st_ni {
+	/* Its row: the NIs list in this order, the order they were first added.
+	 * 0 on an add: after every other; an NI put back (undo, net set) keeps its own. */
+	int64_t id;
 	const char *net;     /* "tcp1" */
 	const char *ifname;  /* NULL: placed by the pattern alone */
 	const char *pattern; /* ip2nets address pattern, or NULL */

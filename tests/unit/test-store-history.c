@@ -228,7 +228,7 @@ START_TEST(history_records_every_change)
 	ck_assert_str_eq(h.summary, "+ni tcp eth0");
 	ck_assert_str_eq(
 		h.change,
-		"[{\"op\":\"add\",\"obj\":\"ni\",\"new\":{\"net\":\"tcp\",\"ifname\":\"eth0\","
+		"[{\"op\":\"add\",\"obj\":\"ni\",\"new\":{\"id\":1,\"net\":\"tcp\",\"ifname\":\"eth0\","
 		"\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,\"peer_credits\":null,"
 		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null}}]");
 	st_hist_clear(&h);
@@ -252,9 +252,9 @@ START_TEST(history_records_every_change)
 				    "+rule 0\n-rule 0");
 	ck_assert_str_eq(
 		h.change,
-		"[{\"op\":\"mod\",\"obj\":\"ni\",\"old\":{\"net\":\"tcp\",\"ifname\":\"eth0\","
+		"[{\"op\":\"mod\",\"obj\":\"ni\",\"old\":{\"id\":1,\"net\":\"tcp\",\"ifname\":\"eth0\","
 		"\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,\"peer_credits\":null,"
-		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null},\"new\":{\"net\":\"tcp\","
+		"\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null},\"new\":{\"id\":1,\"net\":\"tcp\","
 		"\"ifname\":\"eth0\",\"pattern\":null,\"cpts\":null,\"peer_timeout\":null,"
 		"\"peer_credits\":8,\"peer_buffer_credits\":null,\"credits\":null,\"conns_per_peer\":null,\"tos\":null,\"timeout\":null}},\n"
 		"{\"op\":\"del\",\"obj\":\"peer\",\"old\":{\"nid\":\"10.0.0.1@tcp\",\"mr\":1,"
@@ -452,6 +452,67 @@ START_TEST(history_is_bounded)
 }
 END_TEST
 
+/*
+ * NIs list in the order they were first added, as Lustre lists them: across
+ * a reopen, a change that puts an NI back under its id (net set: a delete
+ * and an add), an undo and a replace by an earlier state.
+ */
+START_TEST(nis_keep_the_order_they_were_added)
+{
+	static const char *const added = "ni tcp1 ethB - - -1 -1 -1 -1\n"
+					 "ni tcp ethA - - -1 -1 -1 -1\n"
+					 "ni tcp1 ethC - - -1 -1 -1 -1\n";
+	struct st_ni b = NI("tcp1", "ethB", NULL), a = NI("tcp", "ethA", NULL),
+		     c = NI("tcp1", "ethC", NULL), got;
+	struct st_state s;
+	uint64_t gen;
+
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_ni_add(st, &b, err));
+	OK(store_ni_add(st, &a, err));
+	OK(store_ni_add(st, &c, err));
+	gen = commit("add");
+	DUMP_EQ(added);
+	store_close(st);
+	st = open_ok();
+	DUMP_EQ(added);
+	ck_assert_int_eq(store_state_get(st, &s), 0);
+
+	OK(store_begin(st));
+	OK(store_ni_get(st, &b, &got, err));
+	OK(store_ni_del(st, &b, err));
+	got.peer_credits = 8;
+	OK(store_ni_add(st, &got, err));
+	st_ni_clear(&got);
+	commit("net set");
+	DUMP_EQ("ni tcp1 ethB - - -1 8 -1 -1\nni tcp ethA - - -1 -1 -1 -1\n"
+		"ni tcp1 ethC - - -1 -1 -1 -1\n");
+	OK(store_begin(st));
+	OK(store_ni_del(st, &b, err));
+	OK(store_ni_del(st, &a, err));
+	OK(store_ni_add(st, &a, err));
+	commit("del, add");
+	DUMP_EQ("ni tcp1 ethC - - -1 -1 -1 -1\nni tcp ethA - - -1 -1 -1 -1\n");
+
+	OK(store_begin(st));
+	OK(store_undo_after(st, gen, err));
+	commit("rollback");
+	DUMP_EQ(added);
+	OK(store_begin(st));
+	OK(store_ni_del(st, &b, err));
+	OK(store_ni_add(st, &b, err));
+	commit("del, add");
+	DUMP_EQ("ni tcp ethA - - -1 -1 -1 -1\nni tcp1 ethC - - -1 -1 -1 -1\n"
+		"ni tcp1 ethB - - -1 -1 -1 -1\n");
+	OK(store_begin(st));
+	OK(store_state_replace(st, &s, err));
+	commit("replace");
+	DUMP_EQ(added);
+	st_state_clear(&s);
+}
+END_TEST
+
 START_TEST(state_replace_records_only_differences)
 {
 	struct st_ni eth1 = NI("tcp", "eth1", NULL),
@@ -639,6 +700,7 @@ void store_history_tests(TCase *tc)
 	tcase_add_test(tc, dry_run_writes_no_peer);
 	tcase_add_test(tc, history_records_every_change);
 	tcase_add_test(tc, state_replace_records_only_differences);
+	tcase_add_test(tc, nis_keep_the_order_they_were_added);
 	tcase_add_test(tc, undo_returns_to_every_generation);
 	tcase_add_test(tc, history_is_bounded);
 	tcase_add_test(tc, crash_before_commit_leaves_nothing);

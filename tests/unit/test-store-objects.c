@@ -29,10 +29,11 @@ START_TEST(ni_round_trip)
 	OK(store_ni_add(st, &b, err));
 	OK(store_ni_add(st, &c, err));
 	OK(store_ni_add(st, &d, err));
-	DUMP_EQ("ni o2ib ib0 192.168.*.* - -1 -1 -1 -1\n"
-		"ni tcp - 10.0.0.* - -1 -1 -1 -1\n"
+	/* In the order added, not sorted (nis_keep_the_order_they_were_added). */
+	DUMP_EQ("ni tcp1 eth1 - - -1 -1 -1 -1\n"
 		"ni tcp eth0 - [0,1] 180 8 0 256\n"
-		"ni tcp1 eth1 - - -1 -1 -1 -1\n");
+		"ni tcp - 10.0.0.* - -1 -1 -1 -1\n"
+		"ni o2ib ib0 192.168.*.* - -1 -1 -1 -1\n");
 
 	key = NI("tcp", "eth0", NULL);
 	OK(store_ni_get(st, &key, &got, err));
@@ -70,7 +71,7 @@ START_TEST(ni_round_trip)
 	key = NI("tcp", NULL, "10.0.0.*");
 	OK(store_ni_del(st, &key, err));
 	commit("nis");
-	DUMP_EQ("ni o2ib ib0 192.168.*.* - -1 -1 -1 -1\nni tcp1 eth1 - - -1 -1 -1 -1\n");
+	DUMP_EQ("ni tcp1 eth1 - - -1 -1 -1 -1\nni o2ib ib0 192.168.*.* - -1 -1 -1 -1\n");
 }
 END_TEST
 
@@ -318,8 +319,8 @@ START_TEST(refusals_name_the_object_and_change_nothing)
 	free(change);
 	gen = commit("refusals");
 	ck_assert_uint_eq(gen, 1);
-	DUMP_EQ("ni tcp - 10.* - -1 -1 -1 -1\n"
-		"ni tcp eth0 - - -1 -1 -1 -1\n"
+	DUMP_EQ("ni tcp eth0 - - -1 -1 -1 -1\n"
+		"ni tcp - 10.* - -1 -1 -1 -1\n"
 		"ni tcp eth1 10.* - -1 -1 -1 -1\n"
 		"peer 10.0.0.1@tcp mr=1 10.0.0.2@tcp\n"
 		"peer 10.0.0.8@tcp mr=0\n"
