@@ -54,6 +54,62 @@ static int check_tunables(const struct lne_tunables *t, const char *nid, struct 
 	return lne_err_set(err, -EINVAL, nid, -1, "%s must be %u to %u", d->name, d->min, d->max);
 }
 
+/* The NI of @ln at place @id, if any. */
+static struct lne_ni *ni_at(const struct lne_inst *ln, u64 id)
+{
+	struct lne_ni *ni;
+
+	lne_list_for_each_entry(ni, &ln->nis, all_link)
+		if (ni->id == id)
+			return ni;
+	return NULL;
+}
+
+/* Insert @ni (its id set) in both its lists by id. */
+static void ni_place(struct lne_inst *ln, struct lne_ni *ni)
+{
+	struct lne_list *at = &ln->nis;
+	struct lne_ni *o;
+
+	lne_list_for_each_entry(o, &ln->nis, all_link)
+		if (o->id > ni->id) {
+			at = &o->all_link;
+			break;
+		}
+	lne_list_add_tail(&ni->all_link, at);
+	at = &ni->net->nis;
+	lne_list_for_each_entry(o, &ni->net->nis, link)
+		if (o->id > ni->id) {
+			at = &o->link;
+			break;
+		}
+	lne_list_add_tail(&ni->link, at);
+}
+
+/* Insert @net among the nets where an NI with id @first goes: a net is where its first NI is. */
+static void net_place(struct lne_inst *ln, struct lne_net *net, u64 first)
+{
+	struct lne_list *at = &ln->nets;
+	struct lne_net *m;
+
+	lne_list_for_each_entry(m, &ln->nets, link)
+		if (m->nni && lne_list_entry(m->nis.next, struct lne_ni, link)->id > first) {
+			at = &m->link;
+			break;
+		}
+	lne_list_add_tail(&net->link, at);
+}
+
+/* The place of an NI given none: after the last (places from 2^63 on are for those). */
+static u64 ni_next_place(const struct lne_inst *ln)
+{
+	u64 last = lne_list_empty(&ln->nis)
+			   ? 0
+			   : lne_list_entry(ln->nis.prev, struct lne_ni, all_link)->id;
+
+	return last < LNE_NI_PLACE_AUTO ? LNE_NI_PLACE_AUTO : last + 1;
+}
+
 int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err *err)
 {
 	char buf[LNE_NID_STR_MAX];
@@ -88,6 +144,15 @@ int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err 
 		if (rc)
 			return rc;
 	}
+	if (c->order && ni_at(ln, c->order)) {
+		char other[LNE_NID_STR_MAX];
+
+		return lne_err_set(err, -EEXIST, buf, -1, "its place %llu is NI %s's",
+				   (unsigned long long)c->order,
+				   modeli_nid_str(&ni_at(ln, c->order)->nid, other));
+	}
+	if (!c->order && ni_next_place(ln) == 0)
+		return lne_err_set(err, -ENOSPC, buf, -1, "no place is left after the last NI");
 
 	ni = lne_zalloc(sizeof(*ni));
 	if (!ni)
@@ -105,7 +170,7 @@ int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err 
 		if (!net->rnet)
 			goto nomem;
 		net->rnet->local = net;
-		lne_list_add_tail(&net->link, &ln->nets);
+		net_place(ln, net, c->order ? c->order : ni_next_place(ln));
 		lne_udsp_net_added(ln, net);
 	}
 	ni->net = net;
@@ -122,9 +187,12 @@ int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err 
 	else
 		lne_tunables_default(c->nid.lnd, &ni->tun);
 	ni->credits = (s32)ni->tun.credits;
-	ni->id = ln->next_id++;
-	lne_list_add_tail(&ni->link, &net->nis);
-	lne_list_add_tail(&ni->all_link, &ln->nis);
+	ni->id = c->order ? c->order : ni_next_place(ln);
+	ni_place(ln, ni);
+	if (!new_net && net->nis.next == &ni->link) {
+		lne_list_del(&net->link);
+		net_place(ln, net, ni->id);
+	}
 	ni->hnext = *ni_slot(ln, &ni->nid);
 	*ni_slot(ln, &ni->nid) = ni;
 	net->nni++;
@@ -177,8 +245,12 @@ int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *e
 	net->nni--;
 	ln->nni--;
 	lne_free(ni);
-	if (!net->nni)
+	if (!net->nni) {
 		net_free(net);
+	} else {
+		lne_list_del(&net->link);
+		net_place(ln, net, lne_list_entry(net->nis.next, struct lne_ni, link)->id);
+	}
 	lne_changed(ln);
 	return 0;
 }

@@ -226,7 +226,8 @@ struct lne_inst *lne_inst_copy(const struct lne_inst *src)
 					.ifname = ni->ifname,
 					.cpts = ni->cpts,
 					.dev_cpt = ni->dev_cpt,
-					.tun = &ni->tun};
+					.tun = &ni->tun,
+					.order = ni->id};
 		struct lne_ni *to;
 
 		if (rc)

@@ -52,7 +52,7 @@ struct lne_prio {
 };
 
 struct lne_net {
-	struct lne_list link; /* in inst->nets, creation order */
+	struct lne_list link; /* in inst->nets, by the id of its first NI */
 	lne_net_t id;
 	struct lne_list nis;
 	u32 nni;
@@ -62,10 +62,10 @@ struct lne_net {
 
 struct lne_ni {
 	struct lne_ni *hnext;	  /* inst->ni_htab chain */
-	struct lne_list link;	  /* in net->nis, creation order */
-	struct lne_list all_link; /* in inst->nis, creation order */
+	struct lne_list link;	  /* in net->nis, by id */
+	struct lne_list all_link; /* in inst->nis, by id */
 	struct lne_net *net;
-	u64 id; /* creation number: the dump cursor */
+	u64 id; /* its place (lne_ni_conf.order), unique: the order of the lists and the dump cursor */
 	struct lne_nid nid;
 	char ifname[LNE_IFNAME_MAX];
 	u64 cpts;	      /* CPTs it serves (bit per CPT); 0 = all */
@@ -271,7 +271,16 @@ struct lne_ni_conf {
 	u64 cpts;			/* 0 = all */
 	s16 dev_cpt;			/* LNE_CPT_ANY if unknown */
 	const struct lne_tunables *tun; /* NULL = the LND's defaults */
+	/*
+	 * Where the NI goes among the others (its id): lower first; 0 = after
+	 * every NI.  Ping info lists NIDs in this order, and a peer discovering
+	 * the node takes the first as its primary NID, so lnetd gives each NI
+	 * the place it was first configured in, kept when it is changed by a
+	 * delete and an add.  Two NIs cannot have one place.
+	 */
+	u64 order;
 };
+#define LNE_NI_PLACE_AUTO (1ull << 63) /* the places of NIs given none start here */
 
 int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *conf, struct lne_err *err);
 int lne_ni_del(struct lne_inst *ln, const struct lne_nid *nid, struct lne_err *err);

@@ -74,6 +74,9 @@ static struct netlink_range_validation tun_range[LNE_TUN__COUNT] = {
 #undef TUN_RANGE
 };
 
+/* An NI's place: lnetd's are below 2^63; the module gives those above to NIs added without. */
+static struct netlink_range_validation place_range = {.min = 1, .max = S64_MAX};
+
 const struct nla_policy lnk_nl_ni_policy[LNETK_NI_A_MAX + 1] = {
 	[LNETK_NI_A_NID] = STR(LNETK_NID_MAX),
 	[LNETK_NI_A_IFNAME] = STR(LNETK_IFNAME_MAX),
@@ -86,6 +89,7 @@ const struct nla_policy lnk_nl_ni_policy[LNETK_NI_A_MAX + 1] = {
 		[LNETK_NI_A_UP] = NLA_POLICY_MAX(NLA_U8, 1),
 	[LNETK_NI_A_HEALTH] = NLA_POLICY_MAX(NLA_U32, LNE_HEALTH_MAX),
 	[LNETK_NI_A_TX_CREDITS] = {.type = NLA_S32},
+	[LNETK_NI_A_PLACE] = NLA_POLICY_FULL_RANGE(NLA_U64, &place_range),
 };
 
 const struct nla_policy lnk_nl_pni_policy[LNETK_PNI_A_MAX + 1] = {

@@ -58,10 +58,13 @@ int lnk_nl_ni_add_nest(struct lne_inst *inst, const struct nlattr *nest,
 		c.cpts = nla_get_u64(tb[LNETK_NI_A_CPTS]);
 	if (tb[LNETK_NI_A_DEV_CPT])
 		c.dev_cpt = (s16)nla_get_s32(tb[LNETK_NI_A_DEV_CPT]);
+	if (tb[LNETK_NI_A_PLACE])
+		c.order = nla_get_u64(tb[LNETK_NI_A_PLACE]);
 	/* By name, not by range: an attribute appended later is refused until taken. */
 	for (rc = 1; rc <= LNETK_NI_A_MAX; rc++)
 		if (tb[rc] && rc != LNETK_NI_A_NID && rc != LNETK_NI_A_IFNAME &&
-		    rc != LNETK_NI_A_CPTS && rc != LNETK_NI_A_DEV_CPT && !is_tunable(rc))
+		    rc != LNETK_NI_A_CPTS && rc != LNETK_NI_A_DEV_CPT && rc != LNETK_NI_A_PLACE &&
+		    !is_tunable(rc))
 			return lnk_nl_refuse(extack, tb[rc], -EINVAL,
 					     "state is set with LNETK_CMD_NI_SET, not when adding");
 	rc = lne_ni_add(inst, &c, &err);
@@ -175,6 +178,7 @@ static int nl_put_ni(struct sk_buff *skb, const struct lne_ni *ni)
 	if (lnk_nl_put_nid(skb, LNETK_NI_A_NID, &ni->nid) ||
 	    (ni->ifname[0] && nla_put_string(skb, LNETK_NI_A_IFNAME, ni->ifname)) ||
 	    nla_put_u64_64bit(skb, LNETK_NI_A_CPTS, ni->cpts, LNETK_NI_A_PAD) ||
+	    nla_put_u64_64bit(skb, LNETK_NI_A_PLACE, ni->id, LNETK_NI_A_PAD) ||
 	    nla_put_s32(skb, LNETK_NI_A_DEV_CPT, ni->dev_cpt) || nl_put_tun(skb, &ni->tun) ||
 	    nla_put_u8(skb, LNETK_NI_A_UP, ni->up) ||
 	    nla_put_u32(skb, LNETK_NI_A_HEALTH, ni->health) ||

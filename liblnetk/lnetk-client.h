@@ -90,6 +90,7 @@ enum {
 	LNETK_HAS_NI_IFNAME = 1 << 0,
 	LNETK_HAS_NI_CPTS = 1 << 1,
 	LNETK_HAS_NI_DEV_CPT = 1 << 2,
+	LNETK_HAS_NI_PLACE = 1 << 3,
 	LNETK_HAS_NI_UP = 1 << 7,
 	LNETK_HAS_NI_HEALTH = 1 << 8,
 	LNETK_HAS_NI_TX_CREDITS = 1 << 9,
@@ -101,6 +102,7 @@ struct lnetk_ni {
 	char ifname[LNETK_IFNAME_MAX];
 	uint64_t cpts; /* bit per CPT served, 0 = all */
 	int32_t dev_cpt;
+	uint64_t place;		 /* its place among the NIs, lower first (lne_ni_conf.order) */
 	struct lne_tunables tun; /* engine/tunables.h */
 	unsigned int tun_has;	 /* bit (1 << enum lne_tun) per tunable given */
 	bool up;
@@ -116,7 +118,7 @@ typedef int (*lnetk_ni_cb)(const struct lnetk_ni *ni, void *arg);
 /* Every tunable, for tun_has. */
 #define LNETK_TUN_ALL ((1u << LNE_TUN__COUNT) - 1)
 
-/* NI_ADD takes ifname, cpts, dev_cpt and the tunables; NI_SET up, health, tx_credits. */
+/* NI_ADD takes ifname, cpts, dev_cpt, place and the tunables; NI_SET up, health, tx_credits. */
 int lnetk_ni_add(struct lnetk *lk, const struct lnetk_ni *ni, struct lnetk_err *err);
 int lnetk_ni_set(struct lnetk *lk, const struct lnetk_ni *ni, struct lnetk_err *err);
 int lnetk_ni_del(struct lnetk *lk, const char *nid, struct lnetk_err *err);

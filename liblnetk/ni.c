@@ -8,7 +8,8 @@
 
 #include "client-int.h"
 
-#define NI_ADD_FIELDS (LNETK_HAS_NI_IFNAME | LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT)
+#define NI_ADD_FIELDS \
+	(LNETK_HAS_NI_IFNAME | LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT | LNETK_HAS_NI_PLACE)
 
 /* The genl attribute of each tunable (engine/tunables.h). */
 static const uint16_t tun_genl[LNE_TUN__COUNT] = {LNE_TUNABLES(LNE_TUN_GENL)};
@@ -27,6 +28,7 @@ static int put_ni(struct nl_msg *msg, const struct lnetk_ni *ni, unsigned int fi
 	if (((has & LNETK_HAS_NI_IFNAME) && nla_put_string(msg, LNETK_NI_A_IFNAME, ni->ifname)) ||
 	    ((has & LNETK_HAS_NI_CPTS) && nla_put_u64(msg, LNETK_NI_A_CPTS, ni->cpts)) ||
 	    ((has & LNETK_HAS_NI_DEV_CPT) && nla_put_s32(msg, LNETK_NI_A_DEV_CPT, ni->dev_cpt)) ||
+	    ((has & LNETK_HAS_NI_PLACE) && nla_put_u64(msg, LNETK_NI_A_PLACE, ni->place)) ||
 	    ((has & LNETK_HAS_NI_UP) && nla_put_u8(msg, LNETK_NI_A_UP, ni->up)) ||
 	    ((has & LNETK_HAS_NI_HEALTH) && nla_put_u32(msg, LNETK_NI_A_HEALTH, ni->health)) ||
 	    ((has & LNETK_HAS_NI_TX_CREDITS) &&
@@ -62,6 +64,7 @@ static const struct nla_policy ni_policy[LNETK_NI_A_MAX + 1] = {
 	[LNETK_NI_A_IFNAME] = {.type = NLA_STRING},
 	[LNETK_NI_A_CPTS] = {.type = NLA_U64},
 	[LNETK_NI_A_DEV_CPT] = {.type = NLA_U32},
+	[LNETK_NI_A_PLACE] = {.type = NLA_U64},
 #define TUN_POLICY(id, name, opt, sec, genl, ...) [genl] = {.type = NLA_U32},
 	LNE_TUNABLES(TUN_POLICY)
 #undef TUN_POLICY
@@ -95,6 +98,10 @@ static int parse_ni(struct nlattr *nest, struct lnetk_ni *ni)
 	if (tb[LNETK_NI_A_CPTS]) {
 		ni->has |= LNETK_HAS_NI_CPTS;
 		ni->cpts = nla_get_u64(tb[LNETK_NI_A_CPTS]);
+	}
+	if (tb[LNETK_NI_A_PLACE]) {
+		ni->has |= LNETK_HAS_NI_PLACE;
+		ni->place = nla_get_u64(tb[LNETK_NI_A_PLACE]);
 	}
 	ni->dev_cpt = get_s32_or(tb[LNETK_NI_A_DEV_CPT], -1);
 	ni->has |= tb[LNETK_NI_A_DEV_CPT] ? LNETK_HAS_NI_DEV_CPT : 0;

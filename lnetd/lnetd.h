@@ -68,6 +68,7 @@
 struct lnetd_ni_real {
 	char ifname[LNE_IFNAME_MAX];
 	struct lne_nid nid;
+	u64 place; /* its place among the engine's NIs (lne_ni_conf.order) */
 };
 
 /*

@@ -339,6 +339,28 @@ static void explain_none(struct lnetd *d, struct lnetd_ni *n, const struct want 
 			   n->ifname, n->pattern);
 }
 
+/*
+ * The engine's place for a new NI of @n: the NIs of one configured NI sit
+ * together, where it was first added (its row id), each in a slot of its
+ * own; 0 (after every NI) for an NI with no row.
+ */
+static u64 real_place(const struct lnetd_ni *n)
+{
+	u64 base, slot;
+	size_t i;
+
+	if (n->id <= 0 || n->id >= (int64_t)1 << 46)
+		return 0;
+	base = (u64)n->id << 16;
+	for (slot = 0; slot < 0xffff; slot++) {
+		for (i = 0; i < n->nreal && n->real[i].place != base + slot; i++)
+			;
+		if (i == n->nreal)
+			return base + slot;
+	}
+	return 0;
+}
+
 static bool real_in(const struct lnetd_ni_real *r, const struct lnetd_ni_real *set, size_t n)
 {
 	size_t i;
@@ -416,6 +438,7 @@ int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
 					.tun = &n->tun};
 
 		if (!real_in(&wt.w[i], n->real, n->nreal)) {
+			wt.w[i].place = c.order = real_place(n);
 			rc = lne_ni_add(d->mirror, &c, &err);
 			if (rc) {
 				set_reason(n, "%s", err.msg);

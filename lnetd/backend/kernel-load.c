@@ -60,7 +60,8 @@ static int load_ni(const struct lnetk_ni *k, void *arg)
 	struct lne_ni_conf c = {.ifname = k->ifname[0] ? k->ifname : NULL,
 				.cpts = k->cpts,
 				.dev_cpt = (s16)k->dev_cpt,
-				.tun = &tun};
+				.tun = &tun,
+				.order = k->place};
 
 	if (lne_nid_parse(k->nid, &c.nid, &l->err))
 		return load_refused(l, "NI", k->nid);

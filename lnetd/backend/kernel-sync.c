@@ -333,7 +333,7 @@ static void peers_delete(struct sync *s)
 static bool ni_same(const struct lne_ni *a, const struct lne_ni *b)
 {
 	return !strcmp(a->ifname, b->ifname) && a->cpts == b->cpts && a->dev_cpt == b->dev_cpt &&
-	       !memcmp(&a->tun, &b->tun, sizeof(a->tun));
+	       a->id == b->id && !memcmp(&a->tun, &b->tun, sizeof(a->tun));
 }
 
 static void nis_delete(struct sync *s)
@@ -417,10 +417,13 @@ static void ni_add(struct sync *s, const struct lne_ni *w)
 				.ifname = w->ifname[0] ? w->ifname : NULL,
 				.cpts = w->cpts,
 				.dev_cpt = w->dev_cpt,
-				.tun = &w->tun};
-	struct lnetk_ni k = {.has = LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT,
+				.tun = &w->tun,
+				.order = w->id};
+	struct lnetk_ni k = {.has = LNETK_HAS_NI_CPTS | LNETK_HAS_NI_DEV_CPT |
+				    (w->id < LNE_NI_PLACE_AUTO ? LNETK_HAS_NI_PLACE : 0),
 			     .cpts = w->cpts,
 			     .dev_cpt = w->dev_cpt,
+			     .place = w->id,
 			     .tun = w->tun,
 			     .tun_has = LNETK_TUN_ALL};
 	struct lne_err le = {.msg = ""};

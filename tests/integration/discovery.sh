@@ -140,6 +140,14 @@ for _ in $(seq 100); do
 done
 check "b learnt a's third NID from a's push" test -n "$got"
 
+# A change to b's first NI (a delete and an add in the engine) leaves it first:
+# b's ping info still gives 10.78.0.2@tcp first, the primary NID a peer takes.
+on b net set --nid 10.78.0.2@tcp --conns-per-peer 2
+check "b: its first NI's tunable changed" test "$RC" = 0
+on a ping 10.78.1.2@tcp
+diag "$OUT"
+check "b's ping info still lists its first NI first" has "primary nid: 10.78.0.2@tcp"
+
 # Off: no discovery; asked for, it says why.
 on a set discovery 0
 on a discover 10.78.0.2@tcp

@@ -66,6 +66,91 @@ START_TEST(net_lives_while_it_has_nis)
 }
 END_TEST
 
+/* The NIDs of @ln's NIs in list order, and its nets' first NIs, as text. */
+static void ni_order(const struct lne_inst *ln, char *out, size_t cap)
+{
+	char nid[LNE_NID_STR_MAX];
+	const struct lne_net *net;
+	const struct lne_ni *ni;
+	size_t len = 0;
+
+	out[0] = 0;
+	lne_list_for_each_entry(ni, &ln->nis, all_link) {
+		lne_nid_format(&ni->nid, nid, sizeof(nid));
+		len += (size_t)snprintf(out + len, cap - len, "%s ", nid);
+	}
+	len += (size_t)snprintf(out + len, cap - len, "|");
+	lne_list_for_each_entry(net, &ln->nets, link) {
+		lne_nid_format(&lne_list_entry(net->nis.next, struct lne_ni, link)->nid, nid,
+			       sizeof(nid));
+		len += (size_t)snprintf(out + len, cap - len, " %s", nid);
+	}
+}
+
+static int ni_add_at(struct lne_inst *ln, const char *s, u64 place, struct lne_err *err)
+{
+	struct lne_ni_conf c = {.nid = N(s), .dev_cpt = LNE_CPT_ANY, .order = place};
+
+	return lne_ni_add(ln, &c, err);
+}
+
+/*
+ * NIs keep the places they are given, whatever the order of the adds, and a
+ * net is where its first NI is: an NI deleted and added back at its place
+ * (lnetd changing it) is where it was, so ping info, and the primary NID a
+ * discovering peer takes from it, do not change.
+ */
+START_TEST(nis_keep_their_places)
+{
+	struct lne_inst *ln = lne_inst_new();
+	char got[512];
+
+	ck_assert_int_eq(ni_add_at(ln, "10.0.0.3@tcp1", 30, NULL), 0);
+	ck_assert_int_eq(ni_add_at(ln, "10.0.0.1@tcp", 10, NULL), 0);
+	ck_assert_int_eq(ni_add_at(ln, "10.0.0.2@tcp1", 20, NULL), 0);
+	ck_assert_int_eq(ni_add(ln, "10.0.0.9@tcp", NULL), 0); /* no place: after every NI */
+	ni_order(ln, got, sizeof(got));
+	ck_assert_str_eq(got, "10.0.0.1@tcp 10.0.0.2@tcp1 10.0.0.3@tcp1 10.0.0.9@tcp | "
+			      "10.0.0.1@tcp 10.0.0.2@tcp1");
+	/* The first NI changed (deleted, added back at its place): nothing moves. */
+	ck_assert_int_eq(lne_ni_del(ln, NP("10.0.0.1@tcp"), NULL), 0);
+	ni_order(ln, got, sizeof(got));
+	ck_assert_str_eq(got, "10.0.0.2@tcp1 10.0.0.3@tcp1 10.0.0.9@tcp | "
+			      "10.0.0.2@tcp1 10.0.0.9@tcp");
+	ck_assert_int_eq(ni_add_at(ln, "10.0.0.1@tcp", 10, NULL), 0);
+	ni_order(ln, got, sizeof(got));
+	ck_assert_str_eq(got, "10.0.0.1@tcp 10.0.0.2@tcp1 10.0.0.3@tcp1 10.0.0.9@tcp | "
+			      "10.0.0.1@tcp 10.0.0.2@tcp1");
+	/* A net whose only NI goes and comes back is where it was too. */
+	ck_assert_int_eq(lne_ni_del(ln, NP("10.0.0.9@tcp"), NULL), 0);
+	ck_assert_int_eq(lne_ni_del(ln, NP("10.0.0.1@tcp"), NULL), 0);
+	ck_assert_int_eq(ni_add_at(ln, "10.0.0.1@tcp", 10, NULL), 0);
+	ni_order(ln, got, sizeof(got));
+	ck_assert_str_eq(got, "10.0.0.1@tcp 10.0.0.2@tcp1 10.0.0.3@tcp1 | "
+			      "10.0.0.1@tcp 10.0.0.2@tcp1");
+	/* One place, one NI: refused, naming the NI that has it, and nothing changes. */
+	REFUSED(ln, -EEXIST, ni_add_at(ln, "10.0.0.4@tcp", 20, err));
+	{
+		struct lne_err e = {.msg = ""};
+
+		ni_add_at(ln, "10.0.0.4@tcp", 20, &e);
+		ck_assert_msg(strstr(e.msg, "10.0.0.2@tcp1"), "%s", e.msg);
+	}
+	/* A copy keeps the places. */
+	{
+		struct lne_inst *cp = lne_inst_copy(ln);
+		char was[512];
+
+		ck_assert_ptr_nonnull(cp);
+		ni_order(cp, was, sizeof(was));
+		ni_order(ln, got, sizeof(got));
+		ck_assert_str_eq(was, got);
+		lne_inst_free(cp);
+	}
+	lne_inst_free(ln);
+}
+END_TEST
+
 START_TEST(ni_refusals_change_nothing)
 {
 	struct lne_inst *ln = lne_inst_new();
@@ -560,6 +645,7 @@ Suite *make_model_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, net_lives_while_it_has_nis);
 	tcase_add_test(tc, ni_refusals_change_nothing);
+	tcase_add_test(tc, nis_keep_their_places);
 	tcase_add_test(tc, ni_defaults_and_tunables);
 	tcase_add_test(tc, peer_nid_has_one_owner);
 	tcase_add_test(tc, peer_goes_with_its_last_nid);

@@ -72,6 +72,7 @@ static const struct aspec ni_pol[] = {
 	A_STR(LNETK_NI_A_IFNAME, P_IFNAME, LNETK_IFNAME_MAX),
 	A_INT(LNETK_NI_A_CPTS, K_U64, 0, 15),
 	A_RANGE(LNETK_NI_A_DEV_CPT, K_S32, -1, LNETK_MAX_CPTS - 1, -1, 3),
+	A_RANGE(LNETK_NI_A_PLACE, K_U64, 1, INT64_MAX, 1, 64),
 	LNE_TUNABLES(TUN_ASPEC) A_RANGE(LNETK_NI_A_UP, K_U8, 0, 1, 0, 1),
 	A_RANGE(LNETK_NI_A_HEALTH, K_U32, 0, 1000, 0, 1000),
 	A_INT(LNETK_NI_A_TX_CREDITS, K_S32, -8, 64),
@@ -183,7 +184,8 @@ const struct aspec *pol_find(const struct nspec *n, int type)
 
 static const struct take t_pni_nid = {B(LNETK_PNI_A_NID), B(LNETK_PNI_A_NID), NULL};
 static const struct take t_ni_add = {B(LNETK_NI_A_NID) | B(LNETK_NI_A_IFNAME) | B(LNETK_NI_A_CPTS) |
-					     B(LNETK_NI_A_DEV_CPT) | LNE_TUNABLES(TUN_BIT) 0,
+					     B(LNETK_NI_A_DEV_CPT) | B(LNETK_NI_A_PLACE) |
+					     LNE_TUNABLES(TUN_BIT) 0,
 				     B(LNETK_NI_A_NID), NULL};
 static const struct take t_ni_nid = {B(LNETK_NI_A_NID), B(LNETK_NI_A_NID), NULL};
 static const struct take t_ni_set = {B(LNETK_NI_A_NID) | B(LNETK_NI_A_HEALTH) | B(LNETK_NI_A_UP) |
