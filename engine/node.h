@@ -271,6 +271,7 @@ struct lne_node {
 	const struct lne_node_ops *ops;
 	void *ctx;
 	struct lne_nidtab keys; /* large NIDs' keys: every u64 NID here is one (nidkey.h) */
+	u64 keys_swept;		/* keys.reclaimed when counters were last swept (node-keys.c) */
 	u32 pid;
 	u64 incarnation;
 	u64 now_ms;
