@@ -197,7 +197,7 @@ static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
 /* Choose the path, take the credits and hand the message to its link. */
 static void dispatch(struct lne_node *n, struct lne_msg *m)
 {
-	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY};
+	struct lne_sel_req req = {.md_cpt = n->ops->cpt ? n->ops->cpt(n->ctx) : LNE_CPT_ANY};
 	struct lne_sel sel = {0};
 	struct lne_nid dst;
 	struct lne_link *l;

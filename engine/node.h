@@ -156,6 +156,12 @@ struct lne_node_ops {
 	 */
 	void (*state)(void *ctx, const struct lne_nid *nid, bool local, const char *state,
 		      s32 health);
+	/*
+	 * The CPT (NUMA node) the node runs on now: selection's NUMA criterion
+	 * measures from it, as upstream's from the current CPT when a
+	 * message's memory names none (may be NULL: unknown, every NI as near).
+	 */
+	s32 (*cpt)(void *ctx);
 };
 
 /* Health counters of one local NI or peer NI, and its place in recovery (node-health.c). */

@@ -119,7 +119,13 @@ static bool sim_model_write(void *ctx, bool begin)
 	return !begin || !((struct simnode *)ctx)->busy;
 }
 
+static s32 sim_cpt(void *ctx)
+{
+	return ((struct simnode *)ctx)->cpt;
+}
+
 static const struct lne_node_ops sim_ops = {
+	.cpt = sim_cpt,
 	.state = sim_state,
 	.route = sim_route,
 	.discovered = sim_discovered,
@@ -148,6 +154,7 @@ struct simnode *simnet_node(struct simnet *s, const char *const *nids)
 	ck_assert_int_lt(s->n, SIM_NODES_MAX);
 	sn->ln = lne_inst_new();
 	sn->net = s;
+	sn->cpt = LNE_CPT_ANY;
 	for (; *nids; nids++) {
 		struct lne_ni_conf c = {.dev_cpt = LNE_CPT_ANY};
 

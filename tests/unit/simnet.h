@@ -26,6 +26,7 @@ struct simnode {
 	char states[256]; /* what ops->state told: "NID state;" each, cut short when full */
 	char routes[256]; /* what ops->route told: "net gateway up|down;" each */
 	u32 discovered;	  /* peers ops->discovered told of */
+	s32 cpt;	  /* the CPT it runs on (ops->cpt; LNE_CPT_ANY at first) */
 };
 
 struct simlink {

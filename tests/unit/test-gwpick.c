@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test-gwpick.c - which gateway carries real traffic: route priority, then
- * hops, and a router UDSP rule (--dst with --rte) that makes a gateway
- * preferred over both, as upstream's selection orders them.  a sends PUTs
- * to b's test service across two routers on simulated links; what each
- * router passed on says which one selection chose.
+ * test-gwpick.c - which gateway and NI carry real traffic: route priority,
+ * then hops, and a router UDSP rule (--dst with --rte) that makes a
+ * gateway preferred over both, as upstream's selection orders them; and
+ * NUMA distance from the CPT the node runs on.  a sends PUTs to b's test
+ * service on simulated links; what each router passed on, or each NI
+ * sent, says what selection chose.
  */
 #include "engine/node.h"
 #include "engine/udsp.h"
@@ -105,10 +106,61 @@ START_TEST(gateway_by_priority_hops_and_rule)
 }
 END_TEST
 
+/* a sends 6 PUTs to b: how many left from a's NI @nid. */
+static u64 sent_from(struct simnet *s, struct simnode *a, const char *nid)
+{
+	struct lne_nid dst = N("10.3.0.2@tcp"), from = N(nid);
+	const struct lne_counts *c = lne_node_counts(&a->node, &from);
+	u64 before = c ? c->send_count : 0;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, 64,
+					      false, 1000, NULL, NULL, NULL),
+				 0);
+	simnet_pump(s);
+	c = lne_node_counts(&a->node, &from);
+	return (c ? c->send_count : 0) - before;
+}
+
+/*
+ * NUMA on traffic: a's two NIs sit on NUMA nodes 0 and 1; the node it runs
+ * on (ops->cpt) sends on the near one, within numa_range on both, and
+ * without knowing where it runs on both.
+ */
+START_TEST(numa_steers_traffic)
+{
+	static const char *const an[] = {"10.3.0.1@tcp", "10.3.1.1@tcp", NULL};
+	static const char *const bn[] = {"10.3.0.2@tcp", "10.3.1.2@tcp", NULL};
+	static const u32 dist[] = {10, 20, 20, 10};
+	struct lne_nid a0 = N("10.3.0.1@tcp"), a1 = N("10.3.1.1@tcp");
+	struct simnode *a, *b;
+	struct lne_err err;
+	struct simnet s;
+
+	simnet_pair(&s, 4096, an, bn, false, &a, &b);
+	simnet_peer(a, bn);
+	b->node.test_service = true;
+	ck_assert_msg(!lne_numa_set(a->ln, 2, dist, &err), "%s", err.msg);
+	lne_ni_find(a->ln, &a0)->dev_cpt = 0;
+	lne_ni_find(a->ln, &a1)->dev_cpt = 1;
+	/* unknown: every NI as near, round robin */
+	ck_assert_uint_eq(sent_from(&s, a, "10.3.1.1@tcp"), 3);
+	a->cpt = 1;
+	ck_assert_uint_eq(sent_from(&s, a, "10.3.1.1@tcp"), 6);
+	a->cpt = 0;
+	ck_assert_uint_eq(sent_from(&s, a, "10.3.1.1@tcp"), 0);
+	ck_assert(!lne_global_set(a->ln, LNE_G_NUMA_RANGE, 20, &err));
+	ck_assert_uint_eq(sent_from(&s, a, "10.3.1.1@tcp"), 3);
+	simnet_fini(&s);
+}
+END_TEST
+
 TCase *make_gwpick_tcase(void)
 {
 	TCase *tc = tcase_create("gwpick");
 
 	tcase_add_test(tc, gateway_by_priority_hops_and_rule);
+	tcase_add_test(tc, numa_steers_traffic);
 	return tc;
 }
