@@ -106,6 +106,25 @@ check "peer show -v prints each peer NI's statistics" test "$(count send_count |
 check "a sent to both of b's NIDs" test "$(count send_count | awk '$1 > 0' | wc -l)" = 2
 check "and received from both" test "$(count recv_count | awk '$1 > 0' | wc -l)" = 2
 
+# stats reset: only root may; then every counter starts from 0, the node's,
+# each NI's and each peer NI's.
+if id nobody >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	OUT=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/a.bus" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$LNETCTL" stats reset 2>&1)
+	check "an unprivileged stats reset is refused" test $? != 0
+	on a stats show
+	check "and changes nothing" test "$(printf '%s\n' "$OUT" | awk '$1 == "send_count:" {print $2}')" -gt 0
+fi
+on a stats reset
+check "stats reset" test "$RC" = 0
+on a stats show
+check "stats show starts again from 0" has "send_count: 0"
+on a net show -v
+check "so does every NI's" test "$(count send_count | awk '$1 > 0' | wc -l)" = 0
+on a peer show -v --nid 10.77.0.2@tcp
+check "and every peer NI's" test "$(count send_count | awk '$1 > 0' | wc -l)" = 0
+check "with the statistics blocks still there" test "$(count send_count | wc -l)" = 2
+
 # A hostile peer: garbage to b's LNet port, from inside a's namespace.
 ip netns exec "${NS}a" sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | timeout 5 nc -q1 10.77.0.2 988' \
 	>/dev/null 2>&1 || ip netns exec "${NS}a" timeout 5 bash -c \
