@@ -145,6 +145,7 @@ enum lnetk_ni_attr {
 	LNETK_NI_A_CONNS_PER_PEER,	/* u32, 0..127: bulk connections each way; 0 one */
 	LNETK_NI_A_TOS,			/* u32, 0..255, or 0xffffffff: -1, off */
 	LNETK_NI_A_LND_TIMEOUT,		/* u32, seconds: 0 the global lnd_timeout */
+	LNETK_NI_A_SET_DOWN, /* u8, reply: health set to 0 by hand, its ping info says down */
 	__LNETK_NI_A_LAST
 };
 #define LNETK_NI_A_MAX (__LNETK_NI_A_LAST - 1)
