@@ -8,8 +8,8 @@
  * instance (routes' gateways are peer NIs), a fault rule, a discovery
  * round, and counters that are in use (on the recovery queue, a gateway's
  * checks, messages waiting for router credits).  The idle counters of a
- * key taken back go at the next tick: nothing finds them any more
- * (lne_nd_stat_get makes none for a key taken back).
+ * key taken back go when the input or tick that took it back ends, before
+ * the shell can list them (lne_nd_stat_get makes none for such a key).
  */
 #include "fault.h"
 #include "node-int.h"
@@ -37,6 +37,10 @@ static bool key_unused(void *arg, u64 key, const struct lne_nid *nid)
 			if (s->nid == key && stat_busy(s))
 				return false;
 	}
+	if (n->nkeys_gone < LNE_KEYS_GONE)
+		n->keys_gone[n->nkeys_gone] = key;
+	if (n->nkeys_gone <= LNE_KEYS_GONE)
+		n->nkeys_gone++;
 	return true;
 }
 
@@ -46,26 +50,38 @@ void lne_nd_keys_init(struct lne_node *n)
 	n->keys.arg = n;
 }
 
+/* Free the idle counters in chain @b whose key was taken back (@key, or any if 0). */
+static void sweep_chain(struct lne_node *n, u32 b, u64 key)
+{
+	struct lne_stat **pp = &n->stats[b];
+
+	while (*pp) {
+		struct lne_stat *s = *pp;
+
+		if ((key && s->nid != key) || !lne_nidkey_is_large(s->nid) ||
+		    lne_nidkey_live(&n->keys, s->nid) || stat_busy(s)) {
+			pp = &s->hnext;
+			continue;
+		}
+		*pp = s->hnext;
+		lne_free(s);
+	}
+}
+
 void lne_nd_keys_sweep(struct lne_node *n)
 {
-	u32 b;
+	u32 i, b;
 
-	if (n->keys.reclaimed == n->keys_swept)
-		return;
-	n->keys_swept = n->keys.reclaimed;
-	for (b = 0; b < LNE_STAT_HASH; b++) {
-		struct lne_stat **pp = &n->stats[b];
+	if (n->nkeys_gone > LNE_KEYS_GONE) {
+		for (b = 0; b < LNE_STAT_HASH; b++)
+			sweep_chain(n, b, 0);
+	} else {
+		for (i = 0; i < n->nkeys_gone; i++) {
+			u64 k = n->keys_gone[i];
 
-		while (*pp) {
-			struct lne_stat *s = *pp;
-
-			if (!lne_nidkey_is_large(s->nid) || lne_nidkey_live(&n->keys, s->nid) ||
-			    stat_busy(s)) {
-				pp = &s->hnext;
-				continue;
-			}
-			*pp = s->hnext;
-			lne_free(s);
+			sweep_chain(n, lne_nd_hash(k, false) % LNE_STAT_HASH, k);
+			sweep_chain(n, lne_nd_hash(k, true) % LNE_STAT_HASH, k);
 		}
 	}
+	n->nkeys_gone = 0;
 }
