@@ -283,6 +283,15 @@ int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_
 	return rc;
 }
 
+size_t simnet_hello16(u8 *buf, const struct lne_nid *to, const struct lne_nid *from)
+{
+	struct lnw_hello h = {.version = 4, .ctype = 1};
+
+	lnw_connreq16_pack(to, buf);
+	lnw_hello16_pack(&h, from, to, buf + LNW_CONNREQ16_SIZE);
+	return LNW_CONNREQ16_SIZE + LNW_HELLO16_SIZE;
+}
+
 struct lne_nid simnet_nid(const char *s)
 {
 	struct lne_nid nid;

@@ -65,6 +65,8 @@ void simnet_restart(struct simnet *s, struct simnode *sn);
 /* Connect a raw link to @to's NI @nid and write @bytes into it; returns the node's verdict. */
 int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len);
 
+/* The acceptor's version 2 request for @to and a version 4 hello from @from, into @buf: its size. */
+size_t simnet_hello16(u8 *buf, const struct lne_nid *to, const struct lne_nid *from);
 /* A NID from text (the test fails if it is none). */
 struct lne_nid simnet_nid(const char *s);
 /* On @n, a Multi-Rail peer of the NULL-ended @nids, the first its primary. */

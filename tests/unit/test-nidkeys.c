@@ -134,13 +134,10 @@ static void hostile_conn(struct simnet *s, struct simnode *a, u32 i)
 	struct lne_nid me = simnet_nid(A6[0]), src = nth_nid(0xff, i);
 	struct lne_nid dst = nth_nid(0xee, i);
 	u8 buf[LNW_CONNREQ16_SIZE + LNW_HELLO16_SIZE + LNW_FRAME16_HDR];
-	struct lnw_hello h = {.version = 4, .ctype = 1};
 	struct lnw_hdr m = {.type = LNW_PUT, .portal = 4, .wh_object = LNW_WH_NONE};
 	struct lnw_ksm k = {.type = LNW_KSM_LNET};
-	size_t n = LNW_CONNREQ16_SIZE + LNW_HELLO16_SIZE;
+	size_t n = simnet_hello16(buf, &me, &src);
 
-	lnw_connreq16_pack(&me, buf);
-	lnw_hello16_pack(&h, &src, &me, buf + LNW_CONNREQ16_SIZE);
 	lnw_ksm_pack(&k, buf + n);
 	lnw_hdr16_pack(&m, &dst, &src, buf + n + LNW_KSM_SIZE);
 	ck_assert_int_eq(simnet_inject(s, a, buf, sizeof(buf)), 0);
