@@ -72,6 +72,11 @@ static struct lne_disc *round_find(struct lne_node *n, u64 nid4)
 	return *round_slot(n, nid4);
 }
 
+bool lne_nd_disc_busy(struct lne_node *n, u64 nid4)
+{
+	return round_find(n, nid4);
+}
+
 /* A round on any NID of @peer. */
 static struct lne_disc *round_of_peer(struct lne_node *n, const struct lne_peer *peer)
 {

@@ -205,7 +205,7 @@ u64 lne_nd_gw_deadline(const struct lne_node *n)
 
 		/* a large NID not keyed yet: the tick keys it, unless the table is full */
 		if (lne_node_key_find(n, &rt->gw->nid, &k)) {
-			if (rt->gw->nid.alen == 16 && n->keys.n < LNE_NIDKEY_MAX)
+			if (rt->gw->nid.alen == 16 && !n->keys.refusing)
 				return n->now_ms;
 			continue;
 		}

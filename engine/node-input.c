@@ -186,7 +186,7 @@ void lne_node_accepted(struct lne_node *n, struct lne_link *l)
 	n->st.links_accepted++;
 }
 
-int lne_node_input(struct lne_node *n, struct lne_link *l, const u8 *buf, size_t len)
+static int input(struct lne_node *n, struct lne_link *l, const u8 *buf, size_t len)
 {
 	struct lne_conn_ev ev;
 	struct lne_nid nid;
@@ -221,6 +221,14 @@ int lne_node_input(struct lne_node *n, struct lne_link *l, const u8 *buf, size_t
 		}
 	}
 	return 0;
+}
+
+int lne_node_input(struct lne_node *n, struct lne_link *l, const u8 *buf, size_t len)
+{
+	int rc = input(n, l, buf, len);
+
+	lne_nd_keys_sweep(n); /* counters of keys it took back go before the shell lists them */
+	return rc;
 }
 
 static void frame_done(void *ctx, struct lne_frame *f)

@@ -19,6 +19,10 @@ static inline u32 lne_nd_hash(u64 local, u64 peer)
 	return (u32)(k ^ k >> 29) % LNE_LINK_HASH;
 }
 
+/* node-keys.c: a full key table takes back what nothing here names; its idle counters go */
+void lne_nd_keys_init(struct lne_node *n);
+void lne_nd_keys_sweep(struct lne_node *n);
+
 /* node-stats.c */
 struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local);
 void lne_nd_count(struct lne_counts *c, bool send, u32 type, u32 bytes);
@@ -108,6 +112,8 @@ void lne_nd_disc_push(struct lne_node *n, struct lne_link *l, const struct lnw_h
 		      const u8 *payload);
 /* The node is going: every round ends with -ESHUTDOWN. */
 void lne_nd_disc_fini(struct lne_node *n);
+/* Whether a discovery round pings @nid4. */
+bool lne_nd_disc_busy(struct lne_node *n, u64 nid4);
 
 /* node.c, for node-health.c */
 /* A recovery ping from @src to @dst exactly, never resent. */

@@ -46,6 +46,8 @@ void lne_nd_link_hash_add(struct lne_node *n, struct lne_link *l)
 	l->hnext = n->links[b];
 	n->links[b] = l;
 	l->hashed = true;
+	lne_nidkey_hold(&n->keys, l->local, 1);
+	lne_nidkey_hold(&n->keys, l->peer, 1);
 }
 
 void lne_nd_link_hash_del(struct lne_node *n, struct lne_link *l)
@@ -60,6 +62,8 @@ void lne_nd_link_hash_del(struct lne_node *n, struct lne_link *l)
 			break;
 		}
 	l->hashed = false;
+	lne_nidkey_hold(&n->keys, l->local, -1);
+	lne_nidkey_hold(&n->keys, l->peer, -1);
 }
 
 /* Our hello on a link from @local to @peer (the peer's pid and incarnation once known). */

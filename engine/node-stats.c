@@ -15,6 +15,9 @@ struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local)
 	for (s = n->stats[b]; s; s = s->hnext)
 		if (s->nid == nid && s->local == local)
 			return s;
+	/* a key taken back (node-keys.c) names nobody now */
+	if (lne_nidkey_is_large(nid) && !lne_nidkey_live(&n->keys, nid))
+		return NULL;
 	s = lne_zalloc(sizeof(*s));
 	if (!s)
 		return NULL;

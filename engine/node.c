@@ -12,6 +12,7 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 {
 	memset(n, 0, sizeof(*n));
 	lne_nidkey_init(&n->keys);
+	lne_nd_keys_init(n);
 	n->ln = ln;
 	n->ops = ops;
 	n->ctx = ctx;
@@ -196,7 +197,7 @@ static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
 /* Choose the path, take the credits and hand the message to its link. */
 static void dispatch(struct lne_node *n, struct lne_msg *m)
 {
-	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY};
+	struct lne_sel_req req = {.md_cpt = n->ops->cpt ? n->ops->cpt(n->ctx) : LNE_CPT_ANY};
 	struct lne_sel sel = {0};
 	struct lne_nid dst;
 	struct lne_link *l;
@@ -494,6 +495,7 @@ void lne_node_tick(struct lne_node *n, u64 now_ms)
 	lne_nd_recovery_tick(n);
 	lne_nd_fault_tick(n);
 	lne_nd_gw_tick(n);
+	lne_nd_keys_sweep(n);
 	if (n->nis_dirty)
 		lne_node_nis_check(n);
 }

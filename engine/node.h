@@ -41,7 +41,8 @@
  */
 #define LNE_PORTAL_TEST	    60
 
-#define LNE_SVC_MAX 16 /* services bound to portals (node-svc.h) */
+#define LNE_SVC_MAX   16 /* services bound to portals (node-svc.h) */
+#define LNE_KEYS_GONE 64 /* keys taken back whose counters go at once, by lookup */
 
 struct lne_node;
 struct lne_msg;
@@ -156,6 +157,12 @@ struct lne_node_ops {
 	 */
 	void (*state)(void *ctx, const struct lne_nid *nid, bool local, const char *state,
 		      s32 health);
+	/*
+	 * The CPT (NUMA node) the node runs on now: selection's NUMA criterion
+	 * measures from it, as upstream's from the current CPT when a
+	 * message's memory names none (may be NULL: unknown, every NI as near).
+	 */
+	s32 (*cpt)(void *ctx);
 };
 
 /* Health counters of one local NI or peer NI, and its place in recovery (node-health.c). */
@@ -271,6 +278,9 @@ struct lne_node {
 	const struct lne_node_ops *ops;
 	void *ctx;
 	struct lne_nidtab keys; /* large NIDs' keys: every u64 NID here is one (nidkey.h) */
+	/* keys taken back since the last sweep of their counters (node-keys.c) */
+	u64 keys_gone[LNE_KEYS_GONE];
+	u32 nkeys_gone; /* > LNE_KEYS_GONE: more than it holds, sweep them all */
 	u32 pid;
 	u64 incarnation;
 	u64 now_ms;

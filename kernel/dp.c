@@ -240,7 +240,15 @@ static bool ops_model_write(void *ctx, bool begin)
 	return true;
 }
 
+/* A CPT is a NUMA node (main.c): the one the data path's work runs on. */
+static s32 ops_cpt(void *ctx)
+{
+	(void)ctx;
+	return numa_node_id();
+}
+
 static const struct lne_node_ops kops = {
+	.cpt = ops_cpt,
 	.link_new = ops_link_new,
 	.connect = ops_connect,
 	.wake = ops_wake,

@@ -181,6 +181,7 @@ static int nl_put_ni(struct sk_buff *skb, const struct lne_ni *ni)
 	    nla_put_u64_64bit(skb, LNETK_NI_A_PLACE, ni->id, LNETK_NI_A_PAD) ||
 	    nla_put_s32(skb, LNETK_NI_A_DEV_CPT, ni->dev_cpt) || nl_put_tun(skb, &ni->tun) ||
 	    nla_put_u8(skb, LNETK_NI_A_UP, ni->up) ||
+	    nla_put_u8(skb, LNETK_NI_A_SET_DOWN, ni->set_down) ||
 	    nla_put_u32(skb, LNETK_NI_A_HEALTH, ni->health) ||
 	    nla_put_s32(skb, LNETK_NI_A_TX_CREDITS, ni->credits) ||
 	    nla_put_u32(skb, LNETK_NI_A_PRIO, ni->prio.value) ||

@@ -94,6 +94,7 @@ enum {
 	LNETK_HAS_NI_UP = 1 << 7,
 	LNETK_HAS_NI_HEALTH = 1 << 8,
 	LNETK_HAS_NI_TX_CREDITS = 1 << 9,
+	LNETK_HAS_NI_SET_DOWN = 1 << 10, /* replies */
 };
 
 struct lnetk_ni {
@@ -106,6 +107,7 @@ struct lnetk_ni {
 	struct lne_tunables tun; /* engine/tunables.h */
 	unsigned int tun_has;	 /* bit (1 << enum lne_tun) per tunable given */
 	bool up;
+	bool set_down; /* reply: health set to 0 by hand (its ping info says down) */
 	uint32_t health;
 	int32_t tx_credits;
 	/* Replies: the UDSP values flattened onto it, and the rules behind them (-1: none). */

@@ -70,6 +70,7 @@ static const struct nla_policy ni_policy[LNETK_NI_A_MAX + 1] = {
 #undef TUN_POLICY
 		[LNETK_NI_A_UP] = {.type = NLA_U8},
 	[LNETK_NI_A_HEALTH] = {.type = NLA_U32},
+	[LNETK_NI_A_SET_DOWN] = {.type = NLA_U8},
 	[LNETK_NI_A_TX_CREDITS] = {.type = NLA_U32},
 	[LNETK_NI_A_PRIO] = {.type = NLA_U32},
 	[LNETK_NI_A_PRIO_RULE] = {.type = NLA_U32},
@@ -111,6 +112,8 @@ static int parse_ni(struct nlattr *nest, struct lnetk_ni *ni)
 	}
 	ni->up = tb[LNETK_NI_A_UP] && nla_get_u8(tb[LNETK_NI_A_UP]);
 	ni->has |= tb[LNETK_NI_A_UP] ? LNETK_HAS_NI_UP : 0;
+	ni->set_down = tb[LNETK_NI_A_SET_DOWN] && nla_get_u8(tb[LNETK_NI_A_SET_DOWN]);
+	ni->has |= tb[LNETK_NI_A_SET_DOWN] ? LNETK_HAS_NI_SET_DOWN : 0;
 	ni->health = get_u32_or(tb[LNETK_NI_A_HEALTH], 0);
 	ni->has |= tb[LNETK_NI_A_HEALTH] ? LNETK_HAS_NI_HEALTH : 0;
 	ni->tx_credits = get_s32_or(tb[LNETK_NI_A_TX_CREDITS], 0);

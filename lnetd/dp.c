@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -354,7 +355,17 @@ static void ops_route(void *ctx, lne_net_t net, const struct lne_nid *gw, bool u
 						 .state = up ? "up" : "down"});
 }
 
+/* The NUMA node lnetd runs on now (a CPT is a NUMA node: numa.c). */
+static s32 ops_cpt(void *ctx)
+{
+	unsigned int cpu, node;
+
+	(void)ctx;
+	return getcpu(&cpu, &node) ? LNE_CPT_ANY : (s32)node;
+}
+
 static const struct lne_node_ops ops = {
+	.cpt = ops_cpt,
 	.state = ops_state,
 	.route = ops_route,
 	.link_new = ops_link_new,

@@ -146,6 +146,7 @@ enum lnetk_ni_attr {
 	LNETK_NI_A_TOS,			/* u32, 0..255, or 0xffffffff: -1, off */
 	LNETK_NI_A_LND_TIMEOUT,		/* u32, seconds: 0 the global lnd_timeout */
 	LNETK_NI_A_PLACE,		/* u64, 1..2^63-1: its place among the NIs (lower first) */
+	LNETK_NI_A_SET_DOWN, /* u8, reply: health set to 0 by hand, its ping info says down */
 	__LNETK_NI_A_LAST
 };
 #define LNETK_NI_A_MAX (__LNETK_NI_A_LAST - 1)

@@ -77,6 +77,9 @@ static int load_ni(const struct lnetk_ni *k, void *arg)
 		lne_ni_set_up(l->ln, &c.nid, k->up, NULL);
 	if (k->has & LNETK_HAS_NI_HEALTH)
 		lne_ni_set_health(l->ln, &c.nid, (s32)k->health, NULL);
+	/* health 0 from failures is not down by hand: the module says which */
+	if (k->has & LNETK_HAS_NI_SET_DOWN)
+		lne_ni_find(l->ln, &c.nid)->set_down = k->set_down;
 	return 0;
 }
 
@@ -212,6 +215,25 @@ static int load_all(struct lnetk *lk, struct load *l)
 }
 
 /*
+ * Which NIs the module has set down by hand (health 0: its ping info says
+ * down), into lnetd's mirror, which ListNIs reads: a fresh lnetd, or one
+ * whose module was changed behind its back, says what the peers are told.
+ */
+static void ni_state_readback(struct kbackend *kb)
+{
+	const struct lne_net *net;
+	const struct lne_ni *ni;
+	struct lne_ni *mine;
+
+	if (!kb->d->mirror)
+		return;
+	lne_list_for_each_entry(net, &kb->pushed->nets, link)
+		lne_list_for_each_entry(ni, &net->nis, link)
+			if ((mine = lne_ni_find(kb->d->mirror, &ni->nid)))
+				mine->set_down = ni->set_down;
+}
+
+/*
  * @pushed from the module's dumps, all taken at one generation.  When the
  * engine refuses what the module holds (another version?), nothing of it
  * can be trusted: @pushed starts empty and the module is replaced whole.
@@ -240,6 +262,7 @@ int kb_read_module(struct kbackend *kb)
 			kb->horizon = after.generation;
 			kb_mine_drop(kb, after.generation);
 			l.ln = NULL;
+			ni_state_readback(kb);
 		} else if (l.refused) {
 			log_warning("lnetk module holds what lnetd's engine refuses (%s): "
 				    "replacing its state",

@@ -23,6 +23,32 @@
 
 #include "engine/node.h"
 
+/*
+ * The key table holds: every NID interned finds its own key and reads back
+ * from it, and the large keys of every link are live (links hold them).
+ */
+static void keys_check(const struct lne_node *n)
+{
+	const struct lne_link *l;
+	struct lne_nid x;
+	u32 s, b;
+	u64 k;
+
+	for (s = 0; s < n->keys.n; s++) {
+		if (lne_nidkey_find(&n->keys, &n->keys.nid[s], &k) || !lne_nidkey_live(&n->keys, k))
+			abort();
+		lne_nidkey_nid(&n->keys, k, &x);
+		if (!lne_nid_equal(&x, &n->keys.nid[s]))
+			abort();
+	}
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		for (l = n->links[b]; l; l = l->hnext)
+			if ((lne_nidkey_is_large(l->local) &&
+			     !lne_nidkey_live(&n->keys, l->local)) ||
+			    (lne_nidkey_is_large(l->peer) && !lne_nidkey_live(&n->keys, l->peer)))
+				abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NID_A 0x000200000a000001ull /* 10.0.0.1@tcp: the node's */
@@ -246,6 +272,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		lne_node_closed(&n, l, rc);
 	}
+	keys_check(&n);
 
 	/* a well-behaved peer on a new connection: its ping is answered */
 	{
@@ -277,6 +304,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		drain(&n, g2);
 	}
+	keys_check(&n);
 	lne_node_fini(&n);
 out:
 	while (links) {

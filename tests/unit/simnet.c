@@ -119,7 +119,13 @@ static bool sim_model_write(void *ctx, bool begin)
 	return !begin || !((struct simnode *)ctx)->busy;
 }
 
+static s32 sim_cpt(void *ctx)
+{
+	return ((struct simnode *)ctx)->cpt;
+}
+
 static const struct lne_node_ops sim_ops = {
+	.cpt = sim_cpt,
 	.state = sim_state,
 	.route = sim_route,
 	.discovered = sim_discovered,
@@ -148,6 +154,7 @@ struct simnode *simnet_node(struct simnet *s, const char *const *nids)
 	ck_assert_int_lt(s->n, SIM_NODES_MAX);
 	sn->ln = lne_inst_new();
 	sn->net = s;
+	sn->cpt = LNE_CPT_ANY;
 	for (; *nids; nids++) {
 		struct lne_ni_conf c = {.dev_cpt = LNE_CPT_ANY};
 
@@ -274,6 +281,15 @@ int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_
 		lne_node_closed(&to->node, &b->l, rc);
 	}
 	return rc;
+}
+
+size_t simnet_hello16(u8 *buf, const struct lne_nid *to, const struct lne_nid *from)
+{
+	struct lnw_hello h = {.version = 4, .ctype = 1};
+
+	lnw_connreq16_pack(to, buf);
+	lnw_hello16_pack(&h, from, to, buf + LNW_CONNREQ16_SIZE);
+	return LNW_CONNREQ16_SIZE + LNW_HELLO16_SIZE;
 }
 
 struct lne_nid simnet_nid(const char *s)

@@ -26,6 +26,7 @@ struct simnode {
 	char states[256]; /* what ops->state told: "NID state;" each, cut short when full */
 	char routes[256]; /* what ops->route told: "net gateway up|down;" each */
 	u32 discovered;	  /* peers ops->discovered told of */
+	s32 cpt;	  /* the CPT it runs on (ops->cpt; LNE_CPT_ANY at first) */
 };
 
 struct simlink {
@@ -64,6 +65,8 @@ void simnet_restart(struct simnet *s, struct simnode *sn);
 /* Connect a raw link to @to's NI @nid and write @bytes into it; returns the node's verdict. */
 int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_t len);
 
+/* The acceptor's version 2 request for @to and a version 4 hello from @from, into @buf: its size. */
+size_t simnet_hello16(u8 *buf, const struct lne_nid *to, const struct lne_nid *from);
 /* A NID from text (the test fails if it is none). */
 struct lne_nid simnet_nid(const char *s);
 /* On @n, a Multi-Rail peer of the NULL-ended @nids, the first its primary. */

@@ -730,5 +730,7 @@ Suite *make_node_suite(void)
 	tcase_add_test(tc, random_bytes_never_crash);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, make_node6_tcase());
+	suite_add_tcase(s, make_nidkeys_tcase());
+	suite_add_tcase(s, make_gwpick_tcase());
 	return s;
 }

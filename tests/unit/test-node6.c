@@ -307,11 +307,8 @@ END_TEST
 static size_t handshake(u8 *buf, const char *to, const char *from)
 {
 	struct lne_nid dst = simnet_nid(to), src = simnet_nid(from);
-	struct lnw_hello h = {.version = 4, .ctype = 1};
 
-	lnw_connreq16_pack(&dst, buf);
-	lnw_hello16_pack(&h, &src, &dst, buf + LNW_CONNREQ16_SIZE);
-	return LNW_CONNREQ16_SIZE + LNW_HELLO16_SIZE;
+	return simnet_hello16(buf, &dst, &src);
 }
 
 START_TEST(hostile_large_forms)

@@ -32,6 +32,10 @@ Suite *make_wire_suite(void);
 Suite *make_node_suite(void);
 /* test-node6.c: large (IPv6) NIDs on the node, a tcase of the node suite */
 TCase *make_node6_tcase(void);
+/* test-nidkeys.c: strangers cannot use up the large NIDs' keys, a tcase of the node suite */
+TCase *make_nidkeys_tcase(void);
+/* test-gwpick.c: which gateway carries traffic (priority, hops, router rules), node suite */
+TCase *make_gwpick_tcase(void);
 Suite *make_svc_suite(void);
 Suite *make_disc_suite(void);
 Suite *make_health_suite(void);

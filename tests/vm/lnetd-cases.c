@@ -694,3 +694,58 @@ void case_set_health(void)
 	sd_bus_message_unref(reply);
 	lnetk_close(lk);
 }
+
+/* ListNIs' "up" for @nid ("ni NID if=... up=N ..." in lnetd's text): 0, 1, or -1. */
+static int listed_up(const char *nid)
+{
+	struct strbuf sb = {0};
+	char key[LNETK_NID_MAX + 8];
+	const char *at, *up;
+	int v = -1;
+
+	snprintf(key, sizeof(key), "ni %s ", nid);
+	if (!lnetd_text(&sb) && sb.s && (at = strstr(sb.s, key)) && (up = strstr(at, " up=")))
+		v = up[4] == '1';
+	sb_free(&sb);
+	return v;
+}
+
+/*
+ * An NI set down (health 0 by hand) in the module before lnetd starts: the
+ * new lnetd reads it back, so ListNIs says down, as the module's ping info
+ * does, without waiting for the next SetHealth.
+ */
+void case_ni_down_restart(void)
+{
+	static const char nid[] = "172.16.0.1@tcp";
+	struct lnetk_ni nset = {.has = LNETK_HAS_NI_HEALTH, .nid = "172.16.0.1@tcp", .health = 0};
+	struct lnetk *lk = open_or_fail("NI down at restart");
+	int before, after, back;
+	double t;
+
+	if (!lk)
+		return;
+	stop_lnetd(SIGKILL);
+	if (lnetk_ni_set(lk, &nset, NULL))
+		diag("NI_SET health 0 on %s failed", nid);
+	t = start_lnetd(SMALL_DIR);
+	before = t >= 0 ? listed_up(nid) : -1;
+	/* a foreign change with lnetd running is read back too */
+	nset.health = 1000; /* full health */
+	lnetk_ni_set(lk, &nset, NULL);
+	converge(5 * slow);
+	back = listed_up(nid);
+	nset.health = 0;
+	lnetk_ni_set(lk, &nset, NULL);
+	converge(5 * slow);
+	after = listed_up(nid);
+	nset.health = 1000; /* full health */
+	lnetk_ni_set(lk, &nset, NULL);
+	converge(5 * slow);
+	tap(t >= 0 && before == 0 && back == 1 && after == 0 && listed_up(nid) == 1 &&
+		    agree("after the NI came back up", false),
+	    "an NI set down in the module before lnetd starts is down in ListNIs (up=%d), as "
+	    "after a change behind lnetd's back (up=%d, then %d)",
+	    before, back, after);
+	lnetk_close(lk);
+}

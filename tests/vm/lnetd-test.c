@@ -304,6 +304,7 @@ int main(int argc, char **argv)
 	case_restart();
 	case_rmmod();
 	case_set_health();
+	case_ni_down_restart();
 	case_scale();
 	if (vm_failures)
 		log_tail(60);

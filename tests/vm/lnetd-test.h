@@ -76,6 +76,7 @@ void case_refusal(void);
 void case_restart(void);
 void case_rmmod(void);
 void case_set_health(void);
+void case_ni_down_restart(void);
 /* The big configuration in one Apply (also "fill", on the host). */
 int apply_big(const struct restore *rs, double *secs);
 void case_scale(void);

@@ -114,7 +114,8 @@ static int m_ni(const struct lnetk_ni *ni, void *arg)
 	char tun[LNE_TUN__COUNT * 11];
 
 	tun_text(tun, sizeof(tun), ni->tun.v);
-	line_add(arg, "ni %s if=%s up=%d tun=%s", ni->nid, ni->ifname, ni->up, tun);
+	line_add(arg, "ni %s if=%s up=%d tun=%s", ni->nid, ni->ifname, ni->up && !ni->set_down,
+		 tun);
 	return 0;
 }
 
