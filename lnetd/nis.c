@@ -31,6 +31,7 @@
 #include "lnetd/backend/kernel.h"
 #include "lnetd/events.h"
 #include "lnetd/log.h"
+#include "numa.h"
 
 static void set_reason(struct lnetd_ni *n, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -434,7 +435,8 @@ int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
 		struct lne_ni_conf c = {.nid = wt.w[i].nid,
 					.ifname = wt.w[i].ifname,
 					.cpts = n->cptmask,
-					.dev_cpt = LNE_CPT_ANY,
+					.dev_cpt = numa_dev_cpt(d->mirror, "/sys/class/net",
+								wt.w[i].ifname),
 					.tun = &n->tun};
 
 		if (!real_in(&wt.w[i], n->real, n->nreal)) {

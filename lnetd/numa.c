@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "numa.h"
 
@@ -46,4 +47,25 @@ int numa_from_sysfs(struct lne_inst *ln, const char *root)
 	}
 	free(dist);
 	return rc;
+}
+
+s16 numa_dev_cpt(const struct lne_inst *ln, const char *root, const char *ifname)
+{
+	char path[256];
+	int node = -1;
+	FILE *f;
+
+	if (!ifname || !*ifname || strchr(ifname, '/') || !strcmp(ifname, ".") ||
+	    !strcmp(ifname, ".."))
+		return LNE_CPT_ANY;
+	/* an alias (eth0:1) is its device's interface */
+	snprintf(path, sizeof(path), "%s/%.*s/device/numa_node", root, (int)strcspn(ifname, ":"),
+		 ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return LNE_CPT_ANY;
+	if (fscanf(f, "%d", &node) != 1)
+		node = -1;
+	fclose(f);
+	return node >= 0 && node < ln->ncpt ? (s16)node : LNE_CPT_ANY;
 }

@@ -15,4 +15,12 @@
  */
 int numa_from_sysfs(struct lne_inst *ln, const char *root);
 
+/*
+ * The CPT of interface @ifname's device for @ln: the NUMA node in
+ * @root/IFNAME/device/numa_node (root: /sys/class/net) when @ln has a CPT
+ * of that number (an alias, eth0:1, is eth0's), else LNE_CPT_ANY (a virtual interface, a host without
+ * NUMA, a name that could leave @root).
+ */
+s16 numa_dev_cpt(const struct lne_inst *ln, const char *root, const char *ifname);
+
 #endif /* LNETD_NUMA_H */

@@ -86,6 +86,65 @@ START_TEST(numa_ragged_table_is_refused)
 }
 END_TEST
 
+/* @root/IF/device/numa_node holding @text. */
+static void fake_dev(const char *ifname, const char *text)
+{
+	char path[192];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, ifname);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%s/device", root, ifname);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%s/device/numa_node", root, ifname);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\n", text);
+	fclose(f);
+}
+
+static void remove_dev(const char *ifname)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/%s/device/numa_node", root, ifname);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s/device", root, ifname);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/%s", root, ifname);
+	rmdir(path);
+}
+
+/* An NI's CPT is its device's NUMA node, when the engine has that CPT. */
+START_TEST(numa_device_cpt)
+{
+	static const char *const rows[] = {"10 21", "21 10"};
+	struct lne_inst *ln = lne_inst_new();
+
+	fake_nodes(rows, 2);
+	ck_assert_int_eq(numa_from_sysfs(ln, root), 0);
+	fake_dev("eth1", "1");
+	fake_dev("eth9", "7");	/* a node the engine has no CPT for */
+	fake_dev("ethm", "-1"); /* what a device without a node says */
+	fake_dev("ethx", "junk");
+	ck_assert_int_eq(numa_dev_cpt(ln, root, "eth1"), 1);
+	ck_assert_int_eq(numa_dev_cpt(ln, root, "eth1:3"), 1);
+	ck_assert_int_eq(numa_dev_cpt(ln, root, "eth9"), LNE_CPT_ANY);
+	ck_assert_int_eq(numa_dev_cpt(ln, root, "ethm"), LNE_CPT_ANY);
+	ck_assert_int_eq(numa_dev_cpt(ln, root, "ethx"), LNE_CPT_ANY);
+	ck_assert_int_eq(numa_dev_cpt(ln, root, "veth0"), LNE_CPT_ANY); /* virtual: no device */
+	ck_assert_int_eq(numa_dev_cpt(ln, root, ".."), LNE_CPT_ANY);
+	ck_assert_int_eq(numa_dev_cpt(ln, root, "a/b"), LNE_CPT_ANY);
+	ck_assert_int_eq(numa_dev_cpt(ln, root, ""), LNE_CPT_ANY);
+	remove_dev("eth1");
+	remove_dev("eth9");
+	remove_dev("ethm");
+	remove_dev("ethx");
+	remove_nodes(2);
+	lne_inst_free(ln);
+}
+END_TEST
+
 Suite *make_numa_suite(void)
 {
 	Suite *s = suite_create("numa");
@@ -94,6 +153,7 @@ Suite *make_numa_suite(void)
 	tcase_add_test(tc, numa_two_nodes);
 	tcase_add_test(tc, numa_no_sysfs_means_no_table);
 	tcase_add_test(tc, numa_ragged_table_is_refused);
+	tcase_add_test(tc, numa_device_cpt);
 	suite_add_tcase(s, tc);
 	return s;
 }
