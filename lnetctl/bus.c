@@ -116,7 +116,7 @@ int ctl_read_dict(sd_bus_message *r, int (*entry)(sd_bus_message *r, const char 
 	int rc = sd_bus_message_enter_container(r, 'a', "{sv}");
 
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(r, "s", &key);
+		rc = sd_bus_message_read_basic(r, 's', &key);
 		if (rc >= 0)
 			rc = entry(r, key, arg);
 		if (rc == 0)

@@ -357,6 +357,28 @@ struct scan {
 	bool multiline, plain, single;
 };
 
+/*
+ * Bytes that set none of the analysis' flags anywhere but first (where '-'
+ * and '.' may start an indicator) or last (a space): a NID, a key, a
+ * number goes plain without the walk below.
+ */
+static bool alnum(unsigned char c)
+{
+	return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool plain_quick(const unsigned char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || !alnum(s[0]) || s[len - 1] == ' ')
+		return false;
+	for (i = 1; i < len; i++)
+		if (!alnum(s[i]) && !(s[i] && strchr(".@_/-+=()~ ", s[i])))
+			return false;
+	return true;
+}
+
 static struct scan analyze(const unsigned char *s, size_t len)
 {
 	bool indicators = false, special = false, breaks = false, lead = false, trail = false;
@@ -364,7 +386,7 @@ static struct scan analyze(const unsigned char *s, size_t len)
 	bool preceded = true, followed;
 	const unsigned char *p = s, *end = s + len;
 
-	if (!len)
+	if (!len || plain_quick(s, len))
 		return (struct scan){.plain = true, .single = true};
 	if (len >= 3 && ((s[0] == '-' && s[1] == '-' && s[2] == '-') ||
 			 (s[0] == '.' && s[1] == '.' && s[2] == '.')))
@@ -587,15 +609,18 @@ bool yout_needs_quotes(const char *s)
 {
 	size_t i, len = strlen(s);
 
-	if (!len || s[0] == ' ' || s[len - 1] == ' ' || s[len - 1] == ':')
-		return true;
-	if (strchr("-?:,[]{}#&*!|>'\"%@`", s[0]))
-		return true;
-	if (strstr(s, ": ") || strstr(s, " #"))
-		return true;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+	/* Letters, digits and a few others (a NID, a key) need none of these checks. */
+	if (!plain_quick((const unsigned char *)s, len)) {
+		if (!len || s[0] == ' ' || s[len - 1] == ' ' || s[len - 1] == ':')
 			return true;
+		if (strchr("-?:,[]{}#&*!|>'\"%@`", s[0]))
+			return true;
+		if (strstr(s, ": ") || strstr(s, " #"))
+			return true;
+		for (i = 0; i < len; i++)
+			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+				return true;
+	}
 	/* None of them is longer than 5: a NID or a key needs no 40 compares; a
 	 * short key ("nid") is told from most by its first byte, without a call. */
 	for (i = 0; len <= 5 && i < sizeof(special_words) / sizeof(special_words[0]); i++)
