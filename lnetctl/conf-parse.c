@@ -235,6 +235,18 @@ int cfp_check_map(struct cfp *p, const yaml_node_t *n, const char *key, const ch
 	}
 	if (np < 2)
 		return 0;
+	/* A few keys (an entry's): each against those before it, nothing to allocate. */
+	for (i = 1; np <= 8 && i < np; i++) {
+		const char *ki = cfp_sval(cfp_node(p, pairs[i].key));
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(cfp_sval(cfp_node(p, pairs[j].key)), ki))
+				return cfp_fail(p, cfp_node(p, pairs[i].key), ki,
+						"given twice in %s", what);
+	}
+	if (np <= 8)
+		return 0;
 	r = malloc(np * sizeof(*r));
 	if (!r)
 		return cfp_nomem(p);
