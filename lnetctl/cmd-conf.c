@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf-int.h"
 #include "engine/nid.h"
@@ -26,10 +27,15 @@ static int slurp(const char *path, char **text, size_t *len)
 	size_t cap = 65536, n;
 	char *buf, *grown;
 	bool big = false;
+	struct stat st;
 
 	*text = NULL;
 	if (!f)
 		return ctl_fail(EXIT_FILE, "%s: %s", path, strerror(errno));
+	/* A file's size, when it has one, is the first guess: no growing, no copies. */
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < CF_MAX_BYTES)
+		cap = (size_t)st.st_size + 1;
 	buf = malloc(cap);
 	*len = 0;
 	errno = 0;
