@@ -82,14 +82,10 @@ static int set_val(struct cf_op *op, const char *key, struct cf_val *nv)
 			return 0;
 		}
 	}
-	/* Room for 4 fields, then doubling: the count alone says how many there is room for. */
-	if (!op->nf || (op->nf >= 4 && !(op->nf & (op->nf - 1)))) {
-		f = realloc(op->f, (op->nf ? 2 * op->nf : 4) * sizeof(*f));
-		if (!f)
-			goto nomem;
-		op->f = f;
-	}
-	f = op->f;
+	f = realloc(op->f, (op->nf + 1) * sizeof(*f));
+	if (!f)
+		goto nomem;
+	op->f = f;
 	f[op->nf].key = strdup(key);
 	if (!f[op->nf].key)
 		goto nomem;
