@@ -108,10 +108,14 @@ static void write_indent(struct yout *y, int indent)
 {
 	if (indent < 0)
 		indent = 0;
+	static const char spaces[] = "                                ";
+
 	if (!y->indention || y->column > indent || (y->column == indent && !y->whitespace))
 		put_break(y);
 	while (y->column < indent)
-		putc_(y, ' ');
+		put(y, spaces,
+		    (size_t)(indent - y->column) < sizeof(spaces) - 1 ? (size_t)(indent - y->column)
+								      : sizeof(spaces) - 1);
 	y->whitespace = true;
 	y->indention = true;
 }
