@@ -116,7 +116,7 @@ int ctl_read_dict(sd_bus_message *r, int (*entry)(sd_bus_message *r, const char 
 	int rc = sd_bus_message_enter_container(r, 'a', "{sv}");
 
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(r, "s", &key);
+		rc = sd_bus_message_read_basic(r, 's', &key);
 		if (rc >= 0)
 			rc = entry(r, key, arg);
 		if (rc == 0)
@@ -394,37 +394,54 @@ int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, u
 static int read_field(sd_bus_message *m, struct cf_op *op)
 {
 	const char *key, *contents, *s;
-	char type, **strv = NULL;
+	char type;
 	uint32_t u;
 	size_t n;
 	int rc, b;
 
-	rc = sd_bus_message_read(m, "s", &key);
+	rc = sd_bus_message_read_basic(m, 's', &key);
 	if (rc >= 0)
 		rc = sd_bus_message_peek_type(m, &type, &contents);
 	if (rc >= 0)
 		rc = sd_bus_message_enter_container(m, 'v', contents);
 	if (rc < 0)
 		return rc;
+	/* Basic by basic, no format string to parse: an Export may hold 50,000 peers. */
 	if (!strcmp(contents, "s")) {
-		rc = sd_bus_message_read(m, "s", &s);
+		rc = sd_bus_message_read_basic(m, 's', &s);
 		if (rc >= 0)
 			rc = cf_op_set_str(op, key, s);
 	} else if (!strcmp(contents, "u")) {
-		rc = sd_bus_message_read(m, "u", &u);
+		rc = sd_bus_message_read_basic(m, 'u', &u);
 		if (rc >= 0)
 			rc = cf_op_set_u32(op, key, u);
 	} else if (!strcmp(contents, "b")) {
-		rc = sd_bus_message_read(m, "b", &b);
+		rc = sd_bus_message_read_basic(m, 'b', &b);
 		if (rc >= 0)
 			rc = cf_op_set_bool(op, key, b);
 	} else if (!strcmp(contents, "as")) {
-		rc = ctl_read_strv(m, &strv);
-		for (n = 0; strv && strv[n]; n++)
-			;
+		/* The strings stay the message's until cf_op_set_strv() copies them, once. */
+		const char **v = NULL, **grown;
+		size_t cap = 0;
+
+		rc = sd_bus_message_enter_container(m, 'a', "s");
+		for (n = 0; rc >= 0 && (rc = sd_bus_message_read_basic(m, 's', &s)) > 0; n++) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				grown = realloc(v, cap * sizeof(*v));
+				if (!grown) {
+					rc = -ENOMEM;
+					break;
+				}
+				v = grown;
+			}
+			v[n] = s;
+		}
 		if (rc >= 0)
-			rc = cf_op_set_strv(op, key, (const char *const *)strv, n);
-		ctl_strv_free(strv);
+			rc = sd_bus_message_exit_container(m);
+		if (rc >= 0)
+			rc = cf_op_set_strv(op, key, v, n);
+		free(v);
 	} else {
 		rc = sd_bus_message_skip(m, contents);
 	}
@@ -448,7 +465,9 @@ int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen)
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(reply, 'r', "ssa{sv}")) > 0) {
 		struct cf_op *op;
 
-		rc = sd_bus_message_read(reply, "ss", &verb, &obj);
+		rc = sd_bus_message_read_basic(reply, 's', &verb);
+		if (rc >= 0)
+			rc = sd_bus_message_read_basic(reply, 's', &obj);
 		op = rc >= 0 ? cf_op_new(verb, obj) : NULL;
 		if (rc >= 0 && !op)
 			rc = -ENOMEM;

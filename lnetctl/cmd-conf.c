@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf-int.h"
 #include "engine/nid.h"
@@ -26,10 +27,15 @@ static int slurp(const char *path, char **text, size_t *len)
 	size_t cap = 65536, n;
 	char *buf, *grown;
 	bool big = false;
+	struct stat st;
 
 	*text = NULL;
 	if (!f)
 		return ctl_fail(EXIT_FILE, "%s: %s", path, strerror(errno));
+	/* A file's size, when it has one, is the first guess: no growing, no copies. */
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < CF_MAX_BYTES)
+		cap = (size_t)st.st_size + 1;
 	buf = malloc(cap);
 	*len = 0;
 	errno = 0;
@@ -133,12 +139,39 @@ static int sort_udsp_dels(struct cf_doc *doc)
  * route through each gateway.  Deleting rules by idx goes from the highest
  * down, so that each delete leaves the others' indexes alone.
  */
+static bool names_range(const char *s)
+{
+	return strpbrk(s, "[],") || strlen(s) >= 256;
+}
+
+/* Whether ctl_nids_expand() would make anything but the op's own NIDs of it. */
+static bool op_has_range(const struct cf_op *op)
+{
+	const char *gw = cf_op_get_str(op, "gateway");
+	char *const *nids;
+	size_t n, k;
+
+	if (!strcmp(op->obj, "route"))
+		return gw && strchr(gw, '[');
+	if (strcmp(op->obj, "peer") || !(nids = cf_op_get_strv(op, "nids", &n)))
+		return false;
+	for (k = 0; k < n; k++)
+		if (names_range(nids[k]))
+			return true;
+	return false;
+}
+
 static int import_prepare(struct cf_doc *doc, const char *fname)
 {
 	struct cf_doc out = {0};
 	size_t i, k, n;
 	int rc = 0;
 
+	/* A file without ranges (an export, say) keeps its ops as they are. */
+	for (i = 0; i < doc->nop && !op_has_range(&doc->op[i]); i++)
+		;
+	if (i == doc->nop)
+		return sort_udsp_dels(doc) ? ctl_fail(EXIT_REFUSED, "out of memory") : 0;
 	for (i = 0; !rc && i < doc->nop; i++) {
 		struct cf_op *op = &doc->op[i];
 		const char *gw = cf_op_get_str(op, "gateway");

@@ -61,17 +61,15 @@ static const struct fielddef schema[] = {
 static int emit_check(const struct cf_op *op)
 {
 	const struct fielddef *d, *lo = schema, *hi = schema + sizeof(schema) / sizeof(schema[0]);
+	enum cf_rank r = cf_op_rank(op);
 	const char *pat;
 	size_t i, j;
 
-	if (cf_op_rank(op) == CF_R_OTHER ||
-	    strcmp(op->verb, cf_op_rank(op) == CF_R_GLOBAL || cf_op_rank(op) == CF_R_TBF ||
-					     cf_op_rank(op) == CF_R_PEERS
-				     ? "set"
-				     : "add"))
+	if (r == CF_R_OTHER ||
+	    strcmp(op->verb, r == CF_R_GLOBAL || r == CF_R_TBF || r == CF_R_PEERS ? "set" : "add"))
 		return -EINVAL;
 	/* The object's fields, which stand together: once per op, not once per field. */
-	while (lo < hi && strcmp(lo->obj, op->obj))
+	while (lo < hi && (lo->obj[0] != op->obj[0] || strcmp(lo->obj, op->obj)))
 		lo++;
 	for (d = lo; d < hi && !strcmp(d->obj, op->obj); d++)
 		;

@@ -65,7 +65,17 @@ struct cfp {
 	char *err;
 	size_t errlen;
 	const yaml_node_t *gset[LNE_G__COUNT]; /* where each global was set */
-	char kind[80];			       /* cfp_kind()'s text */
+	/*
+	 * The top level's peer: list, walked item by item as it is read (its
+	 * items are then dropped, so 50,000 peers are never a document tree at
+	 * once), and what its walk returned, reported where the walk of the
+	 * top level comes to it: an error further up the file, a bad key at
+	 * the top or a YAML error anywhere still comes first.  0: none.
+	 */
+	int streamed;
+	int streamed_rc;
+	struct cf_doc early; /* its ops, until the walk comes to it */
+	char kind[80];	     /* cfp_kind()'s text */
 };
 
 static inline size_t cfp_line_of(const yaml_node_t *n)
@@ -152,6 +162,10 @@ int cfp_push(struct cfp *p, struct cf_op *op, int rc);
 int cfp_sec_net(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st);
 int cfp_sec_ip2nets(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st);
 int cfp_sec_peer(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st);
+/* One item of the peer: list (the reader walks them as they come). */
+int cfp_peer_item(struct cfp *p, yaml_node_t *item, void *st);
+/* Where the walk comes to the peer: list read early: its ops, or its error. */
+int cfp_streamed(struct cfp *p);
 int cfp_sec_peers(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st);
 int cfp_sec_route(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st);
 int cfp_sec_udsp(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st);

@@ -87,7 +87,7 @@ static const struct cfp_keydef peer_keys[] = {
 	{"seq_no", NULL},	    {NULL, NULL},
 };
 
-static int do_peer(struct cfp *p, yaml_node_t *item, void *st)
+int cfp_peer_item(struct cfp *p, yaml_node_t *item, void *st)
 {
 	struct peer_spec s = {0};
 	const char **nids = NULL;
@@ -132,7 +132,9 @@ out:
 
 int cfp_sec_peer(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
-	return cfp_walk_seq(p, v, "peer", "peers", do_peer, NULL);
+	if (p->streamed && v == cfp_node(p, p->streamed))
+		return cfp_streamed(p); /* walked as it was read */
+	return cfp_walk_seq(p, v, "peer", "peers", cfp_peer_item, NULL);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -235,6 +235,18 @@ int cfp_check_map(struct cfp *p, const yaml_node_t *n, const char *key, const ch
 	}
 	if (np < 2)
 		return 0;
+	/* A few keys (an entry's): each against those before it, nothing to allocate. */
+	for (i = 1; np <= 8 && i < np; i++) {
+		const char *ki = cfp_sval(cfp_node(p, pairs[i].key));
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(cfp_sval(cfp_node(p, pairs[j].key)), ki))
+				return cfp_fail(p, cfp_node(p, pairs[i].key), ki,
+						"given twice in %s", what);
+	}
+	if (np <= 8)
+		return 0;
 	r = malloc(np * sizeof(*r));
 	if (!r)
 		return cfp_nomem(p);
@@ -493,6 +505,7 @@ static int precheck_tokens(struct cfp *p, const char *text, size_t len)
 
 /* Where an event's node goes: the root, the next item of a list, a key or its value. */
 struct build {
+	struct cfp *p;
 	yaml_document_t *yd;
 	int open[CF_MAX_DEPTH + 1]; /* the node ids of the open lists and mappings */
 	int key[CF_MAX_DEPTH + 1];  /* an open mapping's key waiting for its value, or 0 */
@@ -571,10 +584,44 @@ static int build_collection(yaml_document_t *yd, const yaml_event_t *ev)
 	return id;
 }
 
+/* Whether the list starting now is the top level's peer: (its key waits for it). */
+static bool peer_list_starts(const struct build *b)
+{
+	const yaml_node_t *k = b->key[0] ? yaml_document_get_node(b->yd, b->key[0]) : NULL;
+
+	return b->depth == 1 && !b->p->streamed && k && k->type == YAML_SCALAR_NODE &&
+	       k->data.scalar.length == 4 && !memcmp(k->data.scalar.value, "peer", 4);
+}
+
+/*
+ * Item @id of the peer: list is complete: walk it (unless one before it
+ * failed), then drop its nodes, which are the last ones of the document,
+ * and its place in the list.
+ */
+static void peer_item_done(struct build *b, int id)
+{
+	struct cfp *p = b->p;
+	yaml_node_t *n, *list = yaml_document_get_node(b->yd, p->streamed);
+
+	if (!p->streamed_rc)
+		p->streamed_rc = cfp_peer_item(p, yaml_document_get_node(b->yd, id), NULL);
+	for (n = b->yd->nodes.start + id - 1; n < b->yd->nodes.top; n++) {
+		if (n->type == YAML_SCALAR_NODE)
+			free(n->data.scalar.value);
+		else if (n->type == YAML_SEQUENCE_NODE)
+			free(n->data.sequence.items.start);
+		else if (n->type == YAML_MAPPING_NODE)
+			free(n->data.mapping.pairs.start);
+	}
+	b->yd->nodes.top = b->yd->nodes.start + id - 1;
+	list->data.sequence.items.top--;
+}
+
 /* Put @ev's node into the document @b builds (a scalar's value taken); 0 or -ENOMEM. */
 static int build_event(struct build *b, yaml_event_t *ev)
 {
 	yaml_node_t node = {.type = YAML_SCALAR_NODE};
+	bool peers;
 	int id;
 
 	switch (ev->type) {
@@ -585,23 +632,32 @@ static int build_event(struct build *b, yaml_event_t *ev)
 		id = build_node(b->yd, &node);
 		if (id)
 			ev->data.scalar.value = NULL; /* the document's now */
-		return build_add(b, id, ev) ? 0 : -ENOMEM;
+		if (!build_add(b, id, ev))
+			return -ENOMEM;
+		break;
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
+		peers = ev->type == YAML_SEQUENCE_START_EVENT && peer_list_starts(b);
 		id = build_collection(b->yd, ev);
 		if (!build_add(b, id, ev))
 			return -ENOMEM;
+		if (peers)
+			b->p->streamed = id;
 		b->key[b->depth] = 0;
 		b->open[b->depth++] = id;
 		return 0;
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
 		b->depth--;
-		yaml_document_get_node(b->yd, b->open[b->depth])->end_mark = ev->end_mark;
-		return 0;
+		id = b->open[b->depth];
+		yaml_document_get_node(b->yd, id)->end_mark = ev->end_mark;
+		break;
 	default:
 		return 0;
 	}
+	if (b->depth == 2 && b->p->streamed && b->open[1] == b->p->streamed)
+		peer_item_done(b, id);
+	return 0;
 }
 
 /*
@@ -618,7 +674,7 @@ static int build_event(struct build *b, yaml_event_t *ev)
  */
 static int load(struct cfp *p, const char *text, size_t len, yaml_document_t *yd)
 {
-	struct build b = {.yd = yd};
+	struct build b = {.p = p, .yd = yd};
 	yaml_parser_t yp;
 	yaml_event_t ev;
 	size_t depth = 0, docs = 0;
@@ -684,6 +740,25 @@ static int load(struct cfp *p, const char *text, size_t len, yaml_document_t *yd
 	return rc;
 }
 
+/* The early ops go where the walk is, so that ops keep the file's order. */
+int cfp_streamed(struct cfp *p)
+{
+	struct cf_op *v;
+
+	if (p->streamed_rc || !p->early.nop)
+		return p->streamed_rc;
+	v = realloc(p->out.op, (p->out.nop + p->early.nop) * sizeof(*v));
+	if (!v)
+		return cfp_nomem(p);
+	memcpy(v + p->out.nop, p->early.op, p->early.nop * sizeof(*v));
+	p->out.op = v;
+	p->out.nop += p->early.nop;
+	free(p->early.op);
+	p->early.op = NULL;
+	p->early.nop = 0;
+	return 0;
+}
+
 /* Move the ops into @doc in canonical order (see conf.h); warnings as they came. */
 static int finish(struct cfp *p, struct cf_doc *doc)
 {
@@ -708,10 +783,15 @@ int cf_parse(const char *text, size_t len, const char *fname, enum cf_mode mode,
 	memset(doc, 0, sizeof(*doc));
 	if (errlen)
 		err[0] = '\0';
-	rc = load(&p, text, len, &yd);
-	if (rc)
-		return rc;
 	p.yd = &yd;
+	rc = load(&p, text, len, &yd);
+	/* What the peer: list's items made, kept aside until the walk comes to them. */
+	p.early = p.out;
+	memset(&p.out, 0, sizeof(p.out));
+	if (rc) {
+		cf_doc_free(&p.early);
+		return rc;
+	}
 	root = yaml_document_get_root_node(&yd);
 	if (root && !cfp_is_null(root)) {
 		if (root->type != YAML_MAPPING_NODE)
@@ -724,6 +804,7 @@ int cf_parse(const char *text, size_t len, const char *fname, enum cf_mode mode,
 	}
 	rc = rc ? rc : finish(&p, doc);
 	cf_doc_free(&p.out);
+	cf_doc_free(&p.early);
 	yaml_document_delete(&yd);
 	return rc;
 }

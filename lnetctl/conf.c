@@ -402,17 +402,26 @@ bool cf_net_is_lo(const char *net)
 
 enum cf_rank cf_op_rank(const struct cf_op *op)
 {
-	if (!strcmp(op->obj, "net"))
+	/* By the first letter, then one compare: each section of an export asks for every op. */
+	switch (op->obj[0]) {
+	case 'n':
+		if (strcmp(op->obj, "net"))
+			break;
 		return cf_op_get_str(op, "pattern") ? CF_R_IP2NETS : CF_R_NET;
-	if (!strcmp(op->obj, "peer"))
+	case 'p':
+		if (strcmp(op->obj, "peer"))
+			break;
 		return strcmp(op->verb, "set") ? CF_R_PEER : CF_R_PEERS;
-	if (!strcmp(op->obj, "route"))
-		return CF_R_ROUTE;
-	if (!strcmp(op->obj, "udsp"))
-		return CF_R_UDSP;
-	if (!strcmp(op->obj, "global"))
-		return CF_R_GLOBAL;
-	if (!strcmp(op->obj, "tbf"))
-		return CF_R_TBF;
+	case 'r':
+		return strcmp(op->obj, "route") ? CF_R_OTHER : CF_R_ROUTE;
+	case 'u':
+		return strcmp(op->obj, "udsp") ? CF_R_OTHER : CF_R_UDSP;
+	case 'g':
+		return strcmp(op->obj, "global") ? CF_R_OTHER : CF_R_GLOBAL;
+	case 't':
+		return strcmp(op->obj, "tbf") ? CF_R_OTHER : CF_R_TBF;
+	default:
+		break;
+	}
 	return CF_R_OTHER;
 }

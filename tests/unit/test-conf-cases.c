@@ -788,6 +788,62 @@ START_TEST(bounds)
 }
 END_TEST
 
+/*
+ * The top level's peer: list is walked item by item as libyaml reads it (a
+ * file of 50,000 peers is never a whole tree): its ops still take their
+ * place in file order among another section's of the same rank, and the
+ * error reported is still the one the walk of the whole file meets first.
+ */
+START_TEST(peer_list_read_early)
+{
+	static const char *peers_first = "peers:\n - nids: [1.1.1.1@tcp, 1.1.1.2@tcp]\n"
+					 "peer:\n - primary nid: 3.3.3.3@tcp\n";
+	static const char *peer_first = "peer:\n - primary nid: 3.3.3.3@tcp\n"
+					"peers:\n - nids: [1.1.1.1@tcp, 1.1.1.2@tcp]\n";
+	char *big = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	struct cf_doc d;
+
+	/* --del: both sections make "del peer", kept in the file's order. */
+	parse_ok(peers_first, CF_DEL, &d);
+	ck_assert_uint_eq(d.nop, 2);
+	ck_assert_str_eq(cf_op_get_str(&d.op[0], "primary"), "1.1.1.1@tcp");
+	ck_assert_str_eq(cf_op_get_str(&d.op[1], "primary"), "3.3.3.3@tcp");
+	cf_doc_free(&d);
+	parse_ok(peer_first, CF_DEL, &d);
+	ck_assert_uint_eq(d.nop, 2);
+	ck_assert_str_eq(cf_op_get_str(&d.op[0], "primary"), "3.3.3.3@tcp");
+	cf_doc_free(&d);
+	/* A section above with an error: its error, not the peer's. */
+	parse_err("net:\n - bogus: 1\npeer:\n - primary nid: 1.1.1.1@tcp\n   bad: 2\n",
+		  "t.yaml:2:4: key 'bogus'");
+	/* A peer's error, then one below: the peer's. */
+	parse_err("peer:\n - primary nid: 1.1.1.1@tcp\n   bad: 2\nglobal:\n  bogus: 1\n",
+		  "t.yaml:3:4: key 'bad'");
+	/* Of the peers, the first one wrong. */
+	parse_err("peer:\n - primary nid: 1.1.1.1@tcp\n - x: 1\n - y: 2\n", "t.yaml:3:4: key 'x'");
+	/* YAML that does not parse, a key given twice, an alias: those first. */
+	parse_err("peer:\n - bad: 1\nnet: [\n", "did not find expected node content");
+	parse_err("peer:\n - bad: 1\npeer: []\n", "key 'peer': given twice");
+	parse_err("peer:\n - bad: 1\nroute: &a []\n", "anchors and aliases");
+	/* Many peers, in the file's order. */
+	f = open_memstream(&big, &len);
+	ck_assert_ptr_nonnull(f);
+	fputs("peer:\n", f);
+	for (i = 0; i < 3000; i++)
+		fprintf(f,
+			" - primary nid: 10.0.%zu.%zu@tcp\n   peer ni: [{nid: 11.0.%zu.%zu@tcp}]\n",
+			i / 256, i % 256, i / 256, i % 256);
+	fclose(f);
+	parse_ok(big, CF_ADD, &d);
+	ck_assert_uint_eq(d.nop, 3000);
+	ck_assert_str_eq(cf_op_get_str(&d.op[2999], "primary"), "10.0.11.183@tcp");
+	cf_doc_free(&d);
+	free(big);
+}
+END_TEST
+
 void conf_cases_tests(TCase *tc)
 {
 	tcase_add_test(tc, scalars);
@@ -802,4 +858,5 @@ void conf_cases_tests(TCase *tc)
 	tcase_add_test(tc, sort_then_round_trip);
 	tcase_add_test(tc, yout_basics);
 	tcase_add_test(tc, bounds);
+	tcase_add_test(tc, peer_list_read_early);
 }

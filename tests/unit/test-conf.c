@@ -359,6 +359,7 @@ Suite *make_conf_suite(void)
 	tcase_add_test(tc, corpus_bad);
 	tcase_add_test(tc, corpus_round_trip);
 	conf_cases_tests(tc);
+	yout_tests(tc);
 	suite_add_tcase(s, tc);
 	return s;
 }

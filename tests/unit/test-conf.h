@@ -19,5 +19,7 @@ bool docs_equal(const struct cf_doc *a, const struct cf_doc *b, const char *what
 
 /* test-conf-cases.c's tests, added after the corpus's. */
 void conf_cases_tests(TCase *tc);
+/* test-yout.c's: lnetctl's YAML writer against libyaml's emitter. */
+void yout_tests(TCase *tc);
 
 #endif
