@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * store-peer.c - peers, which are rows in two tables: the peer (its primary
- * NID and Multi-Rail flag) and its NIDs, the primary first.  A NID added
- * or removed is a change of the peer, logged whole before and after.
+ * store-peer.c - peers, one row each (schema 0006): the primary NID, the
+ * Multi-Rail flag, and the other NIDs in order, packed as "NID NID " in
+ * nids.  Only the primary NID is UNIQUE in SQL; a peer's own NIDs are
+ * checked here, and that no two peers share a NID is lnetd's model's to
+ * judge (and lnetd_restore()'s to refuse in a file edited by hand).  A NID
+ * added or removed is a change of the peer, logged whole before and after,
+ * with the JSON written here from the peer as it was and as it becomes.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,52 +18,6 @@
 
 #include "store-int.h"
 
-static int peer_json(struct store *st, const char *nid, char **json, struct store_err *err)
-{
-	sqlite3_stmt *s = use(st, S_PEER_JSON);
-
-	bind_text(s, 1, nid);
-	return st_fetch(st, s, 0, K_PEER, either(nid, "?"), json, err);
-}
-
-/* Adding @nid to @peer hit a UNIQUE: say who has it. */
-static int nid_taken(struct store *st, const char *nid, const char *peer, bool primary,
-		     struct store_err *err)
-{
-	sqlite3_stmt *s = use(st, S_NID_OWNER);
-	const char *owner;
-	int rc;
-
-	bind_text(s, 1, nid);
-	owner = sqlite3_step(s) == SQLITE_ROW ? col_text(s, 0) : NULL;
-	if (!owner)
-		rc = st_seterr(err, -EEXIST, "NID %s is taken", nid);
-	else if (primary && !strcmp(owner, nid))
-		rc = st_seterr(err, -EEXIST, "peer %s exists already", nid);
-	else if (!strcmp(owner, peer))
-		rc = st_seterr(err, -EEXIST, "NID %s belongs to peer %s already", nid, peer);
-	else
-		rc = st_seterr(err, -EEXIST, "NID %s belongs to peer %s", nid, owner);
-	sqlite3_reset(s);
-	return rc;
-}
-
-/* Run @s, which puts @nid into @peer (or changes it): a taken NID says who has it. */
-static int nid_insert(struct store *st, sqlite3_stmt *s, const char *nid, const char *peer,
-		      bool primary, struct store_err *err)
-{
-	int rc = sqlite3_step(s);
-
-	if (rc == SQLITE_DONE)
-		rc = 0;
-	else if (st_errno(st, rc) == -EEXIST)
-		rc = nid_taken(st, nid, peer, primary, err);
-	else
-		rc = st_sqlerr(st, rc, K_PEER, either(peer, "?"), err);
-	sqlite3_reset(s);
-	return rc;
-}
-
 /* A string JSON takes as it is: no quote, backslash or control character. */
 static bool json_plain(const char *s)
 {
@@ -69,33 +27,88 @@ static bool json_plain(const char *s)
 	return true;
 }
 
+/* Append @s to @b as a JSON string, as SQLite's json_quote() prints it. */
+static int json_str(struct store *st, struct buf *b, const char *s)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (json_plain(s))
+		return st_buf_cat(b, "\"", s, "\"", NULL);
+	q = use(st, S_JSON_QUOTE);
+	bind_text(q, 1, s);
+	rc = sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) ? st_buf_cat(b, col_text(q, 0), NULL)
+							     : -ENOMEM;
+	sqlite3_reset(q);
+	return rc;
+}
+
 /*
- * The JSON S_PEER_JSON gives for a peer just added as @peer, written here
- * rather than read back: SQLite's json_object() prints these keys in this
- * order, without spaces, and strings with nothing to escape as they are.
- * NULL (out of memory, or a string that would need escaping): ask SQLite.
+ * @peer's record in the history: the JSON SQLite's json_object() would
+ * print for {nid, mr, nids}, keys in this order and without spaces.
  */
-static char *peer_json_of(const struct st_peer *peer)
+static int peer_json(struct store *st, const struct st_peer *peer, char **json,
+		     struct store_err *err)
 {
 	struct buf b = {0};
 	size_t i;
-	int rc;
+	int rc = st_buf_cat(&b, "{\"nid\":", NULL);
 
-	if (!json_plain(peer->nid) || (peer->mr != 0 && peer->mr != 1))
-		return NULL;
-	rc = st_buf_cat(&b, "{\"nid\":\"", peer->nid, "\",\"mr\":", peer->mr ? "1" : "0",
-			",\"nids\":[", NULL);
-	for (i = 0; !rc && i < peer->nnids; i++)
-		rc = json_plain(peer->nids[i])
-			     ? st_buf_cat(&b, i ? "," : "", "\"", peer->nids[i], "\"", NULL)
-			     : -EINVAL;
+	if (!rc)
+		rc = json_str(st, &b, peer->nid);
+	if (!rc)
+		rc = st_buf_cat(&b, ",\"mr\":", peer->mr ? "1" : "0", ",\"nids\":[", NULL);
+	for (i = 0; !rc && i < peer->nnids; i++) {
+		rc = i ? st_buf_cat(&b, ",", NULL) : 0;
+		if (!rc)
+			rc = json_str(st, &b, peer->nids[i]);
+	}
 	if (!rc)
 		rc = st_buf_cat(&b, "]}", NULL);
 	if (rc) {
 		free(b.s);
-		return NULL;
+		b.s = NULL;
+		rc = st_seterr(err, -ENOMEM, "store: out of memory");
 	}
-	return b.s;
+	*json = b.s;
+	return rc;
+}
+
+/*
+ * Check @peer's NIDs (none empty or holding a space, none twice, none its
+ * primary) and pack its other NIDs into *packed, each followed by a space.
+ */
+static int peer_pack(const struct st_peer *peer, char **packed, struct store_err *err)
+{
+	struct buf b = {0};
+	size_t i, k;
+	int rc = 0;
+
+	*packed = NULL;
+	if (!peer->nid)
+		return st_seterr(err, -EINVAL, "the primary NID must not be empty");
+	for (i = 0; !rc && i < peer->nnids; i++) {
+		const char *nid = peer->nids[i];
+
+		for (k = 0; nid && k < i && strcmp(peer->nids[k], nid); k++)
+			;
+		if (!nid || !*nid || strchr(nid, ' '))
+			rc = st_seterr(err, -EINVAL,
+				       "peer %s: NID \"%s\" is empty or holds a space", peer->nid,
+				       either(nid, ""));
+		else if (k < i || !strcmp(nid, peer->nid))
+			rc = st_seterr(err, -EEXIST, "NID %s belongs to peer %s already", nid,
+				       peer->nid);
+		else if (st_buf_cat(&b, nid, " ", NULL))
+			rc = st_seterr(err, -ENOMEM, "store: out of memory");
+	}
+	if (!rc && !b.s && st_buf_cat(&b, "", NULL))
+		rc = st_seterr(err, -ENOMEM, "store: out of memory");
+	if (rc)
+		free(b.s);
+	else
+		*packed = b.s;
+	return rc;
 }
 
 /*
@@ -114,11 +127,9 @@ static int dry_log(struct store *st, char op, const char *key, struct store_err 
 
 int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err)
 {
-	char *json = NULL;
+	char *json = NULL, *packed = NULL;
 	sqlite3_stmt *s;
-	sqlite3_int64 id;
 	struct mark m;
-	size_t i;
 	int rc;
 
 	if (st->dry)
@@ -126,157 +137,154 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 	rc = st_op_begin(st, &m, err);
 	if (rc)
 		return rc;
-	s = use(st, S_PEER_ADD);
-	bind_text(s, 1, peer->nid);
-	sqlite3_bind_int(s, 2, peer->mr);
-	rc = nid_insert(st, s, peer->nid, peer->nid, true, err);
-	/* The peer's row, just inserted; its NIDs, the primary first (schema 0005). */
-	id = sqlite3_last_insert_rowid(st->db);
-	for (i = 0; !rc && i <= peer->nnids; i++) {
-		s = use(st, S_PEER_NID_ADD_ID);
-		sqlite3_bind_int64(s, 1, id);
-		bind_text(s, 2, i ? peer->nids[i - 1] : peer->nid);
-		rc = nid_insert(st, s, i ? peer->nids[i - 1] : peer->nid, peer->nid, !i, err);
+	rc = peer_pack(peer, &packed, err);
+	if (!rc) {
+		s = use(st, S_PEER_ADD);
+		bind_text(s, 1, peer->nid);
+		sqlite3_bind_int(s, 2, peer->mr);
+		bind_text(s, 3, packed);
+		rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sqlite3_errcode(st->db);
+		sqlite3_reset(s);
+		if (rc)
+			rc = st_errno(st, rc) == -EEXIST
+				     ? st_seterr(err, -EEXIST, "peer %s exists already", peer->nid)
+				     : st_sqlerr(st, rc, K_PEER, peer->nid, err);
 	}
 	if (!rc)
-		json = peer_json_of(peer);
-	if (!rc && !json)
-		rc = peer_json(st, peer->nid, &json, err);
+		rc = peer_json(st, peer, &json, err);
 	if (!rc)
 		rc = st_log_change(st, '+', K_PEER, NULL, json, peer->nid, err);
 	free(json);
+	free(packed);
 	return st_op_end(st, &m, rc);
 }
 
+/* What a change does to a stored peer: set mr, add a NID or delete one. */
+enum peer_edit {
+	EDIT_MR,
+	EDIT_NID_ADD,
+	EDIT_NID_DEL
+};
+
 /*
- * Change peer @primary with @s (bound by the caller, about @nid): log it
- * under @key, or say @missing if @s changed nothing.
+ * Change peer @primary by @edit (@nid or @mr), write its row, and log it
+ * under @key whole, before and after.
  */
-static int peer_change(struct store *st, const char *primary, sqlite3_stmt *s, const char *nid,
-		       const char *key, const char *missing, struct store_err *err)
+static int peer_change(struct store *st, const char *primary, enum peer_edit edit, const char *nid,
+		       int mr, const char *key, struct store_err *err)
 {
-	char *old = NULL, *new = NULL;
+	char *old = NULL, *new = NULL, *packed = NULL;
+	struct st_peer p = {0}, q;
+	const char **nids = NULL;
+	sqlite3_stmt *s;
 	struct mark m;
+	size_t i, k;
 	int rc;
 
-	if (st->dry) {
-		sqlite3_reset(s);
+	if (st->dry)
 		return dry_log(st, '~', key, err);
-	}
 	rc = st_op_begin(st, &m, err);
+	if (!rc)
+		rc = store_peer_get(st, primary, &p, err);
 	if (rc)
-		return rc;
-	rc = peer_json(st, primary, &old, err);
+		return st_op_end(st, &m, rc);
+	q = p;
+	nids = calloc(p.nnids + 1, sizeof(*nids));
+	if (!nids)
+		rc = st_seterr(err, -ENOMEM, "store: out of memory");
+	for (i = k = 0; !rc && i < p.nnids; i++)
+		if (edit != EDIT_NID_DEL || strcmp(p.nids[i], nid))
+			nids[k++] = p.nids[i];
+	if (!rc && edit == EDIT_NID_ADD)
+		nids[k++] = nid;
+	if (!rc && edit == EDIT_NID_DEL && k == p.nnids)
+		rc = st_seterr(err, -ENOENT, "NID %s is not a NID of peer %s", nid, primary);
+	q.nids = nids;
+	q.nnids = k;
+	if (edit == EDIT_MR)
+		q.mr = mr;
 	if (!rc)
-		rc = nid_insert(st, s, nid, primary, false, err);
-	if (!rc && !sqlite3_changes(st->db))
-		rc = st_seterr(err, -ENOENT, "%s", missing);
+		rc = peer_pack(&q, &packed, err);
+	if (!rc) {
+		s = use(st, S_PEER_SET);
+		bind_text(s, 1, primary);
+		sqlite3_bind_int(s, 2, q.mr);
+		bind_text(s, 3, packed);
+		rc = st_dml(st, s, K_PEER, primary, err);
+	}
 	if (!rc)
-		rc = peer_json(st, primary, &new, err);
+		rc = peer_json(st, &p, &old, err);
+	if (!rc)
+		rc = peer_json(st, &q, &new, err);
 	if (!rc)
 		rc = st_log_change(st, '~', K_PEER, old, new, key, err);
 	free(old);
 	free(new);
+	free(packed);
+	free(nids);
+	st_peer_clear(&p);
 	return st_op_end(st, &m, rc);
 }
 
 int store_peer_set_mr(struct store *st, const char *nid, int mr, struct store_err *err)
 {
-	sqlite3_stmt *s = use(st, S_PEER_MR);
-
-	bind_text(s, 1, nid);
-	sqlite3_bind_int(s, 2, mr);
-	return peer_change(st, nid, s, nid, either(nid, "?"), "", err);
+	return peer_change(st, nid, EDIT_MR, NULL, mr, either(nid, "?"), err);
 }
 
 int store_peer_nid_add(struct store *st, const char *primary, const char *nid,
 		       struct store_err *err)
 {
-	sqlite3_stmt *s = use(st, S_PEER_NID_ADD);
 	char key[KEY_MAX];
 
 	snprintf(key, sizeof(key), "%s +nid %s", either(primary, "?"), either(nid, "?"));
-	bind_text(s, 1, primary);
-	bind_text(s, 2, nid);
-	return peer_change(st, primary, s, nid, key, "", err);
+	return peer_change(st, primary, EDIT_NID_ADD, nid, 0, key, err);
 }
 
 int store_peer_nid_del(struct store *st, const char *primary, const char *nid,
 		       struct store_err *err)
 {
-	char key[KEY_MAX], missing[KEY_MAX];
-	sqlite3_stmt *s;
+	char key[KEY_MAX];
 
 	if (primary && nid && !strcmp(primary, nid))
 		return st_seterr(err, -EINVAL,
 				 "NID %s is the primary NID of peer %s: delete the peer", nid,
 				 primary);
 	snprintf(key, sizeof(key), "%s -nid %s", either(primary, "?"), either(nid, "?"));
-	snprintf(missing, sizeof(missing), "NID %s is not a NID of peer %s", either(nid, "?"),
-		 either(primary, "?"));
-	s = use(st, S_PEER_NID_DEL);
-	bind_text(s, 1, primary);
-	bind_text(s, 2, nid);
-	return peer_change(st, primary, s, nid, key, missing, err);
+	return peer_change(st, primary, EDIT_NID_DEL, either(nid, ""), 0, key, err);
 }
 
-int store_peer_del(struct store *st, const char *nid, struct store_err *err)
-{
-	struct st_peer p = {0};
-	char *old = NULL;
-	sqlite3_stmt *s;
-	struct mark m;
-	int rc;
-
-	if (st->dry)
-		return dry_log(st, '-', nid, err);
-	rc = st_op_begin(st, &m, err);
-	if (rc)
-		return rc;
-	/* Its JSON written here from its rows, as for an add: SQLite's JSON functions cost more. */
-	rc = store_peer_get(st, nid, &p, err);
-	if (!rc)
-		old = peer_json_of(&p);
-	st_peer_clear(&p);
-	if (!rc && !old)
-		rc = peer_json(st, nid, &old, err);
-	if (!rc) {
-		s = use(st, S_PEER_DEL);
-		bind_text(s, 1, nid);
-		rc = st_dml(st, s, K_PEER, nid, err);
-	}
-	if (!rc)
-		rc = st_log_change(st, '-', K_PEER, old, NULL, nid, err);
-	free(old);
-	return st_op_end(st, &m, rc);
-}
-
-static int push_nid(struct st_peer *p, const char *nid)
+static int push_nid(struct st_peer *p, const char *nid, size_t len)
 {
 	const char **v = grow(p->nids, p->nnids, sizeof(*p->nids));
+	char *s;
 
 	if (!v)
 		return -ENOMEM;
 	p->nids = v;
-	return sdup(&p->nids[p->nnids++], nid);
+	s = strndup(nid, len);
+	if (!s)
+		return -ENOMEM;
+	p->nids[p->nnids++] = s;
+	return 0;
 }
 
-/*
- * Copy the peer on @s's row, with the rows after it that are the same peer
- * (its NIDs, the primary first); *step gets the step that ended it.
- */
-static int peer_read(sqlite3_stmt *s, struct st_peer *p, int *step)
+/* Copy @s's row: primary NID, mr, and the packed NIDs ("NID NID "). */
+static int peer_read(sqlite3_stmt *s, struct st_peer *p)
 {
+	const char *nids = col_text(s, 2), *sp;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
 	p->mr = sqlite3_column_int(s, 1);
 	rc = sdup(&p->nid, col_text(s, 0));
-	do {
-		if (!rc && cmp_str(col_text(s, 2), p->nid))
-			rc = push_nid(p, col_text(s, 2));
-		*step = sqlite3_step(s);
-	} while (!rc && *step == SQLITE_ROW && !cmp_str(col_text(s, 0), p->nid));
+	for (; !rc && nids && *nids; nids = sp + 1) {
+		sp = strchr(nids, ' ');
+		rc = push_nid(p, nids, sp ? (size_t)(sp - nids) : strlen(nids));
+		if (!sp)
+			break;
+	}
+	if (rc)
+		st_peer_clear(p);
 	return rc;
 }
 
@@ -287,28 +295,60 @@ int store_peer_get(struct store *st, const char *nid, struct st_peer *peer, stru
 
 	bind_text(s, 1, nid);
 	step = sqlite3_step(s);
-	if (step == SQLITE_ROW) {
-		rc = peer_read(s, peer, &step);
-		if (!rc && step != SQLITE_DONE)
-			rc = st_sqlerr(st, step, K_PEER, nid, err);
-		if (rc)
-			st_peer_clear(peer);
-	} else {
+	if (step == SQLITE_ROW)
+		rc = peer_read(s, peer) ? st_seterr(err, -ENOMEM, "store: out of memory") : 0;
+	else
 		rc = step == SQLITE_DONE ? st_notfound(K_PEER, either(nid, "?"), err)
 					 : st_sqlerr(st, step, K_PEER, either(nid, "?"), err);
-	}
 	sqlite3_reset(s);
 	return rc;
+}
+
+int store_peer_del(struct store *st, const char *nid, struct store_err *err)
+{
+	struct st_peer p = {0};
+	char *old = NULL;
+	sqlite3_stmt *s;
+	struct mark m;
+	int rc, step;
+
+	if (st->dry)
+		return dry_log(st, '-', nid, err);
+	rc = st_op_begin(st, &m, err);
+	if (rc)
+		return rc;
+	/* One statement deletes the row and gives it back for the history. */
+	s = use(st, S_PEER_DEL);
+	bind_text(s, 1, nid);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		rc = peer_read(s, &p) ? st_seterr(err, -ENOMEM, "store: out of memory") : 0;
+	else
+		rc = step == SQLITE_DONE ? st_notfound(K_PEER, either(nid, "?"), err)
+					 : st_sqlerr(st, step, K_PEER, either(nid, "?"), err);
+	if (!rc) {
+		step = sqlite3_step(s);
+		if (step != SQLITE_DONE)
+			rc = st_sqlerr(st, step, K_PEER, nid, err);
+	}
+	sqlite3_reset(s);
+	if (!rc)
+		rc = peer_json(st, &p, &old, err);
+	if (!rc)
+		rc = st_log_change(st, '-', K_PEER, old, NULL, nid, err);
+	free(old);
+	st_peer_clear(&p);
+	return st_op_end(st, &m, rc);
 }
 
 int store_peer_list(struct store *st, store_peer_cb cb, void *data)
 {
 	sqlite3_stmt *s = use(st, S_PEER_LIST);
-	int step = sqlite3_step(s), rc = 0;
+	int step, rc = 0;
 	struct st_peer p;
 
-	while (!rc && step == SQLITE_ROW) {
-		rc = peer_read(s, &p, &step);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		rc = peer_read(s, &p);
 		if (!rc)
 			rc = cb(&p, data);
 		st_peer_clear(&p);
@@ -328,7 +368,7 @@ int st_peer_copy(struct st_peer *dst, const struct st_peer *src)
 	dst->mr = src->mr;
 	rc = sdup(&dst->nid, src->nid);
 	for (i = 0; !rc && i < src->nnids; i++)
-		rc = push_nid(dst, src->nids[i]);
+		rc = push_nid(dst, src->nids[i], strlen(src->nids[i]));
 	if (rc)
 		st_peer_clear(dst);
 	return rc;

@@ -1,0 +1,32 @@
+-- lnetd's store, schema version 6: a peer is one row, its other NIDs packed
+-- into it in order (the primary stays apart, in nid, and is not repeated).
+-- A peer_nid row per NID cost two UNIQUE and one foreign key index updates
+-- for each, and their cascade on delete: a 50,000-peer import or delete
+-- spent most of lnetd's time there.  With one row per peer only the primary
+-- NID is UNIQUE in SQL; that a NID belongs to one peer at most is checked by
+-- lnetd's model before a change is stored, and again when lnetd loads the
+-- store at start (a file edited by hand that breaks it is refused, naming
+-- both peers).
+--
+-- nids: the NIDs after the primary, each followed by one space ('' for
+-- none): "10.0.0.2@tcp 10.0.0.3@tcp ".  Canonical NIDs hold no space.
+CREATE TABLE peer6 (
+	id INTEGER PRIMARY KEY,
+	nid TEXT NOT NULL UNIQUE
+		CONSTRAINT "the primary NID must not be empty" CHECK (nid <> ''),
+	mr INTEGER NOT NULL
+		CONSTRAINT "mr must be 0 or 1" CHECK (mr IN (0, 1)),
+	nids TEXT NOT NULL DEFAULT ''
+		CONSTRAINT "a peer's NID list is NIDs each followed by a space"
+		CHECK (nids = '' OR (substr(nids, -1) = ' ' AND substr(nids, 1, 1) <> ' '
+			AND instr(nids, '  ') = 0))
+);
+INSERT INTO peer6 (id, nid, mr, nids)
+	SELECT p.id, p.nid, p.mr,
+		coalesce((SELECT group_concat(n.nid || ' ', '') FROM
+			(SELECT nid FROM peer_nid WHERE peer = p.id AND nid <> p.nid ORDER BY id) n),
+			'')
+	FROM peer p;
+DROP TABLE peer_nid;
+DROP TABLE peer;
+ALTER TABLE peer6 RENAME TO peer;
