@@ -310,28 +310,20 @@ int store_peer_del(struct store *st, const char *nid, struct store_err *err)
 	char *old = NULL;
 	sqlite3_stmt *s;
 	struct mark m;
-	int rc, step;
+	int rc;
 
 	if (st->dry)
 		return dry_log(st, '-', nid, err);
 	rc = st_op_begin(st, &m, err);
 	if (rc)
 		return rc;
-	/* One statement deletes the row and gives it back for the history. */
-	s = use(st, S_PEER_DEL);
-	bind_text(s, 1, nid);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW)
-		rc = peer_read(s, &p) ? st_seterr(err, -ENOMEM, "store: out of memory") : 0;
-	else
-		rc = step == SQLITE_DONE ? st_notfound(K_PEER, either(nid, "?"), err)
-					 : st_sqlerr(st, step, K_PEER, either(nid, "?"), err);
+	/* Read first, for the history: DELETE ... RETURNING builds a table each time. */
+	rc = store_peer_get(st, nid, &p, err);
 	if (!rc) {
-		step = sqlite3_step(s);
-		if (step != SQLITE_DONE)
-			rc = st_sqlerr(st, step, K_PEER, nid, err);
+		s = use(st, S_PEER_DEL);
+		bind_text(s, 1, nid);
+		rc = st_dml(st, s, K_PEER, nid, err);
 	}
-	sqlite3_reset(s);
 	if (!rc)
 		rc = peer_json(st, &p, &old, err);
 	if (!rc)

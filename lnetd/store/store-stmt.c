@@ -83,7 +83,7 @@ const char *const st_sql[S__COUNT] = {
 	/* A peer is one row (schema 0006): nids is its other NIDs, "NID NID ". */
 	[S_PEER_ADD] = "INSERT INTO peer (nid, mr, nids) VALUES (?1, ?2, ?3)",
 	[S_PEER_SET] = "UPDATE peer SET mr = ?2, nids = ?3 WHERE nid = ?1",
-	[S_PEER_DEL] = "DELETE FROM peer WHERE nid = ?1 RETURNING nid, mr, nids",
+	[S_PEER_DEL] = "DELETE FROM peer WHERE nid = ?1",
 	[S_PEER_GET] = "SELECT nid, mr, nids FROM peer WHERE nid = ?1",
 	[S_PEER_LIST] = "SELECT nid, mr, nids FROM peer ORDER BY nid",
 	[S_JSON_QUOTE] = "SELECT json_quote(?1)",
