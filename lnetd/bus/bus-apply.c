@@ -230,20 +230,18 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 	return rc;
 }
 
-/* Lines of @text as "as". */
-static int append_lines(sd_bus_message *reply, const char *text)
+/* Lines of @text as "as"; @text is cut at each newline on the way. */
+static int append_lines(sd_bus_message *reply, char *text)
 {
-	const char *p = text ?: "", *nl;
+	char *p = text, *nl;
 	int rc = sd_bus_message_open_container(reply, 'a', "s");
 
-	while (rc >= 0 && *p) {
-		char *line;
-
+	while (rc >= 0 && p && *p) {
 		nl = strchrnul(p, '\n');
-		line = strndup(p, (size_t)(nl - p));
-		rc = line ? sd_bus_message_append(reply, "s", line) : -ENOMEM;
-		free(line);
-		p = *nl ? nl + 1 : nl;
+		if (*nl)
+			*nl++ = '\0';
+		rc = sd_bus_message_append_basic(reply, 's', p);
+		p = nl;
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);
