@@ -296,8 +296,9 @@ END_TEST
 
 /*
  * A schema-5 file (a peer_nid row per NID, the primary included) becomes
- * schema 6 (one row per peer) with every peer, NID, order and history entry:
- * the history's JSON still undoes what it recorded.
+ * schema 6 (one row per peer, a history without its JSON CHECK) with every
+ * peer, NID, order and history entry, and the generation counter: the
+ * history's JSON still undoes what it recorded.
  */
 START_TEST(schema_5_peers_migrate_intact)
 {
@@ -317,7 +318,8 @@ START_TEST(schema_5_peers_migrate_intact)
 		"INSERT INTO peer_nid (peer, nid) VALUES (1, '10.0.0.1@tcp'), (2, '10.0.0.9@tcp'), "
 		"(1, '10.0.0.3@tcp'), (1, '10.0.0.2@tcp');"
 		"INSERT INTO history (time, uid, pid, command, summary, change) "
-		"VALUES (unixepoch(), 0, 1, 'lnetctl import', '+peer 10.0.0.1@tcp', %Q);",
+		"VALUES (unixepoch(), 0, 1, 'lnetctl import', '+peer 10.0.0.1@tcp', %Q);"
+		"UPDATE sqlite_sequence SET seq = 7 WHERE name = 'history';", /* a counter to keep */
 		add);
 	raw_exec(q);
 	sqlite3_free(q);
@@ -331,8 +333,8 @@ START_TEST(schema_5_peers_migrate_intact)
 	/* A change now logs the peer as the migrated row has it: as it was added. */
 	OK(store_begin(st));
 	OK(store_peer_del(st, "10.0.0.1@tcp", err));
-	ck_assert_uint_eq(commit("del"), 2);
-	q = raw_text("SELECT json_extract(change, '$[0].old') FROM history WHERE gen = 2");
+	ck_assert_uint_eq(commit("del"), 8); /* AUTOINCREMENT's counter was kept */
+	q = raw_text("SELECT json_extract(change, '$[0].old') FROM history WHERE gen = 8");
 	ck_assert_str_eq(q, "{\"nid\":\"10.0.0.1@tcp\",\"mr\":1,\"nids\":[\"10.0.0.3@tcp\","
 			    "\"10.0.0.2@tcp\"]}");
 	free(q);
