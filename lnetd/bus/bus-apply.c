@@ -395,7 +395,9 @@ static int op_open(sd_bus_message *r, const char *verb, const char *obj)
 	int rc = sd_bus_message_open_container(r, 'r', "ssa{sv}");
 
 	if (rc >= 0)
-		rc = sd_bus_message_append(r, "ss", verb, obj);
+		rc = sd_bus_message_append_basic(r, 's', verb);
+	if (rc >= 0)
+		rc = sd_bus_message_append_basic(r, 's', obj);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "{sv}");
 	return rc;
@@ -410,12 +412,14 @@ static int op_close(sd_bus_message *r)
 
 static int put_s(sd_bus_message *r, const char *k, const char *v)
 {
-	return v ? sd_bus_message_append(r, "{sv}", k, "s", v) : 0;
+	return v ? bus_put_basic(r, k, 's', v) : 0;
 }
 
 static int put_u(sd_bus_message *r, const char *k, int64_t v)
 {
-	return v != ST_UNSET ? sd_bus_message_append(r, "{sv}", k, "u", (uint32_t)v) : 0;
+	uint32_t u = (uint32_t)v;
+
+	return v != ST_UNSET ? bus_put_basic(r, k, 'u', &u) : 0;
 }
 
 /* A stored TBF policy's queue as "set tbf": its rules without their queue prefix. */
@@ -483,18 +487,19 @@ static int export_state(sd_bus_message *r, const struct st_state *st)
 
 		rc = op_open(r, "add", "peer");
 		if (rc >= 0)
-			rc = sd_bus_message_append(r, "{sv}{sv}", "primary", "s", p->nid,
-						   "multi_rail", "b", p->mr);
+			rc = put_s(r, "primary", p->nid);
+		if (rc >= 0)
+			rc = bus_put_basic(r, "multi_rail", 'b', &p->mr);
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(r, 'e', "sv");
 		if (rc >= 0)
-			rc = sd_bus_message_append(r, "s", "nids");
+			rc = sd_bus_message_append_basic(r, 's', "nids");
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(r, 'v', "as");
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(r, 'a', "s");
 		for (k = 0; rc >= 0 && k < p->nnids; k++)
-			rc = sd_bus_message_append(r, "s", p->nids[k]);
+			rc = sd_bus_message_append_basic(r, 's', p->nids[k]);
 		for (k = 0; rc >= 0 && k < 3; k++)
 			rc = sd_bus_message_close_container(r);
 		if (rc >= 0)

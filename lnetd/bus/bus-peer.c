@@ -151,22 +151,6 @@ static int nids_entry(sd_bus_message *reply, const struct lne_inst *ln, const st
 	return rc;
 }
 
-/* A "{sv}" entry holding a boolean, appended piece by piece (nid_pair()). */
-static int bool_entry(sd_bus_message *reply, const char *key, bool value)
-{
-	int b = value, rc = sd_bus_message_open_container(reply, 'e', "sv");
-
-	if (rc >= 0)
-		rc = sd_bus_message_append_basic(reply, 's', key);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(reply, 'v', "b");
-	if (rc >= 0)
-		rc = sd_bus_message_append_basic(reply, 'b', &b);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(reply);
-	return rc >= 0 ? sd_bus_message_close_container(reply) : rc;
-}
-
 /*
  * Explicit, implicit and discovered peers, by primary NID text: the same
  * order whatever their history.  "discovered" says discovery made the peer;
@@ -181,8 +165,9 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_peer *peer, *twin;
 	struct listed *all;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	static const char *const flag[] = {"multi_rail", "implicit", "discovered"};
 	size_t n = 0, i;
-	int rc;
+	int rc, k, flags[3];
 
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		n++;
@@ -217,12 +202,11 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			rc = sd_bus_message_append_basic(reply, 's', all[i].nid);
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
-		if (rc >= 0)
-			rc = bool_entry(reply, "multi_rail", peer->mr);
-		if (rc >= 0)
-			rc = bool_entry(reply, "implicit", peer->implicit);
-		if (rc >= 0)
-			rc = bool_entry(reply, "discovered", peer->discovered);
+		flags[0] = peer->mr;
+		flags[1] = peer->implicit;
+		flags[2] = peer->discovered;
+		for (k = 0; rc >= 0 && k < 3; k++)
+			rc = bus_put_basic(reply, flag[k], 'b', &flags[k]);
 		twin = found && !peer->discovered ? lne_peer_find(found, &peer->primary) : NULL;
 		for (as = NIDS_FOUND; rc >= 0 && as <= NIDS_STATE; as++)
 			rc = nids_entry(reply, d->mirror, peer, twin, kh, as);

@@ -175,3 +175,18 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 		rc = sd_bus_message_exit_container(m);
 	return rc;
 }
+
+int bus_put_basic(sd_bus_message *r, const char *key, char type, const void *v)
+{
+	int rc = sd_bus_message_open_container(r, 'e', "sv");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append_basic(r, 's', key);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', (char[]){type, '\0'});
+	if (rc >= 0)
+		rc = sd_bus_message_append_basic(r, type, v);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
+}
