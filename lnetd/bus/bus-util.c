@@ -53,12 +53,9 @@ int bus_nid_arg(const char *s, struct lne_nid *nid, char *canon, sd_bus_error *e
 	return 0;
 }
 
+/* The strings point into the message: only the array is lnetd's. */
 void bus_strv_free(char **v)
 {
-	char **p;
-
-	for (p = v; p && *p; p++)
-		free(*p);
 	free(v);
 }
 
@@ -109,11 +106,7 @@ int bus_read_strv_max(sd_bus_message *m, uint32_t max, char ***out, const char *
 			}
 			v = nv;
 		}
-		v[n] = strdup(s);
-		if (!v[n]) {
-			bus_strv_free(v);
-			return -ENOMEM;
-		}
+		v[n] = (char *)s; /* in the message, as 's' fields are */
 		v[++n] = NULL;
 	}
 	if (rc >= 0)
