@@ -126,13 +126,12 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 					    ['b'] = "a boolean",
 					    ['t'] = "an unsigned 64-bit integer",
 					    ['a'] = "an array of strings"};
-	const char *key, *contents;
-	char type;
+	const char *key;
 	int rc, k;
 
 	rc = sd_bus_message_enter_container(m, 'a', "{sv}");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(m, "s", &key);
+		rc = sd_bus_message_read_basic(m, 's', &key);
 		if (rc < 0)
 			return rc;
 		if (strlen(key) > LNETD_STR_MAX)
@@ -145,13 +144,12 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 		if (f[k].given)
 			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: field '%s' given twice",
 						 what, key);
-		rc = sd_bus_message_peek_type(m, &type, &contents);
-		if (rc < 0)
-			return rc;
-		if (strcmp(contents, f[k].type == 'a' ? "as" : (char[]){f[k].type, '\0'}))
+		/* A variant of another type is not entered (-ENXIO): no peek first. */
+		rc = sd_bus_message_enter_container(
+			m, 'v', f[k].type == 'a' ? "as" : (char[]){f[k].type, '\0'});
+		if (rc == -ENXIO)
 			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: field '%s' must be %s",
 						 what, key, tname[(int)f[k].type]);
-		rc = sd_bus_message_enter_container(m, 'v', contents);
 		if (rc >= 0)
 			rc = f[k].type == 'a'
 				     ? bus_read_strv_max(m, f[k].max, f[k].out, what, key, e)
