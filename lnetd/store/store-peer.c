@@ -46,14 +46,34 @@ static int json_str(struct store *st, struct buf *b, const char *s)
 /*
  * @peer's record in the history: the JSON SQLite's json_object() would
  * print for {nid, mr, nids}, keys in this order and without spaces.
+ * Strings JSON takes as they are (every canonical NID) are copied into one
+ * allocation sized first; the others go through json_str().
  */
 static int peer_json(struct store *st, const struct st_peer *peer, char **json,
 		     struct store_err *err)
 {
+	size_t i, len = sizeof("{\"nid\":\"\",\"mr\":0,\"nids\":[]}") + strlen(peer->nid);
+	bool plain = json_plain(peer->nid);
 	struct buf b = {0};
-	size_t i;
-	int rc = st_buf_cat(&b, "{\"nid\":", NULL);
+	char *c;
+	int rc;
 
+	for (i = 0; plain && i < peer->nnids; i++) {
+		plain = json_plain(peer->nids[i]);
+		len += strlen(peer->nids[i]) + 3;
+	}
+	if (plain) {
+		c = *json = malloc(len);
+		if (!c)
+			return st_seterr(err, -ENOMEM, "store: out of memory");
+		c = stpcpy(stpcpy(stpcpy(c, "{\"nid\":\""), peer->nid), "\",\"mr\":");
+		c = stpcpy(stpcpy(c, peer->mr ? "1" : "0"), ",\"nids\":[");
+		for (i = 0; i < peer->nnids; i++)
+			c = stpcpy(stpcpy(stpcpy(c, i ? ",\"" : "\""), peer->nids[i]), "\"");
+		strcpy(c, "]}");
+		return 0;
+	}
+	rc = st_buf_cat(&b, "{\"nid\":", NULL);
 	if (!rc)
 		rc = json_str(st, &b, peer->nid);
 	if (!rc)
@@ -254,9 +274,9 @@ int store_peer_nid_del(struct store *st, const char *primary, const char *nid,
 }
 
 /*
- * Give @p the @n NIDs of @v (or, @v NULL, the @n NIDs packed in @packed,
- * each followed by a space) in one allocation: the array, then the strings.
- * A site's export or restore reads 50,000 peers: one malloc each, not three.
+ * Give @p the @n NIDs of @v (or, @v NULL, the @n NIDs in @packed, between
+ * spaces) in one allocation: the array, then the strings.  A site's export
+ * or restore reads 50,000 peers: one malloc each, not three.
  */
 static int nids_set(struct st_peer *p, const char *const *v, size_t n, const char *packed)
 {
@@ -278,20 +298,27 @@ static int nids_set(struct st_peer *p, const char *const *v, size_t n, const cha
 	if (!v)
 		memcpy(c, packed, len);
 	for (i = 0; i < n; i++) {
-		a[i] = c;
 		if (v) {
+			a[i] = c;
 			c = stpcpy(c, v[i]) + 1;
-		} else {
-			c += strcspn(c, " ");
-			*c++ = '\0';
+			continue;
 		}
+		c += strspn(c, " ");
+		a[i] = c;
+		c += strcspn(c, " ");
+		if (*c)
+			*c++ = '\0';
 	}
 	p->nids = (const char **)a;
 	p->nnids = n;
 	return 0;
 }
 
-/* Copy @s's row: primary NID, mr, and the packed NIDs ("NID NID "). */
+/*
+ * Copy @s's row: primary NID, mr, and the packed NIDs.  The store writes
+ * each NID followed by a space; any run of spaces separates two here (a
+ * row edited by hand loses no NID; lnetd_restore() judges what it holds).
+ */
 static int peer_read(sqlite3_stmt *s, struct st_peer *p)
 {
 	const char *nids = col_text(s, 2) ?: "", *c;
@@ -301,7 +328,7 @@ static int peer_read(sqlite3_stmt *s, struct st_peer *p)
 	memset(p, 0, sizeof(*p));
 	p->mr = sqlite3_column_int(s, 1);
 	for (c = nids; *c; c++)
-		n += *c == ' ';
+		n += *c != ' ' && (c[1] == ' ' || !c[1]);
 	rc = sdup(&p->nid, col_text(s, 0));
 	if (!rc)
 		rc = nids_set(p, NULL, n, nids);
