@@ -114,7 +114,7 @@ START_TEST(peer_round_trip)
 	commit("peers");
 	DUMP_EQ("peer 10.0.0.5@tcp mr=1 10.0.0.3@tcp\npeer 10.0.0.9@tcp mr=0 10.0.0.1@tcp\n");
 	RAW_EQ("SELECT group_concat(nid || ':' || nids, '|') FROM peer",
-	       "10.0.0.9@tcp:10.0.0.1@tcp |10.0.0.5@tcp:10.0.0.3@tcp ");
+	       "10.0.0.5@tcp:10.0.0.3@tcp |10.0.0.9@tcp:10.0.0.1@tcp ");
 	/* A row edited by hand: any run of spaces separates two NIDs, none is lost. */
 	RAW_EQ("UPDATE peer SET nids = '  10.0.0.3@tcp   10.0.0.4@tcp' WHERE nid = '10.0.0.5@tcp' "
 	       "RETURNING 'edited'",
