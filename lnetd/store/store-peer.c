@@ -94,6 +94,40 @@ static int peer_json(struct store *st, const struct st_peer *peer, char **json,
 	return rc;
 }
 
+static int cmp_nid(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The first of @peer's NIDs found twice, or NULL: compared pairwise for a
+ * few, sorted for more (an operation may list 1,024); *nomem on failure.
+ */
+static const char *nid_twice(const struct st_peer *peer, bool *nomem)
+{
+	const char **v, *twice = NULL;
+	size_t i, k, n = peer->nnids;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++)
+			for (k = 0; k < i; k++)
+				if (!strcmp(peer->nids[k], peer->nids[i]))
+					return peer->nids[i];
+		return NULL;
+	}
+	v = malloc(n * sizeof(*v));
+	*nomem = !v;
+	if (!v)
+		return NULL;
+	memcpy(v, peer->nids, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_nid);
+	for (i = 1; !twice && i < n; i++)
+		if (!strcmp(v[i - 1], v[i]))
+			twice = v[i];
+	free(v);
+	return twice;
+}
+
 /*
  * Check @peer's NIDs (none empty or holding a space, none twice, none its
  * primary) and pack its other NIDs into *packed, each followed by a space.
@@ -101,34 +135,35 @@ static int peer_json(struct store *st, const struct st_peer *peer, char **json,
 static int peer_pack(const struct st_peer *peer, char **packed, struct store_err *err)
 {
 	struct buf b = {0};
-	size_t i, k;
-	int rc = 0;
+	const char *twice;
+	bool nomem = false;
+	size_t i;
 
 	*packed = NULL;
 	if (!peer->nid)
 		return st_seterr(err, -EINVAL, "the primary NID must not be empty");
-	for (i = 0; !rc && i < peer->nnids; i++) {
-		const char *nid = peer->nids[i];
-
-		for (k = 0; nid && k < i && strcmp(peer->nids[k], nid); k++)
-			;
-		if (!nid || !*nid || strchr(nid, ' '))
-			rc = st_seterr(err, -EINVAL,
-				       "peer %s: NID \"%s\" is empty or holds a space", peer->nid,
-				       either(nid, ""));
-		else if (k < i || !strcmp(nid, peer->nid))
-			rc = st_seterr(err, -EEXIST, "NID %s belongs to peer %s already", nid,
-				       peer->nid);
-		else if (st_buf_cat(&b, nid, " ", NULL))
-			rc = st_seterr(err, -ENOMEM, "store: out of memory");
-	}
-	if (!rc && !b.s && st_buf_cat(&b, "", NULL))
-		rc = st_seterr(err, -ENOMEM, "store: out of memory");
-	if (rc)
+	for (i = 0; i < peer->nnids; i++)
+		if (!peer->nids[i] || !*peer->nids[i] || strchr(peer->nids[i], ' '))
+			return st_seterr(err, -EINVAL,
+					 "peer %s: NID \"%s\" is empty or holds a space", peer->nid,
+					 either(peer->nids[i], ""));
+		else if (!strcmp(peer->nids[i], peer->nid))
+			return st_seterr(err, -EEXIST, "NID %s belongs to peer %s already",
+					 peer->nid, peer->nid);
+	twice = nid_twice(peer, &nomem);
+	if (twice)
+		return st_seterr(err, -EEXIST, "NID %s belongs to peer %s already", twice,
+				 peer->nid);
+	for (i = 0; !nomem && i < peer->nnids; i++)
+		nomem = st_buf_cat(&b, peer->nids[i], " ", NULL) != 0;
+	if (!nomem && !b.s)
+		nomem = st_buf_cat(&b, "", NULL) != 0;
+	if (nomem) {
 		free(b.s);
-	else
-		*packed = b.s;
-	return rc;
+		return st_seterr(err, -ENOMEM, "store: out of memory");
+	}
+	*packed = b.s;
+	return 0;
 }
 
 /*
@@ -164,11 +199,11 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 		sqlite3_bind_int(s, 2, peer->mr);
 		bind_text(s, 3, packed);
 		rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sqlite3_errcode(st->db);
-		sqlite3_reset(s);
-		if (rc)
+		if (rc) /* named before the reset, while SQLite still says why */
 			rc = st_errno(st, rc) == -EEXIST
 				     ? st_seterr(err, -EEXIST, "peer %s exists already", peer->nid)
 				     : st_sqlerr(st, rc, K_PEER, peer->nid, err);
+		sqlite3_reset(s);
 	}
 	if (!rc)
 		rc = peer_json(st, peer, &json, err);

@@ -269,7 +269,10 @@ END_TEST
 START_TEST(refusals_name_the_object_and_change_nothing)
 {
 	const char *twice[] = {"10.0.0.8@tcp", "10.0.0.8@tcp"}, *spaced[] = {"10.0.0.8@tcp x"},
-		   *nids[] = {"10.0.0.2@tcp"};
+		   *nids[] = {"10.0.0.2@tcp"}, *many[20];
+	char many_s[20][32];
+	struct st_peer lots = {"10.0.0.7@tcp", 1, 20, many};
+	int i;
 	struct st_peer a = {"10.0.0.1@tcp", 1, 1, nids}, y = {"10.0.0.7@tcp", 1, 2, twice},
 		       sp = {"10.0.0.7@tcp", 1, 1, spaced}, bad = {"10.0.0.6@tcp", 2, 0, NULL},
 		       ok = {"10.0.0.8@tcp", 0, 0, NULL};
@@ -310,6 +313,13 @@ START_TEST(refusals_name_the_object_and_change_nothing)
 	      store_peer_add(st, &y, err));
 	FAILS(-EINVAL, "peer 10.0.0.7@tcp: NID \"10.0.0.8@tcp x\" is empty or holds a space",
 	      store_peer_add(st, &sp, err));
+	/* More than a few NIDs are sorted to find one given twice. */
+	for (i = 0; i < 20; i++) {
+		snprintf(many_s[i], sizeof(many_s[i]), "10.0.1.%d@tcp", i == 19 ? 3 : i);
+		many[i] = many_s[i];
+	}
+	FAILS(-EEXIST, "NID 10.0.1.3@tcp belongs to peer 10.0.0.7@tcp already",
+	      store_peer_add(st, &lots, err));
 	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp already",
 	      store_peer_nid_add(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
 	FAILS(-EINVAL, "peer 10.0.0.6@tcp: mr must be 0 or 1", store_peer_add(st, &bad, err));
