@@ -216,9 +216,14 @@ static int gateway_check(struct lnetd *d, const struct lne_peer *peer, const str
 	return 0;
 }
 
+#define PEER_NIDS_ON_STACK 8
+
 static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
+	char canon_s[PEER_NIDS_ON_STACK][LNE_NID_STR_MAX];
+	struct lne_nid nids_s[PEER_NIDS_ON_STACK];
+	const char *fresh_s[PEER_NIDS_ON_STACK];
 	struct lne_err lerr = {.msg = ""};
 	struct store_err serr = {""};
 	struct lne_nid prim, *nids = NULL;
@@ -236,9 +241,16 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	    peer->mr != !!op->u.peer.mr)
 		return say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
 			   peer->mr ? "Multi-Rail" : "non-Multi-Rail");
-	canon = calloc(n + 1, sizeof(*canon));
-	nids = calloc(n + 1, sizeof(*nids));
-	fresh = calloc(n + 1, sizeof(*fresh));
+	/* A peer of a few NIDs (a site import's 50,000) needs no allocation. */
+	if (n < PEER_NIDS_ON_STACK) {
+		canon = canon_s;
+		nids = nids_s;
+		fresh = fresh_s;
+	} else {
+		canon = calloc(n + 1, sizeof(*canon));
+		nids = calloc(n + 1, sizeof(*nids));
+		fresh = calloc(n + 1, sizeof(*fresh));
+	}
 	if (!canon || !nids || !fresh) {
 		rc = say(m, -ENOMEM, "out of memory");
 		goto out;
@@ -293,9 +305,11 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	else if (!created && !n && !op->ensure)
 		rc = say(m, -EEXIST, "peer %s exists already", pbuf);
 out:
-	free(canon);
-	free(nids);
-	free(fresh);
+	if (canon != canon_s) {
+		free(canon);
+		free(nids);
+		free(fresh);
+	}
 	return rc;
 }
 

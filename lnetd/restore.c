@@ -55,6 +55,7 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 	for (i = 0; !rc && i < st.n_peer; i++) {
 		const struct st_peer *p = &st.peer[i];
 		struct lne_nid prim, nid;
+		char what[LNE_NID_STR_MAX + 8];
 		size_t k;
 
 		rc = lne_nid_parse(p->nid, &prim, &err);
@@ -65,8 +66,11 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 			if (!rc)
 				rc = lne_peer_add_nid(ln, &prim, &nid, &err);
 		}
+		/* The store keeps only primary NIDs unique: a NID two peers share
+		 * (a file edited by hand) is refused here, naming both. */
+		snprintf(what, sizeof(what), "peer %s", p->nid);
 		if (rc)
-			refused(why, "peer", err.msg);
+			refused(why, what, err.msg);
 	}
 	for (i = 0; !rc && i < st.n_route; i++) {
 		const struct st_route *r = &st.route[i];

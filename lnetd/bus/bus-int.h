@@ -64,8 +64,9 @@ int bus_nid_arg(const char *s, struct lne_nid *nid, char *canon, sd_bus_error *e
 
 /*
  * Named, typed fields (a{sv}): each known name once, with its type; any
- * other name or type is refused, naming it.  Strings point into @m; an
- * "as" is malloc'd (free with bus_strv_free).
+ * other name or type is refused, naming it.  Strings point into @m, those
+ * of an "as" too: its array is malloc'd (free with bus_strv_free), and
+ * valid as long as @m is (a site import's 100,000 NIDs are not copied).
  */
 struct field {
 	const char *name;
@@ -78,11 +79,21 @@ struct field {
 /* Fields @f (ended by a NULL name) from an a{sv}; @what names the call in refusals. */
 int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus_error *e);
 
-/* An "as" of at most @max strings into *@out (malloc'd, NULL-terminated; NULL when empty). */
+/*
+ * An "as" of at most @max strings into *@out (a malloc'd array, NULL-terminated,
+ * of strings in @m; NULL when empty).
+ */
 int bus_read_strv_max(sd_bus_message *m, uint32_t max, char ***out, const char *what,
 		      const char *name, sd_bus_error *e);
 
 void bus_strv_free(char **v);
+
+/*
+ * One "{sv}" entry holding the basic value @v of @type ('s': a string, 'b':
+ * an int, 'u': a uint32_t), appended piece by piece: sd_bus_message_append()
+ * parses its format at every call, a site's export or peer list 50,000 times.
+ */
+int bus_put_basic(sd_bus_message *r, const char *key, char type, const void *v);
 
 static inline int64_t given_or_unset(const struct field *f, uint32_t v)
 {

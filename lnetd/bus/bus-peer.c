@@ -70,6 +70,30 @@ enum nids_as {
 };
 
 /*
+ * A NID and its health "(su)" or state "(ss)", appended piece by piece:
+ * sd_bus_message_append() parses its format for each of a site's 100,000.
+ */
+static int nid_pair(sd_bus_message *reply, enum nids_as as, const char *nid,
+		    const struct lne_inst *ln, const struct lne_peer_ni *pni, struct khealth *kh)
+{
+	int rc = sd_bus_message_open_container(reply, 'r', as == NIDS_HEALTH ? "su" : "ss");
+	uint32_t health;
+
+	if (rc >= 0)
+		rc = sd_bus_message_append_basic(reply, 's', nid);
+	if (rc >= 0 && as == NIDS_HEALTH) {
+		health = khealth_get(kh, &pni->nid, (uint32_t)pni->health);
+		rc = sd_bus_message_append_basic(reply, 'u', &health);
+	} else if (rc >= 0) {
+		rc = sd_bus_message_append_basic(
+			reply, 's',
+			kh ? khealth_state(kh, &pni->nid) ?: "NA"
+			   : lne_pni_state_name(lne_peer_ni_state(ln, pni)));
+	}
+	return rc >= 0 ? sd_bus_message_close_container(reply) : rc;
+}
+
+/*
  * @peer's NIDs into @reply, @as says how.  @twin, with the kernel engine,
  * is the module's peer of the same primary: the NIDs its discovery added to
  * a configured peer are there, not in lnetd's mirror.  Health and state
@@ -94,17 +118,9 @@ static int append_nids(sd_bus_message *reply, const struct lne_inst *ln,
 					continue;
 				lne_nid_format(&pni->nid, buf, sizeof(buf));
 				if (rc >= 0 && as == NIDS_FOUND)
-					rc = sd_bus_message_append(reply, "s", buf);
-				else if (rc >= 0 && as == NIDS_HEALTH)
-					rc = sd_bus_message_append(
-						reply, "(su)", buf,
-						khealth_get(kh, &pni->nid, (uint32_t)pni->health));
+					rc = sd_bus_message_append_basic(reply, 's', buf);
 				else if (rc >= 0)
-					rc = sd_bus_message_append(
-						reply, "(ss)", buf,
-						kh ? khealth_state(kh, &pni->nid) ?: "NA"
-						   : lne_pni_state_name(
-							     lne_peer_ni_state(ln, pni)));
+					rc = nid_pair(reply, as, buf, ln, pni, kh);
 			}
 	return rc;
 }
@@ -123,7 +139,7 @@ static int nids_entry(sd_bus_message *reply, const struct lne_inst *ln, const st
 	int rc = sd_bus_message_open_container(reply, 'e', "sv");
 
 	if (rc >= 0)
-		rc = sd_bus_message_append(reply, "s", key[as]);
+		rc = sd_bus_message_append_basic(reply, 's', key[as]);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'v', sig[as]);
 	if (rc >= 0)
@@ -149,8 +165,9 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_peer *peer, *twin;
 	struct listed *all;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	static const char *const flag[] = {"multi_rail", "implicit", "discovered"};
 	size_t n = 0, i;
-	int rc;
+	int rc, k, flags[3];
 
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		n++;
@@ -182,13 +199,14 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		peer = all[i].peer;
 		rc = sd_bus_message_open_container(reply, 'r', "sa{sv}");
 		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "s", all[i].nid);
+			rc = sd_bus_message_append_basic(reply, 's', all[i].nid);
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(reply, 'a', "{sv}");
-		if (rc >= 0)
-			rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "multi_rail", "b",
-						   peer->mr, "implicit", "b", peer->implicit,
-						   "discovered", "b", peer->discovered);
+		flags[0] = peer->mr;
+		flags[1] = peer->implicit;
+		flags[2] = peer->discovered;
+		for (k = 0; rc >= 0 && k < 3; k++)
+			rc = bus_put_basic(reply, flag[k], 'b', &flags[k]);
 		twin = found && !peer->discovered ? lne_peer_find(found, &peer->primary) : NULL;
 		for (as = NIDS_FOUND; rc >= 0 && as <= NIDS_STATE; as++)
 			rc = nids_entry(reply, d->mirror, peer, twin, kh, as);

@@ -53,12 +53,9 @@ int bus_nid_arg(const char *s, struct lne_nid *nid, char *canon, sd_bus_error *e
 	return 0;
 }
 
+/* The strings point into the message: only the array is lnetd's. */
 void bus_strv_free(char **v)
 {
-	char **p;
-
-	for (p = v; p && *p; p++)
-		free(*p);
 	free(v);
 }
 
@@ -109,11 +106,7 @@ int bus_read_strv_max(sd_bus_message *m, uint32_t max, char ***out, const char *
 			}
 			v = nv;
 		}
-		v[n] = strdup(s);
-		if (!v[n]) {
-			bus_strv_free(v);
-			return -ENOMEM;
-		}
+		v[n] = (char *)s; /* in the message, as 's' fields are */
 		v[++n] = NULL;
 	}
 	if (rc >= 0)
@@ -133,13 +126,12 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 					    ['b'] = "a boolean",
 					    ['t'] = "an unsigned 64-bit integer",
 					    ['a'] = "an array of strings"};
-	const char *key, *contents;
-	char type;
+	const char *key;
 	int rc, k;
 
 	rc = sd_bus_message_enter_container(m, 'a', "{sv}");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(m, "s", &key);
+		rc = sd_bus_message_read_basic(m, 's', &key);
 		if (rc < 0)
 			return rc;
 		if (strlen(key) > LNETD_STR_MAX)
@@ -152,13 +144,12 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 		if (f[k].given)
 			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: field '%s' given twice",
 						 what, key);
-		rc = sd_bus_message_peek_type(m, &type, &contents);
-		if (rc < 0)
-			return rc;
-		if (strcmp(contents, f[k].type == 'a' ? "as" : (char[]){f[k].type, '\0'}))
+		/* A variant of another type is not entered (-ENXIO): no peek first. */
+		rc = sd_bus_message_enter_container(
+			m, 'v', f[k].type == 'a' ? "as" : (char[]){f[k].type, '\0'});
+		if (rc == -ENXIO)
 			return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s: field '%s' must be %s",
 						 what, key, tname[(int)f[k].type]);
-		rc = sd_bus_message_enter_container(m, 'v', contents);
 		if (rc >= 0)
 			rc = f[k].type == 'a'
 				     ? bus_read_strv_max(m, f[k].max, f[k].out, what, key, e)
@@ -174,4 +165,19 @@ int bus_read_fields(sd_bus_message *m, struct field *f, const char *what, sd_bus
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(m);
 	return rc;
+}
+
+int bus_put_basic(sd_bus_message *r, const char *key, char type, const void *v)
+{
+	int rc = sd_bus_message_open_container(r, 'e', "sv");
+
+	if (rc >= 0)
+		rc = sd_bus_message_append_basic(r, 's', key);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', (char[]){type, '\0'});
+	if (rc >= 0)
+		rc = sd_bus_message_append_basic(r, type, v);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
 }

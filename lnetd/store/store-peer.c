@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * store-peer.c - peers, which are rows in two tables: the peer (its primary
- * NID and Multi-Rail flag) and its NIDs, the primary first.  A NID added
- * or removed is a change of the peer, logged whole before and after.
+ * store-peer.c - peers, one row each (schema 0006): the primary NID, the
+ * Multi-Rail flag, and the other NIDs in order, packed as "NID NID " in
+ * nids.  Only the primary NID is UNIQUE in SQL; a peer's own NIDs are
+ * checked here, and that no two peers share a NID is lnetd's model's to
+ * judge (and lnetd_restore()'s to refuse in a file edited by hand).  A NID
+ * added or removed is a change of the peer, logged whole before and after,
+ * with the JSON written here from the peer as it was and as it becomes.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,52 +18,6 @@
 
 #include "store-int.h"
 
-static int peer_json(struct store *st, const char *nid, char **json, struct store_err *err)
-{
-	sqlite3_stmt *s = use(st, S_PEER_JSON);
-
-	bind_text(s, 1, nid);
-	return st_fetch(st, s, 0, K_PEER, either(nid, "?"), json, err);
-}
-
-/* Adding @nid to @peer hit a UNIQUE: say who has it. */
-static int nid_taken(struct store *st, const char *nid, const char *peer, bool primary,
-		     struct store_err *err)
-{
-	sqlite3_stmt *s = use(st, S_NID_OWNER);
-	const char *owner;
-	int rc;
-
-	bind_text(s, 1, nid);
-	owner = sqlite3_step(s) == SQLITE_ROW ? col_text(s, 0) : NULL;
-	if (!owner)
-		rc = st_seterr(err, -EEXIST, "NID %s is taken", nid);
-	else if (primary && !strcmp(owner, nid))
-		rc = st_seterr(err, -EEXIST, "peer %s exists already", nid);
-	else if (!strcmp(owner, peer))
-		rc = st_seterr(err, -EEXIST, "NID %s belongs to peer %s already", nid, peer);
-	else
-		rc = st_seterr(err, -EEXIST, "NID %s belongs to peer %s", nid, owner);
-	sqlite3_reset(s);
-	return rc;
-}
-
-/* Run @s, which puts @nid into @peer (or changes it): a taken NID says who has it. */
-static int nid_insert(struct store *st, sqlite3_stmt *s, const char *nid, const char *peer,
-		      bool primary, struct store_err *err)
-{
-	int rc = sqlite3_step(s);
-
-	if (rc == SQLITE_DONE)
-		rc = 0;
-	else if (st_errno(st, rc) == -EEXIST)
-		rc = nid_taken(st, nid, peer, primary, err);
-	else
-		rc = st_sqlerr(st, rc, K_PEER, either(peer, "?"), err);
-	sqlite3_reset(s);
-	return rc;
-}
-
 /* A string JSON takes as it is: no quote, backslash or control character. */
 static bool json_plain(const char *s)
 {
@@ -69,33 +27,143 @@ static bool json_plain(const char *s)
 	return true;
 }
 
-/*
- * The JSON S_PEER_JSON gives for a peer just added as @peer, written here
- * rather than read back: SQLite's json_object() prints these keys in this
- * order, without spaces, and strings with nothing to escape as they are.
- * NULL (out of memory, or a string that would need escaping): ask SQLite.
- */
-static char *peer_json_of(const struct st_peer *peer)
+/* Append @s to @b as a JSON string, as SQLite's json_quote() prints it. */
+static int json_str(struct store *st, struct buf *b, const char *s)
 {
-	struct buf b = {0};
-	size_t i;
+	sqlite3_stmt *q;
 	int rc;
 
-	if (!json_plain(peer->nid) || (peer->mr != 0 && peer->mr != 1))
-		return NULL;
-	rc = st_buf_cat(&b, "{\"nid\":\"", peer->nid, "\",\"mr\":", peer->mr ? "1" : "0",
-			",\"nids\":[", NULL);
-	for (i = 0; !rc && i < peer->nnids; i++)
-		rc = json_plain(peer->nids[i])
-			     ? st_buf_cat(&b, i ? "," : "", "\"", peer->nids[i], "\"", NULL)
-			     : -EINVAL;
+	if (json_plain(s))
+		return st_buf_cat(b, "\"", s, "\"", NULL);
+	q = use(st, S_JSON_QUOTE);
+	bind_text(q, 1, s);
+	rc = sqlite3_step(q) == SQLITE_ROW && col_text(q, 0) ? st_buf_cat(b, col_text(q, 0), NULL)
+							     : -ENOMEM;
+	sqlite3_reset(q);
+	return rc;
+}
+
+/*
+ * @peer's record in the history: the JSON SQLite's json_object() would
+ * print for {nid, mr, nids}, keys in this order and without spaces.
+ * Strings JSON takes as they are (every canonical NID) are copied into one
+ * allocation sized first; the others go through json_str().
+ */
+static int peer_json(struct store *st, const struct st_peer *peer, char **json,
+		     struct store_err *err)
+{
+	size_t i, len = sizeof("{\"nid\":\"\",\"mr\":0,\"nids\":[]}") + strlen(peer->nid);
+	bool plain = json_plain(peer->nid);
+	struct buf b = {0};
+	char *c;
+	int rc;
+
+	for (i = 0; plain && i < peer->nnids; i++) {
+		plain = json_plain(peer->nids[i]);
+		len += strlen(peer->nids[i]) + 3;
+	}
+	if (plain) {
+		c = *json = malloc(len);
+		if (!c)
+			return st_seterr(err, -ENOMEM, "store: out of memory");
+		c = stpcpy(stpcpy(stpcpy(c, "{\"nid\":\""), peer->nid), "\",\"mr\":");
+		c = stpcpy(stpcpy(c, peer->mr ? "1" : "0"), ",\"nids\":[");
+		for (i = 0; i < peer->nnids; i++)
+			c = stpcpy(stpcpy(stpcpy(c, i ? ",\"" : "\""), peer->nids[i]), "\"");
+		strcpy(c, "]}");
+		return 0;
+	}
+	rc = st_buf_cat(&b, "{\"nid\":", NULL);
+	if (!rc)
+		rc = json_str(st, &b, peer->nid);
+	if (!rc)
+		rc = st_buf_cat(&b, ",\"mr\":", peer->mr ? "1" : "0", ",\"nids\":[", NULL);
+	for (i = 0; !rc && i < peer->nnids; i++) {
+		rc = i ? st_buf_cat(&b, ",", NULL) : 0;
+		if (!rc)
+			rc = json_str(st, &b, peer->nids[i]);
+	}
 	if (!rc)
 		rc = st_buf_cat(&b, "]}", NULL);
 	if (rc) {
 		free(b.s);
+		b.s = NULL;
+		rc = st_seterr(err, -ENOMEM, "store: out of memory");
+	}
+	*json = b.s;
+	return rc;
+}
+
+static int cmp_nid(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The first of @peer's NIDs found twice, or NULL: compared pairwise for a
+ * few, sorted for more (an operation may list 1,024); *nomem on failure.
+ */
+static const char *nid_twice(const struct st_peer *peer, bool *nomem)
+{
+	const char **v, *twice = NULL;
+	size_t i, k, n = peer->nnids;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++)
+			for (k = 0; k < i; k++)
+				if (!strcmp(peer->nids[k], peer->nids[i]))
+					return peer->nids[i];
 		return NULL;
 	}
-	return b.s;
+	v = malloc(n * sizeof(*v));
+	*nomem = !v;
+	if (!v)
+		return NULL;
+	memcpy(v, peer->nids, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_nid);
+	for (i = 1; !twice && i < n; i++)
+		if (!strcmp(v[i - 1], v[i]))
+			twice = v[i];
+	free(v);
+	return twice;
+}
+
+/*
+ * Check @peer's NIDs (none empty or holding a space, none twice, none its
+ * primary) and pack its other NIDs into *packed, each followed by a space.
+ */
+static int peer_pack(const struct st_peer *peer, char **packed, struct store_err *err)
+{
+	struct buf b = {0};
+	const char *twice;
+	bool nomem = false;
+	size_t i;
+
+	*packed = NULL;
+	if (!peer->nid)
+		return st_seterr(err, -EINVAL, "the primary NID must not be empty");
+	for (i = 0; i < peer->nnids; i++)
+		if (!peer->nids[i] || !*peer->nids[i] || strchr(peer->nids[i], ' '))
+			return st_seterr(err, -EINVAL,
+					 "peer %s: NID \"%s\" is empty or holds a space", peer->nid,
+					 either(peer->nids[i], ""));
+		else if (!strcmp(peer->nids[i], peer->nid))
+			return st_seterr(err, -EEXIST, "NID %s belongs to peer %s already",
+					 peer->nid, peer->nid);
+	twice = nid_twice(peer, &nomem);
+	if (twice)
+		return st_seterr(err, -EEXIST, "NID %s belongs to peer %s already", twice,
+				 peer->nid);
+	for (i = 0; !nomem && i < peer->nnids; i++)
+		nomem = st_buf_cat(&b, peer->nids[i], " ", NULL) != 0;
+	if (!nomem && !b.s)
+		nomem = st_buf_cat(&b, "", NULL) != 0;
+	if (nomem) {
+		free(b.s);
+		return st_seterr(err, -ENOMEM, "store: out of memory");
+	}
+	*packed = b.s;
+	return 0;
 }
 
 /*
@@ -114,11 +182,9 @@ static int dry_log(struct store *st, char op, const char *key, struct store_err 
 
 int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err)
 {
-	char *json = NULL;
+	char *json = NULL, *packed = NULL;
 	sqlite3_stmt *s;
-	sqlite3_int64 id;
 	struct mark m;
-	size_t i;
 	int rc;
 
 	if (st->dry)
@@ -126,98 +192,200 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 	rc = st_op_begin(st, &m, err);
 	if (rc)
 		return rc;
-	s = use(st, S_PEER_ADD);
-	bind_text(s, 1, peer->nid);
-	sqlite3_bind_int(s, 2, peer->mr);
-	rc = nid_insert(st, s, peer->nid, peer->nid, true, err);
-	/* The peer's row, just inserted; its NIDs, the primary first (schema 0005). */
-	id = sqlite3_last_insert_rowid(st->db);
-	for (i = 0; !rc && i <= peer->nnids; i++) {
-		s = use(st, S_PEER_NID_ADD_ID);
-		sqlite3_bind_int64(s, 1, id);
-		bind_text(s, 2, i ? peer->nids[i - 1] : peer->nid);
-		rc = nid_insert(st, s, i ? peer->nids[i - 1] : peer->nid, peer->nid, !i, err);
+	rc = peer_pack(peer, &packed, err);
+	if (!rc) {
+		s = use(st, S_PEER_ADD);
+		bind_text(s, 1, peer->nid);
+		sqlite3_bind_int(s, 2, peer->mr);
+		bind_text(s, 3, packed);
+		rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sqlite3_errcode(st->db);
+		if (rc) /* named before the reset, while SQLite still says why */
+			rc = st_errno(st, rc) == -EEXIST
+				     ? st_seterr(err, -EEXIST, "peer %s exists already", peer->nid)
+				     : st_sqlerr(st, rc, K_PEER, peer->nid, err);
+		sqlite3_reset(s);
 	}
 	if (!rc)
-		json = peer_json_of(peer);
-	if (!rc && !json)
-		rc = peer_json(st, peer->nid, &json, err);
+		rc = peer_json(st, peer, &json, err);
 	if (!rc)
 		rc = st_log_change(st, '+', K_PEER, NULL, json, peer->nid, err);
 	free(json);
+	free(packed);
 	return st_op_end(st, &m, rc);
 }
 
+/* What a change does to a stored peer: set mr, add a NID or delete one. */
+enum peer_edit {
+	EDIT_MR,
+	EDIT_NID_ADD,
+	EDIT_NID_DEL
+};
+
 /*
- * Change peer @primary with @s (bound by the caller, about @nid): log it
- * under @key, or say @missing if @s changed nothing.
+ * Change peer @primary by @edit (@nid or @mr), write its row, and log it
+ * under @key whole, before and after.
  */
-static int peer_change(struct store *st, const char *primary, sqlite3_stmt *s, const char *nid,
-		       const char *key, const char *missing, struct store_err *err)
+static int peer_change(struct store *st, const char *primary, enum peer_edit edit, const char *nid,
+		       int mr, const char *key, struct store_err *err)
 {
-	char *old = NULL, *new = NULL;
+	char *old = NULL, *new = NULL, *packed = NULL;
+	struct st_peer p = {0}, q;
+	const char **nids = NULL;
+	sqlite3_stmt *s;
 	struct mark m;
+	size_t i, k;
 	int rc;
 
-	if (st->dry) {
-		sqlite3_reset(s);
+	if (st->dry)
 		return dry_log(st, '~', key, err);
-	}
 	rc = st_op_begin(st, &m, err);
+	if (!rc)
+		rc = store_peer_get(st, primary, &p, err);
 	if (rc)
-		return rc;
-	rc = peer_json(st, primary, &old, err);
+		return st_op_end(st, &m, rc);
+	q = p;
+	nids = calloc(p.nnids + 1, sizeof(*nids));
+	if (!nids)
+		rc = st_seterr(err, -ENOMEM, "store: out of memory");
+	for (i = k = 0; !rc && i < p.nnids; i++)
+		if (edit != EDIT_NID_DEL || strcmp(p.nids[i], nid))
+			nids[k++] = p.nids[i];
+	if (!rc && edit == EDIT_NID_ADD)
+		nids[k++] = nid;
+	if (!rc && edit == EDIT_NID_DEL && k == p.nnids)
+		rc = st_seterr(err, -ENOENT, "NID %s is not a NID of peer %s", nid, primary);
+	q.nids = nids;
+	q.nnids = k;
+	if (edit == EDIT_MR)
+		q.mr = mr;
 	if (!rc)
-		rc = nid_insert(st, s, nid, primary, false, err);
-	if (!rc && !sqlite3_changes(st->db))
-		rc = st_seterr(err, -ENOENT, "%s", missing);
+		rc = peer_pack(&q, &packed, err);
+	if (!rc) {
+		s = use(st, S_PEER_SET);
+		bind_text(s, 1, primary);
+		sqlite3_bind_int(s, 2, q.mr);
+		bind_text(s, 3, packed);
+		rc = st_dml(st, s, K_PEER, primary, err);
+	}
 	if (!rc)
-		rc = peer_json(st, primary, &new, err);
+		rc = peer_json(st, &p, &old, err);
+	if (!rc)
+		rc = peer_json(st, &q, &new, err);
 	if (!rc)
 		rc = st_log_change(st, '~', K_PEER, old, new, key, err);
 	free(old);
 	free(new);
+	free(packed);
+	free(nids);
+	st_peer_clear(&p);
 	return st_op_end(st, &m, rc);
 }
 
 int store_peer_set_mr(struct store *st, const char *nid, int mr, struct store_err *err)
 {
-	sqlite3_stmt *s = use(st, S_PEER_MR);
-
-	bind_text(s, 1, nid);
-	sqlite3_bind_int(s, 2, mr);
-	return peer_change(st, nid, s, nid, either(nid, "?"), "", err);
+	return peer_change(st, nid, EDIT_MR, NULL, mr, either(nid, "?"), err);
 }
 
 int store_peer_nid_add(struct store *st, const char *primary, const char *nid,
 		       struct store_err *err)
 {
-	sqlite3_stmt *s = use(st, S_PEER_NID_ADD);
 	char key[KEY_MAX];
 
 	snprintf(key, sizeof(key), "%s +nid %s", either(primary, "?"), either(nid, "?"));
-	bind_text(s, 1, primary);
-	bind_text(s, 2, nid);
-	return peer_change(st, primary, s, nid, key, "", err);
+	return peer_change(st, primary, EDIT_NID_ADD, nid, 0, key, err);
 }
 
 int store_peer_nid_del(struct store *st, const char *primary, const char *nid,
 		       struct store_err *err)
 {
-	char key[KEY_MAX], missing[KEY_MAX];
-	sqlite3_stmt *s;
+	char key[KEY_MAX];
 
 	if (primary && nid && !strcmp(primary, nid))
 		return st_seterr(err, -EINVAL,
 				 "NID %s is the primary NID of peer %s: delete the peer", nid,
 				 primary);
 	snprintf(key, sizeof(key), "%s -nid %s", either(primary, "?"), either(nid, "?"));
-	snprintf(missing, sizeof(missing), "NID %s is not a NID of peer %s", either(nid, "?"),
-		 either(primary, "?"));
-	s = use(st, S_PEER_NID_DEL);
-	bind_text(s, 1, primary);
-	bind_text(s, 2, nid);
-	return peer_change(st, primary, s, nid, key, missing, err);
+	return peer_change(st, primary, EDIT_NID_DEL, either(nid, ""), 0, key, err);
+}
+
+/*
+ * Give @p the @n NIDs of @v (or, @v NULL, the @n NIDs in @packed, between
+ * spaces) in one allocation: the array, then the strings.  A site's export
+ * or restore reads 50,000 peers: one malloc each, not three.
+ */
+static int nids_set(struct st_peer *p, const char *const *v, size_t n, const char *packed)
+{
+	size_t i, len = 0;
+	char **a, *c;
+
+	p->nnids = 0;
+	p->nids = NULL;
+	if (!n)
+		return 0;
+	for (i = 0; v && i < n; i++)
+		len += strlen(v[i]) + 1;
+	if (!v)
+		len = strlen(packed) + 1;
+	a = malloc(n * sizeof(*a) + len);
+	if (!a)
+		return -ENOMEM;
+	c = (char *)(a + n);
+	if (!v)
+		memcpy(c, packed, len);
+	for (i = 0; i < n; i++) {
+		if (v) {
+			a[i] = c;
+			c = stpcpy(c, v[i]) + 1;
+			continue;
+		}
+		c += strspn(c, " ");
+		a[i] = c;
+		c += strcspn(c, " ");
+		if (*c)
+			*c++ = '\0';
+	}
+	p->nids = (const char **)a;
+	p->nnids = n;
+	return 0;
+}
+
+/*
+ * Copy @s's row: primary NID, mr, and the packed NIDs.  The store writes
+ * each NID followed by a space; any run of spaces separates two here (a
+ * row edited by hand loses no NID; lnetd_restore() judges what it holds).
+ */
+static int peer_read(sqlite3_stmt *s, struct st_peer *p)
+{
+	const char *nids = col_text(s, 2) ?: "", *c;
+	size_t n = 0;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->mr = sqlite3_column_int(s, 1);
+	for (c = nids; *c; c++)
+		n += *c != ' ' && (c[1] == ' ' || !c[1]);
+	rc = sdup(&p->nid, col_text(s, 0));
+	if (!rc)
+		rc = nids_set(p, NULL, n, nids);
+	if (rc)
+		st_peer_clear(p);
+	return rc;
+}
+
+int store_peer_get(struct store *st, const char *nid, struct st_peer *peer, struct store_err *err)
+{
+	sqlite3_stmt *s = use(st, S_PEER_GET);
+	int rc, step;
+
+	bind_text(s, 1, nid);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		rc = peer_read(s, peer) ? st_seterr(err, -ENOMEM, "store: out of memory") : 0;
+	else
+		rc = step == SQLITE_DONE ? st_notfound(K_PEER, either(nid, "?"), err)
+					 : st_sqlerr(st, step, K_PEER, either(nid, "?"), err);
+	sqlite3_reset(s);
+	return rc;
 }
 
 int store_peer_del(struct store *st, const char *nid, struct store_err *err)
@@ -233,82 +401,30 @@ int store_peer_del(struct store *st, const char *nid, struct store_err *err)
 	rc = st_op_begin(st, &m, err);
 	if (rc)
 		return rc;
-	/* Its JSON written here from its rows, as for an add: SQLite's JSON functions cost more. */
+	/* Read first, for the history: DELETE ... RETURNING builds a table each time. */
 	rc = store_peer_get(st, nid, &p, err);
-	if (!rc)
-		old = peer_json_of(&p);
-	st_peer_clear(&p);
-	if (!rc && !old)
-		rc = peer_json(st, nid, &old, err);
 	if (!rc) {
 		s = use(st, S_PEER_DEL);
 		bind_text(s, 1, nid);
 		rc = st_dml(st, s, K_PEER, nid, err);
 	}
 	if (!rc)
+		rc = peer_json(st, &p, &old, err);
+	if (!rc)
 		rc = st_log_change(st, '-', K_PEER, old, NULL, nid, err);
 	free(old);
+	st_peer_clear(&p);
 	return st_op_end(st, &m, rc);
-}
-
-static int push_nid(struct st_peer *p, const char *nid)
-{
-	const char **v = grow(p->nids, p->nnids, sizeof(*p->nids));
-
-	if (!v)
-		return -ENOMEM;
-	p->nids = v;
-	return sdup(&p->nids[p->nnids++], nid);
-}
-
-/*
- * Copy the peer on @s's row, with the rows after it that are the same peer
- * (its NIDs, the primary first); *step gets the step that ended it.
- */
-static int peer_read(sqlite3_stmt *s, struct st_peer *p, int *step)
-{
-	int rc;
-
-	memset(p, 0, sizeof(*p));
-	p->mr = sqlite3_column_int(s, 1);
-	rc = sdup(&p->nid, col_text(s, 0));
-	do {
-		if (!rc && cmp_str(col_text(s, 2), p->nid))
-			rc = push_nid(p, col_text(s, 2));
-		*step = sqlite3_step(s);
-	} while (!rc && *step == SQLITE_ROW && !cmp_str(col_text(s, 0), p->nid));
-	return rc;
-}
-
-int store_peer_get(struct store *st, const char *nid, struct st_peer *peer, struct store_err *err)
-{
-	sqlite3_stmt *s = use(st, S_PEER_GET);
-	int rc, step;
-
-	bind_text(s, 1, nid);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW) {
-		rc = peer_read(s, peer, &step);
-		if (!rc && step != SQLITE_DONE)
-			rc = st_sqlerr(st, step, K_PEER, nid, err);
-		if (rc)
-			st_peer_clear(peer);
-	} else {
-		rc = step == SQLITE_DONE ? st_notfound(K_PEER, either(nid, "?"), err)
-					 : st_sqlerr(st, step, K_PEER, either(nid, "?"), err);
-	}
-	sqlite3_reset(s);
-	return rc;
 }
 
 int store_peer_list(struct store *st, store_peer_cb cb, void *data)
 {
 	sqlite3_stmt *s = use(st, S_PEER_LIST);
-	int step = sqlite3_step(s), rc = 0;
+	int step, rc = 0;
 	struct st_peer p;
 
-	while (!rc && step == SQLITE_ROW) {
-		rc = peer_read(s, &p, &step);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		rc = peer_read(s, &p);
 		if (!rc)
 			rc = cb(&p, data);
 		st_peer_clear(&p);
@@ -321,25 +437,21 @@ int store_peer_list(struct store *st, store_peer_cb cb, void *data)
 
 int st_peer_copy(struct st_peer *dst, const struct st_peer *src)
 {
-	size_t i;
 	int rc;
 
 	memset(dst, 0, sizeof(*dst));
 	dst->mr = src->mr;
 	rc = sdup(&dst->nid, src->nid);
-	for (i = 0; !rc && i < src->nnids; i++)
-		rc = push_nid(dst, src->nids[i]);
+	if (!rc)
+		rc = nids_set(dst, src->nids, src->nnids, NULL);
 	if (rc)
 		st_peer_clear(dst);
 	return rc;
 }
 
+/* The NIDs are one allocation (nids_set()). */
 void st_peer_clear(struct st_peer *peer)
 {
-	size_t i;
-
-	for (i = 0; i < peer->nnids; i++)
-		free((char *)peer->nids[i]);
 	free(peer->nids);
 	free((char *)peer->nid);
 	peer->nid = NULL;

@@ -30,9 +30,6 @@
 #define NI_KEY                                                                                         \
 	"net = ?1 AND CASE WHEN ?2 IS NOT NULL THEN ifname = ?2 ELSE ifname IS NULL AND pattern = ?3 " \
 	"END"
-#define PEER_JSON                                                                                \
-	"json_object('nid', p.nid, 'mr', p.mr, 'nids', json((SELECT json_group_array(nid) FROM " \
-	"(SELECT nid FROM peer_nid WHERE peer = p.id AND nid <> p.nid ORDER BY id))))"
 /* A route's columns: its key, then one per setting (engine/route-attrs.h). */
 #define RT_COL(id, name, ...)	", " #name
 #define RT_PARAM(id, name, ...) ", ?"
@@ -85,21 +82,13 @@ const char *const st_sql[S__COUNT] = {
 	[S_NI_DEL] = "DELETE FROM ni WHERE " NI_KEY " RETURNING " NI_JSON,
 	/* In the order they were added, as Lustre lists them. */
 	[S_NI_LIST] = "SELECT " NI_COLS ", id FROM ni ORDER BY id",
-	[S_PEER_ADD] = "INSERT INTO peer (nid, mr) VALUES (?1, ?2)",
-	[S_PEER_JSON] = "SELECT " PEER_JSON " FROM peer p WHERE p.nid = ?1",
-	[S_PEER_MR] = "UPDATE peer SET mr = ?2 WHERE nid = ?1",
+	/* A peer is one row (schema 0006): nids is its other NIDs, "NID NID ". */
+	[S_PEER_ADD] = "INSERT INTO peer (nid, mr, nids) VALUES (?1, ?2, ?3)",
+	[S_PEER_SET] = "UPDATE peer SET mr = ?2, nids = ?3 WHERE nid = ?1",
 	[S_PEER_DEL] = "DELETE FROM peer WHERE nid = ?1",
-	[S_PEER_NID_ADD] =
-		"INSERT INTO peer_nid (peer, nid) SELECT id, ?2 FROM peer WHERE nid = ?1",
-	[S_PEER_NID_ADD_ID] = "INSERT INTO peer_nid (peer, nid) VALUES (?1, ?2)",
-	[S_PEER_NID_DEL] = "DELETE FROM peer_nid WHERE nid = ?2 AND nid <> ?1 "
-			   "AND peer = (SELECT id FROM peer WHERE nid = ?1)",
-	[S_PEER_GET] = "SELECT p.nid, p.mr, n.nid FROM peer p JOIN peer_nid n ON n.peer = p.id "
-		       "WHERE p.nid = ?1 ORDER BY n.id",
-	[S_PEER_LIST] = "SELECT p.nid, p.mr, n.nid FROM peer p JOIN peer_nid n ON n.peer = p.id "
-			"ORDER BY p.nid, n.id",
-	[S_NID_OWNER] =
-		"SELECT p.nid FROM peer_nid n JOIN peer p ON p.id = n.peer WHERE n.nid = ?1",
+	[S_PEER_GET] = "SELECT nid, mr, nids FROM peer WHERE nid = ?1",
+	[S_PEER_LIST] = "SELECT nid, mr, nids FROM peer ORDER BY nid",
+	[S_JSON_QUOTE] = "SELECT json_quote(?1)",
 	[S_ROUTE_ADD] = "INSERT INTO route (" ROUTE_COLS
 			") VALUES (?1, ?2" LNE_ROUTE_ATTRS(RT_PARAM) ") RETURNING " ROUTE_JSON,
 	[S_ROUTE_GET] = "SELECT " ROUTE_COLS ", " ROUTE_JSON " FROM route WHERE " ROUTE_KEY,

@@ -230,6 +230,18 @@ bcall DeleteAllRules
 check "DeleteAllRules" has 't 5'
 stop_lnetd
 
+# The store keeps only primary NIDs unique (schema 0006): a NID two peers
+# share, written behind lnetd's back, is refused at start, naming both.
+cp -a "$T/state" "$T/shared"
+sqlite3 "$T/shared/lnetd.db" "INSERT INTO peer (nid, mr, nids) VALUES \
+	('10.9.0.1@tcp', 1, '10.9.0.3@tcp '), ('10.9.0.2@tcp', 1, '10.9.0.3@tcp ');"
+"$LNETD" --engine=userspace --state-dir="$T/shared" 2>"$T/shared.log"
+rc=$?
+OUT=$(cat "$T/shared.log")
+check "a NID two stored peers share is refused at start" test "$rc" = 1
+has "peer 10.9.0.2@tcp refused by the engine: 10.9.0.3@tcp: already a NID of peer 10.9.0.1@tcp" \
+	>/dev/null || not_ok "the refusal names the NID and both peers"
+
 sqlite3 "$T/state/lnetd.db" 'PRAGMA user_version=99;'
 "$LNETD" --engine=userspace --state-dir="$T/state" 2>"$T/newer.log"
 rc=$?

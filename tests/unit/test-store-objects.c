@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "test-store.h"
 
 /* --- objects ------------------------------------------------------------------ */
@@ -106,20 +108,27 @@ START_TEST(peer_round_trip)
 	FAILS(-ENOENT, "no peer 10.0.0.7@tcp", store_peer_del(st, "10.0.0.7@tcp", err));
 	FAILS(-ENOENT, "no peer 10.0.0.7@tcp", store_peer_get(st, "10.0.0.7@tcp", &got, err));
 
-	/* Deleting a peer takes its NIDs with it (ON DELETE CASCADE). */
+	/* Deleting a peer takes its NIDs with it: they are its row (schema 0006). */
 	OK(store_peer_del(st, "10.0.0.1@tcp", err));
 	OK(store_peer_add(st, &e, err));
 	OK(store_peer_nid_add(st, "10.0.0.9@tcp", "10.0.0.1@tcp", err));
 	commit("peers");
 	DUMP_EQ("peer 10.0.0.5@tcp mr=1 10.0.0.3@tcp\npeer 10.0.0.9@tcp mr=0 10.0.0.1@tcp\n");
-	RAW_EQ("SELECT count(*) FROM peer_nid", "4");
+	RAW_EQ("SELECT group_concat(nid || ':' || nids, '|') FROM peer",
+	       "10.0.0.5@tcp:10.0.0.3@tcp |10.0.0.9@tcp:10.0.0.1@tcp ");
+	/* A row edited by hand: any run of spaces separates two NIDs, none is lost. */
+	RAW_EQ("UPDATE peer SET nids = '  10.0.0.3@tcp   10.0.0.4@tcp' WHERE nid = '10.0.0.5@tcp' "
+	       "RETURNING 'edited'",
+	       "edited");
+	DUMP_EQ("peer 10.0.0.5@tcp mr=1 10.0.0.3@tcp 10.0.0.4@tcp\npeer 10.0.0.9@tcp mr=0 "
+		"10.0.0.1@tcp\n");
 }
 END_TEST
 
 /*
  * The history's record of a peer added (written by the store itself) is the
- * JSON SQLite gives for that peer (read back by the next change's "old"),
- * for plain NIDs and for text that JSON must escape.
+ * JSON SQLite's json_object() gives for that peer, and the next change's
+ * "old", for plain NIDs and for text that JSON must escape.
  */
 START_TEST(peer_add_json_is_sqlites)
 {
@@ -128,8 +137,8 @@ START_TEST(peer_add_json_is_sqlites)
 			      {"10.0.0.9@tcp", 1, 0, NULL},
 			      {"q\"uote\n", 1, 2, odd}};
 	struct st_hist h;
-	char *added, *old, *end;
-	size_t i;
+	char *added, *old, *end, *q, *sqlites, args[128];
+	size_t i, k;
 
 	st = open_ok();
 	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
@@ -140,6 +149,19 @@ START_TEST(peer_add_json_is_sqlites)
 		ck_assert_str_eq(added + strlen(added) - 2, "}]"); /* the op's and the list's */
 		added[strlen(added) - 2] = '\0';
 		st_hist_clear(&h);
+		args[0] = '\0';
+		for (k = 0; k < p[i].nnids; k++) {
+			q = sqlite3_mprintf("%s%Q", k ? "," : "", p[i].nids[k]);
+			strcat(args, q);
+			sqlite3_free(q);
+		}
+		q = sqlite3_mprintf(
+			"SELECT json_object('nid', %Q, 'mr', %d, 'nids', json_array(%s))", p[i].nid,
+			p[i].mr, args);
+		sqlites = raw_text(q);
+		ck_assert_str_eq(added, sqlites);
+		free(sqlites);
+		sqlite3_free(q);
 		OK(store_begin(st));
 		OK(store_peer_set_mr(st, p[i].nid, !p[i].mr, err));
 		OK(store_history_get(st, commit("mr"), &h, err));
@@ -247,12 +269,14 @@ END_TEST
 
 START_TEST(refusals_name_the_object_and_change_nothing)
 {
-	const char *taken[] = {"10.0.0.8@tcp", "10.0.0.2@tcp"},
-		   *twice[] = {"10.0.0.8@tcp", "10.0.0.8@tcp"};
-	const char *nids[] = {"10.0.0.2@tcp"};
-	struct st_peer a = {"10.0.0.1@tcp", 1, 1, nids}, x = {"10.0.0.7@tcp", 1, 2, taken},
-		       y = {"10.0.0.7@tcp", 1, 2, twice}, b = {"10.0.0.2@tcp", 1, 0, NULL},
-		       bad = {"10.0.0.6@tcp", 2, 0, NULL}, ok = {"10.0.0.8@tcp", 0, 0, NULL};
+	const char *twice[] = {"10.0.0.8@tcp", "10.0.0.8@tcp"}, *spaced[] = {"10.0.0.8@tcp x"},
+		   *nids[] = {"10.0.0.2@tcp"}, *many[20];
+	char many_s[20][32];
+	struct st_peer lots = {"10.0.0.7@tcp", 1, 20, many};
+	int i;
+	struct st_peer a = {"10.0.0.1@tcp", 1, 1, nids}, y = {"10.0.0.7@tcp", 1, 2, twice},
+		       sp = {"10.0.0.7@tcp", 1, 1, spaced}, bad = {"10.0.0.6@tcp", 2, 0, NULL},
+		       ok = {"10.0.0.8@tcp", 0, 0, NULL};
 	struct st_ni eth0 = NI("tcp", "eth0", NULL), pat = NI("tcp", NULL, "10.*"),
 		     pat2 = NI("tcp", "eth1", "10.*"), none = NI("tcp", NULL, NULL),
 		     longif = NI("tcp", "abcdefghijklmnop", NULL), empty = NI("", "eth0", NULL),
@@ -284,12 +308,19 @@ START_TEST(refusals_name_the_object_and_change_nothing)
 
 	OK(store_peer_add(st, &a, err));
 	FAILS(-EEXIST, "peer 10.0.0.1@tcp exists already", store_peer_add(st, &a, err));
-	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp",
-	      store_peer_add(st, &x, err));
-	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp",
-	      store_peer_add(st, &b, err));
+	/* A peer's own NIDs are the store's to check; that two peers share none is
+	 * lnetd's model's (and lnetd_restore()'s). */
 	FAILS(-EEXIST, "NID 10.0.0.8@tcp belongs to peer 10.0.0.7@tcp already",
 	      store_peer_add(st, &y, err));
+	FAILS(-EINVAL, "peer 10.0.0.7@tcp: NID \"10.0.0.8@tcp x\" is empty or holds a space",
+	      store_peer_add(st, &sp, err));
+	/* More than a few NIDs are sorted to find one given twice. */
+	for (i = 0; i < 20; i++) {
+		snprintf(many_s[i], sizeof(many_s[i]), "10.0.1.%d@tcp", i == 19 ? 3 : i);
+		many[i] = many_s[i];
+	}
+	FAILS(-EEXIST, "NID 10.0.1.3@tcp belongs to peer 10.0.0.7@tcp already",
+	      store_peer_add(st, &lots, err));
 	FAILS(-EEXIST, "NID 10.0.0.2@tcp belongs to peer 10.0.0.1@tcp already",
 	      store_peer_nid_add(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
 	FAILS(-EINVAL, "peer 10.0.0.6@tcp: mr must be 0 or 1", store_peer_add(st, &bad, err));
@@ -325,7 +356,7 @@ START_TEST(refusals_name_the_object_and_change_nothing)
 		"peer 10.0.0.1@tcp mr=1 10.0.0.2@tcp\n"
 		"peer 10.0.0.8@tcp mr=0\n"
 		"route tcp1 10.0.0.1@tcp 1 -1 -1\n");
-	RAW_EQ("SELECT count(*) FROM peer_nid", "3");
+	RAW_EQ("SELECT count(*) FROM peer", "2");
 }
 END_TEST
 

@@ -264,7 +264,7 @@ START_TEST(migrates_an_empty_file)
 	DUMP_EQ("");
 	RAW_EQ("SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master "
 	       "WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name)",
-	       "global history ni peer peer_nid route rule tbf");
+	       "global history ni peer route rule tbf");
 }
 END_TEST
 
@@ -291,6 +291,60 @@ START_TEST(reopening_does_not_migrate_again)
 	DUMP_EQ("ni tcp eth0 - - -1 -1 -1 -1\nglobal marker=7\n");
 	RAW_EQ("SELECT count(*) FROM sqlite_master", objects);
 	free(objects);
+}
+END_TEST
+
+/*
+ * A schema-5 file (a peer_nid row per NID, the primary included) becomes
+ * schema 6 (one row per peer, a history without its JSON CHECK) with every
+ * peer, NID, order and history entry, and the generation counter: the
+ * history's JSON still undoes what it recorded.
+ */
+START_TEST(schema_5_peers_migrate_intact)
+{
+	extern const char *const store_schema[];
+	const char *add = "[{\"op\":\"add\",\"obj\":\"peer\",\"new\":{\"nid\":\"10.0.0.1@tcp\","
+			  "\"mr\":1,\"nids\":[\"10.0.0.3@tcp\",\"10.0.0.2@tcp\"]}},"
+			  "{\"op\":\"add\",\"obj\":\"peer\",\"new\":{\"nid\":\"10.0.0.9@tcp\","
+			  "\"mr\":0,\"nids\":[]}}]";
+	char *q;
+	int v;
+
+	for (v = 0; v < 5; v++)
+		raw_exec(store_schema[v]);
+	q = sqlite3_mprintf(
+		"PRAGMA user_version = 5;"
+		"INSERT INTO peer (id, nid, mr) VALUES (1, '10.0.0.1@tcp', 1), (2, '10.0.0.9@tcp', 0);"
+		"INSERT INTO peer_nid (peer, nid) VALUES (1, '10.0.0.1@tcp'), (2, '10.0.0.9@tcp'), "
+		"(1, '10.0.0.3@tcp'), (1, '10.0.0.2@tcp');"
+		"INSERT INTO history (time, uid, pid, command, summary, change) "
+		"VALUES (unixepoch(), 0, 1, 'lnetctl import', '+peer 10.0.0.1@tcp', %Q);"
+		"UPDATE sqlite_sequence SET seq = 7 WHERE name = 'history';", /* a counter to keep */
+		add);
+	raw_exec(q);
+	sqlite3_free(q);
+
+	st = open_ok();
+	RAW_EQ("PRAGMA user_version", "6");
+	DUMP_EQ("peer 10.0.0.1@tcp mr=1 10.0.0.3@tcp 10.0.0.2@tcp\npeer 10.0.0.9@tcp mr=0\n");
+	RAW_EQ("SELECT change FROM history WHERE gen = 1", add);
+	/* peer, one b-tree keyed by the primary NID; peer_nid is gone. */
+	RAW_EQ("SELECT group_concat(type || ' ' || name, ', ') FROM sqlite_master "
+	       "WHERE tbl_name LIKE 'peer%'",
+	       "table peer");
+	/* A change now logs the peer as the migrated row has it: as it was added. */
+	OK(store_begin(st));
+	OK(store_peer_del(st, "10.0.0.1@tcp", err));
+	ck_assert_uint_eq(commit("del"), 8); /* AUTOINCREMENT's counter was kept */
+	q = raw_text("SELECT json_extract(change, '$[0].old') FROM history WHERE gen = 8");
+	ck_assert_str_eq(q, "{\"nid\":\"10.0.0.1@tcp\",\"mr\":1,\"nids\":[\"10.0.0.3@tcp\","
+			    "\"10.0.0.2@tcp\"]}");
+	free(q);
+	/* And the history before the migration still undoes what it recorded. */
+	OK(store_begin(st));
+	OK(store_undo_after(st, 0, err));
+	commit("rollback 0");
+	DUMP_EQ("");
 }
 END_TEST
 
@@ -542,6 +596,7 @@ Suite *make_store_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, migrates_an_empty_file);
 	tcase_add_test(tc, reopening_does_not_migrate_again);
+	tcase_add_test(tc, schema_5_peers_migrate_intact);
 	tcase_add_test(tc, newer_database_is_refused);
 	tcase_add_test(tc, non_database_is_refused);
 	tcase_add_test(tc, missing_file_is_a_fresh_start_0600_whatever_the_umask);
