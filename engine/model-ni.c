@@ -113,10 +113,11 @@ static u64 ni_next_place(const struct lne_inst *ln)
 int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err *err)
 {
 	char buf[LNE_NID_STR_MAX];
+	struct lne_ni *ni, *held;
 	struct lne_peer_ni *pni;
 	struct lne_net *net;
-	struct lne_ni *ni;
 	bool new_net;
+	u64 place;
 	int rc;
 
 	modeli_nid_str(&c->nid, buf);
@@ -144,15 +145,16 @@ int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err 
 		if (rc)
 			return rc;
 	}
-	if (c->order && ni_at(ln, c->order)) {
+	place = c->order ? c->order : ni_next_place(ln);
+	if (!place)
+		return lne_err_set(err, -ENOSPC, buf, -1, "no place is left after the last NI");
+	held = c->order ? ni_at(ln, place) : NULL;
+	if (held) {
 		char other[LNE_NID_STR_MAX];
 
 		return lne_err_set(err, -EEXIST, buf, -1, "its place %llu is NI %s's",
-				   (unsigned long long)c->order,
-				   modeli_nid_str(&ni_at(ln, c->order)->nid, other));
+				   (unsigned long long)place, modeli_nid_str(&held->nid, other));
 	}
-	if (!c->order && ni_next_place(ln) == 0)
-		return lne_err_set(err, -ENOSPC, buf, -1, "no place is left after the last NI");
 
 	ni = lne_zalloc(sizeof(*ni));
 	if (!ni)
@@ -170,7 +172,7 @@ int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err 
 		if (!net->rnet)
 			goto nomem;
 		net->rnet->local = net;
-		net_place(ln, net, c->order ? c->order : ni_next_place(ln));
+		net_place(ln, net, place);
 		lne_udsp_net_added(ln, net);
 	}
 	ni->net = net;
@@ -187,7 +189,7 @@ int lne_ni_add(struct lne_inst *ln, const struct lne_ni_conf *c, struct lne_err 
 	else
 		lne_tunables_default(c->nid.lnd, &ni->tun);
 	ni->credits = (s32)ni->tun.credits;
-	ni->id = c->order ? c->order : ni_next_place(ln);
+	ni->id = place;
 	ni_place(ln, ni);
 	if (!new_net && net->nis.next == &ni->link) {
 		lne_list_del(&net->link);
