@@ -112,6 +112,6 @@ check "the applied NI is in the journal with NI, NID and GENERATION" \
 check "the pending NI, as a warning with its reason" \
 	journal NI="tcp on lnv0" PRIORITY=4 MESSAGE="NI tcp on lnv0: pending: interface lnv0 has no IPv4 address"
 check "the health drop, as a warning naming the NID" \
-	journal NID=10.77.0.1@tcp PRIORITY=4 MESSAGE="NI 10.77.0.1@tcp: health 200 (not healthy)"
+	journal NID=10.77.0.1@tcp PRIORITY=4 MESSAGE="NI 10.77.0.1@tcp: recovering, health 200"
 check "lnetd's start, with its priority" journal PRIORITY=6 MESSAGE="serving org.lnetd1 (engine userspace, state $T/state/lnetd.db, generation 0)"
 finish
