@@ -26,9 +26,11 @@ enum {
 	EXIT_FILE = 5,	   /* a file cannot be read or parsed */
 };
 
-#define LNETD_BUS_NAME	  "org.lnetd1"
-#define LNETD_BUS_PATH	  "/org/lnetd1"
-#define LNETD_BUS_MANAGER "org.lnetd1.Manager"
+#define LNETD_BUS_NAME		     "org.lnetd1"
+/* lnetd.service's --private-socket (lnetd(8)); $LNETD_PRIVATE_SOCKET names another */
+#define LNETD_PRIVATE_SOCKET_DEFAULT "/run/lnetd/private"
+#define LNETD_BUS_PATH		     "/org/lnetd1"
+#define LNETD_BUS_MANAGER	     "org.lnetd1.Manager"
 
 /* --- options ---------------------------------------------------------------- */
 

@@ -63,6 +63,8 @@
 /* Authorisations waiting for polkit: in all, and for one caller. */
 #define LNETD_POLKIT_PENDING_MAX	256
 #define LNETD_POLKIT_PENDING_PER_CALLER 8
+/* Connections at once on --private-socket (bus-direct.c). */
+#define LNETD_DIRECT_MAX		64
 
 /* One NI the engine has, realised from a configured one. */
 struct lnetd_ni_real {
@@ -116,7 +118,8 @@ struct lnetd {
 	size_t nnis_gone;
 	/* the userspace engine's router checker (--router-check-interval, --router-ping-timeout) */
 	unsigned int rtr_check_s, rtr_timeout_s;
-	bool avoid_asym; /* --avoid-asym-router-failure */
+	bool avoid_asym;	   /* --avoid-asym-router-failure */
+	struct bus_direct *direct; /* --private-socket, or NULL */
 };
 
 /* Load the store's desired state into a fresh engine instance. */
@@ -175,8 +178,16 @@ int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why);
 void lnetd_mirror_changed(struct lnetd *d);
 
 /* The D-Bus side: the object, its bounds and methods on d->bus (lnetd_bus_add),
- * then the name (lnetd_bus_start does both). */
+ * then the name (lnetd_bus_start does both); lnetd_bus_serve puts the same
+ * on any connection (bus-direct.c's). */
+int lnetd_bus_serve(struct lnetd *d, sd_bus *bus);
 int lnetd_bus_add(struct lnetd *d);
 int lnetd_bus_start(struct lnetd *d);
+
+/* org.lnetd1 peer to peer on a socket of its own at @path (bus-direct.c); none if
+ * @path is NULL or empty.  Stopping closes every connection and removes the socket. */
+struct bus_direct;
+int lnetd_bus_direct_start(struct lnetd *d, const char *path, struct bus_direct **out);
+void lnetd_bus_direct_stop(struct bus_direct *x);
 
 #endif /* LNETD_LNETD_H */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -27,6 +28,8 @@
 #include "metrics.h"
 #include "nrs.h"
 #include "numa.h"
+
+#define SUN_PATH_SIZE sizeof(((struct sockaddr_un *)0)->sun_path)
 
 static void usage(FILE *f)
 {
@@ -57,6 +60,8 @@ static void usage(FILE *f)
 		"                             1 (the default): a route is down while its\n"
 		"                             gateway says its NIs on the route's net are\n"
 		"                             down; 0: only the gateway's own answer counts\n"
+		"  --private-socket=PATH      serve org.lnetd1 peer to peer on PATH too, for\n"
+		"                             root's lnetctl (lnetd.service: /run/lnetd/private)\n"
 		"  -h, --help                 this text\n"
 		"  --version                  the version\n"
 		"\n"
@@ -178,6 +183,7 @@ int main(int argc, char **argv)
 		{"router-check-interval", required_argument, NULL, 'c'},
 		{"router-ping-timeout", required_argument, NULL, 't'},
 		{"avoid-asym-router-failure", required_argument, NULL, 'a'},
+		{"private-socket", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -192,7 +198,7 @@ int main(int argc, char **argv)
 	char *end;
 	unsigned int keep = STORE_KEEP_CHANGES, days = STORE_KEEP_DAYS;
 	unsigned int metrics_interval = LNETD_METRICS_INTERVAL_DEFAULT;
-	const char *metrics_file = NULL;
+	const char *metrics_file = NULL, *private_socket = NULL;
 	struct store_err serr = {""};
 	char *path = NULL, *why = NULL;
 	sigset_t mask;
@@ -224,6 +230,16 @@ int main(int argc, char **argv)
 			if (parse_count(c == 'k' ? "--history-keep" : "--history-days", optarg,
 					c == 'k' ? &keep : &days))
 				return 2;
+			break;
+		case 'P':
+			if (*optarg != '/' || strlen(optarg) >= SUN_PATH_SIZE) {
+				log_error(
+					"--private-socket: '%s' is not an absolute path of at most %zu "
+					"bytes",
+					optarg, SUN_PATH_SIZE - 1);
+				return 2;
+			}
+			private_socket = optarg;
 			break;
 		case 'm':
 			if (!*optarg) {
@@ -372,6 +388,12 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			goto out;
 	}
+	/* Before the name: whoever sees lnetd on the bus finds its socket too.  Not fatal:
+	 * lnetctl goes through the system bus without it. */
+	rc = lnetd_bus_direct_start(&d, private_socket, &d.direct);
+	if (rc < 0)
+		log_warning("cannot listen on %s: %s; lnetctl will use the system bus",
+			    private_socket, strerror(-rc));
 	rc = sd_bus_attach_event(d.bus, d.event, SD_EVENT_PRIORITY_NORMAL);
 	if (rc >= 0)
 		rc = lnetd_bus_start(&d);
@@ -388,6 +410,7 @@ int main(int argc, char **argv)
 		log_error("event loop: %s", strerror(-rc));
 out:
 	lnetd_metrics_stop(&d);
+	lnetd_bus_direct_stop(d.direct);
 	sd_bus_flush_close_unref(d.bus);
 	lnetd_dp_stop(d.dp);
 	d.dp = NULL; /* freed: lnetd_tbf_free_all below asks whether it is there */

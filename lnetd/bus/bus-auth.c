@@ -235,10 +235,17 @@ int bus_authorise(sd_bus_message *m, struct caller *c, sd_bus_error *e)
 	sd_bus_creds_get_euid(creds, &uid);
 	sd_bus_creds_get_pid(creds, &pid);
 	c->cmd[0] = '\0';
-	if (sd_bus_creds_get_cmdline(creds, &argv) >= 0)
-		for (; argv && *argv && used + 1 < sizeof(c->cmd); argv++)
-			used += (size_t)snprintf(c->cmd + used, sizeof(c->cmd) - used, "%s%s",
-						 used ? " " : "", *argv);
+	/* A direct connection's (bus-direct.c) come from SO_PEERCRED, without the command line. */
+	if (sd_bus_creds_get_cmdline(creds, &argv) < 0 && pid > 0) {
+		sd_bus_creds_unref(creds);
+		creds = NULL;
+		if (sd_bus_creds_new_from_pid(&creds, pid, SD_BUS_CREDS_CMDLINE) < 0 ||
+		    sd_bus_creds_get_cmdline(creds, &argv) < 0)
+			argv = NULL;
+	}
+	for (; argv && *argv && used + 1 < sizeof(c->cmd); argv++)
+		used += (size_t)snprintf(c->cmd + used, sizeof(c->cmd) - used, "%s%s",
+					 used ? " " : "", *argv);
 	sd_bus_creds_unref(creds);
 	c->who = (struct st_who){.uid = uid, .pid = pid, .command = c->cmd};
 	if (uid == 0)

@@ -235,18 +235,23 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_END,
 };
 
-int lnetd_bus_add(struct lnetd *d)
+int lnetd_bus_serve(struct lnetd *d, sd_bus *bus)
 {
 	int rc;
 
 	rc = sd_bus_error_add_map(lnetd_errors);
 	if (rc < 0)
 		return rc;
-	rc = sd_bus_add_filter(d->bus, NULL, bus_bounds_filter, d);
+	rc = sd_bus_add_filter(bus, NULL, bus_bounds_filter, d);
 	if (rc < 0)
 		return rc;
-	return sd_bus_add_object_vtable(d->bus, NULL, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
+	return sd_bus_add_object_vtable(bus, NULL, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
 					manager_vtable, d);
+}
+
+int lnetd_bus_add(struct lnetd *d)
+{
+	return lnetd_bus_serve(d, d->bus);
 }
 
 int lnetd_bus_start(struct lnetd *d)

@@ -14,11 +14,16 @@
  *   hostile peers N             (as root) configure N peers and 100 rules
  *   hostile bench               the worst call an unprivileged caller can
  *                               build, timed against a trivial call
+ *   hostile hold N              (with $HOSTILE_DIRECT) open N connections to
+ *                               lnetd's socket, say how many lnetd kept, and
+ *                               hold them until stdin closes
  *
  * Each call prints one line, "ok" or the error's name and message, and the
  * seconds it took; the exit status is 0 when every call got an answer
  * (lnetd's refusals included) and 1 when one did not (no reply: lnetd died
- * or hung past the timeout).  The bus is $DBUS_SYSTEM_BUS_ADDRESS.
+ * or hung past the timeout).  The bus is $DBUS_SYSTEM_BUS_ADDRESS, or with
+ * $HOSTILE_DIRECT set, lnetd's own socket at that path (lnetd --private-socket),
+ * peer to peer.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -26,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
@@ -358,18 +365,86 @@ static int bench(sd_bus *bus)
 	return 1;
 }
 
+/* A connection to lnetd's socket at @path, authenticated: 0 and *bus, or negative. */
+static int open_direct(const char *path, sd_bus **bus)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	sd_id128_t id;
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	rc = sd_bus_new(bus);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	rc = sd_bus_set_fd(*bus, fd, fd);
+	if (rc < 0)
+		close(fd);
+	if (rc >= 0)
+		rc = sd_bus_start(*bus);
+	if (rc >= 0)
+		rc = sd_bus_get_bus_id(*bus, &id);
+	if (rc < 0)
+		*bus = sd_bus_flush_close_unref(*bus);
+	return rc;
+}
+
+/* Open @n connections to @path; print how many lnetd served (a call answered); hold them. */
+static int hold(const char *path, int n)
+{
+	sd_bus **b = calloc((size_t)(n > 0 ? n : 1), sizeof(*b));
+	int i, served = 0;
+	char c;
+
+	if (!b || !path)
+		return 0;
+	for (i = 0; i < n; i++) {
+		sd_bus_message *reply = NULL;
+
+		if (open_direct(path, &b[i]) < 0)
+			continue;
+		if (sd_bus_call_method(b[i], DEST, PATH, "org.freedesktop.DBus.Properties", "Get",
+				       NULL, &reply, "ss", IFACE, "Version") >= 0)
+			served++;
+		sd_bus_message_unref(reply);
+	}
+	printf("served %d of %d\n", served, n);
+	fflush(stdout);
+	while (read(STDIN_FILENO, &c, 1) > 0)
+		;
+	for (i = 0; i < n; i++)
+		sd_bus_flush_close_unref(b[i]);
+	free(b);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
+	const char *direct = getenv("HOSTILE_DIRECT");
 	sd_bus *bus = NULL;
 	int rc, ok;
 
 	if (argc < 2) {
 		fprintf(stderr,
 			"usage: hostile corrupt ROUNDS | peer-nids N [dry] | ops N | "
-			"rules N | peers N | long-string LEN | long-nid LEN | deep | bench\n");
+			"rules N | peers N | long-string LEN | long-nid LEN | deep | bench | "
+			"hold N\n");
 		return 2;
 	}
-	rc = sd_bus_open_system(&bus);
+	if (!strcmp(argv[1], "hold") && argc == 3)
+		return hold(direct, atoi(argv[2])) ? 0 : 1;
+	rc = direct ? open_direct(direct, &bus) : sd_bus_open_system(&bus);
 	if (rc < 0) {
 		fprintf(stderr, "hostile: no bus: %s\n", strerror(-rc));
 		return 1;

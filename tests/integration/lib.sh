@@ -44,9 +44,14 @@ start_bus() {
 	export DBUS_SYSTEM_BUS_ADDRESS
 }
 
-# start_lnetd [ARGS...]: start it, wait until it owns its name.
+# start_lnetd [ARGS...]: start it, wait until it owns its name.  From then
+# on lnetctl as root (or as the user running lnetd) goes to lnetd's own
+# socket, as under lnetd.service; unprivileged callers go through the bus.
 start_lnetd() {
-	"$LNETD" --engine=userspace --state-dir="$T/state" "$@" 2>>"$T/lnetd.log" &
+	LNETD_PRIVATE_SOCKET=$T/private
+	export LNETD_PRIVATE_SOCKET
+	"$LNETD" --engine=userspace --state-dir="$T/state" --private-socket="$T/private" "$@" \
+		2>>"$T/lnetd.log" &
 	LNETD_PID=$!
 	for _ in $(seq 100); do
 		busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout=2 status org.lnetd1 \
