@@ -9,11 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "direct.h"
 #include "lnetctl.h"
 #include "progress.h"
 
@@ -70,47 +69,9 @@ static const char *direct_path(void)
 	return getenv("DBUS_SYSTEM_BUS_ADDRESS") ? NULL : LNETD_PRIVATE_SOCKET_DEFAULT;
 }
 
-/* 0 and *bus on lnetd's socket; negative (nothing open) when it is not there or not ours. */
-static int open_direct(sd_bus **bus)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	const char *path = direct_path();
-	sd_id128_t id;
-	int fd, rc;
-
-	if (!path || strlen(path) >= sizeof(sa.sun_path))
-		return -ENOENT;
-	memcpy(sa.sun_path, path, strlen(path));
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	rc = sd_bus_new(bus);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	rc = sd_bus_set_fd(*bus, fd, fd);
-	if (rc < 0)
-		close(fd);
-	if (rc >= 0)
-		rc = sd_bus_start(*bus);
-	/* Through the authentication now: an lnetd that closes it (too many at once) is left for
-	 * the system bus, not met as a failed call. */
-	if (rc >= 0)
-		rc = sd_bus_get_bus_id(*bus, &id);
-	if (rc < 0)
-		*bus = sd_bus_flush_close_unref(*bus);
-	return rc;
-}
-
 int ctl_bus(sd_bus **bus)
 {
-	int rc = open_direct(bus);
+	int rc = ctl_direct_open(direct_path(), bus);
 
 	if (rc < 0)
 		rc = sd_bus_open_system(bus);

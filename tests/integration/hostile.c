@@ -31,12 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lnetctl/direct.h"
 #include "lnetd/lnetd.h"
 
 #define DEST  LNETD_BUS_NAME
@@ -365,41 +364,6 @@ static int bench(sd_bus *bus)
 	return 1;
 }
 
-/* A connection to lnetd's socket at @path, authenticated: 0 and *bus, or negative. */
-static int open_direct(const char *path, sd_bus **bus)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	sd_id128_t id;
-	int fd, rc;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, strlen(path));
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	rc = sd_bus_new(bus);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	rc = sd_bus_set_fd(*bus, fd, fd);
-	if (rc < 0)
-		close(fd);
-	if (rc >= 0)
-		rc = sd_bus_start(*bus);
-	if (rc >= 0)
-		rc = sd_bus_get_bus_id(*bus, &id);
-	if (rc < 0)
-		*bus = sd_bus_flush_close_unref(*bus);
-	return rc;
-}
-
 /* Open @n connections to @path; print how many lnetd served (a call answered); hold them. */
 static int hold(const char *path, int n)
 {
@@ -412,7 +376,7 @@ static int hold(const char *path, int n)
 	for (i = 0; i < n; i++) {
 		sd_bus_message *reply = NULL;
 
-		if (open_direct(path, &b[i]) < 0)
+		if (ctl_direct_open(path, &b[i]) < 0)
 			continue;
 		if (sd_bus_call_method(b[i], DEST, PATH, "org.freedesktop.DBus.Properties", "Get",
 				       NULL, &reply, "ss", IFACE, "Version") >= 0)
@@ -444,7 +408,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "hold") && argc == 3)
 		return hold(direct, atoi(argv[2])) ? 0 : 1;
-	rc = direct ? open_direct(direct, &bus) : sd_bus_open_system(&bus);
+	rc = direct ? ctl_direct_open(direct, &bus) : sd_bus_open_system(&bus);
 	if (rc < 0) {
 		fprintf(stderr, "hostile: no bus: %s\n", strerror(-rc));
 		return 1;
