@@ -363,4 +363,23 @@ check "export lists a route's gateway as a non-Multi-Rail peer" \
 ctl export
 check "... and not once its route is gone" \
 	eval 'is_rc 0 && ! printed "10.7.0.1@tcp" >/dev/null'
+
+# Peers list by primary NID as text (lnetctl(8)), whatever order they came
+# in, one at a time or in one import, and the same after a restart: two
+# exports of the same configuration compare line by line.
+fresh
+{ echo peer: && printf '    - primary nid: %s\n' 10.5.0.5@tcp 10.5.0.10@tcp; } >"$T/order.yaml"
+"$LNETCTL" peer add --prim_nid 10.5.0.3@tcp 2>/dev/null
+ctl import "$T/order.yaml"
+"$LNETCTL" peer add --prim_nid 10.5.0.1@tcp 2>/dev/null
+ctl peer show
+order=$(sed -n 's/.*primary nid: \(10\.5\.0\.[0-9]*\)@tcp$/\1/p' "$T/out" | tr '\n' ' ')
+check "peers list by primary NID as text, not in the order added" \
+	eval 'test "$order" = "10.5.0.10 10.5.0.1 10.5.0.3 10.5.0.5 " || { diag "got: $order"; false; }'
+export_to "$T/o1"
+stop_lnetd
+# shellcheck disable=SC2119 # no arguments for lnetd
+start_lnetd
+export_to "$T/o2"
+check "... and export the same after a restart" same "$T/o1" "$T/o2"
 finish
