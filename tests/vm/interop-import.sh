@@ -104,6 +104,15 @@ profile() {
 		head -n 16 >>/tmp/interop.profile
 }
 
+# ldso CMD...: seconds CMD spends in the dynamic loader before main (ld.so's
+# own count of cycles, LD_DEBUG=statistics, over the CPU's clock); "-" if
+# it does not say.
+ldso() {
+	LD_DEBUG=statistics "$@" 2>&1 >/dev/null | awk -v mhz="$(awk '/^cpu MHz/ { print $4; exit }' /proc/cpuinfo)" '
+		/total startup time in dynamic loader/ { c = $(NF - 1) }
+		END { if (c > 0 && mhz > 0) printf "%.3f", c / mhz / 1e6; else print "-" }'
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1f", a / b; else print "-" }'; }
 ticks() { awk '{ print $14, $15 }' "/proc/$LNETD_PID/stat"; }
 bus_cpu() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$BUS_PID/stat"; }
@@ -247,7 +256,10 @@ for n in $(echo "${LNETD_VM_INTEROP_PEERS:-2000}" | tr ',' ' '); do
 	echo "# interop: the same udsp add through dbus-daemon (lnetctl as an unprivileged user" \
 		"goes): lnetd $bus_udsp s: upstream / lnetd $(ratio "$up_udsp" "$bus_udsp")"
 	echo "# interop: process start (mean of $RUNS): upstream's lnetctl help $up_start s," \
-		"lnetctl --version $start s, /bin/true $floor s"
+		"lnetctl --version $start s, /bin/true $floor s; in the dynamic loader: lnetctl" \
+		"$(ldso lnetctl --version) s (libsystemd and what it loads), upstream's lnetctl" \
+		"$(LD_LIBRARY_PATH=/opt/upstream/lib ldso /opt/upstream/bin/lnetctl help) s," \
+		"/bin/true $(ldso /bin/true) s"
 	if [ -s /tmp/interop.profile ]; then
 		cat /tmp/interop.profile
 		: >/tmp/interop.profile
