@@ -14,7 +14,7 @@
 #include "lnetctl.h"
 #include "yout.h"
 
-void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid)
+void ctl_health_stats_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *r = NULL;
@@ -23,8 +23,7 @@ void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid)
 	int rc;
 
 	/* quietly nothing where there are none (an engine without a data path) */
-	rc = sd_bus_call_method(bus, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
-				"HealthStats", &e, &r, "s", nid);
+	rc = ctl_ahead_call(a, bus, "HealthStats", nid, &r, &e);
 	sd_bus_error_free(&e);
 	if (rc >= 0)
 		rc = sd_bus_message_skip(r, "bu");
@@ -37,15 +36,19 @@ void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid)
 	sd_bus_message_unref(r);
 }
 
-void ctl_rtr_credits(sd_bus *bus, struct yout *y, const char *nid)
+void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid)
+{
+	ctl_health_stats_ahead(NULL, bus, y, nid);
+}
+
+void ctl_rtr_credits_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *r = NULL;
 	int32_t avail, min;
 
 	/* quietly nothing where there are none (the kernel engine's, so far) */
-	if (sd_bus_call_method(bus, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
-			       "RouterCredits", &e, &r, "s", nid) >= 0 &&
+	if (ctl_ahead_call(a, bus, "RouterCredits", nid, &r, &e) >= 0 &&
 	    sd_bus_message_read(r, "ii", &avail, &min) >= 0) {
 		yout_key(y, "available_rtr_credits");
 		yout_i64(y, avail);
@@ -54,6 +57,11 @@ void ctl_rtr_credits(sd_bus *bus, struct yout *y, const char *nid)
 	}
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(r);
+}
+
+void ctl_rtr_credits(sd_bus *bus, struct yout *y, const char *nid)
+{
+	ctl_rtr_credits_ahead(NULL, bus, y, nid);
 }
 
 static int queue(sd_bus *bus, struct yout *y, bool peer)

@@ -164,17 +164,21 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 
 /* --- UDSP info ---------------------------------------------------------------------- */
 
-int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid)
+int ctl_udsp_info_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
 {
+	sd_bus_error e = SD_BUS_ERROR_NULL;
 	const char *key, *contents, *s;
 	sd_bus_message *r = NULL;
 	char type, **v = NULL, **p;
 	int64_t x;
 	int rc;
 
-	rc = ctl_call(bus, "UdspInfo", &r, "s", nid);
-	if (rc)
+	rc = ctl_ahead_call(a, bus, "UdspInfo", nid, &r, &e);
+	if (rc < 0) {
+		rc = ctl_bus_error(&e, rc);
+		sd_bus_error_free(&e);
 		return rc;
+	}
 	yout_key(y, "udsp info");
 	yout_map_begin(y);
 	rc = sd_bus_message_enter_container(r, 'a', "{sv}");
@@ -218,6 +222,11 @@ int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid)
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's UDSP info makes no sense: %s",
 				 strerror(-rc))
 		      : 0;
+}
+
+int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid)
+{
+	return ctl_udsp_info_ahead(NULL, bus, y, nid);
 }
 
 /* --- UDSP rules ------------------------------------------------------------------- */

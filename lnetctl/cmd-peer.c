@@ -441,8 +441,8 @@ static uint32_t peer_state(const struct peer_row *row)
 	return (row->mr ? 1u : 0) | (configured ? 1u << 3 | 1u << 20 : 0) | (found ? 1u << 4 : 0);
 }
 
-static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, bool verbose,
-		      const struct ctl_counters *counters)
+static void peer_yaml(struct yout *y, sd_bus *bus, struct ctl_ahead *ahead,
+		      const struct peer_row *row, bool verbose, const struct ctl_counters *counters)
 {
 	size_t i;
 
@@ -476,21 +476,53 @@ static void peer_yaml(struct yout *y, sd_bus *bus, const struct peer_row *row, b
 				yout_bool(y, true);
 			}
 		if (verbose) {
-			ctl_rtr_credits(bus, y, row->nids[i].nid);
+			ctl_rtr_credits_ahead(ahead, bus, y, row->nids[i].nid);
 			ctl_counters_totals(y, counters, row->nids[i].nid, false);
 			ctl_counters_by_type(y, counters, row->nids[i].nid, false);
 			yout_key(y, "health stats");
 			yout_map_begin(y);
 			yout_key(y, "health value");
 			yout_u32(y, row->nids[i].health);
-			ctl_health_stats(bus, y, row->nids[i].nid);
+			ctl_health_stats_ahead(ahead, bus, y, row->nids[i].nid);
 			yout_map_end(y);
-			ctl_udsp_info(bus, y, row->nids[i].nid);
+			ctl_udsp_info_ahead(ahead, bus, y, row->nids[i].nid);
 		}
 		yout_map_end(y);
 	}
 	yout_seq_end(y);
 	yout_map_end(y);
+}
+
+/*
+ * For `peer show -v`: every call peer_yaml makes per peer NI of ListPeers'
+ * reply @r (the peers --nid @want picks), queued in the order it makes
+ * them, and @r rewound.  NULL (each call then made as it comes) if
+ * anything fails.
+ */
+static struct ctl_ahead *queue_ahead(sd_bus *bus, sd_bus_message *r, struct ctl_opt *want)
+{
+	static const char *const per_nid[] = {"RouterCredits", "HealthStats", "UdspInfo"};
+	struct ctl_ahead *a = ctl_ahead_new(bus);
+	struct peer_row row = {.nids = NULL};
+	size_t i, k;
+	int rc = a ? sd_bus_message_enter_container(r, 'a', "(sa{sv})") : -ENOMEM;
+
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
+		bool match = !want->given;
+
+		rc = peer_row_read(r, &row);
+		for (i = 0; rc >= 0 && !match && i < row.n; i++)
+			match = !strcmp(row.nids[i].nid, want->val);
+		for (i = 0; rc >= 0 && match && i < row.n; i++)
+			for (k = 0; rc >= 0 && k < sizeof(per_nid) / sizeof(per_nid[0]); k++)
+				rc = ctl_ahead_push(a, per_nid[k], row.nids[i].nid);
+	}
+	peer_row_free(&row);
+	if (sd_bus_message_rewind(r, true) < 0 || rc < 0) {
+		ctl_ahead_free(a);
+		return NULL;
+	}
+	return a;
 }
 
 /* peer list: only each peer's primary NID, as Lustre's "peer list:". */
@@ -502,6 +534,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	bool verbose = ctl_opt(opt, "verbose")->given;
 	struct peer_row row = {.nids = NULL};
 	struct ctl_counters *counters = NULL;
+	struct ctl_ahead *ahead = NULL;
 	sd_bus_message *r = NULL;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
@@ -520,8 +553,10 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 		sd_bus_flush_close_unref(bus);
 		return rc;
 	}
-	if (verbose && !list_only)
+	if (verbose && !list_only) {
 		counters = ctl_counters_read(bus);
+		ahead = queue_ahead(bus, r, want);
+	}
 	/* Printed only when complete: a missing peer is an error, not an empty list. */
 	out = open_memstream(&text, &len);
 	y = yout_begin(out);
@@ -545,7 +580,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 			yout_map_end(y);
 		} else if (rc >= 0 && match) {
 			shown++;
-			peer_yaml(y, bus, &row, verbose, counters);
+			peer_yaml(y, bus, ahead, &row, verbose, counters);
 		}
 	}
 	yout_seq_end(y);
@@ -565,6 +600,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	peer_row_free(&row);
 	free(text);
 	ctl_counters_free(counters);
+	ctl_ahead_free(ahead);
 	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc;

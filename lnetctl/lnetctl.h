@@ -155,6 +155,20 @@ struct ctl_rule {
  */
 int ctl_rule_next(sd_bus_message *r, struct ctl_rule *rule);
 
+/*
+ * Calls of one NID argument sent ahead (ahead.c): queued with
+ * ctl_ahead_push in the order their replies are wanted, then taken with
+ * ctl_ahead_call, which sends the next few ahead of the one it waits for.
+ * ctl_ahead_call of a call not queued next, or with no queue (NULL), calls
+ * now.  Its result is sd_bus_call_method's.
+ */
+struct ctl_ahead;
+struct ctl_ahead *ctl_ahead_new(sd_bus *bus);
+int ctl_ahead_push(struct ctl_ahead *a, const char *method, const char *nid);
+int ctl_ahead_call(struct ctl_ahead *a, sd_bus *bus, const char *method, const char *nid,
+		   sd_bus_message **reply, sd_bus_error *e);
+void ctl_ahead_free(struct ctl_ahead *a);
+
 struct yout;
 /* "udsp info:" for a local or peer NI, as show -v prints it (lnetd's UdspInfo). */
 int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
@@ -162,6 +176,10 @@ int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
 void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid);
 /* A peer NI's available_rtr_credits and min_rtr_credits, as Lustre's `peer show -v`. */
 void ctl_rtr_credits(sd_bus *bus, struct yout *y, const char *nid);
+/* The same three, their calls sent ahead with @a (NULL: each called now). */
+int ctl_udsp_info_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
+void ctl_health_stats_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
+void ctl_rtr_credits_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
 
 /* The data path's counters by NID (counters.c), read once per show. */
 struct ctl_counters;

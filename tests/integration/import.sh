@@ -382,4 +382,29 @@ stop_lnetd
 start_lnetd
 export_to "$T/o2"
 check "... and export the same after a restart" same "$T/o1" "$T/o2"
+
+# peer show -v asks three things of every peer NI and sends the calls ahead
+# of the one it prints (lnetctl/ahead.c): with 120 peer NIs, 360 calls, far
+# more than it keeps in flight, each NI must still get its own answers.
+fresh
+awk 'BEGIN { print "peer:"
+	for (i = 0; i < 60; i++)
+		printf "    - primary nid: 10.6.0.%d@tcp\n      peer ni:\n        - nid: 11.6.0.%d@tcp\n", i, i }' \
+	>"$T/sixty.yaml"
+"$LNETCTL" import "$T/sixty.yaml" 2>/dev/null
+"$LNETCTL" udsp add --dst 10.6.0.37@tcp --priority 3 2>/dev/null
+"$LNETCTL" udsp add --dst 11.6.0.52@tcp --priority 5 2>/dev/null
+ctl peer show -v
+# "NID priority" for each peer NI, in the order shown.
+awk '/^ *- *nid: / { n = $NF } /nid priority:/ { print n, $NF }' "$T/out" >"$T/prio"
+check "peer show -v: every one of the 120 peer NIs has its udsp info" \
+	test "$(wc -l <"$T/prio")" = 120
+check "... the NID a rule names shows its priority, and only it" \
+	eval 'test "$(grep -v " -1$" "$T/prio" | tr "\n" " ")" = "10.6.0.37@tcp 3 11.6.0.52@tcp 5 "'
+cp "$T/out" "$T/direct-v"
+LNETD_PRIVATE_SOCKET='' ctl peer show -v
+check "... the same through dbus-daemon" same "$T/direct-v" "$T/out"
+ctl peer show -v --nid 11.6.0.52@tcp
+check "... and for one peer picked by a NID" \
+	eval 'is_rc 0 && printed "nid priority: 5" && ! printed "nid priority: 3" >/dev/null'
 finish
