@@ -15,6 +15,7 @@
  * lnetctl goes through the system bus then.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -162,6 +163,19 @@ static void make_parent(const char *path)
 	free(dir);
 }
 
+/* Whether something accepts connections at @sa (an lnetd serving it now). */
+static bool someone_listens(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	close(fd);
+	return yes;
+}
+
 int lnetd_bus_direct_start(struct lnetd *d, const char *path, struct bus_direct **out)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -184,16 +198,21 @@ int lnetd_bus_direct_start(struct lnetd *d, const char *path, struct bus_direct 
 	rc = x->path ? sd_id128_randomize(&x->id) : -ENOMEM;
 	if (rc < 0)
 		goto fail;
-	/* A socket left by an lnetd that died goes; anything else there is not ours to remove. */
+	memcpy(sa.sun_path, path, strlen(path));
+	/* A socket left by an lnetd that died goes; one another lnetd serves, and anything
+	 * else there, is not ours to remove. */
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			rc = -EEXIST;
 			goto fail;
 		}
+		if (someone_listens(&sa)) {
+			rc = -EADDRINUSE;
+			goto fail;
+		}
 		unlink(path);
 	}
 	make_parent(path);
-	memcpy(sa.sun_path, path, strlen(path));
 	x->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (x->fd < 0) {
 		rc = -errno;

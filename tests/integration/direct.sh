@@ -94,6 +94,28 @@ if [ -n "$root" ]; then
 	check "and the rules are as root left them" has "src: 10.70.0.2@tcp"
 fi
 
+# A second lnetd (its own state and bus) given the same path leaves the
+# first one's socket alone.
+mkdir "$T/bus2"
+dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/bus2/bus" --nofork --nopidfile \
+	2>/dev/null &
+bus2=$!
+sleep 0.5
+DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/bus2/bus "$LNETD" --engine=userspace --state-dir="$T/two" \
+	--private-socket="$S" 2>"$T/two.log" &
+two=$!
+for _ in $(seq 100); do grep -q "cannot listen on" "$T/two.log" && break; sleep 0.05; done
+OUT=$(cat "$T/two.log")
+check "a second lnetd on the same path says it is in use and runs without it" \
+	has "cannot listen on $S: Address already in use; lnetctl will use the system bus"
+ctl udsp show
+check "and the first one still answers there" has "src: 10.70.0.2@tcp"
+kill "$two" "$bus2"
+wait "$two" "$bus2" 2>/dev/null
+check "the second one's stop leaves the first one's socket" test -S "$S"
+ctl udsp show
+check "... serving" has "src: 10.70.0.2@tcp"
+
 # Is it really peer to peer?  With dbus-daemon gone, the socket still answers.
 kill "$BUS_PID"
 wait "$BUS_PID" 2>/dev/null
