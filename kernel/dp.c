@@ -12,8 +12,27 @@
 #include "dp-int.h"
 
 static ushort lnet_port = LNW_PORT_DEFAULT;
-module_param(lnet_port, ushort, 0444);
-MODULE_PARM_DESC(lnet_port, "the TCP port LNet listens on and connects to (988)");
+
+/* A ushort, but not 0: a listener there gets a port of the kernel's choosing, nobody's LNet port. */
+static int lnet_port_set(const char *val, const struct kernel_param *kp)
+{
+	u16 port;
+	int rc = kstrtou16(val, 0, &port);
+
+	if (rc)
+		return rc;
+	if (!port)
+		return -ERANGE;
+	*(ushort *)kp->arg = port;
+	return 0;
+}
+
+static const struct kernel_param_ops lnet_port_ops = {
+	.set = lnet_port_set,
+	.get = param_get_ushort,
+};
+module_param_cb(lnet_port, &lnet_port_ops, &lnet_port, 0444);
+MODULE_PARM_DESC(lnet_port, "the TCP port LNet listens on and connects to (1-65535, 988)");
 
 /* Upstream's names and defaults; read at every tick, so a change takes at the next one. */
 static uint alive_router_check_interval = LNE_RTR_CHECK_S;

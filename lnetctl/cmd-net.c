@@ -335,7 +335,7 @@ static int show_nis(sd_bus *bus, sd_bus_message *r, const char *want, bool verbo
 }
 
 static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, const char *ifname,
-		     int up, uint32_t health, bool verbose)
+		     int up, uint32_t health, int32_t dev_cpt, bool verbose)
 {
 	unsigned int sec;
 	int k;
@@ -400,6 +400,11 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 		if (open)
 			yout_map_end(y);
 	}
+	/* Lustre's place for it: after the tunables, before CPT (-1: no NUMA node) */
+	if (verbose && nid) {
+		yout_key(y, "dev cpt");
+		yout_i64(y, dev_cpt);
+	}
 	if (row->cpts || (verbose && row->cpts_in_effect)) {
 		yout_key(y, "CPT");
 		yout_str(y, row->cpts ?: row->cpts_in_effect);
@@ -414,7 +419,8 @@ static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bo
 		int up;
 		uint32_t health;
 	} nis[64];
-	size_t nnis = 0, i;
+	int32_t dev_cpts[64];
+	size_t nnis = 0, ndev = 0, i;
 	const char *key, *contents;
 	char type;
 	int rc, k;
@@ -437,7 +443,18 @@ static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bo
 			rc = sd_bus_message_read(r, "v", "s", &row->cpts);
 		else if (!strcmp(key, "cpts_in_effect"))
 			rc = sd_bus_message_read(r, "v", "s", &row->cpts_in_effect);
-		else if (!strcmp(key, "nis")) {
+		else if (!strcmp(key, "dev_cpts")) {
+			rc = sd_bus_message_enter_container(r, 'v', "ai");
+			if (rc >= 0)
+				rc = sd_bus_message_enter_container(r, 'a', "i");
+			while (rc >= 0 && ndev < 64 &&
+			       (rc = sd_bus_message_read(r, "i", &dev_cpts[ndev])) > 0)
+				ndev++;
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+			if (rc >= 0)
+				rc = sd_bus_message_exit_container(r);
+		} else if (!strcmp(key, "nis")) {
 			rc = sd_bus_message_enter_container(r, 'v', "a(ssbu)");
 			if (rc >= 0)
 				rc = sd_bus_message_enter_container(r, 'a', "(ssbu)");
@@ -460,9 +477,10 @@ static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bo
 	if (rc < 0)
 		return rc;
 	if (!nnis)
-		ni_entry(y, row, NULL, row->ifname, 0, 0, verbose);
+		ni_entry(y, row, NULL, row->ifname, 0, 0, -1, verbose);
 	for (i = 0; i < nnis; i++)
-		ni_entry(y, row, nis[i].nid, nis[i].ifname, nis[i].up, nis[i].health, verbose);
+		ni_entry(y, row, nis[i].nid, nis[i].ifname, nis[i].up, nis[i].health,
+			 i < ndev ? dev_cpts[i] : -1, verbose);
 	return 0;
 }
 

@@ -89,10 +89,39 @@ static int append_tun(sd_bus_message *reply, const struct lnetd_ni *n)
 }
 
 /*
+ * "dev_cpts": the CPT of each NI's device (its NUMA node, numa_dev_cpt()),
+ * in the order of "nis"; -1 for one with no NUMA node, as Lustre's dev cpt.
+ */
+static int append_dev_cpts(sd_bus_message *reply, const struct lnetd *d, const struct lnetd_ni *n)
+{
+	size_t k;
+	int rc;
+
+	if (!n->nreal)
+		return 0;
+	rc = sd_bus_message_open_container(reply, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(reply, "s", "dev_cpts");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'v', "ai");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(reply, 'a', "i");
+	for (k = 0; rc >= 0 && k < n->nreal; k++) {
+		const struct lne_ni *ni = lne_ni_find(d->mirror, &n->real[k].nid);
+
+		rc = sd_bus_message_append(reply, "i", (int32_t)(ni ? ni->dev_cpt : LNE_CPT_ANY));
+	}
+	for (k = 0; rc >= 0 && k < 3; k++)
+		rc = sd_bus_message_close_container(reply);
+	return rc;
+}
+
+/*
  * One row per configured NI: (net, interface or "", "applied" or "pending",
  * details).  Applied rows start with the first NI's nid, up and health, and
  * list every NI of the entry (an ip2nets pattern may give several) in
- * "nis" as (nid, interface, up, health).
+ * "nis" as (nid, interface, up, health), and their devices' CPTs in
+ * "dev_cpts".
  */
 int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
@@ -148,6 +177,8 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 					rc = sd_bus_message_close_container(reply);
 			}
 		}
+		if (rc >= 0)
+			rc = append_dev_cpts(reply, d, n);
 		if (rc >= 0 && !applied)
 			rc = sd_bus_message_append(reply, "{sv}", "reason", "s", why);
 		if (rc >= 0 && *n->pattern)

@@ -21,6 +21,8 @@ LNETD=${LNETD:-lnetd/lnetd}
 NTUN=$(grep -c '^[[:space:]]*X([A-Z_]*, [a-z_]*, "' "${TOP_SRCDIR:-$(dirname "$0")/../..}/engine/tunables.h")
 # The keys every ListNIs row has: the tunables and cpts_in_effect.
 NKEYS=$((NTUN + 1))
+# And those of a row with NIs: nid, up, health, nis and dev_cpts.
+NNI=5
 
 # wait_for TEXT: until ListNIs shows TEXT (rtnetlink events are quick; 5 s at most).
 # shellcheck disable=SC2317 # reached: shellcheck does not follow the exec above
@@ -49,7 +51,7 @@ ip addr add 10.77.0.1/24 dev lnv0
 ip link set lnv1 up
 ip link set lnv0 up
 check "the address appears: applied, with its NID, link up" \
-	wait_for "\"tcp\" \"lnv0\" \"applied\" $((4 + NKEYS)) \"nid\" s \"10.77.0.1@tcp\" \"up\" b true"
+	wait_for "\"tcp\" \"lnv0\" \"applied\" $((NNI + NKEYS)) \"nid\" s \"10.77.0.1@tcp\" \"up\" b true"
 
 ip link set lnv1 down
 check "the peer end goes down: the NI stays, its link down" wait_for '"up" b false'
@@ -96,7 +98,7 @@ bcall Explain ss 10.78.0.9@o2ib ""
 check "with its link down, no NI is selected, and Explain says so" has "no local NI is up"
 ip link set lnv3 up
 ip link set lnv2 up
-wait_for "\"o2ib\" \"lnv2\" \"applied\" $((4 + NKEYS)) \"nid\" s \"10.78.0.1@o2ib\" \"up\" b true" >/dev/null
+wait_for "\"o2ib\" \"lnv2\" \"applied\" $((NNI + NKEYS)) \"nid\" s \"10.78.0.1@o2ib\" \"up\" b true" >/dev/null
 bcall Explain ss 10.78.0.9@o2ib ""
 check "Explain picks the NI that came with its interface, and the peer's NID on that net" \
 	has 'sssa(sssa{sv}) "10.78.0.1@o2ib" "10.78.0.9@o2ib" ""'
@@ -122,7 +124,7 @@ check "and pending, saying why" \
 ip link add lnv4 type veth peer name lnv5
 ip addr add 10.80.0.1/24 dev lnv4
 check "an interface with a matching address gets an NI" \
-	wait_for "\"tcp5\" \"\" \"applied\" $((5 + NKEYS)) \"nid\" s \"10.80.0.1@tcp5\""
+	wait_for "\"tcp5\" \"\" \"applied\" $((NNI + 1 + NKEYS)) \"nid\" s \"10.80.0.1@tcp5\""
 ip link add lnv6 type veth peer name lnv7
 ip addr add 10.81.0.1/24 dev lnv6
 ip addr add 10.80.0.2/24 dev lnv7
@@ -147,7 +149,7 @@ bcall Apply 'a(ssa{sv})b' 2 add net 3 net s tcp9 interface s lnv4 pattern s '10.
 check "interfaces may share an ip2nets rule of several patterns (one pending, noted)" \
 	has 'tas 8 3 "+ni tcp9 lnv4 10.79.0.* 10.80.0.*" "+ni tcp9 lnv7 10.79.0.* 10.80.0.*" "!ni tcp9 lnv7 10.79.0.* 10.80.0.*: interface lnv7 has no IPv4 address"'
 check "and an address matching any of the patterns is used" \
-	wait_for "\"tcp9\" \"lnv4\" \"applied\" $((5 + NKEYS)) \"nid\" s \"10.80.0.1@tcp9\""
+	wait_for "\"tcp9\" \"lnv4\" \"applied\" $((NNI + 1 + NKEYS)) \"nid\" s \"10.80.0.1@tcp9\""
 bcall DeleteNI ss tcp5 '10.80.0.*'
 check "DeleteNI takes a pattern" has 't 9'
 bcall ListNIs

@@ -407,4 +407,21 @@ check "... the same through dbus-daemon" same "$T/direct-v" "$T/out"
 ctl peer show -v --nid 11.6.0.52@tcp
 check "... and for one peer picked by a NID" \
 	eval 'is_rc 0 && printed "nid priority: 5" && ! printed "nid priority: 3" >/dev/null'
+
+# net show -v fed back: Lustre's import reads the keys that configure an NI
+# and passes over the rest (dev cpt, the counters, health), so it changes
+# nothing.  dev cpt sits where Lustre's net show -v puts it: after the
+# tunables, before CPT.
+fresh
+"$LNETCTL" net add --net tcp --if lo 2>/dev/null
+export_to "$T/keep"
+ctl net show -v
+cp "$T/out" "$T/shown"
+check "net show -v: dev cpt after lnd tunables, before CPT" awk '
+	/^ *lnd tunables:/ { t = NR } /^ *dev cpt: -1$/ { d = NR } /^ *CPT:/ { c = NR }
+	END { exit !(t && t < d && d < c) }' "$T/shown"
+g=$(gen)
+ctl import "$T/shown"
+check "net show -v's output imports, changing nothing" \
+	eval 'is_rc 0 && at_gen "$g" && export_to "$T/now" && same "$T/keep" "$T/now"'
 finish

@@ -540,4 +540,85 @@ wq_gone() {
 }
 check "dp: the namespaces go, and their data path workqueues with them" wq_gone
 check "dp: namespaces with live LNet connections go cleanly" test -e /sys/module/lnetk
+
+# The module's lnet_port parameter (lnetd --lnet-port is lnet-port.sh's): a
+# port that is no port is refused at load; loaded with lnet_port=7988, two
+# nodes listen there, not on 988, and ping each other there.  Then the
+# module is loaded again as it was, for what follows.
+ko=$(find /lib/modules -name lnetk.ko | head -1)
+# node_start NS: a bus and lnetd (kernel engine) for namespace NS
+node_start() {
+	dbus-daemon --config-file=/etc/lnetd-vm/bus.conf --address="unix:path=$T/$1.bus" \
+		--nofork --nopidfile 2>>"$T/bus.log" &
+	i=0
+	while [ ! -S "$T/$1.bus" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/$1.bus $IP netns exec "$1" \
+		lnetd --engine=kernel --state-dir="$T/$1.state" 2>>"$T/lnetd-$1.log" &
+	echo $! >"$T/$1.pid"
+	i=0
+	while ! on "$1" status >/dev/null 2>&1 && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+# tcp_socks NS STATE: NS's TCP sockets in STATE (LISTEN, ESTABLISHED), as
+# "local remote" lines; the module's kernel sockets are there too
+tcp_socks() {
+	$IP netns exec "$1" netstat -tan | awk -v s="$2" '$6 == s { print $4, $5 }'
+}
+# refused VALUE: lnetk with lnet_port=VALUE does not load, and the kernel log says why
+refused() {
+	if insmod "$ko" lnet_port="$1"; then
+		echo "loaded, lnet_port $(cat /sys/module/lnetk/parameters/lnet_port)"
+		rmmod lnetk
+		return 1
+	fi
+	dmesg | grep -q ".$1. invalid for parameter .lnet_port."
+}
+# socks_have [!] PATTERN: $T/out (tcp_socks) has a line matching PATTERN (with !, has none)
+socks_have() {
+	if [ "$1" = ! ]; then
+		! grep -q -- "$2" "$T/out" && return 0
+	else
+		grep -q -- "$1" "$T/out" && return 0
+	fi
+	cat "$T/out"
+	return 1
+}
+check "port: lnetk unloads once its namespaces are gone" rmmod lnetk
+for bad in 0 65536 -1 988x; do
+	check "port: lnetk with lnet_port=$bad is refused at load, saying why" refused "$bad"
+done
+check "port: lnetk loads with lnet_port=7988" insmod "$ko" lnet_port=7988
+check "port: which it reports" grep -qx 7988 /sys/module/lnetk/parameters/lnet_port
+$IP netns add pa && $IP netns add pb &&
+	$IP link add p0 netns pa type veth peer name q0 netns pb &&
+	$IP -n pa addr add 10.8.40.1/24 dev p0 && $IP -n pb addr add 10.8.40.2/24 dev q0 &&
+	$IP -n pa link set p0 up && $IP -n pb link set q0 up &&
+	$IP -n pa link set lo up && $IP -n pb link set lo up || not_ok "port: two namespaces"
+node_start pa
+node_start pb
+check "port: node a has an NI" on pa net add --net tcp --if p0
+check "port: node b too" on pb net add --net tcp --if q0
+wait_up pa
+wait_up pb
+out_has "port: a pings b" "primary nid: 10.8.40.2@tcp" on pa ping --timeout 10 10.8.40.2@tcp
+out_has "port: b pings a" "primary nid: 10.8.40.1@tcp" on pb ping --timeout 10 10.8.40.1@tcp
+tcp_socks pb LISTEN >"$T/out"
+check "port: b listens on 10.8.40.2:7988" socks_have '^10.8.40.2:7988 '
+check "port: and not on 988" socks_have ! ':988 '
+tcp_socks pa ESTABLISHED >"$T/out"
+check "port: a's connection to b is to port 7988" socks_have ' 10.8.40.2:7988$'
+for n in pa pb; do
+	kill "$(cat "$T/$n.pid")"
+done
+sleep 0.3
+$IP netns del pa
+$IP netns del pb
+# rmmod waits for the namespaces' instances to go
+check "port: lnetk loads again with the default port" \
+	sh -c "rmmod lnetk && insmod $ko && grep -qx 988 /sys/module/lnetk/parameters/lnet_port"
 [ $failed = 0 ]
