@@ -38,33 +38,45 @@ static int ping(struct simnet *s, struct simnode *from, const char *to)
 }
 
 /*
- * One hostile connection to @a: a good hello from the @i-th new NID, then
- * a PUT for a net nobody routes to (a router forwards it and fails it, a
- * node that does not route drops it: either way counted on the stranger's
- * counters); then closed.
+ * One connection to @a: a good hello from @from, then a PUT for @dst
+ * (for a net nobody routes to: a router forwards it and fails it, a node
+ * that does not route drops it; either way counted on @from's counters);
+ * then closed.
  */
-static void hostile_conn(struct simnet *s, struct simnode *a, u32 i)
+static void conn_put(struct simnet *s, struct simnode *a, u64 from, u64 dst)
 {
 	u8 buf[LNW_CONNREQ_SIZE + LNW_HELLO_SIZE + LNW_FRAME_HDR];
 	struct lnw_hello h = {.version = 3,
-			      .src_nid = STRANGER0 + i,
+			      .src_nid = from,
 			      .dst_nid = NID_A,
 			      .src_pid = LNW_PID_LUSTRE,
 			      .ctype = 1};
 	struct lnw_hdr m = {.type = LNW_PUT,
-			    .dst_nid = FAR_DST,
-			    .src_nid = STRANGER0 + i,
+			    .dst_nid = dst,
+			    .src_nid = from,
+			    .dst_pid = LNW_PID_LUSTRE,
+			    .src_pid = LNW_PID_LUSTRE,
 			    .portal = 4,
 			    .wh_object = LNW_WH_NONE};
 	struct lnw_ksm k = {.type = LNW_KSM_LNET};
+	struct simlink *l;
 
 	lnw_connreq_pack(NID_A, buf);
 	lnw_hello_pack(&h, buf + LNW_CONNREQ_SIZE);
 	lnw_ksm_pack(&k, buf + LNW_CONNREQ_SIZE + LNW_HELLO_SIZE);
 	lnw_hdr_pack(&m, buf + LNW_CONNREQ_SIZE + LNW_HELLO_SIZE + LNW_KSM_SIZE);
 	ck_assert_int_eq(simnet_inject(s, a, buf, sizeof(buf)), 0);
-	s->links->closed = true; /* the link simnet_inject made */
-	lne_node_closed(&a->node, &s->links->l, -ECONNRESET);
+	/* the link simnet_inject made (the PUT may have made others since) */
+	for (l = s->links; l->owner != a || l->l.peer != from || l->closed; l = l->next)
+		;
+	l->closed = true;
+	lne_node_closed(&a->node, &l->l, -ECONNRESET);
+}
+
+/* The @i-th hostile connection: from a new NID, a PUT for nowhere. */
+static void hostile_conn(struct simnet *s, struct simnode *a, u32 i)
+{
+	conn_put(s, a, STRANGER0 + i, FAR_DST);
 }
 
 static u32 stat_entries(const struct lne_node *n)
@@ -154,6 +166,48 @@ START_TEST(strangers_routed_cannot_grow_counters)
 }
 END_TEST
 
+/*
+ * A stranger's counters that lend a router credit to a message still in
+ * flight stay through a sweep: freed, the credit would come back to an
+ * entry made anew, and the stranger would have its full credits again
+ * while its message still held one.
+ */
+START_TEST(credit_lent_keeps_counters)
+{
+	struct lne_nid sn;
+	struct simnode *a, *b;
+	struct lne_err err;
+	struct simnet s;
+	s32 avail, min, limit;
+	u32 i;
+
+	simnet_pair(&s, 4096, A4, B4, false, &a, &b);
+	ck_assert_msg(!lne_global_set(a->ln, LNE_G_ROUTING, 1, &err), "%s", err.msg);
+	lnw_nid_from4(STRANGER0 - 1, &sn);
+	lne_node_rtr_credits(&a->node, &sn, &limit, &min);
+	/* the stranger's PUT for B waits for B, which reads nothing yet */
+	b->paused = true;
+	conn_put(&s, a, STRANGER0 - 1, NID_A + 1);
+	simnet_pump(&s);
+	ck_assert(lne_node_rtr_credits(&a->node, &sn, &avail, &min));
+	ck_assert_int_eq(avail, limit - 1);
+	/* enough strangers for a sweep */
+	for (i = 0; i < LNE_STAT_STRANGERS + 1; i++)
+		hostile_conn(&s, a, i);
+	ck_assert_uint_lt(a->node.nstats, 16);
+	ck_assert(lne_node_rtr_credits(&a->node, &sn, &avail, &min));
+	ck_assert_int_eq(avail, limit - 1);
+	/* B reads: the PUT goes on and gives its credit back */
+	b->paused = false;
+	simnet_pump(&s);
+	ck_assert(lne_node_rtr_credits(&a->node, &sn, &avail, &min));
+	ck_assert_int_eq(avail, limit);
+	ck_assert_int_eq(min, limit - 1);
+	ck_assert_uint_eq(a->node.st.route_count, LNE_STAT_STRANGERS + 2);
+	simnet_fini(&s);
+}
+END_TEST
+
 TCase *make_nidstats_tcase(void)
 {
 	TCase *tc = tcase_create("nidstats");
@@ -161,5 +215,6 @@ TCase *make_nidstats_tcase(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, strangers_cannot_grow_counters);
 	tcase_add_test(tc, strangers_routed_cannot_grow_counters);
+	tcase_add_test(tc, credit_lent_keeps_counters);
 	return tc;
 }
