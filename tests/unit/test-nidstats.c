@@ -5,7 +5,8 @@
  * connects over and over, each time claiming a new IPv4 NID in its hello
  * and sending a message to be routed or dropped, leaves the node with a
  * bounded number of counter entries, while the counters of its local NIs,
- * of the peers it knows and of the links still open stay as they were.
+ * of the peers it knows and of the links still open stay as they were,
+ * and so do a stranger's that lend a router credit to a message in flight.
  */
 #include "engine/node.h"
 #include "simnet.h"
