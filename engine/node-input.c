@@ -228,6 +228,7 @@ int lne_node_input(struct lne_node *n, struct lne_link *l, const u8 *buf, size_t
 	int rc = input(n, l, buf, len);
 
 	lne_nd_keys_sweep(n); /* counters of keys it took back go before the shell lists them */
+	lne_nd_stats_sweep(n);
 	return rc;
 }
 

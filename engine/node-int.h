@@ -25,6 +25,16 @@ void lne_nd_keys_sweep(struct lne_node *n);
 
 /* node-stats.c */
 struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local);
+/*
+ * Counters in use, which no sweep frees: on the recovery queue or pinged
+ * for it, a gateway's checks, router credits lent or waited for.
+ */
+static inline bool lne_nd_stat_busy(const struct lne_stat *s)
+{
+	return s->h.queued || s->h.pinging || s->gw.used || s->rc.q || s->rc.lent;
+}
+/* After an input or tick: past LNE_STAT_STRANGERS new entries, free strangers' idle ones. */
+void lne_nd_stats_sweep(struct lne_node *n);
 void lne_nd_count(struct lne_counts *c, bool send, u32 type, u32 bytes);
 void lne_nd_count_drop(struct lne_node *n, struct lne_link *l, u32 type, u32 bytes);
 /* The same, on peer NI @peer's counters (nid4; 0: the node's only). */

@@ -6,18 +6,15 @@
  * oldest key nothing the node keeps names.  What keeps a key: a link
  * (lne_nd_link_hash_add holds its two keys), a local NI or peer NI of the
  * instance (routes' gateways are peer NIs), a fault rule, a discovery
- * round, and counters that are in use (on the recovery queue, a gateway's
- * checks, messages waiting for router credits).  The idle counters of a
- * key taken back go when the input or tick that took it back ends, before
- * the shell can list them (lne_nd_stat_get makes none for such a key).
+ * round, and counters that are in use (lne_nd_stat_busy: on the recovery
+ * queue, a gateway's checks, router credits lent or waited for).  The
+ * idle counters of a key taken back go when the input or tick that took it
+ * back ends, before the shell can list them (lne_nd_stat_get makes none
+ * for such a key).  The counters of IPv4 strangers, which have no key to
+ * take back, are bounded apart (node-stats.c, LNE_STAT_STRANGERS).
  */
 #include "fault.h"
 #include "node-int.h"
-
-static bool stat_busy(const struct lne_stat *s)
-{
-	return s->h.queued || s->h.pinging || s->gw.used || s->rc.q;
-}
 
 static bool key_unused(void *arg, u64 key, const struct lne_nid *nid)
 {
@@ -34,7 +31,7 @@ static bool key_unused(void *arg, u64 key, const struct lne_nid *nid)
 		const struct lne_stat *s = n->stats[lne_nd_hash(key, local) % LNE_STAT_HASH];
 
 		for (; s; s = s->hnext)
-			if (s->nid == key && stat_busy(s))
+			if (s->nid == key && lne_nd_stat_busy(s))
 				return false;
 	}
 	if (n->nkeys_gone < LNE_KEYS_GONE)
@@ -59,12 +56,13 @@ static void sweep_chain(struct lne_node *n, u32 b, u64 key)
 		struct lne_stat *s = *pp;
 
 		if ((key && s->nid != key) || !lne_nidkey_is_large(s->nid) ||
-		    lne_nidkey_live(&n->keys, s->nid) || stat_busy(s)) {
+		    lne_nidkey_live(&n->keys, s->nid) || lne_nd_stat_busy(s)) {
 			pp = &s->hnext;
 			continue;
 		}
 		*pp = s->hnext;
 		lne_free(s);
+		n->nstats--;
 	}
 }
 

@@ -154,6 +154,7 @@ void lne_nd_rtr_forward(struct lne_node *n, struct lne_msg *m)
 
 	if (rc) {
 		m->rtr_credit = true;
+		rc->lent++;
 		if (--rc->credits < rc->min)
 			rc->min = rc->credits;
 		if (rc->credits < 0) {
@@ -183,6 +184,8 @@ void lne_nd_rtr_credit_back(struct lne_node *n, struct lne_msg *m)
 	if (!s)
 		return;
 	s->rc.credits++;
+	if (s->rc.lent)
+		s->rc.lent--;
 	if (n->closing || !(w = s->rc.q))
 		return;
 	s->rc.q = w->next;

@@ -25,7 +25,78 @@ struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local)
 	s->local = local;
 	s->hnext = n->stats[b];
 	n->stats[b] = s;
+	n->nstats++;
 	return s;
+}
+
+/*
+ * Strangers' counters.  Every NID a link or message comes from gets an
+ * entry, and a peer may claim a new NID on each connection (or route
+ * messages from new ones through a router), so the entries of NIDs the
+ * node does not know are freed once LNE_STAT_STRANGERS entries were made
+ * since the last sweep.  Kept: a local NI's, a peer NI's (configured or
+ * discovered; gateways are peer NIs), an open link's, a NID's discovery is
+ * pinging, and counters in use (lne_nd_stat_busy).  Nothing else reads a
+ * stranger's counters but the listings of all counters (D-Bus Counters,
+ * metrics, the module's LNETK_CMD_COUNTERS).  The sweep runs where the
+ * key sweep does, at the end of an input or tick, so no caller holds an
+ * entry it frees; it costs one look per entry, once per
+ * LNE_STAT_STRANGERS new ones.
+ */
+static void mark_linked(struct lne_node *n, u64 nid, bool local)
+{
+	struct lne_stat *s;
+
+	for (s = n->stats[lne_nd_hash(nid, local) % LNE_STAT_HASH]; s; s = s->hnext)
+		if (s->nid == nid && s->local == local)
+			s->linked = true;
+}
+
+static bool stranger(struct lne_node *n, struct lne_stat *s)
+{
+	struct lne_nid nid;
+
+	if (s->linked) {
+		s->linked = false;
+		return false;
+	}
+	if (lne_nd_stat_busy(s) || lne_nd_disc_busy(n, s->nid))
+		return false;
+	/* a key taken back names nobody: node-keys.c frees its entries anyway */
+	if (lne_nidkey_is_large(s->nid) && !lne_nidkey_live(&n->keys, s->nid))
+		return true;
+	lne_node_nid(n, s->nid, &nid);
+	return !lne_ni_find(n->ln, &nid) && !lne_peer_ni_find(n->ln, &nid);
+}
+
+void lne_nd_stats_sweep(struct lne_node *n)
+{
+	const struct lne_link *l;
+	u32 b;
+
+	if (n->nstats <= n->stats_kept + LNE_STAT_STRANGERS)
+		return;
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		for (l = n->links[b]; l; l = l->hnext) {
+			mark_linked(n, l->peer, false);
+			mark_linked(n, l->local, true);
+		}
+	for (b = 0; b < LNE_STAT_HASH; b++) {
+		struct lne_stat **pp = &n->stats[b];
+
+		while (*pp) {
+			struct lne_stat *s = *pp;
+
+			if (!stranger(n, s)) {
+				pp = &s->hnext;
+				continue;
+			}
+			*pp = s->hnext;
+			lne_free(s);
+			n->nstats--;
+		}
+	}
+	n->stats_kept = n->nstats;
 }
 
 const struct lne_counts *lne_node_counts(const struct lne_node *n, const struct lne_nid *nid)

@@ -496,6 +496,7 @@ void lne_node_tick(struct lne_node *n, u64 now_ms)
 	lne_nd_fault_tick(n);
 	lne_nd_gw_tick(n);
 	lne_nd_keys_sweep(n);
+	lne_nd_stats_sweep(n);
 	if (n->nis_dirty)
 		lne_node_nis_check(n);
 }
@@ -573,6 +574,7 @@ void lne_node_fini(struct lne_node *n)
 			lne_free(s);
 		}
 	}
+	n->nstats = n->stats_kept = 0;
 	lne_free(n->zeros);
 	n->zeros = NULL;
 	lne_nidkey_fini(&n->keys);

@@ -44,6 +44,14 @@
 #define LNE_SVC_MAX   16 /* services bound to portals (node-svc.h) */
 #define LNE_KEYS_GONE 64 /* keys taken back whose counters go at once, by lookup */
 
+/*
+ * Counter entries the node makes before it frees those of strangers
+ * (node-stats.c): NIDs that are no local NI or peer NI, on no open link,
+ * in no discovery round, their counters in no use.  A peer that claims
+ * ever-new NIDs grows the table by at most this many (under 2 MB).
+ */
+#define LNE_STAT_STRANGERS 4096
+
 struct lne_node;
 struct lne_msg;
 struct lne_svc;
@@ -206,6 +214,7 @@ struct lne_gw {
 struct lne_rtrcr {
 	bool init;
 	s32 credits, min; /* as upstream's: negative counts the messages waiting */
+	u32 lent;	  /* credits held by messages in flight */
 	struct lne_msg *q, **tail;
 };
 
@@ -213,6 +222,7 @@ struct lne_stat {
 	struct lne_stat *hnext;
 	u64 nid; /* its key (nidkey.h) */
 	bool local;
+	bool linked; /* an open link's: set and cleared by one sweep of strangers' */
 	struct lne_counts c;
 	struct lne_health h;
 	struct lne_gw gw;
@@ -298,6 +308,8 @@ struct lne_node {
 	struct lne_msg *rtr_ready, **rtr_readytail; /* given a router credit, to go on */
 	bool rtr_readying;
 	struct lne_stat *stats[LNE_STAT_HASH];
+	u32 nstats;	/* entries in stats */
+	u32 stats_kept; /* entries the last sweep of strangers' left (node-stats.c) */
 	struct lne_node_stats st;
 	struct lne_svc *svc[LNE_SVC_MAX];     /* services by portal (node-svc.h) */
 	struct lne_disc *disc[LNE_LINK_HASH]; /* discovery rounds, by the NID they ping */

@@ -26,13 +26,24 @@
 /*
  * The key table holds: every NID interned finds its own key and reads back
  * from it, and the large keys of every link are live (links hold them).
+ * The counters are bounded: the node counts its entries right, has made no
+ * more than LNE_STAT_STRANGERS since the sweep of strangers' ones, and
+ * the sweep left no mark behind.
  */
 static void keys_check(const struct lne_node *n)
 {
+	const struct lne_stat *st;
 	const struct lne_link *l;
 	struct lne_nid x;
-	u32 s, b;
+	u32 s, b, count = 0;
 	u64 k;
+
+	for (b = 0; b < LNE_STAT_HASH; b++)
+		for (st = n->stats[b]; st; st = st->hnext, count++)
+			if (st->linked)
+				abort();
+	if (count != n->nstats || count > n->stats_kept + LNE_STAT_STRANGERS)
+		abort();
 
 	for (s = 0; s < n->keys.n; s++) {
 		if (lne_nidkey_find(&n->keys, &n->keys.nid[s], &k) || !lne_nidkey_live(&n->keys, k))

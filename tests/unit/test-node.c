@@ -731,6 +731,7 @@ Suite *make_node_suite(void)
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, make_node6_tcase());
 	suite_add_tcase(s, make_nidkeys_tcase());
+	suite_add_tcase(s, make_nidstats_tcase());
 	suite_add_tcase(s, make_gwpick_tcase());
 	return s;
 }

@@ -34,6 +34,8 @@ Suite *make_node_suite(void);
 TCase *make_node6_tcase(void);
 /* test-nidkeys.c: strangers cannot use up the large NIDs' keys, a tcase of the node suite */
 TCase *make_nidkeys_tcase(void);
+/* test-nidstats.c: strangers cannot grow the node's counters, a tcase of the node suite */
+TCase *make_nidstats_tcase(void);
 /* test-gwpick.c: which gateway carries traffic (priority, hops, router rules), node suite */
 TCase *make_gwpick_tcase(void);
 Suite *make_svc_suite(void);
