@@ -352,3 +352,20 @@ void simnet_fini(struct simnet *s)
 		free(a);
 	}
 }
+
+static void ping_done(struct lne_msg *m, int status)
+{
+	int *r = m->arg;
+
+	*r = status;
+}
+
+int simnet_ping(struct simnet *s, struct simnode *from, const char *to)
+{
+	struct lne_nid dst = simnet_nid(to);
+	int r = 1;
+
+	ck_assert_int_eq(lne_node_ping(&from->node, &dst, NULL, 1000, ping_done, &r, NULL), 0);
+	simnet_pump(s);
+	return r;
+}

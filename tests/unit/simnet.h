@@ -69,6 +69,8 @@ int simnet_inject(struct simnet *s, struct simnode *to, const void *bytes, size_
 size_t simnet_hello16(u8 *buf, const struct lne_nid *to, const struct lne_nid *from);
 /* A NID from text (the test fails if it is none). */
 struct lne_nid simnet_nid(const char *s);
+/* A ping from @from to @to over the simulated links, pumped to its end: its status. */
+int simnet_ping(struct simnet *s, struct simnode *from, const char *to);
 /* On @n, a Multi-Rail peer of the NULL-ended @nids, the first its primary. */
 void simnet_peer(struct simnode *n, const char *const *nids);
 /* Cut the wire of @nid (or mend it): its open links reset, new ones are refused. */

@@ -106,24 +106,6 @@ static const char *const A6[] = {"2001:db8::1@tcp", NULL};
 static const char *const B6[] = {"2001:db8::2@tcp", NULL};
 static const char *const C6[] = {"2001:db8::3@tcp", NULL};
 
-static void on_done(struct lne_msg *m, int status)
-{
-	int *r = m->arg;
-
-	*r = status;
-}
-
-/* A ping from @from to @to over the simulated links: its status. */
-static int ping(struct simnet *s, struct simnode *from, const char *to)
-{
-	struct lne_nid dst = simnet_nid(to);
-	int r = 1;
-
-	ck_assert_int_eq(lne_node_ping(&from->node, &dst, NULL, 1000, on_done, &r, NULL), 0);
-	simnet_pump(s);
-	return r;
-}
-
 /*
  * One hostile connection to @a: a good hello from a NID never seen, then a
  * PUT whose nid16 header names another NID never seen (for a node that
@@ -170,7 +152,7 @@ START_TEST(strangers_cannot_fill_keys)
 
 	simnet_pair(&s, 4096, A6, B6, false, &a, &b);
 	c = simnet_node(&s, C6);
-	ck_assert_int_eq(ping(&s, b, A6[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, b, A6[0]), 0);
 	ck_assert_int_eq(lne_node_key_find(&a->node, &bn, &kb), 0);
 	for (i = 0; i < HOSTILE_CONNS; i++) {
 		hostile_conn(&s, a, i);
@@ -184,11 +166,11 @@ START_TEST(strangers_cannot_fill_keys)
 	/* B, connected all along, kept its key and its counters */
 	ck_assert_int_eq(lne_node_key_find(&a->node, &bn, &k), 0);
 	ck_assert_uint_eq(k, kb);
-	ck_assert_int_eq(ping(&s, b, A6[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, b, A6[0]), 0);
 	ck_assert_uint_eq(lne_node_counts(&a->node, &bn)->recv_count, 2);
 	/* C, never seen before, is let in */
-	ck_assert_int_eq(ping(&s, c, A6[0]), 0);
-	ck_assert_int_eq(ping(&s, a, C6[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, c, A6[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, a, C6[0]), 0);
 	/* and the strangers' counters went with their keys */
 	ck_assert_uint_eq(stale_stats(&a->node), 0);
 	simnet_fini(&s);

@@ -21,23 +21,6 @@ static const char *const D4[] = {"10.0.0.4@tcp", NULL};
 #define STRANGER0 0x000200000a010000ull /* 10.1.0.0@tcp: the first hostile NID */
 #define FAR_DST	  0x000200010a000063ull /* 10.0.0.99@tcp1: a net nobody routes to */
 
-static void on_done(struct lne_msg *m, int status)
-{
-	int *r = m->arg;
-
-	*r = status;
-}
-
-static int ping(struct simnet *s, struct simnode *from, const char *to)
-{
-	struct lne_nid dst = simnet_nid(to);
-	int r = 1;
-
-	ck_assert_int_eq(lne_node_ping(&from->node, &dst, NULL, 1000, on_done, &r, NULL), 0);
-	simnet_pump(s);
-	return r;
-}
-
 /*
  * One connection to @a: a good hello from @from, then a PUT for @dst
  * (for a net nobody routes to: a router forwards it and fails it, a node
@@ -111,11 +94,11 @@ static void strangers_bounded(bool routing)
 	ck_assert_msg(!lne_global_set(a->ln, LNE_G_ROUTING, routing, &err), "%s", err.msg);
 	simnet_peer(a, C4);
 	/* B talks to A and stays connected; A talks to C, then C's wire is cut */
-	ck_assert_int_eq(ping(&s, b, A4[0]), 0);
-	ck_assert_int_eq(ping(&s, a, C4[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, b, A4[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, a, C4[0]), 0);
 	simnet_cut(&s, C4[0], true);
 	/* D, a stranger to A, talks to it and goes */
-	ck_assert_int_eq(ping(&s, d, A4[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, d, A4[0]), 0);
 	simnet_cut(&s, D4[0], true);
 	simnet_pump(&s);
 	ck_assert_ptr_nonnull(lne_node_counts(&a->node, &dn));
@@ -145,11 +128,11 @@ static void strangers_bounded(bool routing)
 	ck_assert_ptr_null(lne_node_counts(&a->node, &dn));
 	/* and everyone still talks */
 	simnet_cut(&s, C4[0], false);
-	ck_assert_int_eq(ping(&s, b, A4[0]), 0);
-	ck_assert_int_eq(ping(&s, a, C4[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, b, A4[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, a, C4[0]), 0);
 	ck_assert_uint_eq(lne_node_counts(&a->node, &cn)->send_count, 2);
 	simnet_cut(&s, D4[0], false);
-	ck_assert_int_eq(ping(&s, d, A4[0]), 0);
+	ck_assert_int_eq(simnet_ping(&s, d, A4[0]), 0);
 	ck_assert_uint_eq(lne_node_counts(&a->node, &dn)->recv_count, 1);
 	simnet_fini(&s);
 }
