@@ -12,11 +12,22 @@
 #define PING_INFO_MAX LNW_PING_SIZE(LNW_PING_NIS_MAX)
 
 /* Buckets of the link, pending and counter tables. */
-static inline u32 lne_nd_hash(u64 local, u64 peer)
+static inline u32 lne_nd_mix(u64 local, u64 peer)
 {
 	u64 k = local * 0x9e3779b97f4a7c15ull ^ peer;
 
-	return (u32)(k ^ k >> 29) % LNE_LINK_HASH;
+	return (u32)(k ^ k >> 29);
+}
+
+static inline u32 lne_nd_hash(u64 local, u64 peer)
+{
+	return lne_nd_mix(local, peer) % LNE_LINK_HASH;
+}
+
+/* The counter table's bucket of @nid: over all LNE_STAT_HASH, not LNE_LINK_HASH's. */
+static inline u32 lne_nd_stat_bucket(u64 nid, bool local)
+{
+	return lne_nd_mix(nid, local) % LNE_STAT_HASH;
 }
 
 /* node-keys.c: a full key table takes back what nothing here names; its idle counters go */

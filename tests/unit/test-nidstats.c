@@ -137,6 +137,33 @@ static void strangers_bounded(bool routing)
 	simnet_fini(&s);
 }
 
+/*
+ * The counter table spreads its entries over all LNE_STAT_HASH buckets:
+ * its hash was once reduced to the link table's LNE_LINK_HASH first, so
+ * three quarters of the buckets stayed empty and chains were 4x as long.
+ */
+START_TEST(counters_use_every_bucket)
+{
+	const struct lne_stat *st;
+	struct simnode *a, *b;
+	struct simnet s;
+	u32 i, used = 0, high = 0;
+
+	simnet_pair(&s, 4096, A4, B4, false, &a, &b);
+	for (i = 0; i < 2000; i++) /* under LNE_STAT_STRANGERS: no sweep */
+		hostile_conn(&s, a, i);
+	for (i = 0; i < LNE_STAT_HASH; i++) {
+		st = a->node.stats[i];
+		used += !!st;
+		high += st && i >= LNE_LINK_HASH;
+	}
+	/* 2,000 entries in 1,024 buckets leave about 885 in use */
+	ck_assert_msg(used > LNE_STAT_HASH / 2, "%u of %u buckets in use", used, LNE_STAT_HASH);
+	ck_assert_msg(high > 0, "no entry past bucket %u", LNE_LINK_HASH);
+	simnet_fini(&s);
+}
+END_TEST
+
 START_TEST(strangers_cannot_grow_counters)
 {
 	strangers_bounded(false);
@@ -197,6 +224,7 @@ TCase *make_nidstats_tcase(void)
 	TCase *tc = tcase_create("nidstats");
 
 	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, counters_use_every_bucket);
 	tcase_add_test(tc, strangers_cannot_grow_counters);
 	tcase_add_test(tc, strangers_routed_cannot_grow_counters);
 	tcase_add_test(tc, credit_lent_keeps_counters);
