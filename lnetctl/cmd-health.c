@@ -14,7 +14,7 @@
 #include "lnetctl.h"
 #include "yout.h"
 
-void ctl_health_stats_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
+void ctl_health_stats(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *r = NULL;
@@ -36,12 +36,7 @@ void ctl_health_stats_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, co
 	sd_bus_message_unref(r);
 }
 
-void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid)
-{
-	ctl_health_stats_ahead(NULL, bus, y, nid);
-}
-
-void ctl_rtr_credits_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
+void ctl_rtr_credits(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *r = NULL;
@@ -57,11 +52,6 @@ void ctl_rtr_credits_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, con
 	}
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(r);
-}
-
-void ctl_rtr_credits(sd_bus *bus, struct yout *y, const char *nid)
-{
-	ctl_rtr_credits_ahead(NULL, bus, y, nid);
 }
 
 static int queue(sd_bus *bus, struct yout *y, bool peer)

@@ -370,13 +370,13 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 	/* Lustre's order: the counts, the UDSP priorities, the counts by type, health */
 	if (verbose && nid) {
 		ctl_counters_totals(y, row->counters, nid, true);
-		ctl_udsp_info(row->bus, y, nid);
+		ctl_udsp_info(NULL, row->bus, y, nid);
 		ctl_counters_by_type(y, row->counters, nid, true);
 		yout_key(y, "health stats");
 		yout_map_begin(y);
 		yout_key(y, "health value");
 		yout_u32(y, health);
-		ctl_health_stats(row->bus, y, nid);
+		ctl_health_stats(NULL, row->bus, y, nid);
 		yout_map_end(y);
 	}
 	for (sec = 0; verbose && sec < LNE_ARRAY_SIZE(lne_tun_section_name); sec++) {

@@ -164,7 +164,7 @@ static int route_show(struct ctl_opt *opt, int argc, char **argv)
 
 /* --- UDSP info ---------------------------------------------------------------------- */
 
-int ctl_udsp_info_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
+int ctl_udsp_info(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	const char *key, *contents, *s;
@@ -222,11 +222,6 @@ int ctl_udsp_info_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const 
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's UDSP info makes no sense: %s",
 				 strerror(-rc))
 		      : 0;
-}
-
-int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid)
-{
-	return ctl_udsp_info_ahead(NULL, bus, y, nid);
 }
 
 /* --- UDSP rules ------------------------------------------------------------------- */

@@ -476,21 +476,32 @@ static void peer_yaml(struct yout *y, sd_bus *bus, struct ctl_ahead *ahead,
 				yout_bool(y, true);
 			}
 		if (verbose) {
-			ctl_rtr_credits_ahead(ahead, bus, y, row->nids[i].nid);
+			ctl_rtr_credits(ahead, bus, y, row->nids[i].nid);
 			ctl_counters_totals(y, counters, row->nids[i].nid, false);
 			ctl_counters_by_type(y, counters, row->nids[i].nid, false);
 			yout_key(y, "health stats");
 			yout_map_begin(y);
 			yout_key(y, "health value");
 			yout_u32(y, row->nids[i].health);
-			ctl_health_stats_ahead(ahead, bus, y, row->nids[i].nid);
+			ctl_health_stats(ahead, bus, y, row->nids[i].nid);
 			yout_map_end(y);
-			ctl_udsp_info_ahead(ahead, bus, y, row->nids[i].nid);
+			ctl_udsp_info(ahead, bus, y, row->nids[i].nid);
 		}
 		yout_map_end(y);
 	}
 	yout_seq_end(y);
 	yout_map_end(y);
+}
+
+/* Whether --nid @want picks @row: the peer that has this NID, primary or not (all without it). */
+static bool peer_picked(const struct peer_row *row, const struct ctl_opt *want)
+{
+	size_t i;
+
+	for (i = 0; want->given && i < row->n; i++)
+		if (!strcmp(row->nids[i].nid, want->val))
+			return true;
+	return !want->given;
 }
 
 /*
@@ -508,12 +519,8 @@ static struct ctl_ahead *queue_ahead(sd_bus *bus, sd_bus_message *r, struct ctl_
 	int rc = a ? sd_bus_message_enter_container(r, 'a', "(sa{sv})") : -ENOMEM;
 
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
-		bool match = !want->given;
-
 		rc = peer_row_read(r, &row);
-		for (i = 0; rc >= 0 && !match && i < row.n; i++)
-			match = !strcmp(row.nids[i].nid, want->val);
-		for (i = 0; rc >= 0 && match && i < row.n; i++)
+		for (i = 0; rc >= 0 && peer_picked(&row, want) && i < row.n; i++)
 			for (k = 0; rc >= 0 && k < sizeof(per_nid) / sizeof(per_nid[0]); k++)
 				rc = ctl_ahead_push(a, per_nid[k], row.nids[i].nid);
 	}
@@ -540,7 +547,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	sd_bus *bus = NULL;
 	int rc, yrc, shown = 0;
 	char *text = NULL;
-	size_t len = 0, i;
+	size_t len = 0;
 	FILE *out;
 
 	rc = ctl_canon(want, true);
@@ -565,12 +572,10 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	yout_seq_begin(y);
 	rc = sd_bus_message_enter_container(r, 'a', "(sa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sa{sv}")) > 0) {
-		bool match = !want->given;
+		bool match;
 
 		rc = peer_row_read(r, &row);
-		/* --nid: the peer that has this NID, primary or not. */
-		for (i = 0; !match && i < row.n; i++)
-			match = !strcmp(row.nids[i].nid, want->val);
+		match = peer_picked(&row, want);
 		/* Implicit peers (gateways no one configured) too, as Lustre's. */
 		if (rc >= 0 && match && list_only) {
 			shown++;

@@ -170,16 +170,13 @@ int ctl_ahead_call(struct ctl_ahead *a, sd_bus *bus, const char *method, const c
 void ctl_ahead_free(struct ctl_ahead *a);
 
 struct yout;
+/* Each of these asks lnetd once per NID; with @a, its call was sent ahead (NULL: called now). */
 /* "udsp info:" for a local or peer NI, as show -v prints it (lnetd's UdspInfo). */
-int ctl_udsp_info(sd_bus *bus, struct yout *y, const char *nid);
+int ctl_udsp_info(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
 /* The health counters of a local NI or peer NI, as keys in the open "health stats" map. */
-void ctl_health_stats(sd_bus *bus, struct yout *y, const char *nid);
+void ctl_health_stats(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
 /* A peer NI's available_rtr_credits and min_rtr_credits, as Lustre's `peer show -v`. */
-void ctl_rtr_credits(sd_bus *bus, struct yout *y, const char *nid);
-/* The same three, their calls sent ahead with @a (NULL: each called now). */
-int ctl_udsp_info_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
-void ctl_health_stats_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
-void ctl_rtr_credits_ahead(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
+void ctl_rtr_credits(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid);
 
 /* The data path's counters by NID (counters.c), read once per show. */
 struct ctl_counters;
