@@ -101,6 +101,9 @@ echo "# T3 ost_io has $ncpt CPU partitions: a rule of R RPC/s is written as R/$n
 throttled "nid rule, 10 RPC/s" 10 100
 lutbf apply ost_io 'start cli nid={0@lo} rate=20' >/dev/null
 throttled "nid rule, 20 RPC/s" 20 200
+# upstream keeps a token's fraction only for realtime rules (nrs_tbf.c)
+lutbf apply ost_io 'start cli nid={0@lo} rate=20 realtime=1' >/dev/null
+throttled "nid rule, 20 RPC/s, realtime=1" 20 200
 if [ "$ncpt" -gt 1 ]; then
 	# dd on CPU 0: over 0@lo its requests arrive on CPU 0's partition
 	_t0=$(cs)
