@@ -43,5 +43,7 @@ Suite *make_disc_suite(void);
 Suite *make_health_suite(void);
 Suite *make_gw_suite(void);
 Suite *make_fault_suite(void);
+/* test-lutbf.c (and test-lutbf-plan.c): lnetd's TBF layer for Lustre's services */
+Suite *make_lutbf_suite(void);
 
 #endif
