@@ -16,7 +16,8 @@
 #   payload stays a few % under it) and, for the total, RAIL_MBS times the
 #   rails in use, which each event SECONDS:RAILS:LABEL sets from SECONDS
 #   on (a dashed line at SECONDS, named LABEL).  Legends stand outside the
-#   data.  Without gnuplot it says so and returns 1.
+#   data; the rails' lines grow thinner from the first to the last, so that
+#   one drawn over another still shows.  Without gnuplot it returns 1.
 plot_rails() {
 	_csv=$1 _png=$2 _title=$3 _rail=$4
 	shift 4
@@ -75,6 +76,7 @@ set key outside right top vertical
 set lmargin 9
 set rmargin 34
 set xlabel "seconds since the transfer started"
+set xrange [0:$(awk -F, 'NR > 1 { t = $1 } END { print t + 0 }' "$_csv")]
 set ylabel "MB/s"
 set yrange [0:$(awk -v r="$_rail" -v n="$_rails" 'BEGIN { print r * n * 1.5 }')]
 set multiplot layout 2,1 title "$_title"
@@ -86,7 +88,7 @@ plot "$_csv.dat" using 1:2 with points pt 7 ps 0.5 lc rgb "#b8b8b8" title "total
 set title "each rail, smoothed the same way"
 set yrange [0:$(awk -v r="$_rail" 'BEGIN { print r * 1.5 }')]
 names = "$(echo "$_names" | tr ',' ' ')"
-plot for [k=1:$_rails] "$_csv.dat" using 1:(column(3 + k)) with lines lw 2 title word(names, k), \
+plot for [k=1:$_rails] "$_csv.dat" using 1:(column(3 + k)) with lines lw (1.5 + 2.5 * ($_rails - k) / $_rails) title word(names, k), \
      $_rail with lines dt 2 lw 2 lc rgb "#d02020" title sprintf("shaping limit per rail, %g MB/s", $_rail)
 unset multiplot
 GP

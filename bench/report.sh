@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # bench/report.sh start DIR - a new run of `make bench`: an empty figures file
-#   DIR/figures.tsv (the benches append to it: bench/figure.sh, figure.h) and
-#   DIR/meta (when the run started, the load average then)
+#   DIR/figures.tsv (the benches append to it: bench/figure.sh, figure.h),
+#   DIR/meta (when the run started, the load average then), and none of the
+#   last run's plots and traces
 # bench/report.sh write DIR DOC SRCDIR - doc/BENCHMARKS.md from them: a header
 #   saying when and where the figures were measured (date, machine, load
 #   average, engines, git revision), then one table per part, a figure a row,
@@ -14,6 +15,8 @@ dir=${2:-bench/out}
 case $cmd in
 start)
 	mkdir -p "$dir" || exit 1
+	# the plots and traces of an earlier run would pass for this one's
+	rm -f "$dir"/*.png "$dir"/*.csv "$dir"/*.csv.dat "$dir"/*.csv.lim
 	: >"$dir/figures.tsv"
 	{
 		echo "start $(date -u +%s)"
