@@ -81,7 +81,7 @@ set ylabel "MB/s"
 set yrange [0:$(awk -v r="$_rail" -v n="$_rails" 'BEGIN { print r * n * 1.5 }')]
 set multiplot layout 2,1 title "$_title"
 $_ev
-set title "all rails: MB/s over each $(awk -v w="$_w" -v s="$_step" 'BEGIN { printf "%.1f", w * s }') s window (line), over each $(awk -v s="$_step" 'BEGIN { printf "%.1f", s }') s step (dots)"
+set title "all rails: MB/s in $(awk -v w="$_w" -v s="$_step" 'BEGIN { printf "%.1f", w * s }') s windows centred on each point (line; a change shows half a window early), per $(awk -v s="$_step" 'BEGIN { printf "%.1f", s }') s step (dots)"
 plot "$_csv.dat" using 1:2 with points pt 7 ps 0.5 lc rgb "#b8b8b8" title "total, 0.1 s steps", \
      "$_csv.dat" using 1:3 with lines lw 2.5 lc rgb "black" title "total", \
      "$_csv.lim" using 1:2 with lines dt 2 lw 2 lc rgb "#d02020" title "shaping limit (rails in use)"
