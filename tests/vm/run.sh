@@ -302,11 +302,15 @@ lnetd_tree() {
 		copy_with_libs "$iproute_ip" "$1" && mv "$1/bin/ip" "$1/bin/ip2" &&
 		install -m 755 "$here/dp.sh" "$1/bin/dp.sh" || return 1
 	# the data path's figures with lnetk nodes (LNETD_VM_ONLY=dpbench): bench/dp.sh,
-	# the namespace helpers it sources, tcp-rr (make bench builds it) and
-	# iproute2's tc as /bin/tc2 (busybox's applet would answer to tc)
+	# the namespace helpers and the figure, trace and plot helpers it
+	# sources, tcp-rr (make bench builds it) and iproute2's tc as /bin/tc2
+	# (busybox's applet would answer to tc)
 	install -D -m 755 "$top/bench/dp.sh" "$1/opt/lnetd/bench/dp.sh" &&
 		install -D -m 755 "$top/bench/tbf-live.sh" "$1/opt/lnetd/bench/tbf-live.sh" &&
 		install -D -m 755 "$top/bench/health.sh" "$1/opt/lnetd/bench/health.sh" &&
+		for f in figure.sh trace.sh plot.sh; do
+			install -D -m 644 "$top/bench/$f" "$1/opt/lnetd/bench/$f" || return 1
+		done &&
 		install -D -m 644 "$top/tests/integration/nodes.sh" \
 			"$1/opt/lnetd/tests/integration/nodes.sh" &&
 		install -D -m 644 "$top/tests/integration/tbf-live-lib.sh" \
@@ -318,6 +322,9 @@ lnetd_tree() {
 			return 1
 	done
 	if [ -x "$build/bench/tcp-rr" ]; then copy_with_libs "$build/bench/tcp-rr" "$1" || return 1; fi
+	# D5's raw TCP (bench/dp.sh): iperf3, with libiperf and what it loads
+	iperf=$(command -v iperf3 || true)
+	if [ -n "$iperf" ]; then copy_with_libs "$iperf" "$1" || return 1; fi
 	tc_bin=$(command -v tc || echo /usr/sbin/tc)
 	tbf=$(find "/lib/modules/$kver/kernel/net/sched" -name 'sch_tbf.ko*' | head -n 1)
 	if [ -x "$tc_bin" ] && [ -n "$tbf" ]; then
