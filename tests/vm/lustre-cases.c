@@ -566,3 +566,91 @@ void case_writer(struct lt *t)
 	tap(t, !rc, "unconfigure at the end: %s", rc ? e.msg : "ok");
 	kcheck(t, "the writer");
 }
+
+/* --- large NIDs: netlink, 2.16 on ------------------------------------------- */
+
+static int find_cb(const struct lu_peer *p, void *arg)
+{
+	struct lu_peer *want = arg;
+
+	if (!lne_nid_equal(&p->primary, &want->primary))
+		return 0;
+	want->n = p->n;
+	want->configured = p->configured;
+	want->mr = p->mr;
+	return 0;
+}
+
+void case_ipv6(struct lt *t)
+{
+	struct lne_nid me = nid("2001:db8:1::1@tcp5"), pp = nid("2001:db8:1::10@tcp5");
+	struct lne_nid more = nid("2001:db8:1::11@tcp5"), np = nid("2001:db8:1::20@tcp5");
+	struct lu_route r, *rs = NULL;
+	struct lu_ping_reply reply;
+	struct lu_peer got = {.primary = pp};
+	struct lu_ni ni, *nis = NULL;
+	struct lne_err e;
+	size_t n = 0, i;
+	char *y = NULL;
+	int rc, found = 0;
+
+	if (!lu_uses_genl(t->lu, LU_CMD_NETS) || !lu_uses_genl(t->lu, LU_CMD_PEERS))
+		return; /* 2.15, and the ioctl-only run: the refusals are checked elsewhere */
+	memset(&ni, 0, sizeof(ni));
+	ni.nid = me;
+	snprintf(ni.ifname, sizeof(ni.ifname), "d3");
+	lne_tunables_default(LNE_LND_TCP, &ni.tun);
+	rc = lu_ni_add(t->lu, &ni, &e);
+	tap(t, !rc, "add the IPv6 NI 2001:db8:1::1@tcp5 over netlink: %s", rc ? e.msg : "ok");
+	rc = lu_ni_list(t->lu, &nis, &n, &e);
+	for (i = 0; !rc && i < n; i++)
+		found += lne_nid_equal(&nis[i].nid, &me) && !strcmp(nis[i].ifname, "d3");
+	free(nis);
+	tap(t, !rc && found == 1, "it is listed, on d3");
+	rc = lu_peer_add(t->lu, &pp, true, true, &more, 1, &e);
+	tap(t, !rc, "add an IPv6 Multi-Rail peer with 2 NIDs: %s", rc ? e.msg : "ok");
+	rc = lu_peer_each(t->lu, find_cb, &got, &e);
+	tap(t, !rc && got.n == 2 && got.configured && got.mr,
+	    "the peer walk finds it (netlink, after /dev/lnet's IPv4 peers): %zu NIDs", got.n);
+	rc = lu_peer_add(t->lu, &np, false, false, NULL, 0, &e);
+	tap(t, rc == -EOPNOTSUPP && said(&e, "makes every peer Multi-Rail over netlink"),
+	    "an IPv6 non-Multi-Rail peer is refused naming the limit: %s", e.msg);
+	r = (struct lu_route){.hops = 2, .priority = 4, .sensitivity = 1, .gw = pp};
+	lne_net_parse("tcp6", &r.net, &e);
+	rc = lu_route_add(t->lu, &r, &e);
+	rc = rc ?: lu_route_list(t->lu, &rs, &n, &e);
+	for (i = 0, found = 0; !rc && i < n; i++)
+		found += lne_nid_equal(&rs[i].gw, &pp) && rs[i].hops == 2 && rs[i].priority == 4;
+	free(rs);
+	tap(t, !rc && found == 1, "a route via the IPv6 gateway, listed with its hops: %s",
+	    rc ? e.msg : "ok");
+	rc = ulnetctl(&y, "net show");
+	tap(t, !rc && yaml_has(y, "nid: 2001:db8:1::1@tcp5"),
+	    "upstream's net show has the IPv6 NI");
+	free(y);
+	rc = ulnetctl(&y, "peer show --nid 2001:db8:1::10@tcp5");
+	tap(t,
+	    !rc && yaml_has(y, "primary nid: 2001:db8:1::10@tcp5") &&
+		    yaml_has(y, "nid: 2001:db8:1::11@tcp5"),
+	    "upstream's peer show has the IPv6 peer");
+	if (rc || !yaml_has(y, "nid: 2001:db8:1::11@tcp5"))
+		printf("# %s\n", y);
+	free(y);
+	rc = ulnetctl(&y, "route show");
+	tap(t, !rc && yaml_has(y, "gateway: 2001:db8:1::10@tcp5"),
+	    "upstream's route show has the IPv6 gateway");
+	free(y);
+	rc = lu_ping(t->lu, &me, 5000, NULL, &reply, &e);
+	for (i = 0, found = 0; !rc && i < reply.n; i++)
+		found += lne_nid_equal(&reply.nids[i], &me);
+	tap(t, !rc && found == 1, "ping the IPv6 NI over netlink: %s", rc ? e.msg : "ok");
+	rc = lu_route_del(t->lu, r.net, &pp, &e);
+	tap(t, !rc, "delete the route over netlink: %s", rc ? e.msg : "ok");
+	rc = lu_peer_del(t->lu, &pp, NULL, 0, &e);
+	got.n = 0;
+	rc = rc ?: lu_peer_each(t->lu, find_cb, &got, &e);
+	tap(t, !rc && !got.n, "delete the peer over netlink: %s", rc ? e.msg : "ok");
+	rc = lu_ni_del(t->lu, &me, &e);
+	tap(t, !rc, "delete the NI over netlink: %s", rc ? e.msg : "ok");
+	kcheck(t, "the IPv6 objects");
+}

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/klog.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "lustre-test.h"
 
@@ -25,12 +26,21 @@ static char *klog_seen;
 
 void tap(struct lt *t, bool ok, const char *fmt, ...)
 {
+	static double last;
+	struct timespec ts;
+	double now;
 	va_list ap;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec + ts.tv_nsec / 1e9;
 	printf("%s - %s/%s: ", ok ? "ok" : "not ok", t->version, t->mode);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
+	/* where a guest's time goes, for the one step that takes long */
+	if (last && now - last > 2)
+		printf(" (%.1f s)", now - last);
+	last = now;
 	printf("\n");
 	fflush(stdout);
 	t->failed += !ok;
@@ -71,8 +81,11 @@ void kcheck(struct lt *t, const char *after)
 	static int seen;
 	char *text = NULL;
 	int n = klog_bad(&text);
+	struct timespec now;
 
-	tap(t, n == seen, "the kernel log has no warning after %s", after);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	tap(t, n == seen, "the kernel log has no warning after %s (at %.1f s)", after,
+	    now.tv_sec + now.tv_nsec / 1e9);
 	if (n != seen && text) {
 		char *p = text;
 
@@ -568,6 +581,7 @@ int main(int argc, char **argv)
 	case_globals(&t);
 	case_misc(&t);
 	case_read(&t);
+	case_ipv6(&t);
 	case_scale(&t);
 	case_busy(&t);
 	case_writer(&t);

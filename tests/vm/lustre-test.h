@@ -46,6 +46,7 @@ void case_udsp(struct lt *t);
 void case_globals(struct lt *t);
 void case_misc(struct lt *t);
 void case_read(struct lt *t);
+void case_ipv6(struct lt *t);
 void case_writer(struct lt *t);
 void case_busy(struct lt *t);
 

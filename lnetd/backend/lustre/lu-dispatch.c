@@ -3,12 +3,21 @@
  * lu-dispatch.c - the one place that decides, per object, whether a request
  * goes over generic netlink or /dev/lnet.
  *
- * Netlink where the loaded module's op list has the command (2.16 on:
- * configure, nets, peers, routes, ping), ioctl otherwise (2.15, and every
- * version's UDSP, stats, health, routing and buffers).  Over netlink a
- * NID may be IPv6; over ioctl only IPv4 (lu-nid.c refuses the rest).
- * lu_set_ioctl_only() keeps everything on ioctl (upstream's own fallback
- * path, tested on 2.16 and 2.17 too).
+ *  - configure and NIs: netlink where the module's op list has CONFIGURE
+ *    and NETS (2.16 on), so IPv6 NIs can be added and listed;
+ *  - peers and routes: /dev/lnet for IPv4 NIDs, as upstream's own fallback
+ *    does on every version, because lnet.ko's netlink peer path makes every
+ *    peer Multi-Rail and deletes a peer when a later step fails
+ *    (lu-nl-ops.c); netlink only for a large NID, which /dev/lnet cannot
+ *    carry.  Listings take /dev/lnet's (no limit: one request per peer or
+ *    route) and add what it cannot name from a netlink dump;
+ *  - UDSP, stats, health, routing, buffers, numa: /dev/lnet everywhere
+ *    (lnet.ko has no netlink op for UDSP, and lnetctl uses the ioctls for
+ *    the rest too);
+ *  - ping: /dev/lnet on a descriptor of its own; a large NID over netlink
+ *    on a socket of its own.
+ * lu_set_ioctl_only() keeps everything on /dev/lnet (the fallback path,
+ * tested on 2.16 and 2.17 as well).
  */
 #include "lu-int.h"
 
@@ -17,78 +26,165 @@ bool lu_uses_genl(const struct lu *lu, enum lu_cmd cmd)
 	return !lu->ioctl_only && lu->info.genl && lu->nl >= 0 && (lu->info.genl_ops & (1u << cmd));
 }
 
+static bool any_large(const struct lne_nid *a, const struct lne_nid *nids, size_t n)
+{
+	size_t i;
+
+	if (a && a->alen != 4)
+		return true;
+	for (i = 0; i < n; i++)
+		if (nids[i].alen != 4)
+			return true;
+	return false;
+}
+
 int lu_configure(struct lu *lu, struct lne_err *err)
 {
+	if (lu_uses_genl(lu, LU_CMD_CONFIGURE))
+		return lu_nl_configure(lu, true, err);
 	return lu_ioc_configure(lu, err);
 }
 
 int lu_unconfigure(struct lu *lu, struct lne_err *err)
 {
+	if (lu_uses_genl(lu, LU_CMD_CONFIGURE))
+		return lu_nl_configure(lu, false, err);
 	return lu_ioc_unconfigure(lu, err);
 }
 
 int lu_ni_add(struct lu *lu, const struct lu_ni *ni, struct lne_err *err)
 {
+	if (lu_uses_genl(lu, LU_CMD_NETS))
+		return lu_nl_ni_add(lu, ni, err);
 	return lu_ioc_ni_add(lu, ni, err);
 }
 
 int lu_ni_del(struct lu *lu, const struct lne_nid *nid, struct lne_err *err)
 {
+	if (lu_uses_genl(lu, LU_CMD_NETS))
+		return lu_nl_ni_del(lu, nid, err);
 	return lu_ioc_ni_del(lu, nid, err);
 }
 
 int lu_ni_list(struct lu *lu, struct lu_ni **nis, size_t *n, struct lne_err *err)
 {
+	if (lu_uses_genl(lu, LU_CMD_NETS))
+		return lu_nl_ni_list(lu, nis, n, err);
 	return lu_ioc_ni_list(lu, nis, n, err);
 }
 
 int lu_peer_add(struct lu *lu, const struct lne_nid *primary, bool mr, bool lock_prim,
 		const struct lne_nid *nids, size_t n, struct lne_err *err)
 {
+	if (any_large(primary, nids, n) && lu_uses_genl(lu, LU_CMD_PEERS))
+		return lu_nl_peer_add(lu, primary, mr, lock_prim, nids, n, err);
 	return lu_ioc_peer_add(lu, primary, mr, lock_prim, nids, n, err);
 }
 
 int lu_peer_del(struct lu *lu, const struct lne_nid *primary, const struct lne_nid *nids, size_t n,
 		struct lne_err *err)
 {
+	if (any_large(primary, nids, n) && lu_uses_genl(lu, LU_CMD_PEERS))
+		return lu_nl_peer_del(lu, primary, nids, n, err);
 	return lu_ioc_peer_del(lu, primary, nids, n, err);
 }
 
 int lu_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
 		 struct lne_err *err)
 {
-	return lu_ioc_peer_each(lu, fn, arg, err);
+	size_t large = 0;
+	int rc = lu_ioc_peer_each(lu, fn, arg, &large, err);
+
+	if (rc || !large || !lu_uses_genl(lu, LU_CMD_PEERS))
+		return rc;
+	return lu_nl_peer_walk(lu, NULL, true, fn, arg, err);
+}
+
+struct one_peer {
+	struct lu_peer *out;
+	bool found;
+};
+
+static int one_cb(const struct lu_peer *p, void *arg)
+{
+	struct one_peer *o = arg;
+	size_t i;
+
+	o->out->nids = lne_zalloc((p->n ? p->n : 1) * sizeof(*p->nids));
+	if (!o->out->nids)
+		return -ENOMEM;
+	*o->out = (struct lu_peer){p->primary, p->mr, p->configured, p->lock_prim,
+				   p->state,   p->n,  o->out->nids};
+	for (i = 0; i < p->n; i++)
+		o->out->nids[i] = p->nids[i];
+	o->found = true;
+	return 1;
 }
 
 int lu_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p, struct lne_err *err)
 {
-	/* one peer by any NID: the ioctl answers that directly */
-	return lu_ioc_peer_get(lu, nid, p, err);
+	struct one_peer o = {p, false};
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (nid->alen == 4 || !lu_uses_genl(lu, LU_CMD_PEERS))
+		return lu_ioc_peer_get(lu, nid, p, err);
+	rc = lu_nl_peer_walk(lu, nid, false, one_cb, &o, err);
+	if (rc == 1 || (!rc && o.found))
+		return 0;
+	return rc ? rc : -ENOENT;
 }
 
 int lu_route_add(struct lu *lu, const struct lu_route *r, struct lne_err *err)
 {
+	if (r->gw.alen != 4 && lu_uses_genl(lu, LU_CMD_ROUTES))
+		return lu_nl_route_add(lu, r, err);
 	return lu_ioc_route_add(lu, r, err);
 }
 
 int lu_route_del(struct lu *lu, lne_net_t net, const struct lne_nid *gw, struct lne_err *err)
 {
+	if (gw->alen != 4 && lu_uses_genl(lu, LU_CMD_ROUTES))
+		return lu_nl_route_del(lu, net, gw, err);
 	return lu_ioc_route_del(lu, net, gw, err);
 }
 
 int lu_route_list(struct lu *lu, struct lu_route **routes, size_t *n, struct lne_err *err)
 {
-	return lu_ioc_route_list(lu, routes, n, err);
+	struct lu_route *more = NULL, *all;
+	size_t nmore = 0;
+	int rc;
+
+	rc = lu_ioc_route_list(lu, routes, n, err);
+	if (rc || !lu_uses_genl(lu, LU_CMD_ROUTES))
+		return rc;
+	rc = lu_nl_route_list(lu, &more, &nmore, err);
+	if (rc || !nmore) {
+		free(more);
+		if (rc) {
+			free(*routes);
+			*routes = NULL;
+			*n = 0;
+		}
+		return rc;
+	}
+	all = lne_realloc_array(*routes, *n + nmore, sizeof(*all));
+	if (!all) {
+		free(more);
+		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
+	}
+	memcpy(all + *n, more, nmore * sizeof(*all));
+	free(more);
+	*routes = all;
+	*n += nmore;
+	return 0;
 }
 
 int lu_ping(struct lu *lu, const struct lne_nid *nid, u32 timeout_ms, const struct lne_nid *src,
 	    struct lu_ping_reply *reply, struct lne_err *err)
 {
-	/*
-	 * Over ioctl, on a descriptor of its own: a netlink ping would hold
-	 * the struct lu's one socket for as long as it waits.  A large NID
-	 * has no other way.
-	 */
+	if (any_large(nid, src, src ? 1 : 0) && lu_uses_genl(lu, LU_CMD_PING))
+		return lu_nl_ping(lu, nid, timeout_ms, src, reply, err);
 	return lu_ioc_ping(lu, LU_IOC_PING_PEER, nid, timeout_ms, src, reply, err);
 }
 

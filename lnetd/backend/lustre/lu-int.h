@@ -83,6 +83,9 @@ int lu_udsp_decode(const u8 *buf, size_t len, struct lu_rule *out);
 /* --- the peers' bulk (lu-peer.c), exposed for the fuzz target -------------- */
 int lu_peer_parse_bulk(const u8 *bulk, size_t len, u32 count, struct lu_peer *p);
 
+/* The checks an NI's tunables get before either transport (lu-ni.c). */
+int lu_ni_check(const struct lu *lu, const struct lu_ni *ni, const char *s, struct lne_err *err);
+
 /* The ioctl side of each object (lu-ni.c, lu-peer.c, lu-route.c). */
 int lu_ioc_ni_add(struct lu *lu, const struct lu_ni *ni, struct lne_err *err);
 int lu_ioc_ni_del(struct lu *lu, const struct lne_nid *nid, struct lne_err *err);
@@ -91,8 +94,9 @@ int lu_ioc_peer_add(struct lu *lu, const struct lne_nid *primary, bool mr, bool 
 		    const struct lne_nid *nids, size_t n, struct lne_err *err);
 int lu_ioc_peer_del(struct lu *lu, const struct lne_nid *primary, const struct lne_nid *nids,
 		    size_t n, struct lne_err *err);
+/* *large: the peers whose primary NID is large, which /dev/lnet counts but cannot name. */
 int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
-		     struct lne_err *err);
+		     size_t *large, struct lne_err *err);
 int lu_ioc_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p,
 		    struct lne_err *err);
 int lu_ioc_route_add(struct lu *lu, const struct lu_route *r, struct lne_err *err);
@@ -112,8 +116,8 @@ int lu_nl_peer_add(struct lu *lu, const struct lne_nid *primary, bool mr, bool l
 		   const struct lne_nid *nids, size_t n, struct lne_err *err);
 int lu_nl_peer_del(struct lu *lu, const struct lne_nid *primary, const struct lne_nid *nids,
 		   size_t n, struct lne_err *err);
-int lu_nl_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
-		    struct lne_err *err);
+int lu_nl_peer_walk(struct lu *lu, const struct lne_nid *filter, bool large_only,
+		    int (*fn)(const struct lu_peer *p, void *arg), void *arg, struct lne_err *err);
 int lu_nl_route_add(struct lu *lu, const struct lu_route *r, struct lne_err *err);
 int lu_nl_route_del(struct lu *lu, lne_net_t net, const struct lne_nid *gw, struct lne_err *err);
 int lu_nl_route_list(struct lu *lu, struct lu_route **routes, size_t *n, struct lne_err *err);

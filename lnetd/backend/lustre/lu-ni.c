@@ -30,8 +30,7 @@ static u32 ni_get_len(const struct lu *lu)
 	return ni_add_len(lu) + sizeof(struct lu_ioc_elem_stats);
 }
 
-static int tun_check(const struct lu *lu, const struct lu_ni *ni, const char *s,
-		     struct lne_err *err)
+int lu_ni_check(const struct lu *lu, const struct lu_ni *ni, const char *s, struct lne_err *err)
 {
 	const struct lne_tunables *t = &ni->tun;
 
@@ -98,7 +97,7 @@ int lu_ioc_ni_add(struct lu *lu, const struct lu_ni *ni, struct lne_err *err)
 	rc = lu_nid4(lu, &ni->nid, &nid4, NULL, err);
 	if (rc)
 		return rc;
-	rc = tun_check(lu, ni, s, err);
+	rc = lu_ni_check(lu, ni, s, err);
 	if (rc)
 		return rc;
 	memset(buf, 0, sizeof(buf));

@@ -202,7 +202,7 @@ int lu_ioc_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p,
 }
 
 int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
-		     struct lne_err *err)
+		     size_t *large, struct lne_err *err)
 {
 	struct lu_ioc_peer r;
 	struct lu_ioc_id *ids = NULL;
@@ -210,6 +210,7 @@ int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg
 	u8 *bulk = malloc(bcap);
 	int rc = -EAGAIN, tries;
 
+	*large = 0;
 	if (!bulk)
 		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
 	for (tries = 0; tries < 8; tries++) {
@@ -248,8 +249,10 @@ int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg
 	for (i = 0; i < n; i++) {
 		struct lu_peer p;
 
-		if (!ids[i].nid)
-			continue; /* a large primary NID: counted, not written */
+		if (!ids[i].nid) {
+			++*large; /* a large primary NID: counted, not written */
+			continue;
+		}
 		rc = peer_get4(lu, ids[i].nid, &p, &bulk, &bcap);
 		if (rc == -ENOENT) {
 			rc = 0; /* gone since the list: not ours to show */
