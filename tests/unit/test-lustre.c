@@ -278,6 +278,18 @@ START_TEST(udsp_decode_hostile)
 	b.n = 0;
 	u32s(&b, 12, SRC, 0u, 0u, 0u, DST, 0u, 0u, 0u, RTE, 0u, 0u, 0u);
 	ck_assert_int_eq(lu_udsp_decode(b.b, b.n, &r), -EPROTO); /* a rule of nothing */
+	/* found by fuzz-lustre: an address on lo other than 0 read as "7@lo" */
+	b.n = 0;
+	u32s(&b, 4, SRC, 1u, 9u, 0u);
+	u32s(&b, 4, 1u, 7u, 7u, 1u);
+	u32s(&b, 8, DST, 0u, 0u, 0u, RTE, 0u, 0u, 0u);
+	ck_assert_int_eq(lu_udsp_decode(b.b, b.n, &r), -EPROTO);
+	b.n = 0;
+	u32s(&b, 4, SRC, 1u, 9u, 0u);
+	u32s(&b, 4, 1u, 0u, 0u, 1u);
+	u32s(&b, 8, DST, 0u, 0u, 0u, RTE, 0u, 0u, 0u);
+	ck_assert_int_eq(lu_udsp_decode(b.b, b.n, &r), 0);
+	ck_assert_str_eq(r.src, "0@lo");
 }
 END_TEST
 

@@ -224,15 +224,17 @@ static int ranges_text(struct in *in, u32 n, u32 max, bool zero_empty, struct te
 		if (r[i].hi > max && !(max != ANY_NUM && r[i].hi == ANY_NUM))
 			return -EPROTO;
 	}
-	if (n == 1 && r[0].lo == 0 && r[0].hi >= max && r[0].stride == 1) {
-		tprintf(t, "*");
-		return 0;
-	}
 	if (n == 1 && r[0].lo == r[0].hi) {
 		if (!(zero_empty && !r[0].lo))
 			tprintf(t, "%u", r[0].lo);
 		return 0;
 	}
+	if (n == 1 && r[0].lo == 0 && r[0].hi >= max && r[0].stride == 1) {
+		tprintf(t, "*");
+		return 0;
+	}
+	if (!max)
+		return -EPROTO; /* 0@lo: nothing but 0 or "*" */
 	tprintf(t, "[");
 	for (i = 0; i < n; i++) {
 		tprintf(t, "%s%u", i ? "," : "", r[i].lo);
@@ -293,7 +295,11 @@ static int side_decode(struct in *in, u32 type, char *buf, size_t size)
 				return -EPROTO;
 			if (i)
 				tprintf(&t, ".");
-			rc = ranges_text(in, n, d.count == 4 ? 255 : ANY_NUM, false, &t);
+			rc = ranges_text(in, n,
+					 d.count == 4				       ? 255
+					 : lne_lnd_addr_class(d.net_type) == LNE_AC_LO ? 0
+										       : ANY_NUM,
+					 false, &t);
 			if (rc)
 				return rc;
 		}
