@@ -221,7 +221,8 @@ static int ranges_text(struct in *in, u32 n, u32 max, bool zero_empty, struct te
 			return -EPROTO;
 		if (r[i].lo > r[i].hi || !r[i].stride)
 			return -EPROTO;
-		if (r[i].hi > max && !(max != ANY_NUM && r[i].hi == ANY_NUM))
+		/* beyond the domain only as lnet.ko writes "*": 0 to the largest number */
+		if (r[i].hi > max && !(r[i].lo == 0 && r[i].hi == ANY_NUM))
 			return -EPROTO;
 	}
 	if (n == 1 && r[0].lo == r[0].hi) {
