@@ -494,6 +494,7 @@ static int count_cb(const struct lu_peer *p, void *arg)
 
 void case_scale(struct lt *t)
 {
+	struct lne_nid *prims;
 	struct timespec a, b;
 	struct lne_err e;
 	unsigned int i, got[2] = {0, 0};
@@ -522,6 +523,28 @@ void case_scale(struct lt *t)
 	tap(t, !rc && got[0] == t->peers + 1 && got[1] == 2 * t->peers + 3,
 	    "list all %u configured peers and %u NIDs back (%u, %u) in %.2f s", t->peers + 1,
 	    2 * t->peers + 3, got[0], got[1], list);
+
+	/* the peers lnetd owns, by their primaries, 3 of them missing */
+	prims = calloc(t->peers + 3, sizeof(*prims));
+	for (i = 0; i < t->peers; i++) {
+		char s[64];
+
+		snprintf(s, sizeof(s), "10.3.%u.%u@tcp", i / 250, i % 250 + 1);
+		prims[i] = nid(s);
+	}
+	prims[t->peers] = nid("10.9.0.1@tcp");
+	prims[t->peers + 1] = prims[t->peers / 2];
+	prims[t->peers / 2] = nid("10.9.0.2@tcp");
+	prims[t->peers + 2] = nid("10.9.0.3@tcp");
+	got[0] = got[1] = 0;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	rc = lu_peer_get_many(t->lu, prims, t->peers + 3, count_cb, got, &e);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	list = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	tap(t, !rc && got[0] == t->peers && got[1] == 2 * t->peers,
+	    "get the %u peers by primary NID, 3 missing ones left out (%u, %u), in %.2f s",
+	    t->peers, got[0], got[1], list);
+	free(prims);
 	kcheck(t, "the peers at scale");
 }
 

@@ -10,7 +10,8 @@
  *    peer Multi-Rail and deletes a peer when a later step fails
  *    (lu-nl-ops.c); netlink only for a large NID, which /dev/lnet cannot
  *    carry.  Listings take /dev/lnet's (no limit: one request per peer or
- *    route) and add what it cannot name from a netlink dump;
+ *    route); routes through a large gateway come from a netlink dump, and
+ *    peers with a large primary by their primaries, one per dump;
  *  - UDSP, stats, health, routing, buffers, numa: /dev/lnet everywhere
  *    (lnet.ko has no netlink op for UDSP, and lnetctl uses the ioctls for
  *    the rest too);
@@ -95,44 +96,35 @@ int lu_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), v
 	size_t large = 0;
 	int rc = lu_ioc_peer_each(lu, fn, arg, &large, err);
 
-	if (rc || !large || !lu_uses_genl(lu, LU_CMD_PEERS))
-		return rc;
-	return lu_nl_peer_walk(lu, NULL, true, fn, arg, err);
-}
-
-struct one_peer {
-	struct lu_peer *out;
-	bool found;
-};
-
-static int one_cb(const struct lu_peer *p, void *arg)
-{
-	struct one_peer *o = arg;
-	size_t i;
-
-	o->out->nids = lne_zalloc((p->n ? p->n : 1) * sizeof(*p->nids));
-	if (!o->out->nids)
-		return -ENOMEM;
-	*o->out = (struct lu_peer){p->primary, p->mr, p->configured, p->lock_prim,
-				   p->state,   p->n,  o->out->nids};
-	for (i = 0; i < p->n; i++)
-		o->out->nids[i] = p->nids[i];
-	o->found = true;
-	return 1;
+	lu->info.peers_unnamed = large;
+	return rc;
 }
 
 int lu_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p, struct lne_err *err)
 {
-	struct one_peer o = {p, false};
-	int rc;
+	if (nid->alen != 4 && lu_uses_genl(lu, LU_CMD_PEERS))
+		return lu_nl_peer_get(lu, nid, p, err);
+	return lu_ioc_peer_get(lu, nid, p, err);
+}
 
-	memset(p, 0, sizeof(*p));
-	if (nid->alen == 4 || !lu_uses_genl(lu, LU_CMD_PEERS))
-		return lu_ioc_peer_get(lu, nid, p, err);
-	rc = lu_nl_peer_walk(lu, nid, false, one_cb, &o, err);
-	if (rc == 1 || (!rc && o.found))
-		return 0;
-	return rc ? rc : -ENOENT;
+int lu_peer_get_many(struct lu *lu, const struct lne_nid *prims, size_t n,
+		     int (*fn)(const struct lu_peer *p, void *arg), void *arg, struct lne_err *err)
+{
+	struct lu_peer p;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < n; i++) {
+		rc = lu_peer_get(lu, &prims[i], &p, err);
+		if (rc == -ENOENT || rc == -EOPNOTSUPP) {
+			rc = 0; /* not there, or a NID this lnet.ko cannot carry: not there */
+			continue;
+		}
+		if (!rc)
+			rc = fn(&p, arg);
+		lu_peer_free(&p);
+	}
+	return rc;
 }
 
 int lu_route_add(struct lu *lu, const struct lu_route *r, struct lne_err *err)

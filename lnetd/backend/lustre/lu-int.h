@@ -116,8 +116,8 @@ int lu_nl_peer_add(struct lu *lu, const struct lne_nid *primary, bool mr, bool l
 		   const struct lne_nid *nids, size_t n, struct lne_err *err);
 int lu_nl_peer_del(struct lu *lu, const struct lne_nid *primary, const struct lne_nid *nids,
 		   size_t n, struct lne_err *err);
-int lu_nl_peer_walk(struct lu *lu, const struct lne_nid *filter, bool large_only,
-		    int (*fn)(const struct lu_peer *p, void *arg), void *arg, struct lne_err *err);
+int lu_nl_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p,
+		   struct lne_err *err);
 int lu_nl_route_add(struct lu *lu, const struct lu_route *r, struct lne_err *err);
 int lu_nl_route_del(struct lu *lu, lne_net_t net, const struct lne_nid *gw, struct lne_err *err);
 int lu_nl_route_list(struct lu *lu, struct lu_route **routes, size_t *n, struct lne_err *err);

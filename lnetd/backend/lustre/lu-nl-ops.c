@@ -14,8 +14,10 @@
  *    step fails it deletes the primary's peer, even one that was there
  *    before.  So peers go over netlink only when a NID is large, and only
  *    Multi-Rail ones;
- *  - a peer dump filtered by primary NIDs fails as a whole (-ENOENT) when
- *    one is missing, and an unfiltered one is a single reply buffer;
+ *  - a peer dump is one reply buffer whose size lnet.ko never checks: it
+ *    dereferences NULL when a peer does not fit (below), so peers are
+ *    dumped one at a time and never unfiltered; a dump filtered by several
+ *    primaries fails as a whole (-ENOENT) when one is missing;
  *  - a route dump and a NET dump are small; a route's health sensitivity
  *    is parsed by neither side.
  */
@@ -233,9 +235,42 @@ static int ni_cb(const struct lu_ymap *m, void *arg)
 	return 0;
 }
 
+/* The nets' names, from a version 0 dump (some 80 bytes an NI). */
+struct nets {
+	char (*name)[LNE_NET_STR_MAX];
+	size_t n, cap;
+};
+
+static int nets_cb(const struct lu_ymap *m, void *arg)
+{
+	const struct lu_yfield *f = lu_yget(m, "net type");
+	struct nets *l = arg;
+
+	if (!f || !f->str || strlen(f->str) >= LNE_NET_STR_MAX)
+		return 0;
+	if (l->n == l->cap) {
+		void *nn = lne_realloc_array(l->name, l->cap ? l->cap * 2 : 8, sizeof(*l->name));
+
+		if (!nn)
+			return -ENOMEM;
+		l->name = nn;
+		l->cap = l->cap ? l->cap * 2 : 8;
+	}
+	snprintf(l->name[l->n++], LNE_NET_STR_MAX, "%s", f->str);
+	return 0;
+}
+
+/*
+ * Every NI: the nets from a version 0 dump, then each net's NIs with
+ * their tunables and CPTs from a version 1 dump filtered by it.  A NET dump
+ * is one buffer of 64 KiB whose nests lnet.ko never checks: one net at a
+ * time keeps a version 1 reply (about 600 bytes an NI) inside it up to
+ * some 100 NIs on a net.
+ */
 int lu_nl_ni_list(struct lu *lu, struct lu_ni **out, size_t *nout, struct lne_err *err)
 {
 	struct ni_list l = {0};
+	struct nets nets = {0};
 	struct lu_ydump d;
 	struct lu_msg m;
 	size_t i;
@@ -243,12 +278,28 @@ int lu_nl_ni_list(struct lu *lu, struct lu_ni **out, size_t *nout, struct lne_er
 
 	*out = NULL;
 	*nout = 0;
-	/* version 1: the tunables, statistics and CPTs too */
-	if (msg_new(lu, &m, NLM_F_DUMP, LU_CMD_NETS, 1))
+	if (msg_new(lu, &m, NLM_F_DUMP, LU_CMD_NETS, 0))
 		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
-	lu_ydump_init(&d, ni_cb, &l);
-	rc = request(lu, &m, &d, NULL, "list its NIs", err);
+	lu_ydump_init(&d, nets_cb, &nets);
+	rc = request(lu, &m, &d, NULL, "list its nets", err);
 	lu_ydump_free(&d);
+	for (i = 0; !rc && i < nets.n; i++) {
+		size_t top, item;
+
+		if (msg_new(lu, &m, NLM_F_DUMP, LU_CMD_NETS, 1)) {
+			rc = lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
+			break;
+		}
+		top = lu_y_list(&m);
+		item = lu_y_list(&m);
+		lu_y_str(&m, "net type", nets.name[i]);
+		lu_msg_nest_end(&m, item);
+		lu_msg_nest_end(&m, top);
+		lu_ydump_init(&d, ni_cb, &l);
+		rc = request(lu, &m, &d, nets.name[i], "list its NIs", err);
+		lu_ydump_free(&d);
+	}
+	free(nets.name);
 	if (rc) {
 		free(l.nis);
 		return rc;
@@ -329,7 +380,7 @@ int lu_nl_peer_del(struct lu *lu, const struct lne_nid *primary, const struct ln
 struct peer_walk {
 	int (*fn)(const struct lu_peer *p, void *arg);
 	void *arg;
-	bool large_only;
+	bool unused;
 };
 
 static int peer_cb(const struct lu_ymap *m, void *arg)
@@ -343,11 +394,10 @@ static int peer_cb(const struct lu_ymap *m, void *arg)
 	memset(&p, 0, sizeof(p));
 	if (!f || !f->str || lne_nid_parse(f->str, &p.primary, NULL))
 		return 0;
-	if (w->large_only && p.primary.alen == 4)
-		return 0; /* /dev/lnet gave it already */
 	p.mr = lu_yget(m, "Multi-Rail") != NULL;
 	f = lu_yget(m, "peer state");
 	p.state = num(f, 0);
+	p.state_known = f != NULL;
 	p.configured = p.state & LU_PEER_CONFIGURED;
 	p.lock_prim = p.state & LU_PEER_LOCK_PRIMARY;
 	p.nids = calloc(pl && pl->nitems ? pl->nitems : 1, sizeof(*p.nids));
@@ -364,33 +414,78 @@ static int peer_cb(const struct lu_ymap *m, void *arg)
 }
 
 /*
- * Peers as a netlink dump: version 3 for their state bits, trimmed
- * (NLM_F_DUMP_FILTERED) to their NIDs; @filter NULL for every peer (one
- * reply buffer's worth), else just that one.
+ * One peer as a netlink dump filtered by its primary NID, trimmed
+ * (NLM_F_DUMP_FILTERED) of per-NID states.  lnet.ko does not check that
+ * its attributes fit the dump's one buffer: a nest that does not fit
+ * comes back NULL and is closed anyway, a NULL dereference (an Oops, seen
+ * on 2.17.57 with 100 peers of 2 NIDs in a version 3 dump).  So one peer
+ * per dump; version 0 first (about 60 bytes per NID), and version 3, which
+ * brings the state bits but some 460 bytes of counters per NID, only for a
+ * peer small enough for any buffer lnet.ko allocates (NLMSG_GOODSIZE).
  */
-int lu_nl_peer_walk(struct lu *lu, const struct lne_nid *filter, bool large_only,
-		    int (*fn)(const struct lu_peer *p, void *arg), void *arg, struct lne_err *err)
+#define PEER_STATE_NIDS 6
+
+static int peer_dump(struct lu *lu, const struct lne_nid *filter, u8 version,
+		     int (*fn)(const struct lu_peer *p, void *arg), void *arg, struct lne_err *err)
 {
-	struct peer_walk w = {fn, arg, large_only};
+	struct peer_walk w = {fn, arg, false};
 	char s[LNE_NID_STR_MAX];
 	struct lu_ydump d;
 	struct lu_msg m;
 	int rc;
 
-	if (msg_new(lu, &m, NLM_F_DUMP | NLM_F_DUMP_FILTERED, LU_CMD_PEERS, 3))
+	if (msg_new(lu, &m, NLM_F_DUMP | NLM_F_DUMP_FILTERED, LU_CMD_PEERS, version))
 		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
-	if (filter)
-		peer_body(&m, filter, true, NULL, 0, false);
+	peer_body(&m, filter, true, NULL, 0, false);
 	lu_ydump_init(&d, peer_cb, &w);
-	rc = request(lu, &m, &d, filter ? lu_nidstr(filter, s) : NULL, "list its peers", err);
+	rc = request(lu, &m, &d, lu_nidstr(filter, s), "show the peer", err);
 	lu_ydump_free(&d);
-	if (rc == -EMSGSIZE && !filter)
-		return lne_err_set(
-			err, rc, NULL, -1,
-			"lnet.ko %s lists its IPv6 peers in one netlink reply, which its "
-			"peers overflow",
-			lu->vname);
 	return rc;
+}
+
+struct one {
+	struct lu_peer *p;
+	bool found;
+};
+
+static int one_cb(const struct lu_peer *p, void *arg)
+{
+	struct one *o = arg;
+
+	lu_peer_free(o->p);
+	*o->p = *p;
+	o->p->nids = lne_zalloc((p->n ? p->n : 1) * sizeof(*p->nids));
+	if (!o->p->nids)
+		return -ENOMEM;
+	memcpy(o->p->nids, p->nids, p->n * sizeof(*p->nids));
+	o->found = true;
+	return 0;
+}
+
+int lu_nl_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p, struct lne_err *err)
+{
+	struct one o = {p, false};
+	struct lu_peer st = {0};
+	struct one os = {&st, false};
+	char s[LNE_NID_STR_MAX];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = peer_dump(lu, nid, 0, one_cb, &o, err);
+	if (rc == -ENOENT || (!rc && !o.found))
+		return lne_err_set(err, -ENOENT, lu_nidstr(nid, s), -1,
+				   "lnet.ko %s has no such peer", lu->vname);
+	if (rc || p->n > PEER_STATE_NIDS)
+		return rc; /* the state stays unknown: too big a reply to ask for */
+	rc = peer_dump(lu, nid, 3, one_cb, &os, err);
+	if (!rc && os.found) {
+		p->state = st.state;
+		p->configured = st.configured;
+		p->lock_prim = st.lock_prim;
+		p->state_known = true;
+	}
+	lu_peer_free(&st);
+	return rc == -ENOENT ? 0 : rc;
 }
 
 /* --- routes through a large gateway --------------------------------------------- */

@@ -169,6 +169,7 @@ static int peer_get4(struct lu *lu, u64 nid4, struct lu_peer *p, u8 **buf, size_
 			return -EPROTO;
 		p->mr = r.mr;
 		p->state = r.state;
+		p->state_known = true;
 		p->configured = r.state & LU_PEER_CONFIGURED;
 		p->lock_prim = r.state & LU_PEER_LOCK_PRIMARY;
 		return lu_peer_parse_bulk(*buf, r.size, r.count, p);

@@ -11,7 +11,10 @@
  *    the netlink dump).  Peers discovery or traffic made, and route
  *    gateways, are not lnetd's; a gateway comes back as the engine's
  *    implicit peer of its route.  Over /dev/lnet a configured peer's NIDs
- *    cannot be told from NIDs discovery added to it: all are read;
+ *    cannot be told from NIDs discovery added to it: all are read; a peer
+ *    whose primary NID is IPv6 is not named there (lu_info()->peers_unnamed
+ *    counts them; lu_peer_get_many() reads them by the primaries lnetd
+ *    owns);
  *  - routes (a hop count not given reads as 1, the engine's default);
  *  - UDSP rules in lnet.ko's order;
  *  - every global this lnet.ko has (lu-sysfs.c's table).

@@ -47,6 +47,8 @@ struct lu_info {
 	u32 tun_lnd;		/* bytes of the LND tunables union it reads */
 	bool stats_resends;	/* its stats carry the two resend counters (2.17) */
 	bool route_sensitivity; /* it keeps a route's sensitivity (ioctl, to 2.16) */
+	/* peers the last lu_peer_each() counted but could not name (IPv6 primaries) */
+	u32 peers_unnamed;
 };
 
 #define LU_VCODE(a, b, c) ((u32)(a) << 16 | (u32)(b) << 8 | (u32)(c))
@@ -132,10 +134,11 @@ int lu_ni_list(struct lu *lu, struct lu_ni **nis, size_t *n, struct lne_err *err
 struct lu_peer {
 	struct lne_nid primary;
 	bool mr;
-	bool configured; /* added by a configuration (LNET_PEER_CONFIGURED) */
-	bool lock_prim;	 /* its primary NID is locked */
-	u32 state;	 /* lnet.ko's state bits, as it gives them */
-	size_t n;	 /* NIDs, the primary among them, in lnet.ko's order */
+	bool configured;  /* added by a configuration (LNET_PEER_CONFIGURED) */
+	bool lock_prim;	  /* its primary NID is locked */
+	bool state_known; /* the three above and state came from lnet.ko (lu_peer_get) */
+	u32 state;	  /* lnet.ko's state bits, as it gives them */
+	size_t n;	  /* NIDs, the primary among them, in lnet.ko's order */
 	struct lne_nid *nids;
 };
 
@@ -151,10 +154,21 @@ int lu_peer_del(struct lu *lu, const struct lne_nid *primary, const struct lne_n
 /*
  * Every peer lnet.ko has (discovered ones included: see .configured), to
  * @fn, which may stop the walk with a nonzero return (returned).  The peer
- * is valid only during the call.
+ * is valid only during the call.  Over /dev/lnet, which has no limit but
+ * names nid4 primaries only: a peer whose primary NID is IPv6 is counted
+ * in lu_info()->peers_unnamed; lu_peer_get_many() reads those by their
+ * primaries (lnet.ko's netlink peer dump cannot list them all safely).
  */
 int lu_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
 		 struct lne_err *err);
+/*
+ * The peers whose primary NIDs are @prims (the ones lnetd owns), to @fn,
+ * which may stop with a nonzero return; the ones lnet.ko lacks are left
+ * out.  nid4 primaries over /dev/lnet (one request each), IPv6 ones over
+ * netlink one peer per dump (2.16 on: lu-nl-ops.c says why never more).
+ */
+int lu_peer_get_many(struct lu *lu, const struct lne_nid *prims, size_t n,
+		     int (*fn)(const struct lu_peer *p, void *arg), void *arg, struct lne_err *err);
 /* One peer, by any of its NIDs: -ENOENT when lnet.ko has none.  Free with lu_peer_free(). */
 int lu_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p, struct lne_err *err);
 void lu_peer_free(struct lu_peer *p);
