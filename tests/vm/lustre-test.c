@@ -545,6 +545,28 @@ void case_scale(struct lt *t)
 	    "get the %u peers by primary NID, 3 missing ones left out (%u, %u), in %.2f s",
 	    t->peers, got[0], got[1], list);
 	free(prims);
+
+	/* and as the engine's view: every configured peer */
+	{
+		struct lne_inst *ln = lne_inst_new();
+		struct lne_cursor c = {0};
+		struct lne_peer *lp;
+		unsigned int np = 0, nn = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		rc = lu_read(t->lu, ln, &e);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		while (!rc && (lp = lne_peer_next(ln, &c)))
+			if (!lp->implicit) {
+				np++;
+				nn += lp->npni;
+			}
+		tap(t, !rc && np == t->peers + 1 && nn == 2 * t->peers + 3,
+		    "lu_read holds all %u peers and %u NIDs (%u, %u) in %.2f s: %s", t->peers + 1,
+		    2 * t->peers + 3, np, nn, (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9,
+		    rc ? e.msg : "ok");
+		lne_inst_free(ln);
+	}
 	kcheck(t, "the peers at scale");
 }
 
