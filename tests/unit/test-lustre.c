@@ -508,7 +508,8 @@ static void nla(struct bytes *o, u16 type, const void *data, u16 len)
 	u16 hdr[2] = {(u16)(4 + len), type};
 
 	memcpy(o->b + o->n, hdr, 4);
-	memcpy(o->b + o->n + 4, data, len);
+	if (len)
+		memcpy(o->b + o->n + 4, data, len);
 	memset(o->b + o->n + 4 + len, 0, (4 - len % 4) % 4);
 	o->n += 4 + len + (4 - len % 4) % 4;
 }
