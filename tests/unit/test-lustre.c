@@ -284,6 +284,12 @@ START_TEST(udsp_decode_hostile)
 	u32s(&b, 4, 1u, 7u, 7u, 1u);
 	u32s(&b, 8, DST, 0u, 0u, 0u, RTE, 0u, 0u, 0u);
 	ck_assert_int_eq(lu_udsp_decode(b.b, b.n, &r), -EPROTO);
+	/* and again: lo's net numbers other than 0, read as "lo*" */
+	b.n = 0;
+	u32s(&b, 4, SRC, 0u, 9u, 1u);
+	u32s(&b, 3, 0u, 0xffffffffu, 1u);
+	u32s(&b, 8, DST, 0u, 0u, 0u, RTE, 0u, 0u, 0u);
+	ck_assert_int_eq(lu_udsp_decode(b.b, b.n, &r), -EPROTO);
 	/* and again: the largest number alone read as "4294967295@lo" */
 	b.n = 0;
 	u32s(&b, 4, SRC, 1u, 9u, 0u);

@@ -252,6 +252,7 @@ static int side_decode(struct in *in, u32 type, char *buf, size_t size)
 {
 	struct lu_ioc_udsp_descr d;
 	struct text t = {buf, size, 0, false}, net = {NULL, 0, 0, false};
+	struct lne_expr *e;
 	char nbuf[128];
 	const char *lnd;
 	int rc;
@@ -307,7 +308,16 @@ static int side_decode(struct in *in, u32 type, char *buf, size_t size)
 		tprintf(&t, "@");
 	}
 	tprintf(&t, "%s", nbuf);
-	return t.over || net.over ? -EPROTO : 0;
+	if (t.over || net.over)
+		return -EPROTO;
+	/*
+	 * What lnet.ko's ranges say may still be no expression the engine
+	 * takes (a net number on lo, ...): the engine's grammar is the judge.
+	 */
+	if (lne_expr_parse(buf, &e, NULL))
+		return -EPROTO;
+	lne_expr_free(e);
+	return 0;
 }
 
 int lu_udsp_decode(const u8 *buf, size_t len, struct lu_rule *out)
