@@ -21,6 +21,9 @@
  *  - a route dump and a NET dump are small; a route's health sensitivity
  *    is parsed by neither side.
  */
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include "lu-yaml.h"
 
 static int msg_new(struct lu *lu, struct lu_msg *m, u16 flags, u8 cmd, u8 version)
@@ -645,6 +648,12 @@ int lu_nl_ping(struct lu *lu, const struct lne_nid *nid, u32 timeout_ms, const s
 	rc = lu_nl_open(&own);
 	if (rc)
 		return lu_gone(err, rc);
+	{
+		/* lnet.ko answers when the peer does, or at the timeout it was given */
+		struct timeval tv = {.tv_sec = timeout_ms / 1000 + 30};
+
+		setsockopt(own.nl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
 	if (msg_new(&own, &m, NLM_F_DUMP, LU_CMD_PING, 0)) {
 		rc = lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
 		goto out;

@@ -10,6 +10,7 @@
  * dump's message never arrives cut.
  */
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "lu-nl.h"
@@ -184,6 +185,7 @@ int lu_nl_open(struct lu *lu)
 {
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
 	socklen_t salen = sizeof(sa);
+	struct timeval tv = {.tv_sec = 30};
 	int one = 1, rcv = 1 << 20;
 
 	lu->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
@@ -202,6 +204,8 @@ int lu_nl_open(struct lu *lu)
 	setsockopt(lu->nl, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(lu->nl, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	setsockopt(lu->nl, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	/* an answer that never comes (the module going away under a request) ends */
+	setsockopt(lu->nl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (!lu->rx) {
 		lu->rx = malloc(LU_NL_RX);
 		if (!lu->rx) {
@@ -289,6 +293,10 @@ int lu_nl_request(struct lu *lu, struct lu_msg *m, lu_nl_cb fn, void *arg, const
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN)
+				return lne_err_set(err, -ETIMEDOUT, input, -1,
+						   "lnet.ko %s did not answer in 30 s, asked to %s",
+						   lu->vname, what);
 			/* ENOBUFS: replies were lost; what was read is not the whole answer */
 			return errno == ENOBUFS
 				       ? lne_err_set(err, -ENOBUFS, input, -1,
