@@ -30,8 +30,11 @@ static int slurp(const char *path, char **text, size_t *len)
 	struct stat st;
 
 	*text = NULL;
+	/* upstream's own words and layout for a file it cannot read */
+	ctl_err_as(true, "yaml", "builder");
 	if (!f)
-		return ctl_fail(EXIT_FILE, "%s: %s", path, strerror(errno));
+		return ctl_fail_errno(EXIT_FILE, -errno, "cannot open '%s': %s", path,
+				      strerror(errno));
 	/* A file's size, when it has one, is the first guess: no growing, no copies. */
 	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size < CF_MAX_BYTES)
@@ -68,11 +71,13 @@ static int slurp(const char *path, char **text, size_t *len)
 	if (f != stdin)
 		fclose(f);
 	if (big)
-		return ctl_fail(EXIT_FILE,
-				"%s: larger than %u bytes (%u MiB), the limit for lnet.conf",
-				path ?: "stdin", CF_MAX_BYTES, CF_MAX_BYTES >> 20);
+		return ctl_fail_errno(EXIT_FILE, -EFBIG,
+				      "%s: larger than %u bytes (%u MiB), the limit for lnet.conf",
+				      path ?: "stdin", CF_MAX_BYTES, CF_MAX_BYTES >> 20);
 	if (!buf)
-		return ctl_fail(EXIT_FILE, "%s: %s", path ?: "stdin", strerror(errno));
+		return ctl_fail_errno(EXIT_FILE, -errno, "cannot read '%s': %s", path ?: "stdin",
+				      strerror(errno));
+	ctl_err_as(false, NULL, NULL);
 	*text = buf;
 	return 0;
 }
@@ -313,6 +318,8 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 								: CTL_PROGRESS_AUTO);
 	ctl_progress("reading %s", path && strcmp(path, "-") ? path : "standard input");
 	rc = slurp(path, &text, &len);
+	if (!rc && del)
+		ctl_err_as(false, "del", "import");
 	if (!rc)
 		ctl_progress("parsing %zu bytes", len);
 	if (!rc)
@@ -351,6 +358,22 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		yout_map_begin(y);
 		yout_key(y, "objects");
 		yout_u64(y, doc.nop);
+		/* what would change, counted: a site's --replace lists 50,000 lines */
+		{
+			static const char *const kind[] = {"added", "deleted", "changed"};
+			uint64_t count[3] = {0};
+
+			for (c = changes; c && *c; c++)
+				if (strchr("+-~", **c))
+					count[strchr("+-~", **c) - "+-~"]++;
+			yout_key(y, "summary");
+			yout_map_begin(y);
+			for (i = 0; i < 3; i++) {
+				yout_key(y, kind[i]);
+				yout_u64(y, count[i]);
+			}
+			yout_map_end(y);
+		}
 		yout_key(y, "changes");
 		yout_seq_begin(y);
 		for (c = changes; c && *c; c++)
