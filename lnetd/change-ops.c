@@ -218,6 +218,59 @@ static int gateway_check(struct lnetd *d, const struct lne_peer *peer, const str
 
 #define PEER_NIDS_ON_STACK 8
 
+/* Whether the stored peer @primary has its primary NID locked (peer add --lock_prim). */
+static bool peer_locked(struct lnetd *d, const char *primary)
+{
+	struct store_err serr = {""};
+	struct st_peer sp;
+	bool locked;
+
+	if (store_peer_get(d->store, primary, &sp, &serr))
+		return false;
+	locked = sp.locked;
+	st_peer_clear(&sp);
+	return locked;
+}
+
+/*
+ * Lustre's peer del of a locked peer without --force: its other NIDs go,
+ * the peer stays with its primary NID (LNET_PEER_LOCK_PRIMARY, sanity-lnet
+ * 26), a few at a time.
+ */
+static int peer_keep_primary(struct lnetd *d, struct lne_peer *peer, const char *pbuf,
+			     struct msg *m)
+{
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	struct lne_nid prim = peer->primary, drop[64];
+	bool stored[64];
+	char buf[LNE_NID_STR_MAX];
+	size_t ndrop, k;
+	int rc = 0;
+
+	do {
+		ndrop = 0;
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link)
+				if (!lne_nid_equal(&pni->nid, &prim) &&
+				    ndrop < LNE_ARRAY_SIZE(drop)) {
+					stored[ndrop] = !pni->discovered;
+					drop[ndrop++] = pni->nid;
+				}
+		for (k = 0; !rc && k < ndrop; k++) {
+			lne_nid_format(&drop[k], buf, sizeof(buf));
+			rc = lne_peer_del_nid(d->mirror, &prim, &drop[k], &lerr);
+			if (rc)
+				rc = say(m, rc, "%s", lerr.msg);
+			else if (stored[k] && (rc = store_peer_nid_del(d->store, pbuf, buf, &serr)))
+				rc = say_store(m, rc, &serr);
+		}
+	} while (!rc && ndrop == LNE_ARRAY_SIZE(drop));
+	return rc;
+}
+
 static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
@@ -293,12 +346,20 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	}
 	if (created) {
 		/* A new peer goes to the store whole: one change, not one per NID. */
-		struct st_peer sp = {.nid = pbuf, .mr = mr, .nnids = nfresh, .nids = fresh};
+		struct st_peer sp = {.nid = pbuf,
+				     .mr = mr,
+				     .nnids = nfresh,
+				     .nids = fresh,
+				     .locked = op->u.peer.lock == 1};
 
 		rc = store_peer_add(d->store, &sp, &serr);
 	} else {
 		for (i = 0; !rc && i < nfresh; i++)
 			rc = store_peer_nid_add(d->store, pbuf, fresh[i], &serr);
+		if (!rc && op->u.peer.lock == 1 && !peer_locked(d, pbuf)) {
+			rc = store_peer_set_locked(d->store, pbuf, 1, &serr);
+			n += !rc; /* a change: not "exists already" */
+		}
 	}
 	if (rc)
 		rc = say_store(m, rc, &serr);
@@ -489,6 +550,8 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (!n || n >= peer->npni) {
 		bool stored = !peer->discovered;
 
+		if (stored && !op->u.peer.force && peer_locked(d, pbuf))
+			return peer_keep_primary(d, peer, pbuf, m);
 		rc = lne_peer_del(d->mirror, &prim, &lerr);
 		if (rc)
 			return say(m, rc, "%s", lerr.msg);
