@@ -506,9 +506,108 @@ static void warn_pending(sd_bus *bus, const struct cf_doc *doc)
 	sd_bus_message_unref(r);
 }
 
+/* lnetd's bound on the NIDs of one peer operation (lnetd(8), BOUNDS). */
+#define PEER_NIDS_MAX 1024
+
+/* A copy of @op, its "nids" only @n from @from; NULL when out of memory. */
+static struct cf_op *op_part(const struct cf_op *op, size_t from, size_t n)
+{
+	struct cf_op *c = cf_op_new(op->verb, op->obj);
+	size_t i;
+	int rc = c ? 0 : -ENOMEM;
+
+	for (i = 0; !rc && i < op->nf; i++) {
+		const struct cf_field *f = &op->f[i];
+
+		switch (f->val.type) {
+		case CF_STR:
+			rc = cf_op_set_str(c, f->key, f->val.s);
+			break;
+		case CF_U32:
+			rc = cf_op_set_u32(c, f->key, f->val.u);
+			break;
+		case CF_BOOL:
+			rc = cf_op_set_bool(c, f->key, f->val.b);
+			break;
+		case CF_STRV:
+			rc = !strcmp(f->key, "nids")
+				     ? cf_op_set_strv(c, f->key,
+						      (const char *const *)f->val.sv.v + from, n)
+				     : cf_op_set_strv(c, f->key, (const char *const *)f->val.sv.v,
+						      f->val.sv.n);
+			break;
+		}
+	}
+	if (rc) {
+		cf_op_free(c);
+		return NULL;
+	}
+	c->line = op->line;
+	c->col = op->col;
+	return c;
+}
+
+/*
+ * @doc with each peer operation of more NIDs than lnetd takes in one split
+ * into several on the same peer (a Lustre range of 2,000 NIDs is one peer):
+ * 1 with the copy in @out, 0 when none needs it, or -ENOMEM.  The parts
+ * keep the operation's place in the file, so an error still says where.
+ */
+static int split_peers(const struct cf_doc *doc, struct cf_doc *out)
+{
+	size_t i, n, k;
+	bool any = false;
+
+	for (i = 0; i < doc->nop && !any; i++)
+		any = !strcmp(doc->op[i].obj, "peer") && cf_op_get_strv(&doc->op[i], "nids", &n) &&
+		      n > PEER_NIDS_MAX;
+	if (!any)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (strcmp(op->obj, "peer") || !cf_op_get_strv(op, "nids", &n))
+			n = 0;
+		for (k = 0; k < n || (k == 0 && n == 0); k += PEER_NIDS_MAX) {
+			struct cf_op *part =
+				n > PEER_NIDS_MAX
+					? op_part(op, k,
+						  n - k < PEER_NIDS_MAX ? n - k : PEER_NIDS_MAX)
+					: op_part(op, 0, n);
+
+			if (!part || cf_doc_push(out, part)) {
+				cf_doc_free(out);
+				return -ENOMEM;
+			}
+			if (n <= PEER_NIDS_MAX)
+				break;
+		}
+	}
+	return 1;
+}
+
 /* Apply, or ApplyWith for @exclusive or a generation @at (not NULL) to apply at. */
+static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
+		     const uint64_t *at, uint64_t *gen, char ***changes, const char *fname);
+
 static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
 		 const uint64_t *at, uint64_t *gen, char ***changes, const char *fname)
+{
+	struct cf_doc split;
+	int rc = split_peers(doc, &split);
+
+	if (rc < 0)
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	if (!rc)
+		return apply_doc(bus, doc, dry, exclusive, at, gen, changes, fname);
+	rc = apply_doc(bus, &split, dry, exclusive, at, gen, changes, fname);
+	cf_doc_free(&split);
+	return rc;
+}
+
+static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
+		     const uint64_t *at, uint64_t *gen, char ***changes, const char *fname)
 {
 	sd_bus_message *m = NULL, *reply = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;

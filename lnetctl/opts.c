@@ -30,8 +30,8 @@ static void help(const struct ctl_cmd *c)
 	for (o = c->opt; o->name; o++) {
 		char left[64];
 
-		snprintf(left, sizeof(left), "%s%c%s--%s:", o->shrt ? "-" : "", o->shrt ? o->shrt : ' ',
-			 o->shrt ? ", " : "  ", o->name);
+		snprintf(left, sizeof(left), "%s%c%s--%s:", o->shrt ? "-" : "",
+			 o->shrt ? o->shrt : ' ', o->shrt ? ", " : "  ", o->name);
 		printf("  %-26s %s%s%s\n", left, o->arg ?: "", o->arg ? ": " : "", o->help);
 	}
 	printf("  %-26s %s\n", "-h, --help:", "show this help and exit");
@@ -159,8 +159,8 @@ static int drop_levels(char **w, int n)
 				w[k++] = w[i];
 			break;
 		}
-		if ((!strcmp(w[i], "-v") || !strcmp(w[i], "--verbose")) && i + 1 < n &&
-		    *w[i + 1] && !w[i + 1][strspn(w[i + 1], "0123456789")])
+		if ((!strcmp(w[i], "-v") || !strcmp(w[i], "--verbose")) && i + 1 < n && *w[i + 1] &&
+		    !w[i + 1][strspn(w[i + 1], "0123456789")])
 			i++;
 	}
 	return k;

@@ -146,7 +146,8 @@ static int emit_block(FILE *f, int indent, bool doc, const char *verb, const cha
 	yaml_emitter_set_indent(&e, indent);
 	yaml_emitter_set_width(&e, -1);
 	yaml_emitter_set_unicode(&e, 0);
-	ok = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(&e, &ev);
+	ok = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) &&
+	     yaml_emitter_emit(&e, &ev);
 	ok = ok && yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, !doc) &&
 	     yaml_emitter_emit(&e, &ev);
 	ok = ok &&
@@ -207,8 +208,10 @@ void ctl_yerr(int err, const char *descr)
 {
 	const struct shape *s = shape_override ? shape_override : shape_of(ctl_cmd_name);
 	const char *verb = s->verb;
-	const char *what = s->what ? s->what : what_arg ? what_arg : *ctl_cmd_name ? ctl_cmd_name
-										  : "lnetctl";
+	const char *what = s->what	   ? s->what
+			   : what_arg	   ? what_arg
+			   : *ctl_cmd_name ? ctl_cmd_name
+					   : "lnetctl";
 
 	ctl_progress_clear();
 	fflush(stdout);

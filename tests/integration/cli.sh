@@ -200,7 +200,7 @@ g=$(gen)
 d="rollback 0 after rollbacks names each change once"
 if ! { "$LNETCTL" rollback 0 && "$LNETCTL" rollback "$g" && "$LNETCTL" rollback 0; }; then
 	not_ok "$d (a rollback failed)"
-elif "$LNETCTL" history --limit 1 | sed -n 's/^    - //p' | sort | uniq -d >"$T/twice" &&
+elif "$LNETCTL" history --limit 1 --full | sed -n 's/^    - //p' | sort | uniq -d >"$T/twice" &&
 	[ -s "$T/twice" ]; then
 	not_ok "$d"
 	diag "named more than once:" "$(head -5 "$T/twice")"
