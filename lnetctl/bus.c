@@ -289,14 +289,20 @@ static int append_ops(sd_bus_message *m, const struct cf_doc *doc)
 	return rc >= 0 ? sd_bus_message_close_container(m) : rc;
 }
 
+/* What names @op's object for same_object(): a peer's primary NID, a TBF policy's service. */
+static const char *object_key(const struct cf_op *op)
+{
+	return cf_op_get_str(op, !strcmp(op->obj, "tbf") ? "service" : "primary");
+}
+
 /* Whether every operation of @doc is on the same object (one peer's NIDs in parts). */
 static bool same_object(const struct cf_doc *doc)
 {
-	const char *p0 = cf_op_get_str(&doc->op[0], "primary"), *p;
+	const char *p0 = object_key(&doc->op[0]), *p;
 	size_t i;
 
 	for (i = 1; i < doc->nop; i++) {
-		p = cf_op_get_str(&doc->op[i], "primary");
+		p = object_key(&doc->op[i]);
 		if (!p0 || !p || strcmp(p0, p) || strcmp(doc->op[i].obj, doc->op[0].obj))
 			return false;
 	}

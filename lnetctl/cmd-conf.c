@@ -334,7 +334,8 @@ static int align_net_tunables(struct cf_doc *doc, const char *fname)
 			if (!first)
 				first = &doc->op[j];
 			/* the same NI again is lnetd's to judge (refused if it differs) */
-			if (same_str(cf_op_get_str(o, "interface"), cf_op_get_str(op, "interface")) &&
+			if (same_str(cf_op_get_str(o, "interface"),
+				     cf_op_get_str(op, "interface")) &&
 			    same_str(cf_op_get_str(o, "pattern"), cf_op_get_str(op, "pattern"))) {
 				first = NULL;
 				break;

@@ -15,6 +15,8 @@
 
 /* Most words one command line may have (an interactive line too). */
 #define WORDS_MAX 4096
+/* lnetd's longest string (lnetd(8), bounds: 4096 bytes in any string). */
+#define STR_MAX	  4096u
 
 static void help(const struct ctl_cmd *c)
 {
@@ -255,6 +257,24 @@ int ctl_run_cmd(const struct ctl_cmd *proto, int argc, char **argv)
 		rc = rc < 0 ? EXIT_OK : rc; /* -1: the help was asked for */
 		goto out;
 	}
+	/*
+	 * lnetd takes no string over 4096 bytes: say which word is too long,
+	 * in the command's terms, rather than lnetd's "field 'interface'" or
+	 * "argument 1" (lnetd(8), bounds).
+	 */
+	for (i = 0; c.opt[i].name; i++)
+		if (c.opt[i].given && c.opt[i].arg && strlen(c.opt[i].val) > STR_MAX) {
+			rc = ctl_usage("--%s: a value of %zu bytes; lnetd takes at most %u",
+				       c.opt[i].name, strlen(c.opt[i].val), STR_MAX);
+			goto out;
+		}
+	for (i = 0; i < npos; i++)
+		if (strlen(w[n + 1 - npos + i]) > STR_MAX) {
+			rc = ctl_usage(
+				"'%.16s...': an argument of %zu bytes; lnetd takes at most %u",
+				w[n + 1 - npos + i], strlen(w[n + 1 - npos + i]), STR_MAX);
+			goto out;
+		}
 	if (npos < c.min_args || npos > c.max_args) {
 		if (npos > c.max_args)
 			rc = ctl_usage("unexpected argument '%s'", w[n + 1 - npos + c.max_args]);

@@ -351,6 +351,19 @@ int store_peer_set_locked(struct store *st, const char *nid, int locked, struct 
 	return peer_change(st, nid, EDIT_LOCKED, NULL, locked, either(nid, "?"), err);
 }
 
+bool store_peer_is_locked(struct store *st, const char *nid)
+{
+	struct store_err err = {""};
+	struct st_peer p;
+	bool locked;
+
+	if (store_peer_get(st, nid, &p, &err))
+		return false;
+	locked = p.locked;
+	st_peer_clear(&p);
+	return locked;
+}
+
 int store_peer_locked(struct store *st, char ***out)
 {
 	sqlite3_stmt *s = use(st, S_PEER_LOCKED);

@@ -236,6 +236,8 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 int store_peer_set_mr(struct store *st, const char *nid, int mr, struct store_err *err);
 /* Lock or unlock peer @nid's primary NID (a change of the peer, in the history). */
 int store_peer_set_locked(struct store *st, const char *nid, int locked, struct store_err *err);
+/* Whether peer @nid is stored with its primary NID locked (no such peer: false). */
+bool store_peer_is_locked(struct store *st, const char *nid);
 /*
  * The primary NIDs of the locked peers, sorted (NULL-terminated, free each
  * and the array), in *@out; 0 or a negative errno.
