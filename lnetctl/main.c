@@ -427,7 +427,10 @@ static int interactive(void)
 				n == -1 ? "a quote is not closed on this line" : "too many words");
 			rc = EXIT_USAGE;
 		} else {
+			bool ask = ctl_ask_password; /* a line's --no-ask-password is its own */
+
 			rc = dispatch(n, w);
+			ctl_ask_password = ask;
 		}
 		fflush(stdout);
 		if (rc && !first)

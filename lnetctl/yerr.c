@@ -72,7 +72,12 @@ static const struct shape {
 	{"policy add", true, "add", "udsp"},
 	{"policy del", true, "add", "udsp"},
 	{"policy show", true, "show", "udsp"},
+	{"selection net show", true, "show", "udsp"},
+	{"selection nid show", true, "show", "udsp"},
+	{"selection peer show", true, "show", "udsp"},
 	{"selection", true, "add", "udsp"},
+	{"fault drop show", true, "show", "fault"},
+	{"fault delay show", true, "show", "fault"},
 	{"fault", true, "manage", "fault"},
 	{"debug recovery", true, "show", "recovery"},
 	/* lnetd's own */
