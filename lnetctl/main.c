@@ -414,7 +414,7 @@ static int interactive(void)
 	quit = false;
 	while (!quit) {
 		if (tty) {
-			fputs("lnetctl > ", stdout);
+			fputs("> ", stdout); /* upstream's prompt */
 			fflush(stdout);
 		}
 		if (getline(&line, &cap, stdin) < 0)
