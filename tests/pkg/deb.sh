@@ -2,10 +2,14 @@
 # The Debian package, as a packager builds it: dpkg-buildpackage -us -uc as
 # a normal user (nobody, when the test runs as root) from a clean copy of
 # the tree, lintian with no error, and what the packages hold: lnetd the
-# daemon, lnetctl in /usr/sbin, the unit, D-Bus and polkit files, the man
-# pages and completion, the diversion of Lustre's lnetctl; lnetk-dkms the
-# DKMS tree, all of it at configure.ac's version.  The unit tier is not run
-# again inside (nocheck).  TAP; skips when the packaging tools are missing.
+# daemon, lnetctl in /usr/sbin, the three units and the drop-in for
+# Lustre's lnet.service, D-Bus and polkit files, the man pages and
+# completion, the diversion of Lustre's lnetctl, one unit enabled; lnetk-dkms
+# the DKMS tree, all of it at configure.ac's version.  Then, as root with
+# mmdebstrap, installed, upgraded and purged in a Debian 12 chroot without
+# Lustre and beside stand-ins of Lustre's packages (deb-root.sh).  The unit
+# tier is not run again inside (nocheck).  TAP; skips when the packaging
+# tools are missing.
 set -u
 top=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 n=0
@@ -84,6 +88,8 @@ has_file() {
 	return 1
 }
 for f in ./usr/sbin/lnetd ./usr/sbin/lnetctl ./lib/systemd/system/lnetd.service \
+	./lib/systemd/system/lnetd-lustre.service ./lib/systemd/system/lnetd-userspace.service \
+	./lib/systemd/system/lnet.service.d/lnetd.conf \
 	./usr/share/dbus-1/system.d/org.lnetd1.conf \
 	./usr/share/dbus-1/system-services/org.lnetd1.service \
 	./usr/share/dbus-1/interfaces/org.lnetd1.Manager.xml \
@@ -105,6 +111,16 @@ check "preinst diverts Lustre's lnetctl to lnetctl.lustre" grep -q \
 	"$T/ctl/preinst"
 check "and its manual page" grep -q 'divert $man/lnetctl.lustre.8.gz $man/lnetctl.8.gz' "$T/ctl/preinst"
 check "postrm gives them back" grep -q 'dpkg-divert --package lnetd --rename --remove' "$T/ctl/postrm"
+# The units conflict: dh_installsystemd enables none (--no-enable), the
+# postinst one on the first installation, deb-systemd-helper's purge
+# removes every link.
+check "postinst enables one unit on the first installation only" grep -q \
+	'! deb-systemd-helper debian-installed lnetd.service' "$T/ctl/postinst"
+check "and none through dh_installsystemd's enable" \
+	sh -c '! grep -q "was-enabled defaults to true" "$1"' - "$T/ctl/postinst"
+check "postrm purges the three units' links" grep -q \
+	"deb-systemd-helper purge.*'lnetd-lustre.service' 'lnetd-userspace.service' 'lnetd.service'" \
+	"$T/ctl/postrm"
 
 list=$(dpkg-deb -c "$dkms" | awk '{ print $6 }')
 case $list in *"./usr/src/lnetk-$version/dkms.conf"*) ok "lnetk-dkms holds the DKMS tree" ;;
@@ -119,59 +135,80 @@ dpkg-deb -e "$dkms" "$T/dctl"
 check "lnetk-dkms's postinst adds the module to DKMS (dh_dkms)" grep -q "dkms" "$T/dctl/postinst"
 check "and its prerm removes it" grep -q "dkms remove" "$T/dctl/prerm"
 
-# Installed and removed on a Debian 12 of its own (mmdebstrap, from Debian's
-# archive; root only), over a stand-in for Lustre's /usr/sbin/lnetctl: the
-# stand-in is diverted while lnetd is installed and back afterwards, and
-# purging leaves no file of ours.  lnetk-dkms registers with DKMS (no
-# kernel headers there, so nothing is built) and goes again.
-if [ "$(id -u)" != 0 ] || ! command -v mmdebstrap >/dev/null 2>&1; then
-	echo "ok $((n + 1)) # SKIP install and remove in a chroot: needs root and mmdebstrap"
+# Installed, upgraded and purged on a Debian 12 of its own (mmdebstrap, from
+# Debian's archive; root only), without Lustre and beside stand-ins of
+# Lustre's packages: tests/pkg/deb-root.sh says what it checks there.
+if [ "$(id -u)" != 0 ] || ! command -v mmdebstrap >/dev/null 2>&1 ||
+	! command -v systemctl >/dev/null 2>&1 || ! command -v systemd-analyze >/dev/null 2>&1; then
+	echo "ok $((n + 1)) # SKIP install and purge in a chroot: needs root, mmdebstrap and systemd's tools"
 	n=$((n + 1))
 	echo "1..$n"
 	exit 0
 fi
 mirror=${LNETD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-cp "$deb" "$T/lnetd.deb"
-cp "$dkms" "$T/lnetk-dkms.deb"
-cat >"$T/inside.sh" <<'INSIDE'
-set -u
-r=/tmp/result
-: >$r
-printf '#!/bin/sh\necho lustre-lnetctl\n' >/usr/sbin/lnetctl && chmod 755 /usr/sbin/lnetctl
-export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -q /tmp/lnetd.deb >/tmp/install.log 2>&1 && echo install-ok >>$r
-/usr/sbin/lnetctl --version 2>/dev/null | grep -q lnetctl && echo ours-first >>$r
-/usr/sbin/lnetctl.lustre 2>/dev/null | grep -q lustre-lnetctl && echo lustre-kept >>$r
-dpkg-divert --list lnetd | grep -q /usr/sbin/lnetctl && echo diverted >>$r
-apt-get purge -y -q lnetd >/tmp/purge.log 2>&1 && echo purge-ok >>$r
-[ ! -e /usr/sbin/lnetd ] && [ -z "$(dpkg-divert --list lnetd)" ] && echo gone >>$r
-/usr/sbin/lnetctl 2>/dev/null | grep -q lustre-lnetctl && echo lustre-back >>$r
-apt-get install -y -q /tmp/lnetk-dkms.deb >/tmp/dkms-install.log 2>&1 && echo dkms-install-ok >>$r
-dkms status >/tmp/dkms-status.log 2>&1
-grep -q '^lnetk' /tmp/dkms-status.log && echo dkms-added >>$r
-apt-get purge -y -q lnetk-dkms >/tmp/dkms-purge.log 2>&1 && echo dkms-purge-ok >>$r
-[ -z "$(dkms status 2>/dev/null | grep '^lnetk')" ] && [ ! -d /usr/src/lnetk-* ] && echo dkms-gone >>$r
-echo "RESULT: $(tr '\n' ' ' <$r)"
-for f in /tmp/*.log; do echo "== $f"; tail -n 25 "$f"; done
-INSIDE
-mmdebstrap --variant=apt bookworm "$T/root" "$mirror" \
-	--customize-hook='copy-in '"$T"'/lnetd.deb '"$T"'/lnetk-dkms.deb '"$T"'/inside.sh /tmp' \
-	--customize-hook='chroot "$1" sh /tmp/inside.sh' >"$T/chroot.log" 2>&1
-res=$(sed -n 's/^RESULT: //p' "$T/chroot.log")
-has_step() {
-	case " $res " in *" $1 "*) return 0 ;; esac
-	diag "$(sed -n '/^RESULT: /,$p' "$T/chroot.log")"
-	return 1
+mkdir "$T/debs"
+cp "$deb" "$T/debs/lnetd.deb"
+cp "$dkms" "$T/debs/lnetk-dkms.deb"
+# The same lnetd at a later version, for the upgrade.
+dpkg-deb -R "$deb" "$T/next" &&
+	sed -i "s/^Version: .*/Version: $version+upgrade1/" "$T/next/DEBIAN/control" &&
+	dpkg-deb --root-owner-group -b "$T/next" "$T/debs/lnetd-next.deb" >/dev/null
+check "lnetd repacked at version $version+upgrade1, for the upgrade" test -f "$T/debs/lnetd-next.deb"
+
+# standin NAME DIR: a package of DIR's files with their md5sums (for dpkg --verify)
+standin() {
+	(cd "$2" && find . -type f ! -path './DEBIAN/*' | sed 's|^\./||' | xargs md5sum) \
+		>"$T/md5sums" && mv "$T/md5sums" "$2/DEBIAN/md5sums" &&
+		dpkg-deb --root-owner-group -b "$2" "$T/debs/$1.deb" >/dev/null
 }
-check "in a Debian 12 chroot, apt installs lnetd with its dependencies" has_step install-ok
-check "its lnetctl comes first at /usr/sbin/lnetctl" has_step ours-first
-check "Lustre's stand-in is kept as lnetctl.lustre" has_step lustre-kept
-check "dpkg-divert lists the diversion" has_step diverted
-check "apt purges lnetd" has_step purge-ok
-check "leaving no lnetd and no diversion" has_step gone
-check "and Lustre's lnetctl back in place" has_step lustre-back
-check "lnetk-dkms installs" has_step dkms-install-ok
-check "and registers lnetk with DKMS" has_step dkms-added
-check "and purges" has_step dkms-purge-ok
-check "leaving nothing with DKMS or in /usr/src" has_step dkms-gone
+# Lustre's utilities (lustre-client-utils): its lnetctl, lnetctl(8) and
+# lnet.service, which loads lnet.ko, configures LNet and imports
+# /etc/lnet.conf (the shape of upstream's lustre/scripts/systemd/lnet.service.in).
+u=$T/lustre-utils
+mkdir -p "$u/DEBIAN" "$u/usr/sbin" "$u/usr/share/man/man8" "$u/lib/systemd/system"
+printf '%s\n' "Package: lustre-client-utils" "Version: 2.17.57~standin" "Architecture: all" \
+	"Maintainer: lnetd tests <lnetd@lists.example.org>" \
+	"Description: stand-in of Lustre's utilities for lnetd's package test" \
+	" Its lnetctl, lnetctl(8) and lnet.service." >"$u/DEBIAN/control"
+printf '%s\n' '#!/bin/sh' 'echo "lustre lnetctl"' >"$u/usr/sbin/lnetctl"
+chmod 755 "$u/usr/sbin/lnetctl"
+printf '%s\n' '.TH LNETCTL 8' '.SH NAME' 'lnetctl \- Lustre stand-in' | gzip -9n \
+	>"$u/usr/share/man/man8/lnetctl.8.gz"
+printf '%s\n' "[Unit]" "Description=LNet, as Lustre's unit starts it (stand-in)" \
+	"Requires=network-online.target" "After=network-online.target" \
+	"ConditionPathExists=!/proc/sys/lnet/" "" "[Service]" "Type=oneshot" "RemainAfterExit=true" \
+	"ExecStart=/sbin/modprobe lnet" "ExecStart=/usr/sbin/lnetctl lnet configure" \
+	"ExecStart=/usr/sbin/lnetctl import /etc/lnet.conf" "ExecStop=/usr/sbin/lustre_rmmod" "" \
+	"[Install]" "WantedBy=multi-user.target" >"$u/lib/systemd/system/lnet.service"
+# Lustre's modules alone: an lnet.ko, no unit.
+k=$T/lustre-ko
+mkdir -p "$k/DEBIAN" "$k/lib/modules/6.1.0-standin/updates/net/lustre"
+printf '%s\n' "Package: lustre-modules-standin" "Version: 2.17.57~standin" "Architecture: all" \
+	"Maintainer: lnetd tests <lnetd@lists.example.org>" \
+	"Description: stand-in of Lustre's modules for lnetd's package test" \
+	" An lnet.ko, no unit." >"$k/DEBIAN/control"
+echo "not a module" >"$k/lib/modules/6.1.0-standin/updates/net/lustre/lnet.ko"
+standin lustre-utils "$u" && standin lustre-ko "$k"
+check "stand-ins of Lustre's utilities and modules are built" \
+	test -f "$T/debs/lustre-utils.deb" -a -f "$T/debs/lustre-ko.deb"
+
+# deb-root.sh runs as mmdebstrap's last hook, on the host, with the root's
+# /proc, /sys and /dev mounted; its TAP lines are numbered here.
+mmdebstrap --variant=apt bookworm "$T/root" "$mirror" \
+	--customize-hook="sh '$top/tests/pkg/deb-root.sh' \"\$1\" '$T/debs' '$T/steps.log' \
+		>'$T/root.tap' 2>&1" \
+	>"$T/chroot.log" 2>&1
+touch "$T/root.tap"
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"not ok - "*) not_ok "${line#not ok - }" ;;
+	"#"*) echo "$line" ;;
+	*) diag "$line" ;;
+	esac
+done <"$T/root.tap"
+check "the installs in the chroot ran to their end" \
+	grep -q "^ok - the installs ran to their end" "$T/root.tap"
+[ "$failed" = 0 ] || diag "mmdebstrap:" "$(tail -n 30 "$T/chroot.log")" \
+	"the steps:" "$(tail -n 60 "$T/steps.log" 2>/dev/null)"
 echo "1..$n"
