@@ -143,10 +143,14 @@ check "lnet.service.d/lnetd.conf is installed" \
 	test -f "$R/lib/systemd/system/lnet.service.d/lnetd.conf"
 check "lnet.service now runs only lnetd's lnetctl lnet configure" \
 	test "$(lnet_service ExecStart)" = "/usr/sbin/lnetctl lnet configure"
-check "after lnetd-lustre.service" sh -c 'echo "$1" | tr " " "\n" | grep -qx lnetd-lustre.service' \
-	- "$(lnet_service After)"
-check "which it wants" sh -c 'echo "$1" | tr " " "\n" | grep -qx lnetd-lustre.service' \
-	- "$(lnet_service Wants)"
+# The enabled unit by the alias it holds: naming lnetd-lustre.service would
+# stop an lnetd.service the admin chose (they conflict).
+check "after the enabled lnetd (its alias)" \
+	sh -c 'echo "$1" | tr " " "\n" | grep -qx dbus-org.lnetd1.service' - "$(lnet_service After)"
+check "which it wants" \
+	sh -c 'echo "$1" | tr " " "\n" | grep -qx dbus-org.lnetd1.service' - "$(lnet_service Wants)"
+check "the alias is lnetd-lustre.service here" \
+	test "$(readlink "$R/etc/systemd/system/dbus-org.lnetd1.service")" = /lib/systemd/system/lnetd-lustre.service
 check "and it no longer unloads LNet on stop (no ExecStop)" test -z "$(lnet_service ExecStop)"
 check "dpkg --verify finds Lustre's files unchanged" out_root dpkg --verify lustre-client-utils
 in_root apt-get purge -y -q lnetd
