@@ -17,7 +17,7 @@ bcall AddPeer 'sasa{sv}' 10.0.0.1@tcp 2 10.0.0.2@tcp 10.1.0.1@o2ib 1 multi_rail 
 check "AddPeer makes a peer with its NIDs" has 't 1'
 bcall ListPeers
 check "ListPeers shows it by named fields, every NID healthy" \
-	has '"10.0.0.1@tcp" 6 "multi_rail" b true "implicit" b false "discovered" b false "discovered_nids" as 0 "nids" a(su) 3 "10.0.0.1@tcp" 1000 "10.0.0.2@tcp" 1000 "10.1.0.1@o2ib" 1000 "nid_states" a(ss) 3 "10.0.0.1@tcp" "NA" "10.0.0.2@tcp" "NA" "10.1.0.1@o2ib" "NA"'
+	has '"10.0.0.1@tcp" 7 "multi_rail" b true "implicit" b false "discovered" b false "locked" b false "discovered_nids" as 0 "nids" a(su) 3 "10.0.0.1@tcp" 1000 "10.0.0.2@tcp" 1000 "10.1.0.1@o2ib" 1000 "nid_states" a(ss) 3 "10.0.0.1@tcp" "NA" "10.0.0.2@tcp" "NA" "10.1.0.1@o2ib" "NA"'
 bcall AddPeer 'sasa{sv}' 10.0.0.9@tcp 1 10.0.0.2@tcp 1 multi_rail b true
 check "a NID owned by another peer is refused, naming the owner" \
 	has "10.0.0.2@tcp: already a NID of peer 10.0.0.1@tcp"
@@ -46,7 +46,7 @@ bcall ListRoutes
 # then the router checker's state (its value: routers.sh)
 check "ListRoutes shows it, each setting by name" has '"o2ib2" "10.0.0.254@tcp" 4 "hops" u 2 "priority" u 5 "sensitivity" u 1 "state" s'
 bcall ListPeers
-check "its gateway became an (implicit) peer" has '"10.0.0.254@tcp" 6 "multi_rail" b false "implicit" b true "discovered" b false'
+check "its gateway became an (implicit) peer" has '"10.0.0.254@tcp" 7 "multi_rail" b false "implicit" b true "discovered" b false "locked" b false'
 bcall AddRoute 'ssa{sv}' o2ib2 10.0.0.254@tcp 0
 check "the same route again is refused" has "a route through 10.0.0.254@tcp exists already"
 bcall AddRoute 'ssa{sv}' o2ib3 10.0.0.254@tcp 1 hops u 0
@@ -71,7 +71,7 @@ check "added as it is, it exists already" has "peer 10.0.0.254@tcp exists alread
 bcall Apply 'a(ssa{sv})b' 1 add peer 2 primary s 10.0.0.254@tcp multi_rail b false false
 check "and Apply (an import) takes it as it is, changing nothing" has 'tas 5 0'
 bcall ListPeers
-check "ListPeers shows it still implicit" has '"10.0.0.254@tcp" 6 "multi_rail" b false "implicit" b true "discovered" b false'
+check "ListPeers shows it still implicit" has '"10.0.0.254@tcp" 7 "multi_rail" b false "implicit" b true "discovered" b false "locked" b false'
 
 bcall ListPeers
 before_peers=$OUT
