@@ -16,9 +16,9 @@
 #include <time.h>
 
 #include "change.h"
-#include "dp.h"
 #include "events.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/lnetk/kernel.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/log.h"
 #include "metrics.h"
 

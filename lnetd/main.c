@@ -21,9 +21,9 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "dp.h"
 #include "lnetd.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/lnetk/kernel.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/log.h"
 #include "metrics.h"
 #include "nrs.h"

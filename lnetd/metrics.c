@@ -20,12 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dp.h"
 #include "events.h"
 #include "liblnetk/lnetk-client.h"
 #include "lnetd.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/backend/ktbf.h"
+#include "lnetd/backend/lnetk/kernel.h"
+#include "lnetd/backend/lnetk/ktbf.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/log.h"
 #include "metrics-text.h"
 #include "metrics.h"

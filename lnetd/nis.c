@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "change.h"
-#include "dp.h"
 #include "lnetd.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/lnetk/kernel.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/events.h"
 #include "lnetd/log.h"
 #include "numa.h"

@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "change.h"
-#include "dp.h"
 #include "lnetd.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "nrs.h"
 
 static const char *const qname[LNE_TBF_NQUEUES] = {"reg", "hp"};

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dp.h"
 #include "engine/udsp.h"
 #include "lnetd.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/log.h"
 #include "nrs.h"
 #include "numa.h"

@@ -13,7 +13,7 @@
 
 #include "bus-errors.h"
 #include "bus-int.h"
-#include "lnetd/dp.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/lnetd.h"
 
 /* The kernel engine's wait: a round's ping may take the node's ping timeout (50 s). */

@@ -21,8 +21,8 @@
 #include "bus-errors.h"
 #include "bus-int.h"
 #include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/dp.h"
+#include "lnetd/backend/lnetk/kernel.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/lnetd.h"
 
 static int no_data_path(sd_bus_error *e)

@@ -16,8 +16,8 @@
 #include "bus-int.h"
 #include "engine/fault.h"
 #include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/dp.h"
+#include "lnetd/backend/lnetk/kernel.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/lnetd.h"
 
 #define FAULT_OPTS_MAX 16 /* more keys than there are options: refused unread */

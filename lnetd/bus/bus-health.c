@@ -10,8 +10,8 @@
 
 #include "bus-errors.h"
 #include "bus-int.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/dp.h"
+#include "lnetd/backend/lnetk/kernel.h"
+#include "lnetd/backend/userspace/dp.h"
 #include "lnetd/events.h"
 #include "lnetd/lnetd.h"
 

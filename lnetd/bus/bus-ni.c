@@ -8,7 +8,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-int.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/lnetk/kernel.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 

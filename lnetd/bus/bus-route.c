@@ -11,7 +11,7 @@
 
 #include "bus-int.h"
 #include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/lnetk/kernel.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 

@@ -16,7 +16,7 @@
 #include "engine/select.h"
 #include "engine/udsp.h"
 #include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/lnetk/kernel.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 

@@ -10,8 +10,8 @@
 
 #include "bus-int.h"
 #include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/backend/ktbf.h"
+#include "lnetd/backend/lnetk/kernel.h"
+#include "lnetd/backend/lnetk/ktbf.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 #include "lnetd/nrs.h"

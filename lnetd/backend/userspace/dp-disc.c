@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus/bus-errors.h"
 #include "dp.h"
-#include "events.h"
-#include "lnetd.h"
+#include "lnetd/bus/bus-errors.h"
+#include "lnetd/events.h"
+#include "lnetd/lnetd.h"
 #include "lnetd/log.h"
 
 struct disc_call {

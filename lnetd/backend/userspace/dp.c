@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bus/bus-errors.h"
 #include "dp.h"
 #include "engine/nid-sockaddr.h"
-#include "events.h"
-#include "lnetd.h"
-#include "log.h"
+#include "lnetd/bus/bus-errors.h"
+#include "lnetd/events.h"
+#include "lnetd/lnetd.h"
+#include "lnetd/log.h"
 
 #define RX_BUF	     (64 * 1024)
 #define LISTEN_MAX   64 /* IPv4 addresses with a TCP NI */

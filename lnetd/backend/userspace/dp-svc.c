@@ -10,8 +10,8 @@
  */
 #include "dp.h"
 #include "engine/node-svc.h"
-#include "lnetd.h"
-#include "nrs.h"
+#include "lnetd/lnetd.h"
+#include "lnetd/nrs.h"
 
 static int enqueue(void *p, struct lne_tbf_req *r, bool hp, u64 now)
 {

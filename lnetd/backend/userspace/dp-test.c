@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "bus/bus-errors.h"
 #include "dp.h"
-#include "lnetd.h"
+#include "lnetd/bus/bus-errors.h"
+#include "lnetd/lnetd.h"
 
 struct selftest {
 	struct lne_test t; /* the generator (engine/node-test.h) */
