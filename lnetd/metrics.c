@@ -23,6 +23,7 @@
 #include "events.h"
 #include "liblnetk/lnetk-client.h"
 #include "lnetd.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/backend/lnetk/kernel.h"
 #include "lnetd/backend/lnetk/ktbf.h"
 #include "lnetd/backend/userspace/dp.h"
@@ -425,7 +426,7 @@ int lnetd_status_read(struct lnetd *d, struct lnetd_status *s)
 		s->applied[0] += lnetd_ni_applied(d, &d->nis[i], s->why, sizeof(s->why));
 	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
 	 * kernel backend says whether the module holds what the mirror does. */
-	s->in_module = !d->kb || kbackend_applied(d->kb, s->why, sizeof(s->why));
+	s->in_module = backend_applied(d, NULL, s->why, sizeof(s->why));
 	for (k = 0; k < LNETD_KINDS; k++) {
 		s->kind[k] = kinds[k];
 		s->configured[k] = (uint32_t)n[k];
@@ -460,7 +461,7 @@ int lnetd_pending_each(struct lnetd *d, const struct lnetd_status *s, lnetd_pend
 		       void *arg)
 {
 	size_t i;
-	int rc = s->in_module ? 0 : fn(arg, "module", "lnetk", s->why);
+	int rc = s->in_module ? 0 : fn(arg, "module", backend_ops_of(d)->module, s->why);
 
 	for (i = 0; rc >= 0 && i < d->nnis; i++) {
 		const struct lnetd_ni *n = &d->nis[i];

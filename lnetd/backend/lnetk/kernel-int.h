@@ -14,11 +14,13 @@
 
 #include "kernel.h"
 #include "liblnetk/lnetk-client.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/lnetd.h"
 
 #define WHY_MAX 512
 
 struct kbackend {
+	struct backend b; /* first */
 	struct lnetd *d;
 	struct lnetk_watch *watch; /* the genl controller: the family comes and goes */
 	sd_event_source *watch_io;

@@ -22,10 +22,6 @@
 struct lnetd;
 struct lnetd_dp;
 
-/* The most pings waiting for an answer at once (anyone may ping). */
-#define LNETD_PINGS_MAX	       64
-#define LNETD_PING_TIMEOUT_MAX 300000 /* ms */
-
 int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out);
 void lnetd_dp_stop(struct lnetd_dp *dp);
 /* The mirror changed or was replaced: listen where the NIs are now. */
@@ -39,12 +35,7 @@ struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
  * dp-svc.c: give the test service lnetd's TBF policy for "lnet_test" (or
  * none), or with @detach take it away before the policy is freed.
  */
-void lnetd_dp_policies(struct lnetd *d, bool detach);
-
-/* The traffic generator's trace (dp-test.c; the other bounds: engine/node-test.h). */
-#define LNETD_TEST_SAMPLES_MAX	6000  /* rows of a trace */
-#define LNETD_TEST_INTERVAL_MIN 10    /* ms between them, at least */
-#define LNETD_TEST_INTERVAL_MAX 60000 /* and at most (the module's bound too) */
+void lnetd_dp_policies(struct lnetd_dp *dp, bool detach);
 
 /*
  * Run the traffic generator (@params: checked with lne_test_check) for the
