@@ -291,8 +291,11 @@ void bk_health_free(struct bk_health *h)
 int bk_explain_inst(struct lne_inst *ln, struct bk_explain *x, struct lne_err *err)
 {
 	/* A read: decide as the next message would, moving no round robin. */
-	struct lne_sel_req req = {
-		.dst = *x->dst, .src = x->src, .md_cpt = LNE_CPT_ANY, .kind = LNE_MSG_PUT, .peek = true};
+	struct lne_sel_req req = {.dst = *x->dst,
+				  .src = x->src,
+				  .md_cpt = LNE_CPT_ANY,
+				  .kind = LNE_MSG_PUT,
+				  .peek = true};
 	struct lne_sel sel;
 	int rc = lne_select(ln, &req, &sel, x->ex, err);
 

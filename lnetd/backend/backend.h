@@ -95,8 +95,8 @@ struct bk_call {
 	struct lne_nid dst;
 	struct lne_nid src; /* ping: the local NI to send from, if @has_src */
 	bool has_src;
-	uint32_t timeout_ms; /* ping, discover */
-	bool force;	     /* discover: even a peer discovered already */
+	uint32_t timeout_ms;  /* ping, discover */
+	bool force;	      /* discover: even a peer discovered already */
 	struct lne_test test; /* selftest: its parameters (checked), then its results */
 	uint32_t interval_ms; /* selftest: a trace row this often (0: none) */
 	void (*done)(struct bk_call *c);
@@ -149,11 +149,11 @@ struct bk_explain {
 struct bk_health_one {
 	struct lne_nid nid;
 	bool local;
-	bool up;		       /* a local NI's link */
-	uint8_t state;		       /* a peer NI's, enum lne_pni_state */
+	bool up;       /* a local NI's link */
+	uint8_t state; /* a peer NI's, enum lne_pni_state */
 	uint32_t health;
-	char ifname[LNE_IFNAME_MAX];   /* a local NI's interface */
-	struct lne_nid peer;	       /* a peer NI's peer, by its primary NID */
+	char ifname[LNE_IFNAME_MAX]; /* a local NI's interface */
+	struct lne_nid peer;	     /* a peer NI's peer, by its primary NID */
 };
 struct bk_health {
 	struct bk_health_one *v;

@@ -91,4 +91,25 @@ struct kb_result {
 /* Send the module the differences between the mirror and @kb->pushed (read already). */
 void kb_push(struct kbackend *kb, struct kb_result *r);
 
+/* --- the engine's ops (backend.h), listed in lnetk.c ------------------------------------ */
+
+/* kernel.c */
+int kb_start(struct lnetd *d, struct backend **out);
+void kb_stop(struct backend *b);
+void kb_sync(struct backend *b);
+bool kb_applied(const struct backend *b, const struct lnetd_ni *n, char *why, size_t len);
+
+/* kernel-dp.c: the module's data path */
+struct lnetk *kb_lnetk(struct backend *b); /* NULL while the module is not loaded */
+/* The module's sentence (or @what and the errno's words) into @err; returns @rc. */
+int kb_fail(struct lne_err *err, int rc, const struct lnetk_err *lerr, const char *what);
+/* 0 while the module is loaded; else -ENODEV, @err saying it has no @has_no. */
+int kb_absent(struct backend *b, struct lne_err *err, const char *has_no);
+int kb_ping(struct backend *b, struct bk_call *c);
+int kb_discover(struct backend *b, struct bk_call *c);
+int kb_selftest(struct backend *b, struct bk_call *c);
+int kb_counters(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *err);
+int kb_counters_reset(struct backend *b, struct lne_err *err);
+int kb_test_service(struct backend *b, bool on, struct lne_err *err);
+
 #endif /* LNETD_KERNEL_INT_H */

@@ -554,7 +554,7 @@ struct lnetk *kbackend_lnetk(const struct kbackend *kb)
 
 /* --- the engine's ops (backend.h) ------------------------------------------------------ */
 
-static int k_start(struct lnetd *d, struct backend **out)
+int kb_start(struct lnetd *d, struct backend **out)
 {
 	struct kbackend *kb;
 	int rc = kbackend_start(d, &kb);
@@ -566,29 +566,19 @@ static int k_start(struct lnetd *d, struct backend **out)
 	return 0;
 }
 
-static void k_stop(struct backend *b)
+void kb_stop(struct backend *b)
 {
 	b->d->kb = NULL;
 	kbackend_stop((struct kbackend *)b);
 }
 
-static void k_sync(struct backend *b)
+void kb_sync(struct backend *b)
 {
 	kbackend_sync((struct kbackend *)b);
 }
 
-static bool k_applied(const struct backend *b, const struct lnetd_ni *n, char *why, size_t len)
+bool kb_applied(const struct backend *b, const struct lnetd_ni *n, char *why, size_t len)
 {
 	(void)n; /* the module holds all of the mirror or lnetd says why not */
 	return kbackend_applied((const struct kbackend *)b, why, len);
 }
-
-const struct backend_ops bk_lnetk_ops = {
-	.name = "kernel",
-	.help = "the lnetk module",
-	.module = "lnetk",
-	.start = k_start,
-	.stop = k_stop,
-	.sync = k_sync,
-	.applied = k_applied,
-};

@@ -74,6 +74,77 @@ static bool us_ni_link(struct backend *b, const struct lne_nid *nid, bool up)
 	return true;
 }
 
+/* --- the data path ---------------------------------------------------------------------- */
+
+static int us_ping(struct backend *b, struct bk_call *c)
+{
+	return lnetd_dp_ping(dp_of(b), c);
+}
+
+static int us_discover(struct backend *b, struct bk_call *c)
+{
+	return lnetd_dp_discover(dp_of(b), c);
+}
+
+static int us_selftest(struct backend *b, struct bk_call *c)
+{
+	return lnetd_dp_selftest(dp_of(b), c);
+}
+
+struct counting {
+	bk_count_fn fn;
+	void *arg;
+	const char *nid;
+	bool local;
+};
+
+static int count_one(void *arg, const char *name, u64 v)
+{
+	struct counting *x = arg;
+
+	return x->fn(x->arg, x->nid, x->local, name, v);
+}
+
+/* The node's totals and its own counters, then each NID's, as the module lists them. */
+static int us_counters(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *err)
+{
+	struct lne_node *n = lnetd_dp_node(dp_of(b));
+	struct counting x = {.fn = fn, .arg = arg};
+	const struct lne_stat *s;
+	char nid[LNE_NID_STR_MAX];
+	struct lne_nid id;
+	uint32_t k;
+	int rc;
+
+	(void)err;
+	rc = lne_counts_each(&n->st.c, count_one, &x);
+	if (rc >= 0)
+		rc = lne_node_stats_each(n, count_one, &x);
+	for (k = 0; rc >= 0 && k < LNE_STAT_HASH; k++)
+		for (s = n->stats[k]; rc >= 0 && s; s = s->hnext) {
+			lne_node_nid(n, s->nid, &id);
+			lne_nid_format(&id, nid, sizeof(nid));
+			x.nid = nid;
+			x.local = s->local;
+			rc = lne_counts_each(&s->c, count_one, &x);
+		}
+	return rc < 0 ? rc : 0;
+}
+
+static int us_counters_reset(struct backend *b, struct lne_err *err)
+{
+	(void)err;
+	lne_node_stats_reset(lnetd_dp_node(dp_of(b)));
+	return 0;
+}
+
+static int us_test_service(struct backend *b, bool on, struct lne_err *err)
+{
+	(void)err;
+	lnetd_dp_node(dp_of(b))->test_service = on;
+	return 0;
+}
+
 const struct backend_ops bk_userspace_ops = {
 	.name = "userspace",
 	.help = "lnetd itself: no module needed",
@@ -84,4 +155,10 @@ const struct backend_ops bk_userspace_ops = {
 	.mirror_replaced = us_sync,
 	.tbf_changed = us_tbf_changed,
 	.ni_link = us_ni_link,
+	.ping = us_ping,
+	.discover = us_discover,
+	.selftest = us_selftest,
+	.counters = us_counters,
+	.counters_reset = us_counters_reset,
+	.test_service = us_test_service,
 };
