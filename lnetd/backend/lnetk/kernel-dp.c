@@ -213,3 +213,126 @@ int kb_test_service(struct backend *b, bool on, struct lne_err *err)
 		rc = lnetk_test_service(kb_lnetk(b), on, &lerr);
 	return rc && !err->msg[0] ? kb_fail(err, rc, &lerr, "the module's test service") : rc;
 }
+
+/* --- health, recovery and router credits: the module's node -------------------------------- */
+
+int kb_set_health(struct backend *b, bool peer, const struct lne_nid *nid, uint32_t value,
+		  struct lne_err *err)
+{
+	char why[LNE_ERR_MSG_MAX];
+	int rc = kbackend_set_health((struct kbackend *)b, peer, nid, value, why, sizeof(why));
+
+	return rc ? lne_err_set(err, rc, NULL, -1, "%s", why) : 0;
+}
+
+int kb_health_stats(struct backend *b, const struct lne_nid *nid, bool *local, uint32_t *health,
+		    bk_kv_fn fn, void *arg, struct lne_err *err)
+{
+	struct lnetk_err lerr = {""};
+	char canon[LNE_NID_STR_MAX];
+	int rc = kb_absent(b, err, "data path");
+
+	lne_nid_format(nid, canon, sizeof(canon));
+	if (!rc)
+		rc = lnetk_health_get(kb_lnetk(b), canon, local, health, fn, arg, &lerr);
+	return rc && !err->msg[0] ? kb_fail(err, rc, &lerr, "the lnetk module refused") : rc;
+}
+
+int kb_rtr_credits(struct backend *b, const struct lne_nid *nid, int32_t *avail, int32_t *min,
+		   struct lne_err *err)
+{
+	struct lnetk_err lerr = {""};
+	char canon[LNE_NID_STR_MAX];
+	int rc = kb_absent(b, err, "data path");
+
+	lne_nid_format(nid, canon, sizeof(canon));
+	if (!rc)
+		rc = lnetk_rtr_credits(kb_lnetk(b), canon, avail, min, &lerr);
+	return rc && !err->msg[0] ? kb_fail(err, rc, &lerr, "the lnetk module refused") : rc;
+}
+
+int kb_recovery(struct backend *b, bool peer, bk_queued_fn fn, void *arg, struct lne_err *err)
+{
+	struct lnetk_err lerr = {""};
+	int rc = kb_absent(b, err, "data path");
+
+	if (!rc)
+		rc = lnetk_recovery_get(kb_lnetk(b), peer, fn, arg, &lerr);
+	return rc < 0 && !err->msg[0] ? kb_fail(err, rc, &lerr, "the lnetk module refused") : rc;
+}
+
+/* --- fault injection: the module keeps the rules (LNETK_CMD_FAULT) ----------------------- */
+
+int kb_fault_add(struct backend *b, const struct bk_fault *f, uint32_t *id, struct lne_err *err)
+{
+	struct lnetk_err lerr = {""};
+	int rc = kb_absent(b, err, "data path");
+
+	/* The options as given: the module checks them again, as lnetd did. */
+	if (!rc)
+		rc = lnetk_fault_add(kb_lnetk(b), f->attr->delay, f->key, f->value, f->n, id,
+				     &lerr);
+	return rc && !err->msg[0] ? kb_fail(err, rc, &lerr, "the lnetk module refused") : rc;
+}
+
+int kb_fault_del(struct backend *b, bool delay, const struct lne_nid *src,
+		 const struct lne_nid *dst, bool all, uint32_t *gone, struct lne_err *err)
+{
+	char s[LNE_NID_STR_MAX], d[LNE_NID_STR_MAX];
+	struct lnetk_err lerr = {""};
+	int rc = kb_absent(b, err, "data path");
+
+	if (src)
+		lne_nid_format(src, s, sizeof(s));
+	if (dst)
+		lne_nid_format(dst, d, sizeof(d));
+	if (!rc)
+		rc = lnetk_fault_del(kb_lnetk(b), delay, src ? s : NULL, dst ? d : NULL, all, gone,
+				     &lerr);
+	return rc && !err->msg[0] ? kb_fail(err, rc, &lerr, "the lnetk module refused") : rc;
+}
+
+int kb_fault_reset(struct backend *b, bool delay, struct lne_err *err)
+{
+	struct lnetk_err lerr = {""};
+	int rc = kb_absent(b, err, "data path");
+
+	if (!rc)
+		rc = lnetk_fault_reset(kb_lnetk(b), delay, &lerr);
+	return rc && !err->msg[0] ? kb_fail(err, rc, &lerr, "the lnetk module refused") : rc;
+}
+
+struct listing {
+	bk_fault_fn fn;
+	void *arg;
+};
+
+static int rule_one(void *arg, const struct lnetk_fault_rule *k)
+{
+	struct listing *l = arg;
+	struct bk_fault_rule r = {.id = k->id};
+	unsigned int i;
+
+	for (i = 0; i < k->nopt && i < BK_FAULT_OPTS_MAX; i++) {
+		r.key[i] = k->key[i];
+		r.value[i] = k->value[i];
+	}
+	r.nopt = i;
+	for (i = 0; i < k->nstat && i < BK_FAULT_STATS_MAX; i++) {
+		r.stat[i] = k->stat[i];
+		r.count[i] = k->count[i];
+	}
+	r.nstat = i;
+	return l->fn(l->arg, &r);
+}
+
+int kb_fault_list(struct backend *b, bool delay, bk_fault_fn fn, void *arg, struct lne_err *err)
+{
+	struct listing l = {fn, arg};
+	struct lnetk_err lerr = {""};
+	int rc = kb_absent(b, err, "data path");
+
+	if (!rc)
+		rc = lnetk_fault_list(kb_lnetk(b), delay, rule_one, &l, &lerr);
+	return rc < 0 && !err->msg[0] ? kb_fail(err, rc, &lerr, "the lnetk module refused") : rc;
+}

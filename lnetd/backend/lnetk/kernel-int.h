@@ -111,5 +111,17 @@ int kb_selftest(struct backend *b, struct bk_call *c);
 int kb_counters(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *err);
 int kb_counters_reset(struct backend *b, struct lne_err *err);
 int kb_test_service(struct backend *b, bool on, struct lne_err *err);
+int kb_set_health(struct backend *b, bool peer, const struct lne_nid *nid, uint32_t value,
+		  struct lne_err *err);
+int kb_health_stats(struct backend *b, const struct lne_nid *nid, bool *local, uint32_t *health,
+		    bk_kv_fn fn, void *arg, struct lne_err *err);
+int kb_rtr_credits(struct backend *b, const struct lne_nid *nid, int32_t *avail, int32_t *min,
+		   struct lne_err *err);
+int kb_recovery(struct backend *b, bool peer, bk_queued_fn fn, void *arg, struct lne_err *err);
+int kb_fault_add(struct backend *b, const struct bk_fault *f, uint32_t *id, struct lne_err *err);
+int kb_fault_del(struct backend *b, bool delay, const struct lne_nid *src,
+		 const struct lne_nid *dst, bool all, uint32_t *gone, struct lne_err *err);
+int kb_fault_reset(struct backend *b, bool delay, struct lne_err *err);
+int kb_fault_list(struct backend *b, bool delay, bk_fault_fn fn, void *arg, struct lne_err *err);
 
 #endif /* LNETD_KERNEL_INT_H */

@@ -21,4 +21,12 @@ const struct backend_ops bk_lnetk_ops = {
 	.counters = kb_counters,
 	.counters_reset = kb_counters_reset,
 	.test_service = kb_test_service,
+	.set_health = kb_set_health,
+	.health_stats = kb_health_stats,
+	.rtr_credits = kb_rtr_credits,
+	.recovery = kb_recovery,
+	.fault_add = kb_fault_add,
+	.fault_del = kb_fault_del,
+	.fault_reset = kb_fault_reset,
+	.fault_list = kb_fault_list,
 };
