@@ -43,6 +43,10 @@ int bus_call_fail(sd_bus_error *e, int rc, const char *msg);
 void bus_reply_call_error(sd_bus_message *m, int rc, const char *msg);
 /* NotSupported: "the lustre engine cannot list fault rules" (@what: "list fault rules"). */
 int bus_engine_cannot(const struct lnetd *d, const char *what, sd_bus_error *e);
+/* The views (backend.h): the engine's health table (NULL: show the mirror's), and the
+ * peers its discovery made (NULL: none beyond the mirror's). */
+struct bk_health *bus_engine_health(struct lnetd *d, bool peers);
+struct lne_inst *bus_engine_discovered(struct lnetd *d);
 
 /*
  * Changes need root or polkit's org.lnetd1.manage; reads do not.

@@ -21,6 +21,7 @@
 
 #include "bus-errors.h"
 #include "bus-int.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 
@@ -96,6 +97,26 @@ void bus_reply_call_error(sd_bus_message *m, int rc, const char *msg)
 	bus_call_fail(&e, rc, msg);
 	sd_bus_reply_method_error(m, &e);
 	sd_bus_error_free(&e);
+}
+
+struct bk_health *bus_engine_health(struct lnetd *d, bool peers)
+{
+	const struct backend_ops *ops = backend_ops_of(d);
+	struct bk_health *h = NULL;
+
+	if (ops->health && ops->health(d->backend, peers, &h) < 0)
+		h = NULL;
+	return h;
+}
+
+struct lne_inst *bus_engine_discovered(struct lnetd *d)
+{
+	const struct backend_ops *ops = backend_ops_of(d);
+	struct lne_inst *ln = NULL;
+
+	if (ops->discovered && ops->discovered(d->backend, &ln) < 0)
+		ln = NULL;
+	return ln;
 }
 
 int bus_engine_cannot(const struct lnetd *d, const char *what, sd_bus_error *e)

@@ -336,3 +336,68 @@ int kb_fault_list(struct backend *b, bool delay, bk_fault_fn fn, void *arg, stru
 		rc = lnetk_fault_list(kb_lnetk(b), delay, rule_one, &l, &lerr);
 	return rc < 0 && !err->msg[0] ? kb_fail(err, rc, &lerr, "the lnetk module refused") : rc;
 }
+
+/* --- explain: the module decides on its running state ------------------------------------- */
+
+_Static_assert((int)LNETK_CRIT_ROUND_ROBIN == (int)LNE_CRIT_ROUND_ROBIN &&
+		       (int)LNETK_CRIT_CHOSEN == (int)LNE_CRIT_CHOSEN &&
+		       (int)LNETK_STEP_GATEWAY == (int)LNE_STEP_GATEWAY,
+	       "the module's criteria and steps are the engine's");
+
+/*
+ * Ask the module while it is loaded: it decides on its running state,
+ * which lnetd's mirror does not see (health and round robin as traffic
+ * left them).  Without it, the mirror decides.
+ */
+int kb_explain(struct backend *b, struct bk_explain *x, struct lne_err *err)
+{
+	char dst[LNE_NID_STR_MAX], src[LNE_NID_STR_MAX];
+	struct lnetk_select_req req = {.dst = dst, .md_cpt = -1};
+	struct lne_explain *ex = x->ex;
+	struct lnetk_entry *ent;
+	struct lnetk_explain kex;
+	struct lnetk_err lerr = {.msg = ""};
+	struct lnetk_selection sel;
+	size_t i;
+	unsigned int k;
+	int rc;
+
+	if (!kb_lnetk(b))
+		return bk_explain_inst(b->d->mirror, x, err);
+	ent = calloc(ex->cap ? ex->cap : 1, sizeof(*ent));
+	if (!ent)
+		return -ENOMEM;
+	kex = (struct lnetk_explain){.ent = ent, .cap = ex->cap};
+	lne_nid_format(x->dst, dst, sizeof(dst));
+	if (x->src) {
+		lne_nid_format(x->src, src, sizeof(src));
+		req.src = src;
+	}
+	rc = lnetk_explain(kb_lnetk(b), &req, &sel, &kex, &lerr);
+	if (rc) {
+		free(ent);
+		return lne_err_set(err, rc, NULL, -1, "%s", lerr.msg[0] ? lerr.msg : strerror(-rc));
+	}
+	snprintf(x->ni, sizeof(x->ni), "%s", sel.ni);
+	snprintf(x->pni, sizeof(x->pni), "%s", sel.peer_ni);
+	snprintf(x->gw, sizeof(x->gw), "%s", sel.gateway);
+	for (i = 0; i < kex.n && ex->n < ex->cap; i++) {
+		struct lne_exp_entry *e = &ex->ent[ex->n];
+
+		memset(e, 0, sizeof(*e));
+		if (lne_nid_parse(ent[i].nid, &e->nid, NULL))
+			continue;
+		e->step = ent[i].step;
+		e->crit = ent[i].crit;
+		e->lost_at = ent[i].lost_at;
+		for (k = 0; k < ent[i].nkeys && k < LNE_KEY_MAX; k++) {
+			e->key.crit[k] = ent[i].key[k].crit;
+			e->key.v[k] = ent[i].key[k].value;
+			e->key.rule[k] = ent[i].key[k].rule;
+		}
+		e->key.n = (u8)k;
+		ex->n++;
+	}
+	free(ent);
+	return 0;
+}

@@ -123,5 +123,13 @@ int kb_fault_del(struct backend *b, bool delay, const struct lne_nid *src,
 		 const struct lne_nid *dst, bool all, uint32_t *gone, struct lne_err *err);
 int kb_fault_reset(struct backend *b, bool delay, struct lne_err *err);
 int kb_fault_list(struct backend *b, bool delay, bk_fault_fn fn, void *arg, struct lne_err *err);
+int kb_explain(struct backend *b, struct bk_explain *x, struct lne_err *err);
+
+/* kernel-load.c: the views, from the module's dumps */
+int kb_health(struct backend *b, bool peers, struct bk_health **out);
+int kb_route_states(struct backend *b, bk_route_fn fn, void *arg);
+int kb_discovered(struct backend *b, struct lne_inst **out);
+/* ktbf.c */
+int kb_tbf_read(struct backend *b, bk_tbf_fn fn, void *arg, struct lne_err *err);
 
 #endif /* LNETD_KERNEL_INT_H */

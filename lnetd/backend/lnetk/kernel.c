@@ -547,11 +547,6 @@ int kbackend_set_health(struct kbackend *kb, bool peer, const struct lne_nid *ni
 	return 0;
 }
 
-struct lnetk *kbackend_lnetk(const struct kbackend *kb)
-{
-	return kb->lk;
-}
-
 /* --- the engine's ops (backend.h) ------------------------------------------------------ */
 
 int kb_start(struct lnetd *d, struct backend **out)

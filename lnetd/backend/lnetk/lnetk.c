@@ -15,6 +15,10 @@ const struct backend_ops bk_lnetk_ops = {
 	.stop = kb_stop,
 	.sync = kb_sync,
 	.applied = kb_applied,
+	.health = kb_health,
+	.discovered = kb_discovered,
+	.route_states = kb_route_states,
+	.tbf_read = kb_tbf_read,
 	.ping = kb_ping,
 	.discover = kb_discover,
 	.selftest = kb_selftest,
@@ -29,4 +33,5 @@ const struct backend_ops bk_lnetk_ops = {
 	.fault_del = kb_fault_del,
 	.fault_reset = kb_fault_reset,
 	.fault_list = kb_fault_list,
+	.explain = kb_explain,
 };

@@ -77,6 +77,27 @@ static bool us_ni_link(struct backend *b, const struct lne_nid *nid, bool up)
 	return true;
 }
 
+/* --- views: the mirror is the engine, so only what the node adds to it -------------- */
+
+/* The node's router checker writes its verdicts into the mirror (lne_route.down). */
+static int us_route_states(struct backend *b, bk_route_fn fn, void *arg)
+{
+	const struct lne_route *rt;
+	int rc = 0;
+
+	lne_list_for_each_entry(rt, &b->d->mirror->routes, link) {
+		rc = fn(arg, rt->rnet->id, &rt->gw->nid, rt->down);
+		if (rc < 0)
+			break;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static int us_explain(struct backend *b, struct bk_explain *x, struct lne_err *err)
+{
+	return bk_explain_inst(b->d->mirror, x, err);
+}
+
 /* --- the data path ---------------------------------------------------------------------- */
 
 static int us_ping(struct backend *b, struct bk_call *c)
@@ -329,6 +350,7 @@ const struct backend_ops bk_userspace_ops = {
 	.mirror_replaced = us_sync,
 	.tbf_changed = us_tbf_changed,
 	.ni_link = us_ni_link,
+	.route_states = us_route_states,
 	.ping = us_ping,
 	.discover = us_discover,
 	.selftest = us_selftest,
@@ -344,4 +366,5 @@ const struct backend_ops bk_userspace_ops = {
 	.fault_del = us_fault_del,
 	.fault_reset = us_fault_reset,
 	.fault_list = us_fault_list,
+	.explain = us_explain,
 };
