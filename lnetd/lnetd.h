@@ -115,8 +115,6 @@ struct lnetd {
 	struct lne_inst *mirror; /* the desired state, as the engine sees it */
 	const char *engine;	 /* its name: "kernel", "userspace", ... */
 	struct backend *backend; /* the engine that runs LNet (backend/backend.h), or NULL */
-	struct kbackend *kb;	 /* the kernel backend (engine "kernel"), or NULL */
-	struct lnetd_dp *dp;	 /* the userspace engine's data path (dp.h), or NULL */
 	uint16_t lnet_port;	 /* the userspace engine's LNet port (--lnet-port) */
 	struct lne_tbf **tbf;	 /* the mirror's NRS TBF policies, one per service */
 	size_t ntbf;

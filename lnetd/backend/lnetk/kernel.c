@@ -556,14 +556,12 @@ int kb_start(struct lnetd *d, struct backend **out)
 
 	if (rc)
 		return rc;
-	d->kb = kb;
 	*out = &kb->b;
 	return 0;
 }
 
 void kb_stop(struct backend *b)
 {
-	b->d->kb = NULL;
 	kbackend_stop((struct kbackend *)b);
 }
 

@@ -39,7 +39,6 @@ static int us_start(struct lnetd *d, struct backend **out)
 		free(u);
 		return rc;
 	}
-	d->dp = u->dp;
 	lnetd_dp_policies(u->dp, false); /* the test service's TBF policy, if stored */
 	*out = &u->b;
 	return 0;
@@ -50,7 +49,6 @@ static void us_stop(struct backend *b)
 	struct userspace *u = (struct userspace *)b;
 
 	lnetd_dp_stop(u->dp);
-	b->d->dp = NULL;
 	free(u);
 }
 
