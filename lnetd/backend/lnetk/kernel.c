@@ -8,31 +8,16 @@
  *
  * The backend keeps @pushed, an engine instance (the module's own code)
  * holding what the module holds as far as lnetd knows: every request the
- * module accepts is applied to @pushed too.  A sync walks the mirror and
- * @pushed side by side and sends the differences, in an order the object
- * model accepts:
- *
- *   1. deletions: the rules past the common prefix and suffix of the two
- *      ordered lists, routes, peers and peer NIDs, NIs;
- *   2. additions: globals (retry_count and transaction_timeout in whichever
- *      order the engine accepts), NIs, peers and their NIDs, routes, rules
- *      (inserted between the common prefix and suffix);
- *   3. the link state of NIs (NI_SET, which a batch cannot carry);
- *   4. the NRS TBF policies (ktbf.c: read from the module and compared each
- *      time, as they are not objects of the engine instance).
- *
- * Health, credits and round robin are running state, not configuration:
- * they are never compared, so a sync touches only what the configuration
- * changed, and an object it does not touch keeps its running state.
- *
- * Additions go in one BATCH when there are many of them (the module builds
- * a batch on a copy of its state, so "many" grows with what it holds); an
- * empty module gets everything in one LNETK_F_REPLACE batch (nothing lost,
- * and nobody else's leftovers survive).  A batch is all or nothing: if the
- * module refuses it, the same additions go again one request each, so one
- * bad object keeps out only itself.  A refusal by the module never stops a
- * sync (the first one is the backend's reason, Status shows it); losing
- * the module (no extack, no reply) does, and a timer tries again.
+ * module accepts is applied to @pushed too.  A sync sends the differences
+ * between the mirror and @pushed: sync.c walks them (deletions, then
+ * additions, then link states; sync.h says in what order), kernel-sync.c
+ * writes them as liblnetk requests, BATCHes when there are many (the
+ * module builds a batch on a copy of its state; an empty module gets
+ * everything in one LNETK_F_REPLACE batch, nothing lost and nobody else's
+ * leftovers surviving), then the NRS TBF policies (ktbf.c).  A refusal by
+ * the module never stops a sync (the first one is the backend's reason,
+ * Status shows it); losing the module (no extack, no reply) does, and a
+ * timer tries again.
  *
  * When the two may have parted, @pushed is read back from the module's
  * dumps instead (taken between two GET_INFOs with the same generation, so
