@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 	 * files and directories keep their modes.
 	 */
 	umask(0077);
-	/* Never a silent fallback: the kernel backend is chosen or refused. */
+	/* Never a silent fallback: the engine is chosen or refused. */
 	if (!d.state_dir)
 		d.state_dir = getenv("STATE_DIRECTORY") ?: "/var/lib/lnetd";
 	if (mkdir(d.state_dir, 0700) && errno != EEXIST) {

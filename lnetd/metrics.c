@@ -388,7 +388,7 @@ int lnetd_status_read(struct lnetd *d, struct lnetd_status *s)
 	for (i = 0; i < d->nnis; i++)
 		s->applied[0] += lnetd_ni_applied(d, &d->nis[i], s->why, sizeof(s->why));
 	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
-	 * kernel backend says whether the module holds what the mirror does. */
+	 * engine (backend.h: applied) says whether it holds what the mirror does. */
 	s->in_module = backend_applied(d, NULL, s->why, sizeof(s->why));
 	for (k = 0; k < LNETD_KINDS; k++) {
 		s->kind[k] = kinds[k];
