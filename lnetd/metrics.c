@@ -424,7 +424,8 @@ int lnetd_pending_each(struct lnetd *d, const struct lnetd_status *s, lnetd_pend
 		       void *arg)
 {
 	size_t i;
-	int rc = s->in_module ? 0 : fn(arg, "module", backend_ops_of(d)->module, s->why);
+	const char *module = backend_ops_of(d)->module ?: d->engine;
+	int rc = s->in_module ? 0 : fn(arg, "module", module, s->why);
 
 	for (i = 0; rc >= 0 && i < d->nnis; i++) {
 		const struct lnetd_ni *n = &d->nis[i];

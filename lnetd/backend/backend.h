@@ -9,16 +9,17 @@
  * lnetd/backend/ implementing struct backend_ops, and nothing outside
  * lnetd/backend/ talks to an engine any other way: the change flow, the
  * D-Bus methods that read or act on running state, metrics and the data
- * path's commands all come through here.  A new engine is one folder and
- * one line in engines.h (the table --engine walks, with its help).
+ * path's commands all come through here.  A new engine is one folder (its
+ * sources in its own .am, included from backend.am) and one line in
+ * engines.h (the table --engine walks, with its help).
  *
  * THE CONTRACT
  *
  * Threading.  Every op is called from lnetd's one event loop and returns
- * there; an op never blocks on the network for longer than a request to a
- * local kernel takes.  What waits for the network (a ping, a discovery, a
- * selftest) is a call (struct bk_call): the op starts it and @done is
- * called later, on the loop.  An engine whose interface blocks (an ioctl
+ * there: it may make requests to a local kernel, which answer at once, but
+ * never waits for the network.  What waits for the network (a ping, a
+ * discovery, a selftest) is a call (struct bk_call): the op starts it and
+ * @done is called later, on the loop.  An engine whose interface blocks (an ioctl
  * or a genl request that waits for the answer) runs it with
  * bk_call_on_thread(): its function runs on a thread of its own, which
  * must open its own connection to the engine and touch nothing of lnetd's
@@ -35,8 +36,11 @@
  * do it: the D-Bus caller gets NotSupported, "the lustre engine cannot
  * list fault rules" (bus_engine_cannot()).  A NULL op in the views group
  * means the mirror's view is the engine's (what lnetd last set is what
- * runs): the caller shows the mirror.  The hooks are optional: NULL does
- * nothing.
+ * runs): the caller shows the mirror.  A view op returning -ENODEV (the
+ * engine away) leaves the engine's running state unknown: ListNIs and
+ * ListPeers show the mirror's health, ListTbf the mirror's policies,
+ * ListRoutes no state, metrics none of it.  The hooks are optional: NULL
+ * does nothing.
  *
  * Configuration.  The engine holds what the mirror holds: @sync is called
  * after every change to the mirror (a committed change, a rebuild, NIs
@@ -88,7 +92,8 @@ struct bk_ping_info {
  * and the caller still owns @c.  In @done, @c->rc < 0 is a failure with
  * @c->err's sentence: -EHOSTUNREACH, -ETIMEDOUT or -ENOTCONN the peer did
  * not answer; -EOPNOTSUPP the engine cannot; -EPROTO a malformed answer;
- * -ENOENT the object went; anything else a refusal.
+ * -ENOENT the object went; -E2BIG too many calls wait already
+ * (LimitReached); anything else a refusal.
  */
 struct bk_call {
 	/* the question */
@@ -194,7 +199,7 @@ typedef int (*bk_tbf_fn)(void *arg, const struct bk_tbf_policy *p);
 struct backend_ops {
 	const char *name;   /* --engine's word */
 	const char *help;   /* what it is, for lnetd --help (one line, ~40 columns) */
-	const char *module; /* the thing Status names while not applied ("lnetk") */
+	const char *module; /* what Status names while not applied ("lnetk"); NULL: the name */
 
 	/* Start on d->event (d->mirror and d->nis are loaded): the engine is made
 	 * equal to the mirror now or when it appears.  Fails only for lnetd's own

@@ -60,7 +60,8 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void say(struct sync *s, int prio, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(struct sync *s, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void say(struct sync *s, int prio, const char *fmt, ...)
 {
 	char line[BK_WHY_MAX];
@@ -146,7 +147,8 @@ static bool sent_ok(struct sync *s, int rc)
 }
 
 /* The arguments after @rc name the request, formatted only when it was refused. */
-#define SENT(s, rc, ...) ((s)->mode != M_SEND || !(rc) ? sent_ok(s, rc) : refused(s, rc, __VA_ARGS__))
+#define SENT(s, rc, ...) \
+	((s)->mode != M_SEND || !(rc) ? sent_ok(s, rc) : refused(s, rc, __VA_ARGS__))
 
 /* The same change on @have; the engine's copy refusing what the engine took means they parted. */
 static void local(struct sync *s, int rc, const struct lne_err *err, const char *what)
@@ -253,8 +255,7 @@ static struct lne_rule **rule_array(const struct lne_inst *ln)
 }
 
 /* The rules both lists start with (@k) and end with (@suffix, not overlapping @k). */
-static int rules_common(const struct lne_inst *want, const struct lne_inst *h, u32 *k,
-			u32 *suffix)
+static int rules_common(const struct lne_inst *want, const struct lne_inst *h, u32 *k, u32 *suffix)
 {
 	struct lne_rule **w = rule_array(want), **a = rule_array(h);
 	u32 nw = want->udsp.nrules, nh = h->udsp.nrules;
@@ -733,8 +734,8 @@ static bool batch(struct sync *s, bool replace)
 void bk_sync(const struct bk_writer *w, void *ctx, struct lne_inst **have,
 	     const struct lne_inst *want, const struct bk_sync_opts *o, struct bk_sync_result *r)
 {
-	struct sync s = {.w = w, .ctx = ctx, .who = w->who ?: "engine", .have = have, .want = want,
-			 .r = r};
+	struct sync s = {
+		.w = w, .ctx = ctx, .who = w->who ?: "engine", .have = have, .want = want, .r = r};
 	size_t held = bk_objects(*have);
 	size_t min = o->batch_min ?: BATCH_MIN, ratio = o->batch_ratio ?: BATCH_RATIO;
 	bool batching = w->batch_begin && w->batch_send && w->batch_abort;

@@ -341,7 +341,6 @@ static int us_fault_list(struct backend *b, bool delay, bk_fault_fn fn, void *ar
 const struct backend_ops bk_userspace_ops = {
 	.name = "userspace",
 	.help = "lnetd itself: no module needed",
-	.module = "userspace",
 	.start = us_start,
 	.stop = us_stop,
 	.sync = us_sync,
