@@ -38,6 +38,7 @@ enum {
 
 struct sync {
 	const struct bk_writer *w;
+	const struct bk_sync_opts *o;
 	void *ctx;
 	const char *who;
 	struct lne_inst **have;	     /* the engine's copy: a replacing batch swaps it */
@@ -67,12 +68,12 @@ static void say(struct sync *s, int prio, const char *fmt, ...)
 	char line[BK_WHY_MAX];
 	va_list ap;
 
-	if (!s->w->log)
+	if (!s->o->log)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	s->w->log(s->ctx, prio, line);
+	s->o->log(s->ctx, prio, line);
 }
 
 size_t bk_objects(const struct lne_inst *ln)
@@ -689,7 +690,7 @@ static bool batch(struct sync *s, bool replace)
 		if (rc) {
 			s->w->batch_abort(s->ctx);
 		} else {
-			bytes = s->w->batch_bytes ? s->w->batch_bytes(s->ctx) : 0;
+			bytes = s->o->batch_bytes ? s->o->batch_bytes(s->ctx) : 0;
 			t1 = now();
 			rc = s->w->batch_send(s->ctx, &applied, fresh(s));
 			t2 = now();
@@ -717,7 +718,7 @@ static bool batch(struct sync *s, bool replace)
 	s->mode = M_LOCAL;
 	additions(s);
 	s->mode = M_SEND;
-	if (s->w->batch_bytes)
+	if (s->o->batch_bytes)
 		say(s, LOG_INFO,
 		    "%s took a %sbatch of %zu items (%zu bytes): built in %.2f s, applied in "
 		    "%.2f s, copied in %.2f s",
@@ -734,8 +735,13 @@ static bool batch(struct sync *s, bool replace)
 void bk_sync(const struct bk_writer *w, void *ctx, struct lne_inst **have,
 	     const struct lne_inst *want, const struct bk_sync_opts *o, struct bk_sync_result *r)
 {
-	struct sync s = {
-		.w = w, .ctx = ctx, .who = w->who ?: "engine", .have = have, .want = want, .r = r};
+	struct sync s = {.w = w,
+			 .o = o,
+			 .ctx = ctx,
+			 .who = o->who ?: "engine",
+			 .have = have,
+			 .want = want,
+			 .r = r};
 	size_t held = bk_objects(*have);
 	size_t min = o->batch_min ?: BATCH_MIN, ratio = o->batch_ratio ?: BATCH_RATIO;
 	bool batching = w->batch_begin && w->batch_send && w->batch_abort;

@@ -55,6 +55,9 @@
 #include "engine/error.h" /* struct lne_err: errno + sentence */
 #include "engine/model.h"
 
+/* The lustre engine's lu-writer.h declares the same shape under the same guard. */
+#ifndef BK_WRITER_DECLARED
+#define BK_WRITER_DECLARED
 struct bk_writer {
 	/* deletions; @have is the object in the engine's copy (the "pushed" instance) */
 	int (*rule_del)(void *ctx, u32 idx, struct lne_err *err);
@@ -78,22 +81,22 @@ struct bk_writer {
 	int (*batch_begin)(void *ctx, bool replace, struct lne_err *err);
 	int (*batch_send)(void *ctx, size_t *applied, struct lne_err *err);
 	void (*batch_abort)(void *ctx);
-
-	/* --- optional members beyond the ops ------------------------------------------ */
-	/* The engine in sentences ("lnetk module": "the lnetk module refused ..."). */
-	const char *who;
-	/* The collected batch's size in bytes, for the log line (before batch_send). */
-	size_t (*batch_bytes)(void *ctx);
-	/* A line for lnetd's log (@prio: LOG_ERR, LOG_WARNING, LOG_INFO). */
-	void (*log)(void *ctx, int prio, const char *line);
 };
+#endif
 
+/* How a sync goes; what is not the writer's requests (all optional). */
 struct bk_sync_opts {
 	/* What the engine holds is unknown: replace it whole, with a batch (a writer without
 	 * batching cannot: it reads the engine into @have instead). */
 	bool replace;
 	size_t batch_min;   /* fewer additions than this go one request each (0: 64) */
 	size_t batch_ratio; /* ... and so do fewer than 1/this of what @have holds (0: 16) */
+	/* The engine in sentences ("lnetk module": "the lnetk module refused ..."). */
+	const char *who;
+	/* The collected batch's size in bytes, for the log line (before batch_send). */
+	size_t (*batch_bytes)(void *ctx);
+	/* A line for lnetd's log (@prio: LOG_ERR, LOG_WARNING, LOG_INFO); @ctx the writer's. */
+	void (*log)(void *ctx, int prio, const char *line);
 };
 
 #define BK_WHY_MAX 512

@@ -39,8 +39,7 @@ struct rec {
 	size_t nlogged;
 };
 
-static struct lne_nid N(const char *s)
-{
+static struct lne_nid N(const char *s) {
 	struct lne_nid nid;
 	struct lne_err err;
 
@@ -49,7 +48,8 @@ static struct lne_nid N(const char *s)
 }
 
 /* Write the call down; its answer: 0, a refusal with a sentence, or silence. */
-static int call(struct rec *w, struct lne_err *err, const char *fmt, ...)
+static int
+call(struct rec *w, struct lne_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int call(struct rec *w, struct lne_err *err, const char *fmt, ...)
 {
@@ -274,8 +274,6 @@ static const struct bk_writer plain = {
 	.route_add = w_route_add,
 	.rule_add = w_rule_add,
 	.ni_set_up = w_ni_set_up,
-	.who = "test engine",
-	.log = w_log,
 };
 
 static const struct bk_writer batching = {
@@ -293,8 +291,6 @@ static const struct bk_writer batching = {
 	.batch_begin = w_batch_begin,
 	.batch_send = w_batch_send,
 	.batch_abort = w_batch_abort,
-	.who = "test engine",
-	.log = w_log,
 };
 
 /* --- building mirrors ------------------------------------------------------------------ */
@@ -371,7 +367,7 @@ static char *sorted(char *text)
 static void same_as(struct rec *w, struct lne_inst **have, const struct lne_inst *want,
 		    bool any_order)
 {
-	struct bk_sync_opts o = {0};
+	struct bk_sync_opts o = {.who = "test engine", .log = w_log};
 	struct bk_sync_result r;
 	char *a = state_text(w->eng), *b = state_text(want), *c = state_text(*have);
 	size_t before = w->n;
@@ -430,7 +426,7 @@ START_TEST(sync_fills_then_changes)
 {
 	struct rec *w = calloc(1, sizeof(*w));
 	struct lne_inst *have = lne_inst_new(), *want = base();
-	struct bk_sync_opts o = {0};
+	struct bk_sync_opts o = {.who = "test engine", .log = w_log};
 	struct bk_sync_result r;
 	ssize_t i, last_del = -1, first_add = -1;
 
@@ -446,9 +442,9 @@ START_TEST(sync_fills_then_changes)
 	lne_inst_free(want);
 	want = lne_inst_new();
 	ni(want, "10.0.0.1@tcp", 1);
-	ni(want, "10.2.0.1@tcp2", 3);	     /* tcp1's NI went, tcp2's came */
-	peer(want, "10.0.0.2@tcp", NULL);    /* lost a NID */
-	peer(want, "10.0.0.5@tcp", NULL);    /* new; 10.0.0.3 and .4 went */
+	ni(want, "10.2.0.1@tcp2", 3);		/* tcp1's NI went, tcp2's came */
+	peer(want, "10.0.0.2@tcp", NULL);	/* lost a NID */
+	peer(want, "10.0.0.5@tcp", NULL);	/* new; 10.0.0.3 and .4 went */
 	route(want, "o2ib", "10.0.0.9@tcp", 3); /* its hops changed */
 	rule(want, "10.0.0.2@tcp", -1);
 	rule(want, "10.0.0.7@tcp", -1); /* in the middle; .3 went */
@@ -509,7 +505,7 @@ START_TEST(sync_rule_positions)
 	for (c = 0; c < LNE_ARRAY_SIZE(cases); c++) {
 		struct rec *w = calloc(1, sizeof(*w));
 		struct lne_inst *have = lne_inst_new(), *want = lne_inst_new();
-		struct bk_sync_opts o = {0};
+		struct bk_sync_opts o = {.who = "test engine", .log = w_log};
 		struct bk_sync_result r;
 
 		/* An NI, so that neither copy is empty (that would replace whole). */
@@ -545,7 +541,7 @@ START_TEST(sync_globals_in_an_accepted_order)
 {
 	struct rec *w = calloc(1, sizeof(*w));
 	struct lne_inst *have = lne_inst_new(), *want = lne_inst_new();
-	struct bk_sync_opts o = {0};
+	struct bk_sync_opts o = {.who = "test engine", .log = w_log};
 	struct bk_sync_result r;
 
 	ni(want, "10.0.0.1@tcp", 1);
@@ -571,7 +567,7 @@ START_TEST(sync_refusal_counted)
 {
 	struct rec *w = calloc(1, sizeof(*w));
 	struct lne_inst *have = lne_inst_new(), *want = base();
-	struct bk_sync_opts o = {0};
+	struct bk_sync_opts o = {.who = "test engine", .log = w_log};
 	struct bk_sync_result r;
 	struct lne_nid refused = N("10.0.0.3@tcp");
 	char *a, *b;
@@ -615,7 +611,7 @@ START_TEST(sync_unreachable_stops)
 {
 	struct rec *w = calloc(1, sizeof(*w));
 	struct lne_inst *have = lne_inst_new(), *want = base();
-	struct bk_sync_opts o = {0};
+	struct bk_sync_opts o = {.who = "test engine", .log = w_log};
 	struct bk_sync_result r;
 
 	w->eng = lne_inst_new();
@@ -656,7 +652,7 @@ START_TEST(sync_batches)
 {
 	struct rec *w = calloc(1, sizeof(*w));
 	struct lne_inst *have = lne_inst_new(), *want = lne_inst_new();
-	struct bk_sync_opts o = {0};
+	struct bk_sync_opts o = {.who = "test engine", .log = w_log};
 	struct bk_sync_result r;
 
 	ni(want, "10.0.0.1@tcp", 1);
@@ -714,7 +710,7 @@ START_TEST(sync_replace_unknown)
 {
 	struct rec *w = calloc(1, sizeof(*w));
 	struct lne_inst *have = lne_inst_new(), *want = lne_inst_new();
-	struct bk_sync_opts o = {.replace = true};
+	struct bk_sync_opts o = {.replace = true, .who = "test engine", .log = w_log};
 	struct bk_sync_result r;
 
 	w->eng = lne_inst_new();

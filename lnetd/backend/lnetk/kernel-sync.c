@@ -276,9 +276,6 @@ static const struct bk_writer writer = {
 	.batch_begin = w_batch_begin,
 	.batch_send = w_batch_send,
 	.batch_abort = w_batch_abort,
-	.who = WHO,
-	.batch_bytes = w_batch_bytes,
-	.log = w_log,
 };
 
 /* --- NRS TBF, after the objects (they do not depend on each other) ------------------------ */
@@ -318,7 +315,8 @@ static void tbf_push(struct kwriter *k, struct bk_sync_result *r)
 void kb_push(struct kbackend *kb, struct kb_result *out)
 {
 	struct kwriter k = {.kb = kb};
-	struct bk_sync_opts o = {.replace = kb->replace};
+	struct bk_sync_opts o = {
+		.replace = kb->replace, .who = WHO, .batch_bytes = w_batch_bytes, .log = w_log};
 	struct bk_sync_result r;
 
 	bk_sync(&writer, &k, &kb->pushed, kb->d->mirror, &o, &r);
