@@ -8,7 +8,8 @@
  *       ratio to `lnetctl --version` in this run (the cost of starting the
  *       program at all)
  *
- * Prints "name: value" lines and "ok", or "FAIL" when a run fails.
+ * Prints "name: value" lines and "ok", or "FAIL" when a run fails, and
+ * records the figure for doc/BENCHMARKS.md (bench/figure.h).
  */
 #include <fcntl.h>
 #include <spawn.h>
@@ -18,6 +19,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench/figure.h"
 
 #define RUNS 101
 
@@ -60,6 +63,7 @@ int main(int argc, char **argv)
 {
 	char net[] = "net", sh[] = "show", ver[] = "--version";
 	char *show[] = {argv[1], net, sh, NULL}, *version[] = {argv[1], ver, NULL};
+	char fm[64], fb[64], fq[32];
 	double s, v;
 
 	if (argc != 2) {
@@ -74,6 +78,12 @@ int main(int argc, char **argv)
 	}
 	printf("C1 lnetctl net show, 64 NIs, median ms (target <= 10): %.2f\n", s * 1e3);
 	printf("C1 ratio net show / --version (starting the program): %.2f\n", s / v);
+	bench_figure(
+		"C1", "-",
+		"lnetctl net show with 64 NIs, process start to exit (median of 101) ÷ lnetctl "
+		"--version (starting the program at all)",
+		bench_fmt(fm, "%.2f ms", s * 1e3), bench_fmt(fb, "%.2f ms, --version", v * 1e3),
+		bench_fmt(fq, "%.2f", s / v), "≤ 10 ms", bench_verdict(s <= 0.010));
 	printf("ok\n");
 	return 0;
 }

@@ -20,7 +20,8 @@
 # a failure of make bench: on this machine kind I1 came out between 10
 # and 11.2 from run to run with 3 rounds (the store's indexes and
 # lnetctl's heap do grow a little faster than the file), so a pass/fail
-# line would fail scripts/run at random.
+# line would fail scripts/run at random.  Each ratio is also recorded for
+# doc/BENCHMARKS.md ($BENCH_FIGURES, bench/figure.sh's fields).
 set -u
 . "${TOP_SRCDIR:-../..}/tests/integration/lib.sh"
 LNETD=${LNETD:-lnetd/lnetd}
@@ -78,7 +79,7 @@ hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$LNETD_PID/status")
 "$LNETCTL" export >"$T/left"
 [ -s "$T/left" ] && { echo "FAIL: peers left after import --del: $(head -3 "$T/left")"; exit 1; }
 
-awk -v s="$SMALL" -v l="$LARGE" -v hwm="$hwm" -v base="$base" '
+awk -v rounds="$ROUNDS" -v s="$SMALL" -v l="$LARGE" -v hwm="$hwm" -v base="$base" -v figs="${BENCH_FIGURES:-}" '
 	!($1 in sec) || $2 < sec[$1] { sec[$1] = $2 }
 	!($1 in rss) || $3 > rss[$1] { rss[$1] = $3 }
 	!($1 in cpu) || $4 < cpu[$1] { cpu[$1] = $4 }
@@ -98,6 +99,18 @@ awk -v s="$SMALL" -v l="$LARGE" -v hwm="$hwm" -v base="$base" '
 		printf "replace changes 1%% of the peers (%d of %d)\n", l / 100, l
 		printf "lnetd peak RSS: %.0f bytes/peer (VmHWM %d KiB over %d KiB at start)\n",
 			(hwm - base) * 1024 / l, hwm, base
+		# the figures for doc/BENCHMARKS.md (bench/figure.sh has the fields)
+		split("import|import --dry-run (onto the empty configuration)|import --del (every peer goes)|import --replace (1 % of the peers change)|export|peer show", what, "|")
+		for (i = 1; figs != "" && i <= 6; i++) {
+			a = sec[k[i] "-" s]; b = sec[k[i] "-" l]; r = a > 0 ? b / a : 0
+			printf "FIGURE\tI1\t-\tlnetctl %s: %d peers (2 NIDs each) ÷ %d, process start to exit, the least of %d; linear is %d\t%.3f s (lnetctl %.2f s of CPU, lnetd %.2f s; lnetctl peak RSS %.0f bytes/peer)\t%.3f s, %d peers\t%.2f\t%s\t%s\n",
+				what[i], l, s, rounds, l / s, b, cpu[k[i] "-" l], tk[k[i] "-" l] / 100,
+				rss[k[i] "-" l] * 1024 / l, a, s, r, (i <= 4 ? "≤ 11" : "-"),
+				(i <= 4 ? (r <= 11 ? "ok" : "FAIL") : "-") >> figs
+		}
+		if (figs != "")
+			printf "FIGURE\tI1\t-\tlnetd'\''s peak RSS per peer over the %d-peer runs (VmHWM over its RSS at start)\t%.0f bytes/peer\t%d KiB at start\t-\t-\t-\n",
+				l, (hwm - base) * 1024 / l, base >> figs
 		i1 = sec["import-" s] > 0 ? sec["import-" l] / sec["import-" s] : 99
 		printf "I1: a %d-peer import takes %.2f times a %d-peer one (target <= 11, linear is 10)\n",
 			l, i1, s

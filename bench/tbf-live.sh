@@ -16,6 +16,7 @@
 #       (the test service's handler costs nothing, there are no service
 #       threads to wait for), so the shares are the clients' (equal), not
 #       the rates'; proportional sharing there needs a service capacity.
+# Each figure is also recorded for doc/BENCHMARKS.md (bench/figure.sh).
 # Needs root and ip netns; says so and exits 0 otherwise.  Figures, not
 # tests: nothing here fails on a slow machine.
 #
@@ -39,6 +40,7 @@ NS=lnb$$
 TOP=${TOP_SRCDIR:-$(dirname "$0")/..}
 . "$TOP/tests/integration/nodes.sh"
 . "$TOP/tests/integration/tbf-live-lib.sh"
+. "$TOP/bench/figure.sh"
 trap 'nodes_cleanup; rm -rf "$T"' EXIT
 
 tbf_live_net 10.83
@@ -64,6 +66,10 @@ for x in a b c; do
 		want = r * t + d; p = want > 0 ? n / want * 100 : 0
 		printf "T1 (%s engine) %s at %d/s: %d requests in %.3f s (%d failed): %.1f/s; ÷ (rate x time + depth) = %.2f %% (%s)\n",
 			e, x, r, n, t, f, (t > 0 ? n / t : 0), p, ((p >= 99 && p <= 101) ? "ok" : "outside 99-101 %") }'
+	want=$(awk -v r="$rate" -v t="$LIVE_SECS" -v d=$DEPTH 'BEGIN { printf "%.0f", r * t + d }')
+	p=$(awk -v n="$cnt" -v w="$want" 'BEGIN { printf "%.2f", (w > 0 ? n / w * 100 : 0) }')
+	figure T1 "$ENGINE" "class $x, a TBF rule of $rate requests/s: the requests it got ÷ what the rule allows (rate × time + bucket depth $DEPTH), in %" \
+		"$cnt requests in $LIVE_SECS s" "$want allowed" "$p %" "99-101 %" "$(okrange "$p" 99 101)"
 done
 if command -v gnuplot >/dev/null 2>&1 && [ -s "$T/live-a.csv" ]; then
 	for x in a b c; do cp "$T/live-$x.csv" "$OUT/t1-$x.csv"; done
@@ -106,7 +112,7 @@ s1=$(snap)
 t1=$(cut -d' ' -f1 /proc/uptime)
 # shellcheck disable=SC2086
 wait $LIVE_PIDS
-echo "$s0 $s1 $t0 $t1" | awk -v e="$ENGINE" -v r2="$R2" '{
+echo "$s0 $s1 $t0 $t1" | awk -v e="$ENGINE" -v r2="$R2" -v ship="${BENCH_SHIP:-0}" -v figs="${BENCH_FIGURES:-}" '{
 	r[1] = r2; r[2] = 2 * r2; r[3] = 4 * r2; sr = 7 * r2; dt = $8 - $7; tot = 0
 	for (i = 1; i <= 3; i++) { d[i] = $(i + 3) - $i; tot += d[i] }
 	printf "T2 (%s engine) overloaded: %.0f requests/s dispatched in all, of %d/s the rules allow\n", e, (dt > 0 ? tot / dt : 0), sr
@@ -116,5 +122,11 @@ echo "$s0 $s1 $t0 $t1" | awk -v e="$ENGINE" -v r2="$R2" '{
 		printf "T2 (%s engine) %s (rule %d/s): %.0f/s, share %.3f ÷ rate share %.3f = %.2f (%s)\n", e, nm[i], r[i],
 			(dt > 0 ? d[i] / dt : 0), share, want, share / want,
 			(d[i] == 0 ? "starved" : (share / want >= 0.9 && share / want <= 1.1 ? "ok" : "off"))
+		# the figure for doc/BENCHMARKS.md (bench/figure.sh has the fields)
+		fig = sprintf("FIGURE\tT2\t%s\toverloaded, class %s (rule %d/s; the rules at 1, 2, 4 × %d/s): its share of what the policy dispatched in 1 s ÷ its share of the rates\t%.3f of %.0f dispatched/s\t%.3f of the rates\t%.2f\t0.9-1.1\t%s",
+			e, nm[i], r[i], r2, share, (dt > 0 ? tot / dt : 0), want, share / want,
+			(share / want >= 0.9 && share / want <= 1.1 ? "ok" : "FAIL"))
+		if (ship == 1) print fig
+		else if (figs != "") print fig >> figs
 	}
 }'

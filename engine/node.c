@@ -417,9 +417,45 @@ int lne_nd_ping_recovery(struct lne_node *n, const struct lne_nid *dst, const st
 			 timeout_ms, cb, arg, true, NULL);
 }
 
+/*
+ * A ping of the node itself (0@lo, or one of its NIs' NIDs): answered here,
+ * at once, with its own ping info and no link, as LNet's loopback answers
+ * Lustre's `lnetctl ping 0@lo` and a ping of the node's own NID.
+ */
+static int ping_self(struct lne_node *n, const struct lne_nid *dst, lne_msg_cb cb, void *arg,
+		     struct lne_err *err)
+{
+	struct lne_msg *m;
+	int len;
+
+	if (n->closing)
+		return lne_err_set(err, -ESHUTDOWN, NULL, -1, "the data path is stopping");
+	m = lne_nd_msg_alloc(n);
+	if (!m)
+		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
+	m->reply = lne_zalloc(PING_INFO_MAX);
+	len = m->reply ? lne_node_ping_info(n, m->reply, PING_INFO_MAX) : -ENOMEM;
+	if (len < 0 || lne_node_key(n, dst, &m->hdr.dst_nid)) {
+		n->st.msgs_alloc--;
+		lne_msg_free(m);
+		return lne_err_set(err, len < 0 ? len : -EAFNOSUPPORT, NULL, -1,
+				   "cannot build the node's own ping info");
+	}
+	m->reply_len = (u32)len;
+	m->hdr.type = LNW_GET;
+	m->hdr.portal = LNW_PORTAL_RESERVED;
+	m->hdr.match = LNW_PING_MATCHBITS;
+	m->cb = cb;
+	m->arg = arg;
+	finish(n, m, 0);
+	return 0;
+}
+
 int lne_node_ping(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
 		  u32 timeout_ms, lne_msg_cb cb, void *arg, struct lne_err *err)
 {
+	if (dst->lnd == LNE_LND_LO || lne_ni_find(n->ln, dst))
+		return ping_self(n, dst, cb, arg, err);
 	return lne_node_get(n, dst, src, LNW_PORTAL_RESERVED, LNW_PING_MATCHBITS, PING_INFO_MAX,
 			    timeout_ms, cb, arg, err);
 }

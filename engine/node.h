@@ -371,7 +371,10 @@ int lne_node_put(struct lne_node *n, const struct lne_nid *dst, const struct lne
 int lne_node_get(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
 		 u32 portal, u64 match, u32 len, u32 timeout_ms, lne_msg_cb cb, void *arg,
 		 struct lne_err *err);
-/* A ping: a GET on the reserved portal; m->reply holds the ping info. */
+/*
+ * A ping: a GET on the reserved portal; m->reply holds the ping info.  The
+ * node itself (0@lo, its own NIDs) answers at once, before this returns.
+ */
 int lne_node_ping(struct lne_node *n, const struct lne_nid *dst, const struct lne_nid *src,
 		  u32 timeout_ms, lne_msg_cb cb, void *arg, struct lne_err *err);
 void lne_msg_free(struct lne_msg *m);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "direct.h"
+#include "engine/nid.h"
 #include "lnetctl.h"
 #include "progress.h"
 
@@ -48,9 +49,9 @@ static bool reads(const char *method)
 
 static int no_daemon(int rc)
 {
-	return ctl_fail(EXIT_NODAEMON,
-			"lnetd is not running (%s); start it with 'systemctl start lnetd'",
-			rc ? strerror(-rc) : "nothing owns org.lnetd1 on the system bus");
+	return ctl_fail_errno(EXIT_NODAEMON, rc ? rc : -ENOTCONN,
+			      "lnetd is not running (%s); start it with 'systemctl start lnetd'",
+			      rc ? strerror(-rc) : "nothing owns org.lnetd1 on the system bus");
 }
 
 /*
@@ -86,6 +87,34 @@ int ctl_bus(sd_bus **bus)
 	return 0;
 }
 
+/* lnetd's errors (lnetd(8), ERRORS) by their errno, for the YAML block's errno. */
+static int bus_errno(const sd_bus_error *e, int rc)
+{
+	static const struct {
+		const char *name;
+		int err;
+	} lnetd[] = {
+		{"org.lnetd1.Error.InvalidArgument", EINVAL},
+		{"org.lnetd1.Error.NotFound", ENOENT},
+		{"org.lnetd1.Error.Exists", EEXIST},
+		{"org.lnetd1.Error.OutOfRange", ERANGE},
+		{"org.lnetd1.Error.Busy", EBUSY},
+		{"org.lnetd1.Error.LimitReached", E2BIG},
+		{"org.lnetd1.Error.Store", EIO},
+		{"org.lnetd1.Error.Unreachable", EHOSTUNREACH},
+		{"org.lnetd1.Error.Protocol", EPROTO},
+		{"org.lnetd1.Error.NotSupported", EOPNOTSUPP},
+	};
+	size_t i;
+
+	for (i = 0; sd_bus_error_is_set(e) && i < sizeof(lnetd) / sizeof(lnetd[0]); i++)
+		if (sd_bus_error_has_name(e, lnetd[i].name))
+			return -lnetd[i].err;
+	if (sd_bus_error_is_set(e))
+		return -sd_bus_error_get_errno(e) ?: -EIO;
+	return rc < 0 ? rc : -EIO;
+}
+
 int ctl_bus_error(const sd_bus_error *e, int rc)
 {
 	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
@@ -93,33 +122,54 @@ int ctl_bus_error(const sd_bus_error *e, int rc)
 	    (!sd_bus_error_is_set(e) && (rc == -ECONNREFUSED || rc == -ENOENT || rc == -ENOTCONN)))
 		return no_daemon(sd_bus_error_is_set(e) ? 0 : rc);
 	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED))
-		return ctl_fail(EXIT_DENIED, "permission denied: %s",
-				e->message && strcmp(e->message, "Access denied")
-					? e->message
-					: "changing LNet's configuration needs root");
+		return ctl_fail_errno(EXIT_DENIED, -EPERM, "permission denied: %s",
+				      e->message && strcmp(e->message, "Access denied")
+					      ? e->message
+					      : "changing LNet's configuration needs root");
 	if (sd_bus_error_is_set(e))
-		return ctl_fail(EXIT_REFUSED, "%s", e->message ?: e->name);
-	return ctl_fail(EXIT_REFUSED, "the call to lnetd failed: %s", strerror(-rc));
+		return ctl_fail_errno(EXIT_REFUSED, bus_errno(e, rc), "%s", e->message ?: e->name);
+	return ctl_fail_errno(EXIT_REFUSED, rc < 0 ? rc : -EIO, "the call to lnetd failed: %s",
+			      strerror(-rc));
+}
+
+static int vcall(sd_bus *bus, const char *method, sd_bus_message **reply, sd_bus_error *e,
+		 const char *types, va_list ap)
+{
+	sd_bus_message *m = NULL;
+	int rc;
+
+	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
+					    LNETD_BUS_MANAGER, method);
+	if (rc >= 0 && types)
+		rc = sd_bus_message_appendv(m, types, ap);
+	if (rc >= 0)
+		rc = sd_bus_call(bus, m, reads(method) ? CALL_TIMEOUT_US : change_timeout(bus), e,
+				 reply);
+	sd_bus_message_unref(m);
+	return rc;
+}
+
+int ctl_call_e(sd_bus *bus, const char *method, sd_bus_message **reply, sd_bus_error *e,
+	       const char *types, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, types);
+	rc = vcall(bus, method, reply, e, types, ap);
+	va_end(ap);
+	return rc;
 }
 
 int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *m = NULL;
 	va_list ap;
 	int rc;
 
-	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER, method);
-	if (rc >= 0 && types) {
-		va_start(ap, types);
-		rc = sd_bus_message_appendv(m, types, ap);
-		va_end(ap);
-	}
-	if (rc >= 0)
-		rc = sd_bus_call(bus, m, reads(method) ? CALL_TIMEOUT_US : change_timeout(bus), &e,
-				 reply);
-	sd_bus_message_unref(m);
+	va_start(ap, types);
+	rc = vcall(bus, method, reply, &e, types, ap);
+	va_end(ap);
 	if (rc < 0) {
 		rc = ctl_bus_error(&e, rc);
 		sd_bus_error_free(&e);
@@ -239,37 +289,78 @@ static int append_ops(sd_bus_message *m, const struct cf_doc *doc)
 	return rc >= 0 ? sd_bus_message_close_container(m) : rc;
 }
 
+/* What names @op's object for same_object(): a peer's primary NID, a TBF policy's service. */
+static const char *object_key(const struct cf_op *op)
+{
+	return cf_op_get_str(op, !strcmp(op->obj, "tbf") ? "service" : "primary");
+}
+
+/* Whether every operation of @doc is on the same object (one peer's NIDs in parts). */
+static bool same_object(const struct cf_doc *doc)
+{
+	const char *p0 = object_key(&doc->op[0]), *p;
+	size_t i;
+
+	for (i = 1; i < doc->nop; i++) {
+		p = object_key(&doc->op[i]);
+		if (!p0 || !p || strcmp(p0, p) || strcmp(doc->op[i].obj, doc->op[0].obj))
+			return false;
+	}
+	return true;
+}
+
+/* An operation in the user's words: "route to tcp5 via 10.0.0.1@tcp", "peer 10.0.0.2@tcp". */
+static void op_words(const struct cf_op *op, char *buf, size_t len)
+{
+	const char *net = cf_op_get_str(op, "net"), *gw = cf_op_get_str(op, "gateway");
+	const char *prim = cf_op_get_str(op, "primary"), *ifname = cf_op_get_str(op, "interface");
+	const char *pattern = cf_op_get_str(op, "pattern"), *name = cf_op_get_str(op, "name");
+
+	if (!strcmp(op->obj, "route") && net && gw)
+		snprintf(buf, len, "%s route to %s via %s", op->verb, net, gw);
+	else if (!strcmp(op->obj, "peer") && prim)
+		snprintf(buf, len, "%s peer %s", op->verb, prim);
+	else if (!strcmp(op->obj, "net") && net)
+		snprintf(buf, len, "%s NI %s%s%s", op->verb, net, ifname || pattern ? " on " : "",
+			 ifname	   ? ifname
+			 : pattern ? pattern
+				   : "");
+	else if (!strcmp(op->obj, "global") && name)
+		snprintf(buf, len, "set %s", name);
+	else
+		snprintf(buf, len, "%s %s", op->verb, op->obj);
+}
+
 /*
- * lnetd names a refused operation "operation N (...): why"; a file's
- * operations know their line and column, so say where in the file.
+ * lnetd names a refused operation "operation N (VERB OBJ): why", by its
+ * place in the call: never shown as such.  A file's operations say where
+ * in the file ("FILE:LINE:COLUMN: add route: why"); a command's own, when
+ * it made several (a range of gateways, a peer's NIDs in parts), say which
+ * in the command's words; one alone says only why.
  */
 static int apply_error(const sd_bus_error *e, int rc, const struct cf_doc *doc, const char *fname)
 {
-	const char *msg = e->message ?: "";
-	unsigned long n;
-	char *end;
+	const char *msg = e->message ?: "", *why = NULL;
+	int code = sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) ? EXIT_DENIED
+									: EXIT_REFUSED;
+	unsigned long n = 0;
+	char *end, what[256];
 
-	/* Not from a file: the operations are the command's own, their numbers say nothing. */
-	if (!fname && !strncmp(msg, "operation ", 10) && strstr(msg, "): ")) {
-		sd_bus_error plain = SD_BUS_ERROR_NULL;
-
-		sd_bus_error_set(&plain, e->name, strstr(msg, "): ") + 3);
-		rc = ctl_bus_error(&plain, rc);
-		sd_bus_error_free(&plain);
-		return rc;
-	}
-	if (fname && !strncmp(msg, "operation ", 10)) {
+	if (!strncmp(msg, "operation ", 10)) {
 		n = strtoul(msg + 10, &end, 10);
-		end = strstr(end, "): ");
-		if (n >= 1 && n <= doc->nop && end && doc->op[n - 1].line)
-			return ctl_fail(sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED)
-						? EXIT_DENIED
-						: EXIT_REFUSED,
-					"%s:%d:%d: %s %s: %s", fname, doc->op[n - 1].line,
-					doc->op[n - 1].col, doc->op[n - 1].verb, doc->op[n - 1].obj,
-					end + 3);
+		why = strstr(end, "): ");
 	}
-	return ctl_bus_error(e, rc);
+	if (!why || n < 1 || n > doc->nop)
+		return ctl_bus_error(e, rc);
+	why += 3;
+	if (fname && doc->op[n - 1].line)
+		return ctl_fail_errno(code, bus_errno(e, rc), "%s:%d:%d: %s %s: %s", fname,
+				      doc->op[n - 1].line, doc->op[n - 1].col, doc->op[n - 1].verb,
+				      doc->op[n - 1].obj, why);
+	if (doc->nop == 1 || (doc->op[0].line == 0 && same_object(doc)))
+		return ctl_fail_errno(code, bus_errno(e, rc), "%s", why);
+	op_words(&doc->op[n - 1], what, sizeof(what));
+	return ctl_fail_errno(code, bus_errno(e, rc), "%s: %s", what, why);
 }
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -343,9 +434,186 @@ int ctl_read_strv(sd_bus_message *m, char ***out)
 	return 1;
 }
 
+/* Whether @doc adds an NI on a named interface (lnetd's notes tell of pattern NIs). */
+static bool adds_ifnis(const struct cf_doc *doc)
+{
+	size_t i;
+
+	for (i = 0; i < doc->nop; i++)
+		if (!strcmp(doc->op[i].obj, "net") && !strcmp(doc->op[i].verb, "add") &&
+		    cf_op_get_str(&doc->op[i], "interface") &&
+		    !cf_op_get_str(&doc->op[i], "pattern"))
+			return true;
+	return false;
+}
+
+/* Whether @doc adds the NI of @net (canonical) on @ifname. */
+static bool doc_adds_ni(const struct cf_doc *doc, const char *net, const char *ifname)
+{
+	char canon[LNE_NET_STR_MAX];
+	lne_net_t id;
+	size_t i;
+
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+		const char *n = cf_op_get_str(op, "net"), *f = cf_op_get_str(op, "interface");
+
+		if (strcmp(op->obj, "net") || strcmp(op->verb, "add") || !n || !f ||
+		    cf_op_get_str(op, "pattern") || strcmp(f, ifname) ||
+		    lne_net_parse(n, &id, NULL))
+			continue;
+		lne_net_format(id, canon, sizeof(canon));
+		if (!strcmp(canon, net))
+			return true;
+	}
+	return false;
+}
+
+static int reason_of(sd_bus_message *r, const char *key, void *arg)
+{
+	if (strcmp(key, "reason"))
+		return 0;
+	return sd_bus_message_read(r, "v", "s", (const char **)arg);
+}
+
+/*
+ * An NI just added on an interface that is not there (or has no address)
+ * is kept, pending, and comes up when it is: the change succeeded, so say
+ * so on stderr, with lnetd's reason, rather than nothing (upstream's net
+ * add fails then).  A pattern NI is told of by lnetd's notes.
+ */
+static void warn_pending(sd_bus *bus, const struct cf_doc *doc)
+{
+	const char *net, *ifname, *state;
+	sd_bus_message *r = NULL;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int rc;
+
+	if (!adds_ifnis(doc))
+		return;
+	rc = ctl_call_e(bus, "ListNIs", &r, &e, NULL);
+	sd_bus_error_free(&e);
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
+	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
+		const char *why = NULL;
+
+		rc = sd_bus_message_read(r, "sss", &net, &ifname, &state);
+		if (rc >= 0)
+			rc = ctl_read_dict(r, reason_of, &why);
+		if (rc >= 0)
+			rc = sd_bus_message_exit_container(r);
+		if (rc >= 0 && !strcmp(state, "pending") && doc_adds_ni(doc, net, ifname))
+			fprintf(stderr,
+				"lnetctl %s: warning: %s on %s is pending (%s); it is kept, and comes "
+				"up when the interface does\n",
+				ctl_cmd_name, net, ifname, why ? why : "no reason given");
+	}
+	sd_bus_message_unref(r);
+}
+
+/* lnetd's bound on the NIDs of one peer operation (lnetd(8), BOUNDS). */
+#define PEER_NIDS_MAX 1024
+
+/* A copy of @op, its "nids" only @n from @from; NULL when out of memory. */
+static struct cf_op *op_part(const struct cf_op *op, size_t from, size_t n)
+{
+	struct cf_op *c = cf_op_new(op->verb, op->obj);
+	size_t i;
+	int rc = c ? 0 : -ENOMEM;
+
+	for (i = 0; !rc && i < op->nf; i++) {
+		const struct cf_field *f = &op->f[i];
+
+		switch (f->val.type) {
+		case CF_STR:
+			rc = cf_op_set_str(c, f->key, f->val.s);
+			break;
+		case CF_U32:
+			rc = cf_op_set_u32(c, f->key, f->val.u);
+			break;
+		case CF_BOOL:
+			rc = cf_op_set_bool(c, f->key, f->val.b);
+			break;
+		case CF_STRV:
+			rc = !strcmp(f->key, "nids")
+				     ? cf_op_set_strv(c, f->key,
+						      (const char *const *)f->val.sv.v + from, n)
+				     : cf_op_set_strv(c, f->key, (const char *const *)f->val.sv.v,
+						      f->val.sv.n);
+			break;
+		}
+	}
+	if (rc) {
+		cf_op_free(c);
+		return NULL;
+	}
+	c->line = op->line;
+	c->col = op->col;
+	return c;
+}
+
+/*
+ * @doc with each peer operation of more NIDs than lnetd takes in one split
+ * into several on the same peer (a Lustre range of 2,000 NIDs is one peer):
+ * 1 with the copy in @out, 0 when none needs it, or -ENOMEM.  The parts
+ * keep the operation's place in the file, so an error still says where.
+ */
+static int split_peers(const struct cf_doc *doc, struct cf_doc *out)
+{
+	size_t i, n, k;
+	bool any = false;
+
+	for (i = 0; i < doc->nop && !any; i++)
+		any = !strcmp(doc->op[i].obj, "peer") && cf_op_get_strv(&doc->op[i], "nids", &n) &&
+		      n > PEER_NIDS_MAX;
+	if (!any)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < doc->nop; i++) {
+		const struct cf_op *op = &doc->op[i];
+
+		if (strcmp(op->obj, "peer") || !cf_op_get_strv(op, "nids", &n))
+			n = 0;
+		for (k = 0; k < n || (k == 0 && n == 0); k += PEER_NIDS_MAX) {
+			struct cf_op *part =
+				n > PEER_NIDS_MAX
+					? op_part(op, k,
+						  n - k < PEER_NIDS_MAX ? n - k : PEER_NIDS_MAX)
+					: op_part(op, 0, n);
+
+			if (!part || cf_doc_push(out, part)) {
+				cf_doc_free(out);
+				return -ENOMEM;
+			}
+			if (n <= PEER_NIDS_MAX)
+				break;
+		}
+	}
+	return 1;
+}
+
 /* Apply, or ApplyWith for @exclusive or a generation @at (not NULL) to apply at. */
+static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
+		     const uint64_t *at, uint64_t *gen, char ***changes, const char *fname);
+
 static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
 		 const uint64_t *at, uint64_t *gen, char ***changes, const char *fname)
+{
+	struct cf_doc split;
+	int rc = split_peers(doc, &split);
+
+	if (rc < 0)
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	if (!rc)
+		return apply_doc(bus, doc, dry, exclusive, at, gen, changes, fname);
+	rc = apply_doc(bus, &split, dry, exclusive, at, gen, changes, fname);
+	cf_doc_free(&split);
+	return rc;
+}
+
+static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
+		     const uint64_t *at, uint64_t *gen, char ***changes, const char *fname)
 {
 	sd_bus_message *m = NULL, *reply = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -379,6 +647,8 @@ static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive
 	if (rc >= 0)
 		rc = ctl_read_strv(reply, changes);
 	sd_bus_message_unref(reply);
+	if (rc >= 0 && !dry)
+		warn_pending(bus, doc);
 	/* lnetd's notes ("!ni NET IF PATTERN: why", "!route NET GW: why"): a dry run lists them. */
 	for (c = rc >= 0 && !dry ? *changes : NULL; c && *c; c++) {
 		const char *why = strstr(*c, ": ");

@@ -4,6 +4,7 @@
  * atomic change through lnetd's Apply and one consistent Export.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,11 @@ static int slurp(const char *path, char **text, size_t *len)
 	struct stat st;
 
 	*text = NULL;
+	/* upstream's own words and layout for a file it cannot read */
+	ctl_err_as(true, "yaml", "builder");
 	if (!f)
-		return ctl_fail(EXIT_FILE, "%s: %s", path, strerror(errno));
+		return ctl_fail_errno(EXIT_FILE, -errno, "cannot open '%s': %s", path,
+				      strerror(errno));
 	/* A file's size, when it has one, is the first guess: no growing, no copies. */
 	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size < CF_MAX_BYTES)
@@ -68,11 +72,13 @@ static int slurp(const char *path, char **text, size_t *len)
 	if (f != stdin)
 		fclose(f);
 	if (big)
-		return ctl_fail(EXIT_FILE,
-				"%s: larger than %u bytes (%u MiB), the limit for lnet.conf",
-				path ?: "stdin", CF_MAX_BYTES, CF_MAX_BYTES >> 20);
+		return ctl_fail_errno(EXIT_FILE, -EFBIG,
+				      "%s: larger than %u bytes (%u MiB), the limit for lnet.conf",
+				      path ?: "stdin", CF_MAX_BYTES, CF_MAX_BYTES >> 20);
 	if (!buf)
-		return ctl_fail(EXIT_FILE, "%s: %s", path ?: "stdin", strerror(errno));
+		return ctl_fail_errno(EXIT_FILE, -errno, "cannot read '%s': %s", path ?: "stdin",
+				      strerror(errno));
+	ctl_err_as(false, NULL, NULL);
 	*text = buf;
 	return 0;
 }
@@ -266,6 +272,101 @@ static int import_prepare(struct cf_doc *doc, const char *fname)
 	return 0;
 }
 
+/* Both NULL, or the same text. */
+static bool same_str(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* Push "FILE:LINE:COL: ..." onto @doc's warnings; 0 or -ENOMEM. */
+static int doc_warn(struct cf_doc *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int doc_warn(struct cf_doc *doc, const char *fmt, ...)
+{
+	char **grown = realloc(doc->warning, (doc->nwarning + 1) * sizeof(*grown));
+	va_list ap;
+	int rc;
+
+	if (!grown)
+		return -ENOMEM;
+	doc->warning = grown;
+	va_start(ap, fmt);
+	rc = vasprintf(&doc->warning[doc->nwarning], fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -ENOMEM;
+	doc->nwarning++;
+	return 0;
+}
+
+/*
+ * A net's tunables ("tunables:": peer_timeout, peer_credits,
+ * peer_buffer_credits, credits) are the net's in Lustre, set by its first
+ * NI: a later NI of the net takes the first one's, and one that gives
+ * others gets a warning ("All tunables of NIs of a net should be the same",
+ * sanity-lnet 170, as Lustre's import --old-api does), while its "lnd
+ * tunables" stay its own.  Done on the file, before anything is compared or sent, so that an
+ * import --replace of the same file changes nothing the second time.
+ */
+static int align_net_tunables(struct cf_doc *doc, const char *fname)
+{
+	size_t i, j;
+	int k;
+
+	for (i = 0; i < doc->nop; i++) {
+		struct cf_op *op = &doc->op[i], *first = NULL;
+		char net[LNE_NET_STR_MAX], net0[LNE_NET_STR_MAX];
+		bool differ = false;
+		lne_net_t id;
+
+		if (strcmp(op->obj, "net") || strcmp(op->verb, "add") ||
+		    lne_net_parse(cf_op_get_str(op, "net") ?: "", &id, NULL))
+			continue;
+		lne_net_format(id, net, sizeof(net));
+		for (j = 0; j < i; j++) {
+			const struct cf_op *o = &doc->op[j];
+
+			if (strcmp(o->obj, "net") || strcmp(o->verb, "add") ||
+			    lne_net_parse(cf_op_get_str(o, "net") ?: "", &id, NULL))
+				continue;
+			lne_net_format(id, net0, sizeof(net0));
+			if (strcmp(net0, net))
+				continue;
+			if (!first)
+				first = &doc->op[j];
+			/* the same NI again is lnetd's to judge (refused if it differs) */
+			if (same_str(cf_op_get_str(o, "interface"),
+				     cf_op_get_str(op, "interface")) &&
+			    same_str(cf_op_get_str(o, "pattern"), cf_op_get_str(op, "pattern"))) {
+				first = NULL;
+				break;
+			}
+		}
+		for (k = 0; first && k < LNE_TUN__COUNT; k++) {
+			const struct cf_val *want = cf_op_get(first, lne_tun_desc[k].name),
+					    *have = cf_op_get(op, lne_tun_desc[k].name);
+
+			if (lne_tun_desc[k].section != LNE_TUN_NET || (!want && !have) ||
+			    (want && have && cf_val_equal(want, have)))
+				continue;
+			differ |= have != NULL; /* its own values go: say so */
+			if (!want)
+				cf_op_unset(op, lne_tun_desc[k].name);
+			else if (cf_op_set_u32(op, lne_tun_desc[k].name, want->u))
+				return -ENOMEM;
+		}
+		if (differ &&
+		    doc_warn(doc,
+			     "%s:%d:%d: the NI of %s on %s has tunables of its own: all NIs of a net "
+			     "have the net's, its first NI's (%s:%d:%d), as in Lustre; its lnd "
+			     "tunables are its own",
+			     fname, op->line, op->col, net,
+			     cf_op_get_str(op, "interface") ?: cf_op_get_str(op, "pattern") ?: "?",
+			     fname, first->line, first->col))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * --replace: what lnetd has now (Export, at a generation), the ops that make
  * it the file's, applied only at that generation: one change, or none.
@@ -313,6 +414,8 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 								: CTL_PROGRESS_AUTO);
 	ctl_progress("reading %s", path && strcmp(path, "-") ? path : "standard input");
 	rc = slurp(path, &text, &len);
+	if (!rc && del)
+		ctl_err_as(false, "del", "import");
 	if (!rc)
 		ctl_progress("parsing %zu bytes", len);
 	if (!rc)
@@ -323,6 +426,8 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 			      : ctl_fail(EXIT_FILE, "%s", rc == -ENOMEM ? "out of memory" : err);
 	ctl_progress("expanding %zu objects", doc.nop);
 	rc = import_prepare(&doc, fname);
+	if (!rc && !del && align_net_tunables(&doc, fname))
+		rc = ctl_fail(EXIT_REFUSED, "out of memory");
 	if (rc) {
 		cf_doc_free(&doc);
 		return rc;
@@ -351,6 +456,22 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		yout_map_begin(y);
 		yout_key(y, "objects");
 		yout_u64(y, doc.nop);
+		/* what would change, counted: a site's --replace lists 50,000 lines */
+		{
+			static const char *const kind[] = {"added", "deleted", "changed"};
+			uint64_t count[3] = {0};
+
+			for (c = changes; c && *c; c++)
+				if (strchr("+-~", **c))
+					count[strchr("+-~", **c) - "+-~"]++;
+			yout_key(y, "summary");
+			yout_map_begin(y);
+			for (i = 0; i < 3; i++) {
+				yout_key(y, kind[i]);
+				yout_u64(y, count[i]);
+			}
+			yout_map_end(y);
+		}
 		yout_key(y, "changes");
 		yout_seq_begin(y);
 		for (c = changes; c && *c; c++)
@@ -526,6 +647,51 @@ static bool has_routes(const struct cf_doc *doc)
 	return false;
 }
 
+/* A NID's net: its text after the last '@' (lnetd's NIDs are canonical). */
+static const char *nid_net(const char *nid)
+{
+	const char *at = strrchr(nid, '@');
+
+	return at ? at + 1 : "";
+}
+
+/*
+ * Each peer's NIDs as lnetd's model (and Lustre) lists them, whatever the
+ * order a store written by an older lnetd kept: by net, the primary's
+ * first, then the nets in the order they come, each net's in its order.
+ */
+static int peer_nids_by_net(struct cf_doc *doc)
+{
+	size_t i, n, k, j, out;
+
+	for (i = 0; i < doc->nop; i++) {
+		struct cf_op *op = &doc->op[i];
+		const char *prim = cf_op_get_str(op, "primary");
+		char **v = (char **)cf_op_get_strv(op, "nids", &n), **sorted;
+
+		if (strcmp(op->obj, "peer") || !prim || !v || n < 2)
+			continue;
+		sorted = malloc(n * sizeof(*sorted));
+		if (!sorted)
+			return -ENOMEM;
+		out = 0;
+		/* the primary's net, then each net at its first NID not placed yet */
+		for (k = 0; k <= n; k++) {
+			const char *net = k == 0 ? nid_net(prim) : nid_net(v[k - 1]);
+			bool placed = false;
+
+			for (j = 0; k > 0 && j < out && !placed; j++)
+				placed = !strcmp(nid_net(sorted[j]), net);
+			for (j = 0; !placed && j < n; j++)
+				if (!strcmp(nid_net(v[j]), net))
+					sorted[out++] = v[j];
+		}
+		memcpy(v, sorted, n * sizeof(*v));
+		free(sorted);
+	}
+	return 0;
+}
+
 static int export(struct ctl_opt *opt, int argc, char **argv)
 {
 	const char *path = argc ? argv[0] : NULL;
@@ -542,6 +708,8 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 		rc = ctl_gateway_peers(bus, &doc);
 	if (!rc && ctl_opt(opt, "backup")->given)
 		rc = add_all_globals(bus, &doc) ?: add_all_tunables(&doc) ?: add_all_cpts(bus, &doc);
+	if (!rc && peer_nids_by_net(&doc))
+		rc = ctl_fail(EXIT_REFUSED, "out of memory");
 	sd_bus_flush_close_unref(bus);
 	if (rc)
 		return rc;

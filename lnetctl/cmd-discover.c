@@ -7,9 +7,10 @@
  */
 #include "lnetctl.h"
 
-static int discover_call(sd_bus *bus, const char *nid, sd_bus_message **r, void *arg)
+static int discover_call(sd_bus *bus, const char *nid, sd_bus_message **r, sd_bus_error *e,
+			 void *arg)
 {
-	return ctl_call(bus, "Discover", r, "sb", nid, *(int *)arg);
+	return ctl_call_e(bus, "Discover", r, e, "sb", nid, *(int *)arg);
 }
 
 static int discover(struct ctl_opt *opt, int argc, char **argv)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/nid.h"
 #include "lnetctl.h"
 #include "yout.h"
 
@@ -24,8 +25,16 @@ static int ping_entry(sd_bus_message *r, const char *key, void *arg)
 	struct ping_out *p = arg;
 	int rc;
 
-	if (!strcmp(key, "primary"))
-		return sd_bus_message_read(r, "v", "s", &p->primary) < 0 ? -EBADMSG : 1;
+	if (!strcmp(key, "primary")) {
+		const char *s;
+
+		/* 0@lo answers for the node, and names itself so, as upstream's does */
+		if (sd_bus_message_read(r, "v", "s", &s) < 0)
+			return -EBADMSG;
+		if (!p->primary)
+			p->primary = s;
+		return 1;
+	}
 	if (!strcmp(key, "multi_rail"))
 		return sd_bus_message_read(r, "v", "b", &p->mr) < 0 ? -EBADMSG : 1;
 	if (strcmp(key, "nids"))
@@ -61,8 +70,62 @@ static int ping_entry(sd_bus_message *r, const char *key, void *arg)
 	return rc < 0 ? rc : 1;
 }
 
+/* The NIDs that did not answer, for upstream's "manage:" list after the answers. */
+struct unreached {
+	size_t n, cap;
+	int *err;
+	char **descr;
+};
+
+/*
+ * lnetd's "failed to ping NID: why" names the NID its message went to,
+ * which may be another NID of the same node: say the one asked for
+ * (@nid, in canonical form), as upstream does.  0, or -ENOMEM.
+ */
+static int unreached_add(struct unreached *u, const char *key, const char *nid,
+			 const sd_bus_error *e)
+{
+	const char *msg = e->message ?: "", *why = msg;
+	char canon[LNE_NID_STR_MAX];
+	struct lne_nid x;
+
+	if (!strncmp(msg, "failed to ", 10) && strstr(msg, ": "))
+		why = strstr(msg, ": ") + 2;
+	if (lne_nid_parse(nid, &x, NULL))
+		snprintf(canon, sizeof(canon), "%s", nid);
+	else
+		lne_nid_format(&x, canon, sizeof(canon));
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? 2 * u->cap : 8;
+		int *err = realloc(u->err, cap * sizeof(*err));
+		char **descr = err ? realloc(u->descr, cap * sizeof(*descr)) : NULL;
+
+		if (err)
+			u->err = err;
+		if (!descr)
+			return -ENOMEM;
+		u->descr = descr;
+		u->cap = cap;
+	}
+	if (asprintf(&u->descr[u->n], "failed to %s %s: %s", key, canon, why) < 0)
+		return -ENOMEM;
+	u->err[u->n++] = ctl_errno_of(why, -EHOSTUNREACH);
+	return 0;
+}
+
+static void unreached_free(struct unreached *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->n; i++)
+		free(u->descr[i]);
+	free(u->descr);
+	free(u->err);
+}
+
 int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, void *arg)
 {
+	struct unreached u = {0};
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
 	int rc, i, failed = 0;
@@ -76,14 +139,23 @@ int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, vo
 
 		nids = ctl_split(argv[i], &n);
 		for (k = 0; k < n; k++) {
+			sd_bus_error e = SD_BUS_ERROR_NULL;
 			sd_bus_message *r = NULL;
 			struct ping_out p = {0};
 
-			rc = call(bus, nids[k], &r, arg);
-			if (rc) {
-				failed = rc;
-				continue;
+			rc = call(bus, nids[k], &r, &e, arg);
+			if (rc < 0 && sd_bus_error_has_name(&e, "org.lnetd1.Error.Unreachable")) {
+				/* reached lnetd, not the node: upstream's list after the answers */
+				if (unreached_add(&u, key, nids[k], &e))
+					failed = ctl_fail(EXIT_REFUSED, "out of memory");
+				else
+					failed = EXIT_REFUSED;
+			} else if (rc < 0) {
+				failed = ctl_bus_error(&e, rc);
 			}
+			sd_bus_error_free(&e);
+			if (rc < 0)
+				continue;
 			if (!y) {
 				y = yout_begin(stdout);
 				yout_map_begin(y);
@@ -91,6 +163,8 @@ int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, vo
 				yout_seq_begin(y);
 			}
 			p.y = y;
+			if (!strcmp(nids[k], "0@lo"))
+				p.primary = "0@lo";
 			rc = ctl_read_dict(r, ping_entry, &p);
 			sd_bus_message_unref(r);
 			if (rc < 0)
@@ -105,6 +179,9 @@ int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, vo
 		yout_map_end(y);
 		yout_end(y);
 	}
+	if (ctl_yerr_nodes(key, u.n, u.err, (const char *const *)u.descr))
+		failed = ctl_fail(EXIT_REFUSED, "cannot print the NIDs that did not answer");
+	unreached_free(&u);
 	sd_bus_flush_close_unref(bus);
 	return failed;
 }
@@ -114,11 +191,11 @@ struct ping_args {
 	uint32_t timeout_ms;
 };
 
-static int ping_call(sd_bus *bus, const char *nid, sd_bus_message **r, void *arg)
+static int ping_call(sd_bus *bus, const char *nid, sd_bus_message **r, sd_bus_error *e, void *arg)
 {
 	const struct ping_args *a = arg;
 
-	return ctl_call(bus, "Ping", r, "ssu", nid, a->src, a->timeout_ms);
+	return ctl_call_e(bus, "Ping", r, e, "ssu", nid, a->src, a->timeout_ms);
 }
 
 static int ping(struct ctl_opt *opt, int argc, char **argv)

@@ -37,9 +37,27 @@ static int reason_entry(sd_bus_message *r, const char *key, void *arg)
 	int rc = sd_bus_message_peek_type(r, &type, &contents);
 
 	if (rc >= 0 && !strcmp(contents, "x")) {
+		size_t len = strlen(key);
+
 		rc = sd_bus_message_read(r, "v", "x", &x);
+		if (!strcmp(key, "preferred")) {
+			/*
+			 * The engine ranks a candidate that is not preferred after any
+			 * priority (2^32); a preferred one by its rule's priority.
+			 */
+			yout_key(y, key);
+			yout_bool(y, x <= UINT32_MAX);
+			if (x > UINT32_MAX)
+				return rc;
+			key = "preferred priority";
+			len = strlen(key);
+		}
 		yout_key(y, key);
-		yout_i64(y, x);
+		/* a priority no rule set: -1, as net show's udsp info prints it */
+		if (len >= 8 && !strcmp(key + len - 8, "priority") && x == UINT32_MAX)
+			yout_i64(y, -1);
+		else
+			yout_i64(y, x);
 	} else if (rc >= 0 && !strcmp(contents, "u")) {
 		rc = sd_bus_message_read(r, "v", "u", &u);
 		yout_key(y, key);
@@ -168,20 +186,74 @@ static int status(struct ctl_opt *opt, int argc, char **argv)
 	return done(rc < 0 ? rc : 0, y, bus, r, "status");
 }
 
-/* "+peer X\n~peer X +nid Y" as a YAML list. */
-static void lines(struct yout *y, const char *text)
+/* Lines of a change listed in full; more are counted by kind unless --full. */
+#define HISTORY_LINES 10
+
+/* The kinds of change lines ("+peer", "~ni"), each once, with their counts. */
+struct kinds {
+	size_t n;
+	struct {
+		char kind[32];
+		uint64_t count;
+	} k[32];
+};
+
+static void kind_count(struct kinds *ks, const char *line, size_t len)
+{
+	size_t w = strcspn(line, " \n"), i;
+
+	if (w > len)
+		w = len;
+	if (w >= sizeof(ks->k[0].kind))
+		w = sizeof(ks->k[0].kind) - 1;
+	for (i = 0; i < ks->n; i++)
+		if (strlen(ks->k[i].kind) == w && !strncmp(ks->k[i].kind, line, w))
+			break;
+	if (i == ks->n) {
+		if (ks->n == sizeof(ks->k) / sizeof(ks->k[0]))
+			i--; /* the last one counts the rest: kinds are few (object kinds x3) */
+		else
+			snprintf(ks->k[ks->n++].kind, sizeof(ks->k[0].kind), "%.*s", (int)w, line);
+	}
+	ks->k[i].count++;
+}
+
+/*
+ * "+peer X\n~peer X +nid Y" as a YAML list: the first HISTORY_LINES lines
+ * (all with @full), and then, for a big change (a site import's 50,000
+ * peers), how many more and every line's kind counted, not 50,000 lines.
+ */
+static void lines(struct yout *y, const char *text, bool full)
 {
 	const char *p = text, *nl;
+	struct kinds ks = {0};
+	uint64_t n = 0;
 	char buf[1024];
+	size_t i;
 
 	yout_seq_begin(y);
 	while (*p) {
 		nl = strchrnul(p, '\n');
-		snprintf(buf, sizeof(buf), "%.*s", (int)(nl - p), p);
-		yout_str(y, buf);
+		kind_count(&ks, p, (size_t)(nl - p));
+		if (full || n < HISTORY_LINES) {
+			snprintf(buf, sizeof(buf), "%.*s", (int)(nl - p), p);
+			yout_str(y, buf);
+		}
+		n++;
 		p = *nl ? nl + 1 : nl;
 	}
 	yout_seq_end(y);
+	if (full || n <= HISTORY_LINES)
+		return;
+	yout_key(y, "more changes");
+	yout_u64(y, n - HISTORY_LINES);
+	yout_key(y, "changes by kind");
+	yout_map_begin(y);
+	for (i = 0; i < ks.n; i++) {
+		yout_key(y, ks.k[i].kind);
+		yout_u64(y, ks.k[i].count);
+	}
+	yout_map_end(y);
 }
 
 static int history(struct ctl_opt *opt, int argc, char **argv)
@@ -228,7 +300,7 @@ static int history(struct ctl_opt *opt, int argc, char **argv)
 		yout_key(y, "command");
 		yout_str(y, cmd);
 		yout_key(y, "changes");
-		lines(y, summary);
+		lines(y, summary, ctl_opt(opt, "full")->given);
 		yout_map_end(y);
 	}
 	yout_seq_end(y);
@@ -304,10 +376,11 @@ const struct ctl_cmd ctl_misc_cmds[] = {
 	 0,
 	 0},
 	{"history",
-	 "[--limit N]",
+	 "[--limit N] [--full]",
 	 "Show the latest changes, newest first, with who made them.",
 	 history,
-	 {{"limit", 0, "N", "at most N changes (default 20, 0 for all)"}},
+	 {{"limit", 0, "N", "at most N changes (default 20, 0 for all)"},
+	  {"full", 0, NULL, "every object a change made (else 10, and the rest counted by kind)"}},
 	 0,
 	 0},
 	{"rollback",

@@ -117,7 +117,7 @@ int ctl_net_del_nid(sd_bus *bus, const char *nid)
 	if (rc < 0)
 		rc = ctl_fail(EXIT_REFUSED, "cannot read the NIs: %s", strerror(-rc));
 	if (!rc && !op)
-		rc = ctl_fail(EXIT_REFUSED, "%s: no such local NI", nid);
+		rc = ctl_fail_errno(EXIT_REFUSED, -ENOENT, "%s: no such local NI", nid);
 	if (!rc)
 		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
 	ctl_strv_free(changes);

@@ -564,7 +564,7 @@ static int nid_owner(sd_bus *bus, struct nid_owner *o)
 	sd_bus_message_unref(r);
 	if (rc < 0)
 		return ctl_fail(EXIT_REFUSED, "cannot list the NIs: %s", strerror(-rc));
-	return o->found ? 0 : ctl_fail(EXIT_REFUSED, "%s: no such local NI", o->nid);
+	return o->found ? 0 : ctl_fail_errno(EXIT_REFUSED, -ENOENT, "%s: no such local NI", o->nid);
 }
 
 static const char *str_or_empty(const struct cf_op *op, const char *key)
@@ -644,8 +644,9 @@ static int net_retune(sd_bus *bus, struct ctl_opt *opt, const bool *set, const b
 		rc = push_retuned(&doc, op, set, dflt, v);
 	}
 	if (!rc && !doc.nop)
-		rc = net->given ? ctl_fail(EXIT_REFUSED, "no NI of %s is configured", net->val)
-				: ctl_fail(EXIT_REFUSED, "no NI is configured");
+		rc = net->given ? ctl_fail_errno(EXIT_REFUSED, -ENOENT, "no NI of %s is configured",
+						 net->val)
+				: ctl_fail_errno(EXIT_REFUSED, -ENOENT, "no NI is configured");
 	if (!rc)
 		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
 	ctl_strv_free(changes);

@@ -404,6 +404,7 @@ static int set_global(struct ctl_opt *opt, int argc, char **argv)
 	uint32_t v;
 	int rc;
 
+	ctl_err_name(name); /* upstream's failure names the setting: "add: - discovery:" */
 	rc = ctl_u32(&val, UINT32_MAX, &v);
 	if (!rc)
 		rc = ctl_bus(&bus);

@@ -202,13 +202,48 @@ int ctl_nids_expand(const char *list, const char *what, char ***out, size_t *n)
 	return rc;
 }
 
+/*
+ * peer add|del as one operation of an ApplyWith: one change, the NIDs of a
+ * range lnetd takes at most PEER_NIDS_MAX at a time (ctl_apply splits
+ * them), and the flags AddPeer and DeletePeer have no room for
+ * (lock_prim, force).
+ */
+static int peer_apply(const char *verb, const char *primary, char **nids, size_t n,
+		      struct ctl_opt *opt)
+{
+	struct cf_doc doc = {0};
+	struct cf_op *op = cf_op_new(verb, "peer");
+	char **changes = NULL;
+	sd_bus *bus = NULL;
+	uint64_t gen;
+	bool add = !strcmp(verb, "add");
+	int rc = !op || cf_op_set_str(op, "primary", primary) ||
+		 (n && cf_op_set_strv(op, "nids", (const char *const *)nids, n));
+
+	if (!rc && add)
+		rc = cf_op_set_bool(op, "multi_rail", !ctl_opt(opt, "non-mr")->given) ||
+		     (ctl_opt(opt, "lock-prim")->given && cf_op_set_bool(op, "lock_prim", true));
+	if (!rc && !add && ctl_opt(opt, "force")->given)
+		rc = cf_op_set_bool(op, "force", true);
+	if (rc || cf_doc_push(&doc, op)) {
+		if (rc)
+			cf_op_free(op);
+		cf_doc_free(&doc);
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	}
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
+	ctl_strv_free(changes);
+	cf_doc_free(&doc);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
 static int peer_add(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *prim = ctl_opt(opt, "prim-nid"), *nid = ctl_opt(opt, "nid");
-	sd_bus_message *m = NULL;
 	char **nids = NULL;
-	const char *primary;
-	sd_bus *bus = NULL;
 	size_t n = 0;
 	int rc = 0;
 
@@ -222,35 +257,15 @@ static int peer_add(struct ctl_opt *opt, int argc, char **argv)
 		ctl_strv_free(nids);
 		return ctl_usage("--nid: no NID in '%s'", nid->val);
 	}
-	primary = prim->given ? prim->val : nids[0];
-	if (!primary) {
-		ctl_strv_free(nids);
-		return ctl_usage("--nid: no NID in '%s'", nid->val);
-	}
-	rc = ctl_bus(&bus);
-	if (!rc) {
-		rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-						    LNETD_BUS_MANAGER, "AddPeer");
-		if (rc >= 0)
-			rc = sd_bus_message_append(m, "s", primary);
-		if (rc >= 0)
-			rc = sd_bus_message_append_strv(m, nids);
-		if (rc >= 0)
-			rc = sd_bus_message_append(m, "a{sv}", 1, "multi_rail", "b",
-						   !ctl_opt(opt, "non-mr")->given);
-		rc = ctl_send(bus, m, rc);
-	}
+	rc = peer_apply("add", prim->given ? prim->val : nids[0], nids, n, opt);
 	ctl_strv_free(nids);
-	sd_bus_flush_close_unref(bus);
 	return rc;
 }
 
 static int peer_del(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *prim = ctl_opt(opt, "prim-nid"), *nid = ctl_opt(opt, "nid");
-	sd_bus_message *m = NULL;
 	char **nids = NULL;
-	sd_bus *bus = NULL;
 	size_t n = 0;
 	int rc = 0;
 
@@ -262,25 +277,15 @@ static int peer_del(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc && nid->given && !n)
 		rc = ctl_usage("--nid: no NID in '%s'", nid->val);
 	if (!rc)
-		rc = ctl_bus(&bus);
-	if (!rc) {
-		rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-						    LNETD_BUS_MANAGER, "DeletePeer");
-		if (rc >= 0)
-			rc = sd_bus_message_append(m, "s", prim->given ? prim->val : nids[0]);
-		if (rc >= 0)
-			rc = sd_bus_message_append_strv(m, nids);
-		rc = ctl_send(bus, m, rc);
-	}
+		rc = peer_apply("del", prim->given ? prim->val : nids[0], nids, n, opt);
 	ctl_strv_free(nids);
-	sd_bus_flush_close_unref(bus);
 	return rc;
 }
 
 /* One peer of ListPeers (a(sa{sv})): strings point into the reply. */
 struct peer_row {
 	const char *prim;
-	int mr, implicit, discovered;
+	int mr, implicit, discovered, locked;
 	size_t n, cap;
 	struct peer_nid {
 		const char *nid;
@@ -363,6 +368,8 @@ static int peer_entry(sd_bus_message *r, const char *key, void *arg)
 		return read_variant(r, 'b', &row->implicit);
 	if (!strcmp(key, "discovered"))
 		return read_variant(r, 'b', &row->discovered);
+	if (!strcmp(key, "locked"))
+		return read_variant(r, 'b', &row->locked);
 	if (!strcmp(key, "discovered_nids")) {
 		rc = sd_bus_message_enter_container(r, 'v', "as");
 		if (rc >= 0)
@@ -410,6 +417,7 @@ static int peer_row_read(sd_bus_message *r, struct peer_row *row)
 	row->mr = 1;
 	row->implicit = 0;
 	row->discovered = 0;
+	row->locked = 0;
 	ctl_strv_free(row->found_nids);
 	row->found_nids = NULL;
 	row->n = 0;
@@ -431,14 +439,15 @@ static void peer_row_free(struct peer_row *row)
 
 /*
  * Lustre's peer state bits: Multi-Rail (0), configured (3), discovered (4),
- * and the primary NID locked (20), as every configured peer's is in lnetd.
+ * and the primary NID locked (20: peer add --lock_prim).
  */
 static uint32_t peer_state(const struct peer_row *row)
 {
 	bool configured = !row->implicit && !row->discovered;
 	bool found = row->discovered || (row->found_nids && *row->found_nids);
 
-	return (row->mr ? 1u : 0) | (configured ? 1u << 3 | 1u << 20 : 0) | (found ? 1u << 4 : 0);
+	return (row->mr ? 1u : 0) | (configured ? 1u << 3 : 0) | (found ? 1u << 4 : 0) |
+	       (configured && row->locked ? 1u << 20 : 0);
 }
 
 static void peer_yaml(struct yout *y, sd_bus *bus, struct ctl_ahead *ahead,
@@ -594,7 +603,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	if (out)
 		fclose(out);
 	if (!shown && want->given && rc >= 0) {
-		rc = ctl_fail(EXIT_REFUSED, "no peer has the NID %s", want->val);
+		rc = ctl_fail_errno(EXIT_REFUSED, -ENOENT, "no peer has the NID %s", want->val);
 	} else if (rc < 0 || yrc < 0) {
 		rc = ctl_fail(EXIT_REFUSED, "cannot show the peers: %s",
 			      strerror(-(rc < 0 ? rc : yrc)));
@@ -677,8 +686,12 @@ int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 
 static int peer_list(struct ctl_opt *opt, int argc, char **argv)
 {
+	int rc;
+
 	list_only = true;
-	return peer_show(opt, argc, argv);
+	rc = peer_show(opt, argc, argv);
+	list_only = false; /* a peer show may follow, read from the input */
+	return rc;
 }
 
 static int peer_set(struct ctl_opt *opt, int argc, char **argv)
@@ -711,7 +724,8 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 {{"prim-nid", 0, "NID", "the peer's primary NID"},
 	  {"nid", 0, "NIDS", "its other NIDs, e.g. 10.0.0.[2-4]@tcp,10.1.0.2@o2ib"},
 	  {"non-mr", 0, NULL, "the peer is not Multi-Rail"},
-	  {"lock-prim", 0, NULL, "discovery keeps the primary NID (it always does: accepted)"}},
+	  {"lock-prim", 0, NULL,
+	   "lock the primary NID: a peer del without --force keeps the peer and its primary"}},
 	 0,
 	 0},
 	{"peer del",
@@ -720,7 +734,7 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 peer_del,
 	 {{"prim-nid", 0, "NID", "the peer's primary NID"},
 	  {"nid", 0, "NIDS", "only these NIDs"},
-	  {"force", 0, NULL, "also a locked primary NID (accepted: lnetd always deletes it)"}},
+	  {"force", 0, NULL, "a peer added with --lock_prim too (else only its other NIDs go)"}},
 	 0,
 	 0},
 	{"peer show",

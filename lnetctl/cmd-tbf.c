@@ -328,7 +328,8 @@ static int tbf_show(struct ctl_opt *opt, int argc, char **argv)
 	if (f)
 		fclose(f);
 	if (rc >= 0 && yrc >= 0 && svc->given && !shown)
-		rc = ctl_fail(EXIT_REFUSED, "no TBF policy for the service %s", svc->val);
+		rc = ctl_fail_errno(EXIT_REFUSED, -ENOENT, "no TBF policy for the service %s",
+				    svc->val);
 	else if (rc < 0 || yrc < 0)
 		rc = ctl_fail(EXIT_REFUSED, "cannot show the TBF policies: %s",
 			      strerror(-(rc < 0 ? rc : yrc)));

@@ -96,6 +96,20 @@ nomem:
 	return -ENOMEM;
 }
 
+void cf_op_unset(struct cf_op *op, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < op->nf; i++)
+		if (!strcmp(op->f[i].key, key)) {
+			free(op->f[i].key);
+			val_clear(&op->f[i].val);
+			memmove(&op->f[i], &op->f[i + 1], (op->nf - i - 1) * sizeof(*op->f));
+			op->nf--;
+			return;
+		}
+}
+
 int cf_op_set_str(struct cf_op *op, const char *key, const char *s)
 {
 	struct cf_val v = {.type = CF_STR, .s = strdup(s)};

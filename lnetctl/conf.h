@@ -146,6 +146,9 @@ int cf_op_set_u32(struct cf_op *op, const char *key, uint32_t u);
 int cf_op_set_bool(struct cf_op *op, const char *key, bool b);
 int cf_op_set_strv(struct cf_op *op, const char *key, const char *const *v, size_t n);
 
+/* Remove the field @key, if @op has it. */
+void cf_op_unset(struct cf_op *op, const char *key);
+
 /* A field's value, or NULL (false) when absent or of another type. */
 const struct cf_val *cf_op_get(const struct cf_op *op, const char *key);
 const char *cf_op_get_str(const struct cf_op *op, const char *key);

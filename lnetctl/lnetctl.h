@@ -52,12 +52,40 @@ struct ctl_cmd {
 	int min_args, max_args; /* positional arguments */
 };
 
+/*
+ * Run @cmd on its words: @argv[0] the command's last word, then its options
+ * and arguments in any order (opts.c).  Its exit code.
+ */
+int ctl_run_cmd(const struct ctl_cmd *cmd, int argc, char **argv);
 /* The option named @name in @opt (it must exist). */
 struct ctl_opt *ctl_opt(struct ctl_opt *opt, const char *name);
 /* An error in the command line: one line naming the bad part; returns EXIT_USAGE. */
 int ctl_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* An error: "lnetctl CMD: message"; returns @code. */
+/*
+ * A failure: Lustre's YAML block on stderr (yerr.c) for the command being
+ * run, with errno -EINVAL (-EPERM for EXIT_DENIED), or @err; returns @code.
+ */
 int ctl_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ctl_fail_errno(int code, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The YAML block of a failure of the command being run (yerr.c): @err a negative errno. */
+void ctl_yerr(int err, const char *descr);
+/*
+ * The layout of the command's failures from now on, when not its own:
+ * cYAML's (@tree) or libyaml's, @verb the top key, @what the key in its
+ * list ("yaml", "builder" for a file import cannot read); @verb NULL: the
+ * command's own again.
+ */
+void ctl_err_as(bool tree, const char *verb, const char *what);
+/* The key in the list, for a command whose key is its argument (set NAME). */
+void ctl_err_name(const char *name);
+/*
+ * The NIDs a ping or discover could not reach, as upstream prints them
+ * after the answers, on stdout: "manage:", then each as @what with its
+ * errno and descr.  0, or -EIO.
+ */
+int ctl_yerr_nodes(const char *what, size_t n, const int *err, const char *const *descr);
+/* The negative errno whose strerror() is @text, or @dflt. */
+int ctl_errno_of(const char *text, int dflt);
 /* A u32 option's value, or ctl_usage() naming it. */
 int ctl_u32(const struct ctl_opt *o, uint32_t max, uint32_t *v);
 /*
@@ -93,12 +121,18 @@ extern bool ctl_ask_password;
 int ctl_bus(sd_bus **bus);
 /* A method call; on failure, say why and return the exit code; 0 on success. */
 int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...);
-/* One node's call for ctl_each_node(): 0 with its reply in *@r, or an exit code. */
-typedef int (*ctl_node_call)(sd_bus *bus, const char *nid, sd_bus_message **r, void *arg);
+/* The same, saying nothing: sd_bus_call()'s result, the error in @e. */
+int ctl_call_e(sd_bus *bus, const char *method, sd_bus_message **reply, sd_bus_error *e,
+	       const char *types, ...);
+/* One node's call for ctl_each_node(): >= 0 with its reply in *@r, or < 0 and @e. */
+typedef int (*ctl_node_call)(sd_bus *bus, const char *nid, sd_bus_message **r, sd_bus_error *e,
+			     void *arg);
 /*
  * @call for each NID of the NID[,NID] words in @argv, the answering nodes
- * printed under @key as Lustre prints a ping (ping, discover); the last
- * failure's exit code, 0 if none.
+ * printed under @key as Lustre prints a ping (ping, discover), then those
+ * that did not answer as its "manage:" list, both on stdout; any other
+ * failure as a YAML error on stderr.  The last failure's exit code, 0 if
+ * none.
  */
 int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, void *arg);
 /* net add|del --nid (cmd-net-nid.c): NID into net and address; remove the NI holding it. */

@@ -218,6 +218,46 @@ static int gateway_check(struct lnetd *d, const struct lne_peer *peer, const str
 
 #define PEER_NIDS_ON_STACK 8
 
+/*
+ * Away with @peer's NIDs that @keep (@nkeep) does not list, a few at a
+ * time, from the mirror and (those configured) the store.
+ */
+static int peer_drop_others(struct lnetd *d, struct lne_peer *peer, const struct lne_nid *keep,
+			    size_t nkeep, const char *pbuf, struct msg *m)
+{
+	struct lne_err lerr = {.msg = ""};
+	struct store_err serr = {""};
+	const struct lne_peer_net *pnet;
+	const struct lne_peer_ni *pni;
+	struct lne_nid prim = peer->primary, drop[64];
+	bool stored[64], listed;
+	char buf[LNE_NID_STR_MAX];
+	size_t ndrop, k;
+	int rc = 0;
+
+	do {
+		ndrop = 0;
+		lne_list_for_each_entry(pnet, &peer->pnets, link)
+			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
+				for (k = 0, listed = false; k < nkeep; k++)
+					listed |= lne_nid_equal(&keep[k], &pni->nid);
+				if (!listed && ndrop < LNE_ARRAY_SIZE(drop)) {
+					stored[ndrop] = !pni->discovered;
+					drop[ndrop++] = pni->nid;
+				}
+			}
+		for (k = 0; !rc && k < ndrop; k++) {
+			lne_nid_format(&drop[k], buf, sizeof(buf));
+			rc = lne_peer_del_nid(d->mirror, &prim, &drop[k], &lerr);
+			if (rc)
+				rc = say(m, rc, "%s", lerr.msg);
+			else if (stored[k] && (rc = store_peer_nid_del(d->store, pbuf, buf, &serr)))
+				rc = say_store(m, rc, &serr);
+		}
+	} while (!rc && ndrop == LNE_ARRAY_SIZE(drop));
+	return rc;
+}
+
 static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
@@ -293,12 +333,16 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	}
 	if (created) {
 		/* A new peer goes to the store whole: one change, not one per NID. */
-		struct st_peer sp = {.nid = pbuf, .mr = mr, .nnids = nfresh, .nids = fresh};
+		struct st_peer sp = {pbuf, mr, nfresh, fresh, op->u.peer.lock == 1};
 
 		rc = store_peer_add(d->store, &sp, &serr);
 	} else {
 		for (i = 0; !rc && i < nfresh; i++)
 			rc = store_peer_nid_add(d->store, pbuf, fresh[i], &serr);
+		if (!rc && op->u.peer.lock == 1 && !store_peer_is_locked(d->store, pbuf)) {
+			rc = store_peer_set_locked(d->store, pbuf, 1, &serr);
+			n += !rc; /* a change: not "exists already" */
+		}
 	}
 	if (rc)
 		rc = say_store(m, rc, &serr);
@@ -324,12 +368,12 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 {
 	char(*canon)[LNE_NID_STR_MAX] = calloc(op->u.peer.n + 1, sizeof(*canon));
 	struct lne_nid *all = calloc(op->u.peer.n + 1, sizeof(*all));
-	char pbuf[LNE_NID_STR_MAX], buf[LNE_NID_STR_MAX];
+	char pbuf[LNE_NID_STR_MAX];
 	struct lne_err lerr = {.msg = ""};
 	struct store_err serr = {""};
 	struct lne_peer *owner = NULL;
 	const char **rest = NULL;
-	size_t n = op->u.peer.n + 1, i, k;
+	size_t n = op->u.peer.n + 1, i;
 	int rc = 0, mr_was = -1;
 
 	if (!canon || !all) {
@@ -349,11 +393,8 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (rc)
 		goto out;
 	if (owner) {
-		const struct lne_peer_net *pnet;
-		const struct lne_peer_ni *pni;
 		bool keep_primary = false;
-		struct lne_nid prim = owner->primary, drop[64];
-		size_t ndrop = 0;
+		struct lne_nid prim = owner->primary;
 
 		lne_nid_format(&prim, pbuf, sizeof(pbuf));
 		if (op->u.peer.mr >= 0 && owner->mr != !!op->u.peer.mr) {
@@ -379,28 +420,8 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 			}
 			owner = NULL;
 		} else {
-			/* Away with the NIDs the list does not have (a few at a time). */
-			do {
-				ndrop = 0;
-				lne_list_for_each_entry(pnet, &owner->pnets, link)
-					lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
-						bool listed = false;
-
-						for (k = 0; k < n; k++)
-							listed |= lne_nid_equal(&all[k], &pni->nid);
-						if (!listed && ndrop < LNE_ARRAY_SIZE(drop))
-							drop[ndrop++] = pni->nid;
-					}
-				for (k = 0; !rc && k < ndrop; k++) {
-					lne_nid_format(&drop[k], buf, sizeof(buf));
-					rc = lne_peer_del_nid(d->mirror, &prim, &drop[k], &lerr);
-					if (rc)
-						rc = say(m, rc, "%s", lerr.msg);
-					else if ((rc = store_peer_nid_del(d->store, pbuf, buf,
-									  &serr)))
-						rc = say_store(m, rc, &serr);
-				}
-			} while (!rc && ndrop == LNE_ARRAY_SIZE(drop));
+			/* Away with the NIDs the list does not have. */
+			rc = peer_drop_others(d, owner, all, n, pbuf, m);
 			if (rc)
 				goto out;
 		}
@@ -489,6 +510,9 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (!n || n >= peer->npni) {
 		bool stored = !peer->discovered;
 
+		/* Lustre's del of a locked peer without --force: its other NIDs go */
+		if (stored && !op->u.peer.force && store_peer_is_locked(d->store, pbuf))
+			return peer_drop_others(d, peer, &prim, 1, pbuf, m);
 		rc = lne_peer_del(d->mirror, &prim, &lerr);
 		if (rc)
 			return say(m, rc, "%s", lerr.msg);

@@ -55,7 +55,9 @@ struct lnetd_op {
 			const char *primary;
 			const char *const *nids; /* add: NIDs to add; del: to delete (none: all) */
 			size_t n;
-			int mr; /* add: 0, 1, or -1 (not said: Multi-Rail if new) */
+			int mr;	  /* add: 0, 1, or -1 (not said: Multi-Rail if new) */
+			int lock; /* add: 1 locks its primary NID (--lock_prim); 0, -1: as it is */
+			bool force; /* del: a locked peer goes too (else it keeps its primary) */
 		} peer;
 		struct st_route route; /* hops, priority, sensitivity: ST_UNSET for defaults */
 		struct {

@@ -57,8 +57,8 @@ struct apply_slot {
 		struct {
 			const char *primary;
 			char **nids;
-			int mr;
-			struct field f[4];
+			int mr, lock, force;
+			struct field f[6];
 		} peer;
 		struct {
 			const char *name;
@@ -165,6 +165,8 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 			(struct field){"nids", 'a', &slot->u.peer.nids, .max = LNETD_PEER_NIDS_MAX};
 		slot->owns = OWNS_NIDS;
 		slot->u.peer.f[2] = (struct field){"multi_rail", 'b', &slot->u.peer.mr};
+		slot->u.peer.f[3] = (struct field){"lock_prim", 'b', &slot->u.peer.lock};
+		slot->u.peer.f[4] = (struct field){"force", 'b', &slot->u.peer.force};
 		rc = bus_read_fields(m, slot->u.peer.f, what, e);
 		if (rc >= 0 && !need(&slot->u.peer.f[0], what, e))
 			rc = -EINVAL;
@@ -174,6 +176,8 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 		     op->u.peer.n++)
 			;
 		op->u.peer.mr = slot->u.peer.f[2].given ? slot->u.peer.mr : -1;
+		op->u.peer.lock = slot->u.peer.f[3].given ? slot->u.peer.lock : -1;
+		op->u.peer.force = slot->u.peer.force;
 		break;
 	case OBJ_ROUTE:
 		bus_route_fields_init(&slot->u.route);

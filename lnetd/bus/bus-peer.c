@@ -19,19 +19,21 @@ static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb,
 	char **nids = NULL;
 	struct caller c;
 	size_t n = 0;
-	int rc, mr = 1;
-	struct field f[] = {{"multi_rail", 'b', &mr}, {NULL}};
+	int rc, mr = 1, lock = 0;
+	struct field f[] = {{"multi_rail", 'b', &mr}, {"lock_prim", 'b', &lock}, {NULL}};
 
 	rc = sd_bus_message_read(m, "s", &op.u.peer.primary);
 	if (rc >= 0)
 		rc = bus_read_strv_max(m, LNETD_PEER_NIDS_MAX, &nids, what, "nids", e);
-	if (rc >= 0 && verb == VERB_ADD) /* options: multi_rail (default true) */
+	/* options: multi_rail (default true), lock_prim (default false) */
+	if (rc >= 0 && verb == VERB_ADD)
 		rc = bus_read_fields(m, f, what, e);
 	for (; nids && nids[n]; n++)
 		;
 	op.u.peer.nids = (const char *const *)nids;
 	op.u.peer.n = n;
 	op.u.peer.mr = mr;
+	op.u.peer.lock = lock;
 	if (rc >= 0)
 		rc = bus_authorise(m, &c, e);
 	if (rc == 0)
@@ -50,6 +52,12 @@ int bus_method_add_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 int bus_method_delete_peer(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	return peer_method(m, userdata, VERB_DEL, e);
+}
+
+/* A NID (the key) against one of store_peer_locked()'s, for bsearch. */
+static int cmp_locked(const void *key, const void *elem)
+{
+	return strcmp(key, *(char *const *)elem);
 }
 
 /* A peer and its primary NID's text, formatted once rather than at each comparison. */
@@ -166,9 +174,10 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_peer *peer, *twin;
 	struct listed *all;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	static const char *const flag[] = {"multi_rail", "implicit", "discovered"};
-	size_t n = 0, i;
-	int rc, k, flags[3];
+	static const char *const flag[] = {"multi_rail", "implicit", "discovered", "locked"};
+	char **locked = NULL;
+	size_t n = 0, i, nlocked = 0;
+	int rc, k, flags[4];
 
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		n++;
@@ -193,6 +202,10 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	for (i = 0; i < n; i++)
 		lne_nid_format(&all[i].peer->primary, all[i].nid, sizeof(all[i].nid));
 	qsort(all, n, sizeof(*all), cmp_peer);
+	/* the few peers whose primary NID is locked (peer add --lock_prim): the store's */
+	if (store_peer_locked(d->store, &locked) == 0)
+		for (; locked && locked[nlocked]; nlocked++)
+			;
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(sa{sv})");
@@ -206,7 +219,9 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		flags[0] = peer->mr;
 		flags[1] = peer->implicit;
 		flags[2] = peer->discovered;
-		for (k = 0; rc >= 0 && k < 3; k++)
+		flags[3] = !peer->implicit && !peer->discovered && nlocked &&
+			   bsearch(all[i].nid, locked, nlocked, sizeof(*locked), cmp_locked);
+		for (k = 0; rc >= 0 && k < 4; k++)
 			rc = bus_put_basic(reply, flag[k], 'b', &flags[k]);
 		twin = found && !peer->discovered ? lne_peer_find(found, &peer->primary) : NULL;
 		for (as = NIDS_FOUND; rc >= 0 && as <= NIDS_STATE; as++)
@@ -216,6 +231,9 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			rc = sd_bus_message_close_container(reply);
 	}
 	free(all);
+	for (i = 0; i < nlocked; i++)
+		free(locked[i]);
+	free(locked);
 	bk_health_free(kh);
 	lne_inst_free(found);
 	if (rc >= 0)

@@ -151,7 +151,8 @@ enum {
 	U_HP_TYPE,
 	U_HP_DEPTH,
 	U_RULES,
-	U_NI_ID, /* an NI's row, so that one put back takes its place again */
+	U_NI_ID,  /* an NI's row, so that one put back takes its place again */
+	U_LOCKED, /* a peer's (schema 0007; absent before: 0) */
 	U__COUNT
 };
 
@@ -242,7 +243,8 @@ static int undo_one(struct store *st, const struct undo_step *u, struct store_er
 		struct st_peer p = {.nid = o.text[U_NID],
 				    .mr = (int)o.num[U_MR],
 				    .nnids = o.nnids,
-				    .nids = o.nids};
+				    .nids = o.nids,
+				    .locked = o.num[U_LOCKED] == 1}; /* NULL (absent) is ST_UNSET */
 
 		/* A modified peer goes back whole: its NIDs in their old order. */
 		rc = del ? 0 : store_peer_del(st, p.nid, err);

@@ -45,14 +45,16 @@ static int json_str(struct store *st, struct buf *b, const char *s)
 
 /*
  * @peer's record in the history: the JSON SQLite's json_object() would
- * print for {nid, mr, nids}, keys in this order and without spaces.
+ * print for {nid, mr, nids}, keys in this order and without spaces, and
+ * "locked":1 after them for a locked peer (schema 0007).
  * Strings JSON takes as they are (every canonical NID) are copied into one
  * allocation sized first; the others go through json_str().
  */
 static int peer_json(struct store *st, const struct st_peer *peer, char **json,
 		     struct store_err *err)
 {
-	size_t i, len = sizeof("{\"nid\":\"\",\"mr\":0,\"nids\":[]}") + strlen(peer->nid);
+	size_t i, len = sizeof("{\"nid\":\"\",\"mr\":0,\"nids\":[],\"locked\":1}") +
+			strlen(peer->nid);
 	bool plain = json_plain(peer->nid);
 	struct buf b = {0};
 	char *c;
@@ -70,7 +72,7 @@ static int peer_json(struct store *st, const struct st_peer *peer, char **json,
 		c = stpcpy(stpcpy(c, peer->mr ? "1" : "0"), ",\"nids\":[");
 		for (i = 0; i < peer->nnids; i++)
 			c = stpcpy(stpcpy(stpcpy(c, i ? ",\"" : "\""), peer->nids[i]), "\"");
-		strcpy(c, "]}");
+		strcpy(c, peer->locked ? "],\"locked\":1}" : "]}");
 		return 0;
 	}
 	rc = st_buf_cat(&b, "{\"nid\":", NULL);
@@ -84,7 +86,7 @@ static int peer_json(struct store *st, const struct st_peer *peer, char **json,
 			rc = json_str(st, &b, peer->nids[i]);
 	}
 	if (!rc)
-		rc = st_buf_cat(&b, "]}", NULL);
+		rc = st_buf_cat(&b, peer->locked ? "],\"locked\":1}" : "]}", NULL);
 	if (rc) {
 		free(b.s);
 		b.s = NULL;
@@ -180,24 +182,67 @@ static int dry_log(struct store *st, char op, const char *key, struct store_err 
 	return st_op_end(st, &m, rc);
 }
 
-int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err)
+/* The net of a NID: what follows its last '@' (canonical NIDs: one spelling per net). */
+static const char *net_of(const char *nid)
+{
+	const char *at = strrchr(nid, '@');
+
+	return at ? at + 1 : "";
+}
+
+/*
+ * Where @nid goes among a peer's other NIDs @v (@n): after the last of its
+ * net; a net of its own goes last, unless it is the primary's (first).
+ */
+static size_t net_end(const char *primary, const char *const *v, size_t n, const char *nid)
+{
+	const char *net = net_of(nid);
+	size_t i = n;
+
+	while (i > 0 && strcmp(net_of(v[i - 1]), net))
+		i--;
+	if (i > 0)
+		return i;
+	return primary && !strcmp(net_of(primary), net) ? 0 : n;
+}
+
+int store_peer_add(struct store *st, const struct st_peer *in, struct store_err *err)
 {
 	char *json = NULL, *packed = NULL;
+	struct st_peer grouped = *in;
+	const struct st_peer *peer = &grouped;
+	const char **v = NULL;
 	sqlite3_stmt *s;
 	struct mark m;
+	size_t i, at;
 	int rc;
 
 	if (st->dry)
-		return dry_log(st, '+', peer->nid, err);
+		return dry_log(st, '+', in->nid, err);
+	/* Its NIDs as the model lists them: by net, the nets in the order they came. */
+	if (in->nnids > 1) {
+		v = malloc(in->nnids * sizeof(*v));
+		if (!v)
+			return st_seterr(err, -ENOMEM, "store: out of memory");
+		for (i = 0; i < in->nnids; i++) {
+			at = net_end(in->nid, v, i, in->nids[i]);
+			memmove(&v[at + 1], &v[at], (i - at) * sizeof(*v));
+			v[at] = in->nids[i];
+		}
+		grouped.nids = v;
+	}
 	rc = st_op_begin(st, &m, err);
-	if (rc)
+	if (rc) {
+		free(v);
 		return rc;
+	}
 	rc = peer_pack(peer, &packed, err);
 	if (!rc) {
 		s = use(st, S_PEER_ADD);
 		bind_text(s, 1, peer->nid);
 		sqlite3_bind_int(s, 2, peer->mr);
 		bind_text(s, 3, packed);
+		sqlite3_bind_int(s, 4, !!peer->locked);
 		rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sqlite3_errcode(st->db);
 		if (rc) /* named before the reset, while SQLite still says why */
 			rc = st_errno(st, rc) == -EEXIST
@@ -211,6 +256,7 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 		rc = st_log_change(st, '+', K_PEER, NULL, json, peer->nid, err);
 	free(json);
 	free(packed);
+	free(v);
 	return st_op_end(st, &m, rc);
 }
 
@@ -218,7 +264,8 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 enum peer_edit {
 	EDIT_MR,
 	EDIT_NID_ADD,
-	EDIT_NID_DEL
+	EDIT_NID_DEL,
+	EDIT_LOCKED, /* @mr is the new lock */
 };
 
 /*
@@ -250,14 +297,26 @@ static int peer_change(struct store *st, const char *primary, enum peer_edit edi
 	for (i = k = 0; !rc && i < p.nnids; i++)
 		if (edit != EDIT_NID_DEL || strcmp(p.nids[i], nid))
 			nids[k++] = p.nids[i];
-	if (!rc && edit == EDIT_NID_ADD)
-		nids[k++] = nid;
+	if (!rc && edit == EDIT_NID_ADD) {
+		/*
+		 * Where the model lists it (and Lustre): after the NIDs of its net,
+		 * the nets in the order they came, the primary's first; so every
+		 * view, a restart's included, gives a peer's NIDs in one order.
+		 */
+		size_t at = net_end(primary, nids, k, nid);
+
+		memmove(&nids[at + 1], &nids[at], (k - at) * sizeof(*nids));
+		nids[at] = nid;
+		k++;
+	}
 	if (!rc && edit == EDIT_NID_DEL && k == p.nnids)
 		rc = st_seterr(err, -ENOENT, "NID %s is not a NID of peer %s", nid, primary);
 	q.nids = nids;
 	q.nnids = k;
 	if (edit == EDIT_MR)
 		q.mr = mr;
+	if (edit == EDIT_LOCKED)
+		q.locked = !!mr;
 	if (!rc)
 		rc = peer_pack(&q, &packed, err);
 	if (!rc) {
@@ -265,6 +324,7 @@ static int peer_change(struct store *st, const char *primary, enum peer_edit edi
 		bind_text(s, 1, primary);
 		sqlite3_bind_int(s, 2, q.mr);
 		bind_text(s, 3, packed);
+		sqlite3_bind_int(s, 4, q.locked);
 		rc = st_dml(st, s, K_PEER, primary, err);
 	}
 	if (!rc)
@@ -284,6 +344,56 @@ static int peer_change(struct store *st, const char *primary, enum peer_edit edi
 int store_peer_set_mr(struct store *st, const char *nid, int mr, struct store_err *err)
 {
 	return peer_change(st, nid, EDIT_MR, NULL, mr, either(nid, "?"), err);
+}
+
+int store_peer_set_locked(struct store *st, const char *nid, int locked, struct store_err *err)
+{
+	return peer_change(st, nid, EDIT_LOCKED, NULL, locked, either(nid, "?"), err);
+}
+
+bool store_peer_is_locked(struct store *st, const char *nid)
+{
+	struct store_err err = {""};
+	struct st_peer p;
+	bool locked;
+
+	if (store_peer_get(st, nid, &p, &err))
+		return false;
+	locked = p.locked;
+	st_peer_clear(&p);
+	return locked;
+}
+
+int store_peer_locked(struct store *st, char ***out)
+{
+	sqlite3_stmt *s = use(st, S_PEER_LOCKED);
+	char **v = NULL, **grown;
+	size_t n = 0;
+	int step, rc = 0;
+
+	*out = NULL;
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		grown = realloc(v, (n + 2) * sizeof(*v));
+		if (!grown || !(grown[n] = strdup(col_text(s, 0) ?: ""))) {
+			if (grown)
+				v = grown;
+			rc = -ENOMEM;
+			break;
+		}
+		v = grown;
+		v[++n] = NULL;
+	}
+	if (!rc)
+		rc = st_errno(st, step);
+	sqlite3_reset(s);
+	if (rc) {
+		while (n)
+			free(v[--n]);
+		free(v);
+		return rc;
+	}
+	*out = v;
+	return 0;
 }
 
 int store_peer_nid_add(struct store *st, const char *primary, const char *nid,
@@ -362,6 +472,7 @@ static int peer_read(sqlite3_stmt *s, struct st_peer *p)
 
 	memset(p, 0, sizeof(*p));
 	p->mr = sqlite3_column_int(s, 1);
+	p->locked = sqlite3_column_int(s, 3);
 	for (c = nids; *c; c++)
 		n += *c != ' ' && (c[1] == ' ' || !c[1]);
 	rc = sdup(&p->nid, col_text(s, 0));
@@ -441,6 +552,7 @@ int st_peer_copy(struct st_peer *dst, const struct st_peer *src)
 
 	memset(dst, 0, sizeof(*dst));
 	dst->mr = src->mr;
+	dst->locked = src->locked;
 	rc = sdup(&dst->nid, src->nid);
 	if (!rc)
 		rc = nids_set(dst, src->nids, src->nnids, NULL);

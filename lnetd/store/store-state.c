@@ -127,6 +127,7 @@ static int peer_cmp(const void *x, const void *y)
 	size_t i;
 
 	c = c ? c : cmp_int(a->mr, b->mr);
+	c = c ? c : cmp_int(a->locked, b->locked);
 	c = c ? c : cmp_int(a->nnids, b->nnids);
 	for (i = 0; !c && i < a->nnids; i++)
 		c = cmp_str(a->nids[i], b->nids[i]);

@@ -83,11 +83,13 @@ const char *const st_sql[S__COUNT] = {
 	/* In the order they were added, as Lustre lists them. */
 	[S_NI_LIST] = "SELECT " NI_COLS ", id FROM ni ORDER BY id",
 	/* A peer is one row (schema 0006): nids is its other NIDs, "NID NID ". */
-	[S_PEER_ADD] = "INSERT INTO peer (nid, mr, nids) VALUES (?1, ?2, ?3)",
-	[S_PEER_SET] = "UPDATE peer SET mr = ?2, nids = ?3 WHERE nid = ?1",
+	[S_PEER_ADD] = "INSERT INTO peer (nid, mr, nids, locked) VALUES (?1, ?2, ?3, ?4)",
+	[S_PEER_SET] = "UPDATE peer SET mr = ?2, nids = ?3, locked = ?4 WHERE nid = ?1",
 	[S_PEER_DEL] = "DELETE FROM peer WHERE nid = ?1",
-	[S_PEER_GET] = "SELECT nid, mr, nids FROM peer WHERE nid = ?1",
-	[S_PEER_LIST] = "SELECT nid, mr, nids FROM peer ORDER BY nid",
+	[S_PEER_GET] = "SELECT nid, mr, nids, locked FROM peer WHERE nid = ?1",
+	[S_PEER_LIST] = "SELECT nid, mr, nids, locked FROM peer ORDER BY nid",
+	/* schema 0007: the locked peers, by their partial index */
+	[S_PEER_LOCKED] = "SELECT nid FROM peer WHERE locked = 1 ORDER BY nid",
 	[S_JSON_QUOTE] = "SELECT json_quote(?1)",
 	[S_ROUTE_ADD] = "INSERT INTO route (" ROUTE_COLS
 			") VALUES (?1, ?2" LNE_ROUTE_ATTRS(RT_PARAM) ") RETURNING " ROUTE_JSON,
@@ -141,7 +143,7 @@ const char *const st_sql[S__COUNT] = {
 						     "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
 						     "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
 						     "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules'), "
-						     "json_extract(?1, '$.id')",
+						     "json_extract(?1, '$.id'), json_extract(?1, '$.locked')",
 	[S_JSON_NIDS] = "SELECT value FROM json_each(?1, '$.nids') ORDER BY key",
 };
 

@@ -106,6 +106,7 @@ struct st_peer {
 	int mr; /* 0 or 1 */
 	size_t nnids;
 	const char **nids;
+	int locked; /* 0 or 1: its primary NID locked (peer add --lock_prim; schema 0007) */
 };
 
 struct st_route {
@@ -233,6 +234,15 @@ int store_ni_list(struct store *st, store_ni_cb cb, void *data);
 /* Peers, listed by primary NID.  The primary NID cannot be deleted alone. */
 int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err);
 int store_peer_set_mr(struct store *st, const char *nid, int mr, struct store_err *err);
+/* Lock or unlock peer @nid's primary NID (a change of the peer, in the history). */
+int store_peer_set_locked(struct store *st, const char *nid, int locked, struct store_err *err);
+/* Whether peer @nid is stored with its primary NID locked (no such peer: false). */
+bool store_peer_is_locked(struct store *st, const char *nid);
+/*
+ * The primary NIDs of the locked peers, sorted (NULL-terminated, free each
+ * and the array), in *@out; 0 or a negative errno.
+ */
+int store_peer_locked(struct store *st, char ***out);
 int store_peer_del(struct store *st, const char *nid, struct store_err *err);
 int store_peer_nid_add(struct store *st, const char *primary, const char *nid,
 		       struct store_err *err);

@@ -253,7 +253,7 @@ for f in "$CORPUS"/*.yaml; do
 	todo_check "$name" "$name: import" is_rc 0
 	# What follows needs the import (a known bug's file would only XPASS).
 	[ "$RC" = 0 ] || continue
-	"$LNETCTL" history --limit 1 >"$T/h" 2>&1
+	"$LNETCTL" history --limit 1 --full >"$T/h" 2>&1
 	changes "$T/h" >"$T/did"
 	check "$name: the dry run listed what the import did" same "$T/dry" "$T/did"
 	export_to "$T/a"

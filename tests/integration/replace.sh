@@ -107,7 +107,7 @@ ctl import --replace "$D/b.yaml"
 "$LNETCTL" export >"$T/now"
 check "the change is one generation" eval 'is_rc 0 && at_gen "$((g + 1))"'
 check "lnetd holds exactly the file (and the global it leaves out)" same "$T/want" "$T/now"
-ctl history
+ctl history --full
 sed -n "/generation: $((g + 1))\$/,/generation: $g\$/p" "$T/out" >"$T/entry"
 check "one history entry holds the dels and the adds" \
 	eval 'grep -q -- "-peer 10.5.5.5@tcp" "$T/entry" && grep -q -- "+peer 10.0.2.1@tcp" "$T/entry" ||

@@ -202,42 +202,54 @@ t_23() {
 	must peer add --prim_nid 23@gni --nid "[25-29]@gni" && peer_del_is 23@gni "[25-29]@gni"
 }
 t_24() {
-	# Lustre lists a peer's NIDs grouped by net (11@gni after 24@gni);
-	# lnetd in the order added (lnetctl(8), DIFFERENCES).
-	reinit && { echo peer: && peer_yaml 24@gni 13.13.13.13@o2ib 14.13.13.13@o2ib \
-		14.15.13.13@o2ib 15.17.1.5@tcp 15.17.1.10@tcp 15.17.1.20@tcp 11@gni; } | expect &&
+	# A peer's NIDs grouped by net, the primary's first, as Lustre lists
+	# them (11@gni second), in export --backup and in peer show alike, and
+	# after a restart.
+	reinit && { echo peer: && peer_yaml 24@gni 11@gni 13.13.13.13@o2ib 14.13.13.13@o2ib \
+		14.15.13.13@o2ib 15.17.1.5@tcp 15.17.1.10@tcp 15.17.1.20@tcp; } | expect &&
 		with_globals
 	must peer add --prim_nid 24@gni \
 		--nid "[13-14/1].[13-15/2].13.13@o2ib,[15-16/3].[17-19/4].[1].[5-20/5]@tcp,[5-12/6]@gni" &&
-		peer_del_is 24@gni "5@gni,13.15.13.13@o2ib,15.17.1.15@tcp"
+		peer_del_is 24@gni "5@gni,13.15.13.13@o2ib,15.17.1.15@tcp" || return
+	"$LNETCTL" peer show --nid 24@gni | sed -n 's/^ *- *nid: //p' >"$T/show.nids"
+	sed -n 's/^ *- nid: //p' "$T/exp.yaml" >"$T/exp.nids"
+	cmp -s "$T/show.nids" "$T/exp.nids" ||
+		err "peer show lists the NIDs otherwise: $(tr '\n' ' ' <"$T/show.nids")"
+	stop_lnetd && start_lnetd || err "lnetd did not start again"
+	same_as_expected "export --backup after a restart"
 }
 t_25() {
 	reinit && { echo peer: && peer_yaml 25@gni; } | expect && with_globals
 	must peer add --prim_nid 25@gni --nid "[26-27].[4-10/3].26.26@tcp,26.26.26.26@o2ib,[30-35]@gni" &&
 		peer_del_is 25@gni "[26-27].[4-10/3].26.26@tcp,26.26.26.26@o2ib,[30-35]@gni"
 }
-# locked_state NID: the peer's "peer state" has Lustre's LNET_PEER_LOCK_PRIMARY.
-locked_state() {
+# peer_state NID: the peer's "peer state" (Lustre's bits: LNET_PEER_LOCK_PRIMARY is 1 << 20).
+peer_state() {
 	lc peer show -v 4 --nid "$1"
-	st=$(printf '%s\n' "$OUT" | awk '/peer state/ {print $NF}')
-	[ $((${st:-0} & (1 << 20))) != 0 ] || err "peer state lacks the locked bit: '$st'"
+	printf '%s\n' "$OUT" | awk '/peer state/ {print $NF}'
 }
 t_26() {
-	# Every configured peer is locked in lnetd, so Lustre's peer del
-	# without --force (which keeps a locked primary NID) would delete
-	# nothing ever: lnetd's deletes the peer, with or without --force
-	# (lnetctl(8), DIFFERENCES).
 	reinit || return
 	must peer add --prim_nid 1.1.1.1@tcp --lock_prim
-	locked_state 1.1.1.1@tcp
-	must peer add --prim_nid 1.1.1.2@tcp
-	locked_state 1.1.1.2@tcp
-	must peer del --prim_nid 1.1.1.2@tcp
-	must_fail peer show --nid 1.1.1.2@tcp
+	st=$(peer_state 1.1.1.1@tcp)
+	[ $((${st:-0} & (1 << 20))) != 0 ] || err "peer state lacks the locked bit: '$st'"
+	# a plain del keeps a locked peer (its other NIDs go); --force removes it
+	must peer del --prim_nid 1.1.1.1@tcp
 	lc peer show --nid 1.1.1.1@tcp && out_has 1.1.1.1@tcp
 	must peer del --prim_nid 1.1.1.1@tcp --force
 	must_fail peer show --nid 1.1.1.1@tcp
-	must_fail peer del --prim_nid 1.1.1.1@tcp --force
+	# lnetd's own checks: the lock outlives a restart, a locked peer loses
+	# only its other NIDs, and a peer added without --lock_prim is not
+	# locked and goes with a plain del
+	must peer add --prim_nid 1.1.1.3@tcp --nid 1.1.1.4@tcp,1.1.1.5@o2ib --lock_prim
+	stop_lnetd && start_lnetd || err "lnetd did not start again"
+	must peer del --prim_nid 1.1.1.3@tcp
+	{ echo peer: && peer_yaml 1.1.1.3@tcp; } | expect && with_globals && same_as_expected
+	must peer add --prim_nid 1.1.1.2@tcp
+	st=$(peer_state 1.1.1.2@tcp)
+	[ $((${st:-0} & (1 << 20))) = 0 ] || err "a peer added without --lock_prim is locked: '$st'"
+	must peer del --prim_nid 1.1.1.2@tcp
+	must_fail peer show --nid 1.1.1.2@tcp
 }
 t_27() {
 	reinit || return
@@ -719,6 +731,25 @@ CPT:"[1]"' ] || err "CPTs: $OUT"
 	must import --old-api <"$T/n.yaml"
 	lc export --backup
 	out_has "conns_per_peer: 5"
+	# lnd tunables are each NI's own
+	reinit || return
+	printf 'net:\n-     net type: tcp\n      local NI(s):\n        - interfaces:\n                0: %s\n          lnd tunables:\n                conns_per_peer: 5\n                tos: -1\n        - interfaces:\n                0: %s\n          lnd tunables:\n                conns_per_peer: 3\n                tos: -1\n' \
+		"$IF0" "$FAKE_IF" >"$T/n.yaml"
+	must import --old-api <"$T/n.yaml"
+	lc export --backup
+	out_has "conns_per_peer: 5" && out_has "conns_per_peer: 3"
+	# a net's tunables are its first NI's: a second NI's own are not used,
+	# with a warning (Lustre's "All tunables of NIs of a net should be the
+	# same"); its lnd tunables are its own
+	reinit || return
+	printf 'net:\n-     net type: tcp\n      local NI(s):\n        - interfaces:\n                0: %s\n        - interfaces:\n                0: %s\n          tunables:\n                peer_timeout: 181\n                peer_credits: 8\n                peer_buffer_credits: 0\n                credits: 256\n          lnd tunables:\n                conns_per_peer: 3\n                tos: -1\n' \
+		"$IF0" "$FAKE_IF" >"$T/n.yaml"
+	must import --old-api <"$T/n.yaml"
+	out_has "all NIs of a net have the net's"
+	lc export --backup
+	printf '%s\n' "$OUT" | grep "conns_per_peer:" | grep -qv 3 || err "no NI kept its own conns_per_peer: $OUT"
+	out_has "conns_per_peer: 3"
+	[ "$(count 'peer_timeout: 181')" = 0 ] || err "the second NI's peer_timeout was used: $OUT"
 	reinit || return
 	printf 'net:\n-     net type: tcp\n      local NI(s):\n        - interfaces:\n                0: %s\n        - interfaces:\n                0: %s\n      tunables:\n            peer_timeout: 182\n            peer_credits: 8\n            peer_buffer_credits: 0\n            credits: 256\n      lnd tunables:\n            conns_per_peer: 3\n            tos: -1\n' \
 		"$IF0" "$FAKE_IF" >"$T/n.yaml"
@@ -799,20 +830,28 @@ t_234() {
 	lc net show -v 2 --net tcp
 	out_has "status: up" && out_has "health value: 1000"
 }
+# check_parameter NAME VALUE: Lustre's: in net show -v of tcp, the lines
+# "NAME: VALUE" are as many as the NIs ("nid:" lines).
+check_parameter() {
+	lc net show --net tcp -v
+	nis=$(count "nid:")
+	[ "$nis" -gt 0 ] && [ "$(printf '%s\n' "$OUT" | grep -c "^ \+$1: $2\$")" = "$nis" ] ||
+		err "net show -v: expected $1: $2 on $nis NIs: $OUT"
+}
 t_241() {
 	reinit && must net add --net tcp --if "$IF0"
 	lc net set -h
-	out_has "--lnd-timeout" || return
+	out_has "--lnd-timeout:" || return
 	lc net show --net tcp -v
 	old=$(printf '%s\n' "$OUT" | awk '/^ +timeout:/{print $NF}')
 	must net set --net tcp --lnd-timeout $((old + 1))
-	lc net show --net tcp -v
-	out_has "timeout: $((old + 1))"
+	check_parameter timeout $((old + 1))
 	lc global show -v
 	glob=$(printf '%s\n' "$OUT" | awk '/lnd_timeout:/{print $NF}')
 	must net set --net tcp --lnd-timeout 0
-	lc net show --net tcp -v
-	out_has "timeout: $glob"
+	check_parameter timeout "$glob"
+	must net set --net tcp --lnd-timeout "$old"
+	check_parameter timeout "$old"
 }
 t_245() {
 	reinit && must net add --net tcp --if "$IF0"
@@ -926,7 +965,7 @@ sl 22 "Delete single secondary nid from peer (gni)"
 sl 23 "Delete all secondary nids from peer (gni)"
 sl 24 "Delete a secondary nid from peer (tcp, o2ib and gni)"
 sl 25 "Delete all secondary nids from peer (tcp, gni and o2ib)"
-sl 26 "Delete peer with primary nid locked (lnetd: without --force too)"
+sl 26 "Delete peer with primary nid locked"
 sl 27 "Import bad config should fail gracefully"
 sl 28 "Test peer_list"
 sl 50 "Enable/disable routing via yaml import"

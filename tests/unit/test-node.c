@@ -151,6 +151,39 @@ START_TEST(ping_sent_then_silence)
 }
 END_TEST
 
+/*
+ * The node pinged by 0@lo or by one of its own NIDs answers itself, with no
+ * link, as LNet's loopback does (Lustre's `lnetctl ping 0@lo` and of the
+ * node's own NID): its own ping info, at once; no connection is made.
+ */
+START_TEST(ping_self)
+{
+	static const char *const own[] = {"0@lo", "10.0.0.1@tcp", "10.0.1.1@tcp"};
+	struct simnet s;
+	struct simnode *a;
+	size_t i;
+
+	simnet_init(&s, 4096);
+	a = simnet_node(&s, A_NIDS);
+	for (i = 0; i < LNE_ARRAY_SIZE(own); i++) {
+		struct result r = {0};
+		struct lne_nid dst = N(own[i]);
+
+		ck_assert_int_eq(lne_node_ping(&a->node, &dst, NULL, 500, on_done, &r, NULL), 0);
+		ck_assert_msg(r.done == 1, "ping %s: not answered at once", own[i]);
+		ck_assert_msg(r.status == 0, "ping %s: status %d", own[i], r.status);
+		ck_assert_uint_eq(r.p.n, 3);
+		ck_assert_uint_eq(r.e[0].nid >> 32, LNE_MKNET(LNE_LND_LO, 0));
+		ck_assert_uint_eq(r.e[1].nid, 0x000200000a000001ull);
+		ck_assert_uint_eq(r.e[2].nid, 0x000200000a000101ull);
+		simnet_pump(&s);
+		ck_assert_int_eq(r.done, 1);
+	}
+	ck_assert_ptr_null(s.links);
+	simnet_fini(&s);
+}
+END_TEST
+
 static void add_peer(struct simnode *n, const char *const *nids)
 {
 	struct lne_nid p = N(nids[0]);
@@ -717,6 +750,7 @@ Suite *make_node_suite(void)
 	tcase_add_test(tc, ping_both_ways);
 	tcase_add_test(tc, ping_timeout_and_refused);
 	tcase_add_test(tc, ping_sent_then_silence);
+	tcase_add_test(tc, ping_self);
 	tcase_add_test(tc, puts_spread_over_rails);
 	tcase_add_test(tc, credits_make_messages_wait);
 	tcase_add_test(tc, get_and_put_with_ack);

@@ -126,6 +126,87 @@ START_TEST(peer_round_trip)
 END_TEST
 
 /*
+ * A peer's NIDs are stored as the model (and Lustre) lists them: by net,
+ * the primary's first, then the nets in the order they came, each net's in
+ * the order added; a NID added goes after the last of its net, so export,
+ * peer show and a restart agree (sanity-lnet 24).
+ */
+START_TEST(peer_nids_keep_the_models_order)
+{
+	const char *nids[] = {"13.13.13.13@o2ib", "15.17.1.5@tcp", "5@gni", "14.13.13.13@o2ib",
+			      "11@gni"};
+	struct st_peer p = {"24@gni", 1, 5, nids};
+
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_peer_add(st, &p, err));
+	DUMP_EQ("peer 24@gni mr=1 5@gni 11@gni 13.13.13.13@o2ib 14.13.13.13@o2ib "
+		"15.17.1.5@tcp\n");
+	OK(store_peer_nid_add(st, "24@gni", "15.17.1.10@tcp", err));
+	OK(store_peer_nid_add(st, "24@gni", "14.15.13.13@o2ib", err));
+	OK(store_peer_nid_add(st, "24@gni", "12@gni", err));
+	OK(store_peer_nid_add(st, "24@gni", "1.2.3.4@o2ib1", err));
+	DUMP_EQ("peer 24@gni mr=1 5@gni 11@gni 12@gni 13.13.13.13@o2ib 14.13.13.13@o2ib "
+		"14.15.13.13@o2ib 15.17.1.5@tcp 15.17.1.10@tcp 1.2.3.4@o2ib1\n");
+	/* a net emptied and filled again comes last, as its peer net does */
+	OK(store_peer_nid_del(st, "24@gni", "5@gni", err));
+	OK(store_peer_nid_del(st, "24@gni", "11@gni", err));
+	OK(store_peer_nid_del(st, "24@gni", "12@gni", err));
+	OK(store_peer_nid_del(st, "24@gni", "15.17.1.5@tcp", err));
+	OK(store_peer_nid_del(st, "24@gni", "15.17.1.10@tcp", err));
+	OK(store_peer_nid_add(st, "24@gni", "15.17.1.20@tcp", err));
+	OK(store_peer_nid_add(st, "24@gni", "30@gni", err));
+	commit("peer");
+	DUMP_EQ("peer 24@gni mr=1 30@gni 13.13.13.13@o2ib 14.13.13.13@o2ib 14.15.13.13@o2ib "
+		"1.2.3.4@o2ib1 15.17.1.20@tcp\n");
+}
+END_TEST
+
+/*
+ * A locked peer (peer add --lock_prim, schema 0007): its row says so, the
+ * locked ones are listed, its history says so, and an undo of its delete
+ * brings it back locked.
+ */
+START_TEST(peer_locked_round_trip)
+{
+	const char *nids[] = {"10.0.0.2@tcp"};
+	struct st_peer a = {"10.0.0.1@tcp", 1, 1, nids, 1}, b = {"10.0.0.5@tcp", 1, 0, NULL, 0};
+	struct st_peer got;
+	struct st_hist h;
+	uint64_t g0, g;
+	char **locked;
+
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_peer_add(st, &a, err));
+	OK(store_peer_add(st, &b, err));
+	g0 = commit("add");
+	OK(store_peer_get(st, "10.0.0.1@tcp", &got, err));
+	ck_assert_int_eq(got.locked, 1);
+	st_peer_clear(&got);
+	OK(store_peer_locked(st, &locked));
+	ck_assert_str_eq(locked[0], "10.0.0.1@tcp");
+	ck_assert_ptr_null(locked[1]);
+	free(locked[0]);
+	free(locked);
+	OK(store_history_get(st, g0, &h, err));
+	ck_assert_ptr_nonnull(strstr(h.change, "\"nids\":[\"10.0.0.2@tcp\"],\"locked\":1}"));
+	st_hist_clear(&h);
+
+	OK(store_begin(st));
+	OK(store_peer_set_locked(st, "10.0.0.5@tcp", 1, err));
+	OK(store_peer_del(st, "10.0.0.1@tcp", err));
+	g = commit("lock b, del a");
+	DUMP_EQ("peer 10.0.0.5@tcp mr=1 locked\n");
+	OK(store_begin(st));
+	OK(store_undo_after(st, g0, err));
+	commit("undo");
+	DUMP_EQ("peer 10.0.0.1@tcp mr=1 locked 10.0.0.2@tcp\npeer 10.0.0.5@tcp mr=1\n");
+	ck_assert_uint_gt(g, g0);
+}
+END_TEST
+
+/*
  * The history's record of a peer added (written by the store itself) is the
  * JSON SQLite's json_object() gives for that peer, and the next change's
  * "old", for plain NIDs and for text that JSON must escape.
@@ -364,6 +445,8 @@ void store_objects_tests(TCase *tc)
 {
 	tcase_add_test(tc, ni_round_trip);
 	tcase_add_test(tc, peer_round_trip);
+	tcase_add_test(tc, peer_nids_keep_the_models_order);
+	tcase_add_test(tc, peer_locked_round_trip);
 	tcase_add_test(tc, peer_add_json_is_sqlites);
 	tcase_add_test(tc, route_and_global_round_trip);
 	tcase_add_test(tc, rule_positions_stay_contiguous);

@@ -123,7 +123,7 @@ static int dump_peer(const struct st_peer *p, void *f)
 {
 	size_t i;
 
-	fprintf(f, "peer %s mr=%d", p->nid, p->mr);
+	fprintf(f, "peer %s mr=%d%s", p->nid, p->mr, p->locked ? " locked" : "");
 	for (i = 0; i < p->nnids; i++)
 		fprintf(f, " %s", p->nids[i]);
 	fputc('\n', f);
@@ -325,13 +325,16 @@ START_TEST(schema_5_peers_migrate_intact)
 	sqlite3_free(q);
 
 	st = open_ok();
-	RAW_EQ("PRAGMA user_version", "6");
+	q = sqlite3_mprintf("%d", latest_schema()); /* and on through the later ones */
+	RAW_EQ("PRAGMA user_version", q);
+	sqlite3_free(q);
 	DUMP_EQ("peer 10.0.0.1@tcp mr=1 10.0.0.3@tcp 10.0.0.2@tcp\npeer 10.0.0.9@tcp mr=0\n");
+	RAW_EQ("SELECT group_concat(locked) FROM peer", "0,0"); /* schema 7: none locked */
 	RAW_EQ("SELECT change FROM history WHERE gen = 1", add);
 	/* peer, one b-tree keyed by the primary NID; peer_nid is gone. */
 	RAW_EQ("SELECT group_concat(type || ' ' || name, ', ') FROM sqlite_master "
 	       "WHERE tbl_name LIKE 'peer%'",
-	       "table peer");
+	       "table peer, index peer_locked");
 	/* A change now logs the peer as the migrated row has it: as it was added. */
 	OK(store_begin(st));
 	OK(store_peer_del(st, "10.0.0.1@tcp", err));

@@ -135,6 +135,9 @@ out_has "dp: a pings b over TCP" "primary nid: 10.8.0.2@tcp" on dpa ping --timeo
 check "dp: b's reply lists both its NIDs" has "nid: 10.8.1.2@tcp"
 check "dp: b is Multi-Rail" has "Multi-Rail: True"
 out_has "dp: b pings a's second NID" "nid: 10.8.0.1@tcp" on dpb ping --timeout 10 10.8.1.1@tcp
+# the module answers a ping of the node itself (Lustre's ping 0@lo, and of its own NID)
+out_has "dp: a pings its own NID" "nid: 10.8.1.1@tcp" on dpa ping --timeout 2 10.8.0.1@tcp
+out_has "dp: a pings 0@lo" "primary nid: 0@lo" on dpa ping --timeout 2 0@lo
 check "dp: a ping to a NID nobody has fails" sh -c '! DBUS_SYSTEM_BUS_ADDRESS=unix:path='"$T"'/dpa.bus lnetctl ping --timeout 1 10.8.0.9@tcp'
 
 # b as a Multi-Rail peer of a: pings go through selection, both rails

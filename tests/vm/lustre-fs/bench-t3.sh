@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/vm/lustre-fs/bench-t3.sh - T3: upstream Lustre's NRS TBF on ost_io,
+# driven through lnetd's TBF layer (the lutbf tool over lu-tbf.h), measured
+# with a client's 4 KiB O_DIRECT writes to one OST (one ost_write RPC
+# each, checked against ost_io's stats).  Run by init once the file system
+# is mounted (LUSTRE_FS_MODE=bench; tests/vm/lustre-fs/run.sh bench).
+#
+# Figures are printed as "# T3 ..." lines: achieved / configured, measured
+# in this run.  TAP lines only for what no load can change:
+#  - each write is one ost_write RPC (the stats' count);
+#  - no rule lets more through than its rate allows: N <= r x t + depth x
+#    CPTs, a token bucket's bound, which a slow machine only moves further
+#    from;
+#  - a write rule does not hold reads: 400 direct reads end in less time
+#    than a 1 RPC/s rule would need for them (397 s), a margin a busy host
+#    slowing TCG ten times over does not close; and the reads' class
+#    follows the default rule in every CPT's listing, whatever the timing;
+#  - the rule is listed again once re-applied after the OSS came back.
+# Exit status: the number of failed TAP lines.
+. /lib/lustre-fs/fixture.sh
+fails=0
+P=ost.OSS.ost_io
+F=/mnt/lustre/t3
+
+tap() {
+	_d=$1
+	shift
+	if "$@" >/tmp/t.out 2>&1; then
+		echo "ok - $_d"
+	else
+		echo "not ok - $_d"
+		sed 's/^/# /' /tmp/t.out | head -n 30
+		fails=$((fails + 1))
+	fi
+}
+
+# cs: the uptime in centiseconds.
+cs() { awk '{ printf "%d", $1 * 100 }' /proc/uptime; }
+
+# wdd FILE N: N 4 KiB direct writes over FILE's first blocks; prints
+# "<N> <centiseconds> <ost_write RPCs>".  $DD is dd (a job's own copy of
+# busybox, so that it is exec'd with the job's environment).
+wdd() {
+	_w0=$(ost_writes)
+	_t0=$(cs)
+	${DD:-dd} if=/dev/zero of="$1" bs=4k count="$2" oflag=direct conv=notrunc 2>/tmp/wdd.err ||
+		sed 's/^/# dd: /' /tmp/wdd.err >&2
+	_t1=$(cs)
+	echo "$2 $((_t1 - _t0)) $(($(ost_writes) - _w0))"
+}
+
+# rdd FILE N: N 4 KiB direct reads; "<N> <centiseconds> <ost_read RPCs>".
+rdd() {
+	_r0=$(ost_reads)
+	_t0=$(cs)
+	dd if="$1" of=/dev/null bs=4k count="$2" iflag=direct 2>/dev/null
+	_t1=$(cs)
+	echo "$2 $((_t1 - _t0)) $(($(ost_reads) - _r0))"
+}
+
+# rate N CS: N over CS centiseconds, per second.
+rate() { awk -v n="$1" -v c="$2" 'BEGIN { printf "%.1f", (c > 0 ? n * 100 / c : 0) }'; }
+# ratio ACHIEVED CONFIGURED
+ratio() { awk -v a="$1" -v c="$2" 'BEGIN { printf "%.3f", a / c }'; }
+
+# within N CS RATE: N requests in CS centiseconds are within what a bucket
+# of RATE RPC/s per CPT (ncpt CPTs, depth 3 each) lets through, +1 %.
+within() {
+	awk -v n="$1" -v c="$2" -v r="$3" -v k="$ncpt" 'BEGIN {
+		max = r * k * (c + 1) / 100 * 1.01 + 3 * k
+		if (n > max) { printf "%d RPCs in %.2f s: more than %.1f allowed\n", n, c / 100, max; exit 1 }
+	}'
+}
+
+# throttled NAME RATE N: the write figure under a rule of RATE in all,
+# writing $TF.
+TF=$F
+throttled() {
+	set -- "$1" "$2" "$3" $(wdd $TF "$3")
+	_got=$(rate "$3" "$5")
+	echo "# T3 $1: configured $2 RPC/s, $3 writes ($6 ost_write RPCs) in $(awk -v c="$5" 'BEGIN { printf "%.2f", c / 100 }') s: achieved $_got RPC/s, achieved/configured $(ratio "$_got" "$2")"
+	c_one_each() { [ "$1" = "$2" ] || echo "$1 ost_write RPCs for $2 writes"; [ "$1" = "$2" ]; }
+	tap "$1: one ost_write RPC per write" c_one_each "$6" "$3"
+	tap "$1: no more ost_write RPCs than the rule allows" within "$6" "$5" "$(per "$2")"
+}
+
+lctl set_param jobid_var=LUSTRE_JOBID >/dev/null # a job names itself in its environment
+lfs setstripe -c 1 -i 0 $F
+dd if=/dev/zero of=$F bs=1M count=4 2>/dev/null
+sync
+
+set -- $(wdd $F 400)
+echo "# T3 fifo, no rule: 400 writes in $(awk -v c="$2" 'BEGIN { printf "%.2f", c / 100 }') s: $(rate 400 "$2") RPC/s"
+tap "each 4 KiB O_DIRECT write is one ost_write RPC ($3 for 400)" test "$3" = 400
+
+lutbf apply ost_io 'start cli nid={0@lo} rate=10' >/dev/null
+ncpt=$(lctl get_param -n $P.nrs_tbf_rule | awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^CPT / { n++ } END { print n + 0 }')
+[ "$ncpt" -ge 1 ] || ncpt=1
+per() { echo $((($1 + ncpt / 2) / ncpt)); }
+echo "# T3 ost_io has $ncpt CPU partitions: a rule of R RPC/s is written as R/$ncpt per partition"
+throttled "nid rule, 10 RPC/s" 10 100
+lutbf apply ost_io 'start cli nid={0@lo} rate=20' >/dev/null
+throttled "nid rule, 20 RPC/s" 20 200
+# upstream keeps a token's fraction only for realtime rules (nrs_tbf.c)
+lutbf apply ost_io 'start cli nid={0@lo} rate=20 realtime=1' >/dev/null
+throttled "nid rule, 20 RPC/s, realtime=1" 20 200
+if [ "$ncpt" -gt 1 ]; then
+	# dd on CPU 0: over 0@lo its requests arrive on CPU 0's partition
+	_t0=$(cs)
+	taskset 1 dd if=/dev/zero of=$F bs=4k count=100 oflag=direct conv=notrunc 2>/dev/null
+	_t1=$(cs)
+	echo "# T3 nid rule, 20 RPC/s over $ncpt CPTs, dd pinned to CPU 0: achieved $(rate 100 $((_t1 - _t0))) RPC/s ($(ratio "$(rate 100 $((_t1 - _t0)))" 20) of the total)"
+fi
+
+# Two jobs under two rules, at once.
+lutbf apply ost_io --type jobid 'start ja jobid={jobA} rate=10' 'start jb jobid={jobB} rate=20' >/dev/null
+lfs setstripe -c 1 -i 0 $F.b
+dd if=/dev/zero of=$F.b bs=1M count=4 2>/dev/null
+w0=$(ost_writes)
+# busybox runs its applets without exec, so the kernel would find the
+# shell's first environment: each job execs a copy of busybox named dd
+mkdir -p /tmp/job && cp /bin/busybox /tmp/job/dd
+(
+	export LUSTRE_JOBID=jobA DD=/tmp/job/dd
+	wdd $F 100 >/tmp/ja.out
+) &
+pa=$!
+(
+	export LUSTRE_JOBID=jobB DD=/tmp/job/dd
+	wdd $F.b 200 >/tmp/jb.out
+) &
+pb=$!
+wait $pa $pb
+set -- $(cat /tmp/ja.out)
+echo "# T3 job A, rule 10 RPC/s: $(rate "$1" "$2") RPC/s, achieved/configured $(ratio "$(rate "$1" "$2")" 10)"
+tap "job A: no more RPCs than its rule allows" within "$1" "$2" "$(per 10)"
+set -- $(cat /tmp/jb.out)
+echo "# T3 job B, rule 20 RPC/s: $(rate "$1" "$2") RPC/s, achieved/configured $(ratio "$(rate "$1" "$2")" 20)"
+tap "job B: no more RPCs than its rule allows" within "$1" "$2" "$(per 20)"
+echo "# T3 the two jobs made $(($(ost_writes) - w0)) ost_write RPCs; ost_io's job_stats name: $(lctl get_param -n obdfilter.*OST0000.job_stats | awk '/job_id:/ { printf "%s ", $NF }')"
+
+# An opcode rule: writes limited, reads not.
+lutbf apply ost_io --type opcode 'start w opcode={ost_write} rate=10' >/dev/null
+throttled "opcode rule on ost_write, 10 RPC/s" 10 100
+set -- $(rdd $F 400)
+echo "# T3 reads under the same rule: 400 reads ($3 ost_read RPCs) in $(awk -v c="$2" 'BEGIN { printf "%.2f", c / 100 }') s: $(rate 400 "$2") RPC/s, not limited"
+lutbf apply ost_io --type opcode 'start w opcode={ost_write} rate=1' >/dev/null
+set -- $(rdd $F 400)
+c_reads() {
+	echo "400 reads in $(awk -v c="$1" 'BEGIN { printf "%.2f", c / 100 }') s; a 1 RPC/s rule would need 397 s"
+	[ "$1" -lt 39700 ]
+}
+tap "reads are not held by a 1 RPC/s write rule (400 direct reads, far under 397 s)" c_reads "$2"
+c_classes() {
+	lctl get_param -n $P.nrs_tbf_rule | awk '
+		/^regular_requests:/ { r = 1; next } /^high/ { r = 0 }
+		r && /^CPT / { cpts++ }
+		r && /^default / && !/ref 0$/ { used++ }
+		END { print used + 0 " of " cpts " CPTs have a class on the default rule"; exit !(used >= 1) }'
+	lctl get_param -n $P.nrs_tbf_rule
+}
+tap "the reads' class follows the default rule, not the write rule" c_classes
+
+# bounded SECONDS COMMAND...: COMMAND in the background, waited for at most
+# SECONDS; its status, or 124 when it had to be left behind.
+bounded() {
+	_s=$1
+	shift
+	"$@" &
+	_p=$!
+	_i=0
+	while kill -0 $_p 2>/dev/null && [ $_i -lt $((_s * 10)) ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	if kill -0 $_p 2>/dev/null; then
+		kill -9 $_p 2>/dev/null
+		return 124
+	fi
+	wait $_p
+}
+
+# The OSS goes with its last OST and comes back (OST0001: a wbcfs target
+# always registers as new, and the MGS refuses an index it knows).  The
+# gone OST0000 is set inactive on the client and the MDT, so that nothing
+# waits for it.
+umount /mnt/ost0
+lctl set_param osc.lustre-OST0000-osc-[!M]*.active=0 osp.lustre-OST0000-osc-MDT0000.active=0 >/dev/null 2>&1
+timed mount-ost1 mount_target OST 1 10.1.0.1@tcp /mnt/ost1
+t0=$(now_ms)
+lutbf apply ost_io 'start cli nid={0@lo} rate=10' >/dev/null
+echo "# T3 the rule re-applied $(($(now_ms) - t0)) ms after OST0001 mounted (lnetd's lustre engine will do it on the OSS uevent)"
+c_listed() { lctl get_param -n $P.nrs_tbf_rule | grep -q "^cli nid={0@lo} $(per 10), ref"; }
+tap "the rule is listed again once re-applied after the OSS came back" c_listed
+ost1_active() { lctl get_param -n lov.lustre-clilov-*.target_obd 2>/dev/null | grep -q 'OST0001_UUID ACTIVE'; }
+i=0
+while ! ost1_active && [ $i -lt 1200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo "# T client-sees-ost1 $((i * 100)) ms"
+prepare() { lfs setstripe -c 1 -i 1 $F.1 && dd if=/dev/zero of=$F.1 bs=1M count=1 2>/dev/null && sync; }
+if bounded 180 prepare; then
+	TF=$F.1
+	throttled "nid rule, 10 RPC/s, re-applied after the OSS came back" 10 100
+else
+	echo "# T3 after the OSS came back: the client could not write to OST0001 within 180 s (not measured)"
+fi
+exit $fails

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/vm/lustre.sh WORK KVER VMLINUX BUSYBOX_TREE - the VM tier's "lustre"
+# group, run by tests/vm/run.sh: the lnet.ko library (lnetd/backend/lustre/)
+# against upstream Lustre's own lnet.ko, one guest per version.
+#
+# For each version in $LNETD_VM_LUSTRE_VERSIONS (default 2.15.8 2.16.1
+# 2.17.57) it finds upstream's build with tests/vm/upstream.sh (building it
+# when the cache has none), builds an initramfs (busybox, that version's
+# modules with Debian's sunrpc.ko and dummy.ko, upstream's lnetctl and its
+# libraries, a ksocklnd-config stub that exits 0, lustre-test, lustre-init
+# as /init) and boots it under qemu with two vCPUs.  Prints the guests'
+# console lines: "LNETK-VM-BOOT: NAME" before each boot, then the guest's
+# unnumbered TAP lines and its verdict marker; run.sh numbers them and
+# fails a boot that printed no PASS verdict.  LNETD_VM_LUSTRE_PEERS sets the
+# scale case's peer count (1000).
+set -u
+work=$1 kver=$2 vmlinux=$3 base=$4
+here=$(cd "$(dirname "$0")" && pwd)
+top=${LNETD_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+versions=${LNETD_VM_LUSTRE_VERSIONS:-2.15.8 2.16.1 2.17.57}
+
+# A step that failed: a failing line for each guest that will not boot.
+fail_all() {
+	echo "not ok - lustre: $1"
+	[ -n "${2:-}" ] && [ -f "$2" ] && tail -n 30 "$2" | sed 's/^/# /'
+	for v in $versions; do
+		echo "LNETK-VM-BOOT: lustre-$v"
+		echo "LNETK-VM-VERDICT: FAIL (not booted)"
+	done
+	exit 1
+}
+
+copy_with_libs() {
+	install -D -m 755 "$1" "$2/bin/${1##*/}" || return 1
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*'); do
+		[ -e "$2$lib" ] || install -D -m 755 "$(readlink -f "$lib")" "$2$lib" || return 1
+	done
+}
+
+# --- the guest program: the library, the engine, the cases ------------------
+prog=$work/lustre-test
+srcs="$here/lustre-test.c $here/lustre-cases.c $(ls "$top"/lnetd/backend/lustre/lu-*.c)
+	$(ls "$top"/engine/*.c)"
+stale=no
+[ -x "$prog" ] || stale=yes
+for f in $srcs $here/lustre-test.h $(ls "$top"/lnetd/backend/lustre/*.h "$top"/engine/*.h); do
+	[ "$f" -nt "$prog" ] && stale=yes
+done
+if [ "$stale" = yes ]; then
+	# shellcheck disable=SC2086
+	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+		-Wformat=2 -Wshadow -Werror -I"$top" -pthread -o "$prog" $srcs \
+		>"$work/lustre-test.log" 2>&1 || fail_all "build lustre-test" "$work/lustre-test.log"
+fi
+
+sunrpc=$(find "/lib/modules/$kver/kernel/net/sunrpc" -maxdepth 1 -name 'sunrpc.ko*' | head -n 1)
+dummy=$(find "/lib/modules/$kver/kernel/drivers/net" -name 'dummy.ko*' | head -n 1)
+[ -n "$sunrpc" ] && [ -n "$dummy" ] || fail_all "Debian's sunrpc.ko and dummy.ko for $kver"
+qemu=$(command -v qemu-system-x86_64)
+
+for v in $versions; do
+	up=$("$here/upstream.sh" "$v" "$kver" 2>"$work/upstream-$v.log") ||
+		fail_all "upstream Lustre $v for $kver (tests/vm/upstream.sh)" "$work/upstream-$v.log"
+	root=$work/lustre-root-$v
+	rm -rf "$root"
+	modes=auto
+	case $v in 2.15.*) ;; *) modes="auto ioctl" ;; esac
+	{
+		cp -a "$base" "$root" &&
+			mkdir -p "$root/lib/modules/$kver/extra/upstream" "$root/opt/upstream/bin" \
+				"$root/opt/upstream/lib" "$root/etc/lustre" "$root/usr/sbin" &&
+			cp "$up"/modules/*.ko "$root/lib/modules/$kver/extra/upstream/" &&
+			install -D -m 644 "$sunrpc" "$root/lib/modules/$kver/kernel/net/sunrpc/${sunrpc##*/}" &&
+			install -D -m 644 "$dummy" \
+				"$root/lib/modules/$kver/kernel/drivers/net/${dummy##*/}" &&
+			install -m 755 "$up/bin/lnetctl" "$root/opt/upstream/bin/lnetctl" &&
+			cp -a "$up"/lib/liblnetconfig.so* "$root/opt/upstream/lib/" &&
+			for lib in $(LD_LIBRARY_PATH=$up/lib ldd "$up/bin/lnetctl" | grep -o '/[^ ]*'); do
+				case $lib in "$up"/*) continue ;; esac
+				[ -e "$root$lib" ] ||
+					install -D -m 755 "$(readlink -f "$lib")" "$root$lib" || exit 1
+			done &&
+			printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/upstream/lib exec /opt/upstream/bin/lnetctl "$@"\n' \
+				>"$root/bin/upstream-lnetctl" && chmod 755 "$root/bin/upstream-lnetctl" &&
+			rm -f "$root/usr/sbin" && mkdir -p "$root/usr/sbin" &&
+			printf '#!/bin/sh\nexit 0\n' >"$root/usr/sbin/ksocklnd-config" &&
+			chmod 755 "$root/usr/sbin/ksocklnd-config" &&
+			echo "$v" >"$root/etc/lustre/version" && echo "$modes" >"$root/etc/lustre/modes" &&
+			"$root/bin/busybox" depmod -b "$root" "$kver" &&
+			copy_with_libs "$prog" "$root" &&
+			install -m 755 "$here/lustre-init" "$root/init" &&
+			(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/lustre-$v.cpio.gz"
+	} >"$work/lustre-root-$v.log" 2>&1 ||
+		fail_all "the initramfs of $v in $root" "$work/lustre-root-$v.log"
+done
+
+append='console=ttyS0 quiet panic=-1'
+[ -n "${LNETD_VM_LUSTRE_PEERS:-}" ] && append="$append LNETD_VM_LUSTRE_PEERS=${LNETD_VM_LUSTRE_PEERS//[^0-9]/}"
+accel="-accel tcg"
+[ "${LNETD_VM_KVM:-0}" = 1 ] && accel="-accel kvm -cpu host"
+for v in $versions; do
+	echo "LNETK-VM-BOOT: lustre-$v"
+	start=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	timeout 1200 "$qemu" $accel -smp 2 -m 1024 -nodefaults -no-user-config -display none \
+		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$work/lustre-$v.cpio.gz" \
+		-append "$append" </dev/null 2>&1
+	st=$?
+	echo "# lustre guest $v: boot and cases $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, qemu exit status $st"
+done
