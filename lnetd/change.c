@@ -16,9 +16,8 @@
 #include <time.h>
 
 #include "change.h"
-#include "dp.h"
 #include "events.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/log.h"
 #include "metrics.h"
 
@@ -77,9 +76,7 @@ static void rebuild(struct lnetd *d, bool mirror, bool tbf)
 
 void lnetd_mirror_changed(struct lnetd *d)
 {
-	if (d->kb)
-		kbackend_sync(d->kb);
-	lnetd_dp_sync(d->dp);
+	backend_sync(d);
 	lnetd_metrics_soon(d);
 }
 
@@ -163,6 +160,21 @@ int lnetd_change(struct lnetd *d, const struct st_who *who, struct lnetd_op *ops
 		break;
 	}
 	lnetd_nis_gone_clear(d);
+	/* What the mirror took, the engine that runs LNet may not hold: it says so now. */
+	if (!rc) {
+		i = 0;
+		rc = backend_judge(d, ops, n, &i, text, sizeof(text));
+		if (rc) {
+			err->rc = rc;
+			err->index = i < n ? i : 0;
+			if (n == 1)
+				snprintf(err->msg, sizeof(err->msg), "%s", text);
+			else
+				snprintf(err->msg, sizeof(err->msg), "operation %zu (%s %s): %s",
+					 err->index + 1, lnetd_verb_name(ops[err->index].verb),
+					 lnetd_obj_name(ops[err->index].obj), text);
+		}
+	}
 	if (!rc && summary &&
 	    (store_pending(d->store, summary, &change) || lnetd_nis_notes(d, ops, n, summary)))
 		rc = err->rc = -ENOMEM;

@@ -4,9 +4,10 @@
  *
  * lnetd owns LNet's desired configuration: the store (SQLite) is the truth,
  * the engine instance mirrors it so every change is judged by the same code
- * the module runs before it is committed.  With the userspace engine the
- * mirror is also where selection happens; with the kernel engine, the
- * kernel backend (kernel.h) keeps the lnetk module equal to the mirror.
+ * the module runs before it is committed.  The engine that runs LNet is
+ * behind one door, d->backend (backend/backend.h): with the userspace
+ * engine the mirror is also where selection happens; with the kernel
+ * engine, lnetd/backend/lnetk/ keeps the lnetk module equal to the mirror.
  */
 #ifndef LNETD_LNETD_H
 #define LNETD_LNETD_H
@@ -65,6 +66,14 @@
 #define LNETD_POLKIT_PENDING_PER_CALLER 8
 /* Connections at once on --private-socket (bus-direct.c). */
 #define LNETD_DIRECT_MAX		64
+/* Calls that wait for the network (Ping, Discover, Selftest): at most this many at
+ * once per engine (anyone may ping), each ping or discovery for at most this long. */
+#define LNETD_PINGS_MAX			64
+#define LNETD_PING_TIMEOUT_MAX		300000 /* ms */
+/* The traffic generator's trace (the other bounds: engine/node-test.h). */
+#define LNETD_TEST_SAMPLES_MAX		6000  /* rows of a trace */
+#define LNETD_TEST_INTERVAL_MIN		10    /* ms between them, at least */
+#define LNETD_TEST_INTERVAL_MAX		60000 /* and at most (the module's bound too) */
 
 /* One NI the engine has, realised from a configured one. */
 struct lnetd_ni_real {
@@ -104,9 +113,9 @@ struct lnetd {
 	sd_bus *bus;
 	struct store *store;
 	struct lne_inst *mirror; /* the desired state, as the engine sees it */
-	const char *engine;	 /* "kernel" or "userspace" */
-	struct kbackend *kb;	 /* the kernel backend (engine "kernel"), or NULL */
-	struct lnetd_dp *dp;	 /* the userspace engine's data path (dp.h), or NULL */
+	const char *engine;	 /* its name: "kernel", "userspace", ... */
+	struct backend *backend; /* the engine that runs LNet (backend/backend.h), or NULL */
+	uint16_t lnet_port;	 /* the userspace engine's LNet port (--lnet-port) */
 	struct lne_tbf **tbf;	 /* the mirror's NRS TBF policies, one per service */
 	size_t ntbf;
 	const char *state_dir;
@@ -174,7 +183,7 @@ bool lnetd_net_configured(const struct lnetd *d, const char *net);
  * refused or dry-run change or a rollback. */
 int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why);
 
-/* The mirror changed: the kernel backend (if any) brings the module in line. */
+/* The mirror changed: the engine that runs LNet is brought in line (backend_sync). */
 void lnetd_mirror_changed(struct lnetd *d);
 
 /* The D-Bus side: the object, its bounds and methods on d->bus (lnetd_bus_add),

@@ -21,9 +21,8 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "dp.h"
 #include "lnetd.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/log.h"
 #include "metrics.h"
 #include "nrs.h"
@@ -31,16 +30,25 @@
 
 #define SUN_PATH_SIZE sizeof(((struct sockaddr_un *)0)->sun_path)
 
+/* --engine's words and what each is, from the table of engines (backend/engines.h). */
+static void usage_engines(FILE *f)
+{
+	const struct backend_ops *ops;
+	size_t i;
+
+	fprintf(f, "  --engine=ENGINE            where LNet runs:\n");
+	for (i = 0; (ops = backend_engine(i)); i++)
+		fprintf(f, "%29s%-10s %s%s\n", "", ops->name, ops->help, i ? "" : " (default)");
+}
+
 static void usage(FILE *f)
 {
+	fprintf(f, "Usage: lnetd [OPTIONS]\n"
+		   "\n"
+		   "The daemon that owns LNet's configuration (see lnetd(8)).\n"
+		   "\n");
+	usage_engines(f);
 	fprintf(f,
-		"Usage: lnetd [OPTIONS]\n"
-		"\n"
-		"The daemon that owns LNet's configuration (see lnetd(8)).\n"
-		"\n"
-		"  --engine=kernel|userspace  where LNet runs: the lnetk module (default),\n"
-		"                             or the engine inside lnetd (no module needed),\n"
-		"                             which then sends and receives LNet messages\n"
 		"  --lnet-port=PORT           the userspace engine's LNet port (default 988)\n"
 		"  --state-dir=DIR            where lnetd.db lives, one lnetd at a time\n"
 		"                             (default: $STATE_DIRECTORY, else /var/lib/lnetd)\n"
@@ -188,8 +196,9 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
+	const struct backend_ops *engine = backend_engine(0); /* the default */
 	struct lnetd d = {
-		.engine = "kernel",
+		.engine = engine->name,
 		.rtr_check_s = LNE_RTR_CHECK_S,
 		.rtr_timeout_s = LNE_RTR_TIMEOUT_S,
 		.avoid_asym = true,
@@ -207,11 +216,20 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (strcmp(optarg, "kernel") && strcmp(optarg, "userspace")) {
-				log_error("--engine: '%s' is neither kernel nor userspace", optarg);
+			engine = backend_find(optarg);
+			if (!engine) {
+				char names[256] = "";
+				const struct backend_ops *ops;
+				size_t i, len = 0;
+
+				for (i = 0; (ops = backend_engine(i)) && len < sizeof(names); i++)
+					len += (size_t)snprintf(names + len, sizeof(names) - len,
+								"%s%s", i ? ", " : "", ops->name);
+				log_error("--engine: '%s' is no engine: say one of %s", optarg,
+					  names);
 				return 2;
 			}
-			d.engine = optarg;
+			d.engine = engine->name;
 			break;
 		case 's':
 			d.state_dir = optarg;
@@ -300,7 +318,7 @@ int main(int argc, char **argv)
 	 * files and directories keep their modes.
 	 */
 	umask(0077);
-	/* Never a silent fallback: the kernel backend is chosen or refused. */
+	/* Never a silent fallback: the engine is chosen or refused. */
 	if (!d.state_dir)
 		d.state_dir = getenv("STATE_DIRECTORY") ?: "/var/lib/lnetd";
 	if (mkdir(d.state_dir, 0700) && errno != EEXIST) {
@@ -366,22 +384,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	lnetd_nis_reconcile(&d);
-	/* The module gets what the mirror holds, now or when it appears. */
-	if (!strcmp(d.engine, "kernel")) {
-		rc = kbackend_start(&d, &d.kb);
-		if (rc < 0) {
-			log_error("cannot start the kernel backend: %s", strerror(-rc));
-			goto out;
-		}
-	}
-	/* The userspace engine is a node itself: it sends, receives and answers pings. */
-	if (!strcmp(d.engine, "userspace")) {
-		rc = lnetd_dp_start(&d, (uint16_t)lnet_port, &d.dp);
-		if (rc < 0) {
-			log_error("cannot start the data path: %s", strerror(-rc));
-			goto out;
-		}
-		lnetd_dp_policies(&d, false); /* the test service's TBF policy, if stored */
+	/* The engine gets what the mirror holds, now or when it appears; the userspace
+	 * engine is a node itself: it sends, receives and answers pings. */
+	d.lnet_port = (uint16_t)lnet_port;
+	rc = backend_start(&d, engine);
+	if (rc < 0) {
+		log_error("cannot start the %s engine: %s", d.engine, strerror(-rc));
+		goto out;
 	}
 	if (metrics_file) {
 		rc = lnetd_metrics_start(&d, metrics_file, metrics_interval);
@@ -412,9 +421,7 @@ out:
 	lnetd_metrics_stop(&d);
 	lnetd_bus_direct_stop(d.direct);
 	sd_bus_flush_close_unref(d.bus);
-	lnetd_dp_stop(d.dp);
-	d.dp = NULL; /* freed: lnetd_tbf_free_all below asks whether it is there */
-	kbackend_stop(d.kb);
+	backend_stop(&d); /* before lnetd_tbf_free_all: the engine may hold the policies */
 	netif_close(d.netif);
 	sd_event_unref(d.event);
 	lnetd_nis_free(&d);

@@ -5,9 +5,9 @@
  * Rendering reads each source once into rows (a group of rows shares its
  * labels' names and its columns), then writes the families from one
  * table: a family is a group's column.  The sources are the engine that
- * runs LNet: the userspace engine's node, mirror and TBF policies, or the
- * lnetk module's counters, NIs, peers and TBF policies (read while it is
- * loaded; nothing of them while it is not).
+ * runs LNet (backend.h): its counters, and its health and TBF policies
+ * where it tells them (the mirror's where the mirror is the engine);
+ * nothing of an engine that is not there now.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dp.h"
 #include "events.h"
-#include "liblnetk/lnetk-client.h"
 #include "lnetd.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/backend/ktbf.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/log.h"
 #include "metrics-text.h"
 #include "metrics.h"
@@ -149,7 +146,7 @@ static const char *const count_names[COLS] = {
 	"recovery_pings",
 };
 
-/* One counter of @nid (NULL: the node's own), as lnetk_counters gives them. */
+/* One counter of @nid (NULL: the node's own), as the engine gives them (backend.h). */
 static int add_count(void *arg, const char *nid, bool local, const char *name, uint64_t value)
 {
 	struct collect *c = arg;
@@ -178,48 +175,17 @@ static int add_count(void *arg, const char *nid, bool local, const char *name, u
 	return c->err;
 }
 
-struct counts_ctx {
-	struct collect *c;
-	const char *nid;
-	bool local;
-};
-
-static int add_count_of(void *arg, const char *name, u64 v)
+/* The engine's counters: none while it is not there (or cannot count). */
+static int collect_counters(struct collect *c)
 {
-	struct counts_ctx *x = arg;
-
-	return add_count(x->c, x->nid, x->local, name, v);
-}
-
-static int collect_counters(struct collect *c, struct lnetk *lk)
-{
-	struct counts_ctx x = {c, NULL, false};
-	struct lnetk_err err = {""};
-	const struct lne_stat *s;
-	struct lne_node *n;
-	uint32_t b;
+	const struct backend_ops *ops = backend_ops_of(c->d);
+	struct lne_err err = {.msg = ""};
 	int rc;
 
-	if (lk)
-		return lnetk_counters(lk, add_count, c, NULL, &err);
-	if (!c->d->dp)
+	if (!ops->counters)
 		return 0;
-	n = lnetd_dp_node(c->d->dp);
-	rc = lne_counts_each(&n->st.c, add_count_of, &x);
-	if (rc >= 0)
-		rc = lne_node_stats_each(n, add_count_of, &x);
-	for (b = 0; rc >= 0 && b < LNE_STAT_HASH; b++)
-		for (s = n->stats[b]; rc >= 0 && s; s = s->hnext) {
-			char nid[LNE_NID_STR_MAX];
-			struct lne_nid id;
-
-			lne_node_nid(n, s->nid, &id);
-			lne_nid_format(&id, nid, sizeof(nid));
-			x.nid = nid;
-			x.local = s->local;
-			rc = lne_counts_each(&s->c, add_count_of, &x);
-		}
-	return rc;
+	rc = ops->counters(c->d->backend, add_count, c, &err);
+	return rc == -ENODEV ? 0 : rc;
 }
 
 /* --- health ----------------------------------------------------------------------- */
@@ -243,35 +209,37 @@ static void add_pni(struct collect *c, const char *nid, const char *peer, uint32
 		r->v[0] = health;
 }
 
-static int add_kni(const struct lnetk_ni *ni, void *arg)
+/* Health from the engine where it tells it, else from the mirror (which is the engine). */
+static int collect_health(struct collect *c)
 {
-	add_ni(arg, ni->nid, ni->ifname, ni->health, ni->up);
-	return ((struct collect *)arg)->err;
-}
-
-static int add_kpeer(const struct lnetk_peer *p, void *arg)
-{
-	size_t i;
-
-	for (i = 0; i < p->nnis; i++)
-		add_pni(arg, p->nis[i].nid, p->primary, p->nis[i].health);
-	return ((struct collect *)arg)->err;
-}
-
-static int collect_health(struct collect *c, struct lnetk *lk)
-{
-	struct lnetk_err err = {""};
+	const struct backend_ops *ops = backend_ops_of(c->d);
 	char nid[LNE_NID_STR_MAX], prim[LNE_NID_STR_MAX];
 	struct lne_cursor cur = {0};
 	const struct lne_peer_net *pnet;
 	const struct lne_peer_ni *pni;
+	struct bk_health *h = NULL;
 	struct lne_peer *p;
 	struct lne_ni *ni;
+	size_t i;
 	int rc;
 
-	if (lk) {
-		rc = lnetk_ni_dump(lk, add_kni, c, &err);
-		return rc ? rc : lnetk_peer_dump(lk, add_kpeer, c, &err);
+	if (ops->health) {
+		rc = ops->health(c->d->backend, true, &h);
+		if (rc)
+			return rc == -ENODEV ? 0 : rc;
+		for (i = 0; !c->err && i < h->n; i++) {
+			const struct bk_health_one *o = &h->v[i];
+
+			lne_nid_format(&o->nid, nid, sizeof(nid));
+			if (o->local) {
+				add_ni(c, nid, o->ifname, o->health, o->up);
+				continue;
+			}
+			lne_nid_format(&o->peer, prim, sizeof(prim));
+			add_pni(c, nid, prim, o->health);
+		}
+		bk_health_free(h);
+		return c->err;
 	}
 	while (!c->err && (ni = lne_ni_next(c->d->mirror, &cur))) {
 		lne_nid_format(&ni->nid, nid, sizeof(nid));
@@ -337,44 +305,40 @@ static const char *queue_name(int q)
 	return q == LNE_TBF_HP ? "hp" : "reg";
 }
 
-static int add_ktbf(const struct lnetk_tbf *t, const struct ktbf_class *cls, size_t ncls, void *arg)
+static int add_engine_tbf(void *arg, const struct bk_tbf_policy *p)
 {
 	struct collect *c = arg;
 	size_t q, i, shown;
 
-	for (q = 0; q < t->nqueues; q++) {
-		const struct lnetk_tbf_qinfo *qi = &t->queues[q];
-		const char *qn = queue_name(qi->queue == LNETK_TBF_HP ? LNE_TBF_HP : LNE_TBF_REG);
+	for (q = 0; q < p->nqueues; q++) {
+		const struct bk_tbf_queue *qi = &p->queues[q];
+		const char *qn = queue_name(qi->queue);
 
-		for (i = 0; i < qi->nrules; i++) {
-			const struct lnetk_tbf_rule *k = &qi->rules[i];
-			struct lne_tbf_stats st = {k->queued, k->enqueued, k->dispatched,
-						   k->wait_ns, k->throttled};
-
-			add_rule(c, t->service, qn, k->name, k->rate, k->nclasses, &st);
-		}
-		for (i = shown = 0; i < ncls; i++) {
-			const struct ktbf_class *k = &cls[i];
-			struct lne_tbf_stats st = {k->queued, k->enqueued, k->dispatched,
-						   k->wait_ns, k->throttled};
-
-			if (k->queue == qi->queue && shown++ < LNETD_METRICS_CLASSES_MAX)
-				add_class(c, t->service, qn, k->key ?: "", k->rule ?: "", &st);
-		}
-		add_queue(c, t->service, qn, qi->nclasses);
+		for (i = 0; i < qi->nrules; i++)
+			add_rule(c, p->service, qn, qi->rules[i].name, qi->rules[i].rate,
+				 qi->rules[i].nclasses, &qi->rules[i].st);
+		for (i = shown = 0; i < p->ncls; i++)
+			if (p->cls[i].queue == qi->queue && shown++ < LNETD_METRICS_CLASSES_MAX)
+				add_class(c, p->service, qn, p->cls[i].key, p->cls[i].rule,
+					  &p->cls[i].st);
+		add_queue(c, p->service, qn, qi->nclasses);
 	}
 	return c->err;
 }
 
-static int collect_tbf(struct collect *c, struct lnetk *lk)
+/* TBF from the engine where it runs the policies itself, else the mirror's. */
+static int collect_tbf(struct collect *c)
 {
-	struct lnetk_err err = {""};
+	const struct backend_ops *ops = backend_ops_of(c->d);
+	struct lne_err err = {.msg = ""};
 	char key[LNE_TBF_CMD_MAX];
 	size_t i;
-	int q;
+	int q, rc;
 
-	if (lk)
-		return ktbf_read(lk, add_ktbf, c, &err);
+	if (ops->tbf_read) {
+		rc = ops->tbf_read(c->d->backend, add_engine_tbf, c, &err);
+		return rc == -ENODEV ? 0 : rc;
+	}
 	for (i = 0; i < c->d->ntbf; i++)
 		for (q = 0; q < LNE_TBF_NQUEUES; q++) {
 			const struct lne_tbf *t = c->d->tbf[i];
@@ -424,8 +388,8 @@ int lnetd_status_read(struct lnetd *d, struct lnetd_status *s)
 	for (i = 0; i < d->nnis; i++)
 		s->applied[0] += lnetd_ni_applied(d, &d->nis[i], s->why, sizeof(s->why));
 	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
-	 * kernel backend says whether the module holds what the mirror does. */
-	s->in_module = !d->kb || kbackend_applied(d->kb, s->why, sizeof(s->why));
+	 * engine (backend.h: applied) says whether it holds what the mirror does. */
+	s->in_module = backend_applied(d, NULL, s->why, sizeof(s->why));
 	for (k = 0; k < LNETD_KINDS; k++) {
 		s->kind[k] = kinds[k];
 		s->configured[k] = (uint32_t)n[k];
@@ -460,7 +424,8 @@ int lnetd_pending_each(struct lnetd *d, const struct lnetd_status *s, lnetd_pend
 		       void *arg)
 {
 	size_t i;
-	int rc = s->in_module ? 0 : fn(arg, "module", "lnetk", s->why);
+	const char *module = backend_ops_of(d)->module ?: d->engine;
+	int rc = s->in_module ? 0 : fn(arg, "module", module, s->why);
 
 	for (i = 0; rc >= 0 && i < d->nnis; i++) {
 		const struct lnetd_ni *n = &d->nis[i];
@@ -597,19 +562,18 @@ static const struct family {
 
 int lnetd_metrics_render(struct lnetd *d, struct mx *m)
 {
-	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
 	struct collect c = {.d = d};
 	size_t f, i;
 	int rc;
 
-	/* With the kernel engine and no module, the module's parts are left out. */
+	/* An engine that is not there now leaves its parts out. */
 	rc = collect_config(&c);
-	if (!rc && (lk || !d->kb))
-		rc = collect_counters(&c, lk);
-	if (!rc && (lk || !d->kb))
-		rc = collect_health(&c, lk);
-	if (!rc && (lk || !d->kb))
-		rc = collect_tbf(&c, lk);
+	if (!rc)
+		rc = collect_counters(&c);
+	if (!rc)
+		rc = collect_health(&c);
+	if (!rc)
+		rc = collect_tbf(&c);
 	for (f = 0; !rc && f < sizeof(families) / sizeof(families[0]); f++) {
 		const struct family *fa = &families[f];
 		const struct rows *rs = &c.g[fa->g];

@@ -26,9 +26,8 @@
 #include <string.h>
 
 #include "change.h"
-#include "dp.h"
 #include "lnetd.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/events.h"
 #include "lnetd/log.h"
 #include "numa.h"
@@ -388,14 +387,8 @@ void lnetd_ni_unrealise(struct lnetd *d, struct lnetd_ni *n)
  */
 static void ni_link(struct lnetd *d, const struct lne_nid *nid, bool up)
 {
-	struct lne_node *nd = lnetd_dp_node(d->dp);
-
-	if (nd && nd->ln == d->mirror) {
-		lne_node_ni_link(nd, nid, up, NULL);
-		lnetd_dp_kick(d->dp);
-	} else {
+	if (!backend_ni_link(d, nid, up))
 		lne_ni_set_up(d->mirror, nid, up, NULL);
-	}
 }
 
 int lnetd_ni_reconcile(struct lnetd *d, struct lnetd_ni *n, bool *changed)
@@ -470,7 +463,7 @@ bool lnetd_ni_applied(const struct lnetd *d, const struct lnetd_ni *n, char *why
 		snprintf(why, len, "%s", n->reason);
 		return false;
 	}
-	return !d->kb || kbackend_applied(d->kb, why, len);
+	return backend_applied(d, n, why, len);
 }
 
 void lnetd_nis_reconcile(struct lnetd *d)

@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "change.h"
-#include "dp.h"
 #include "lnetd.h"
+#include "lnetd/backend/backend.h"
 #include "nrs.h"
 
 static const char *const qname[LNE_TBF_NQUEUES] = {"reg", "hp"};
@@ -194,7 +194,7 @@ static void policy_del(struct lnetd *d, struct lne_tbf *tbf)
 		;
 	if (i == d->ntbf)
 		return;
-	lnetd_dp_policies(d, true); /* its queued requests back first */
+	backend_tbf_changed(d, true); /* its queued requests back first */
 	lne_tbf_free(tbf);
 	memmove(&d->tbf[i], &d->tbf[i + 1], (d->ntbf - i - 1) * sizeof(*d->tbf));
 	d->ntbf--;
@@ -241,7 +241,7 @@ int lnetd_tbf_op(struct lnetd *d, int verb, const struct lnetd_tbf_op *op, char 
 			return rc;
 		}
 		policy_del(d, tbf);
-		lnetd_dp_policies(d, false);
+		backend_tbf_changed(d, false);
 		return 0;
 	}
 	/* A policy comes into being with its first setting or rule. */
@@ -249,7 +249,7 @@ int lnetd_tbf_op(struct lnetd *d, int verb, const struct lnetd_tbf_op *op, char 
 		rc = policy_add(d, op->service, &tbf, msg, len);
 		if (rc)
 			return rc;
-		lnetd_dp_policies(d, false);
+		backend_tbf_changed(d, false);
 	}
 	if (verb == VERB_ADD) {
 		rc = lne_tbf_command(tbf, op->command ?: "", now, &err);
@@ -286,7 +286,7 @@ void lnetd_tbf_free_all(struct lnetd *d)
 {
 	size_t i;
 
-	lnetd_dp_policies(d, true);
+	backend_tbf_changed(d, true);
 	for (i = 0; i < d->ntbf; i++)
 		lne_tbf_free(d->tbf[i]);
 	free(d->tbf);
@@ -357,7 +357,7 @@ int lnetd_tbf_restore(struct lnetd *d, char **why)
 
 	lnetd_tbf_free_all(d);
 	rc = store_tbf_list(d->store, restore_cb, &c);
-	lnetd_dp_policies(d, false);
+	backend_tbf_changed(d, false);
 	if (rc && why && asprintf(why, "stored %s", c.msg[0] ? c.msg : "TBF policy unreadable") < 0)
 		*why = NULL;
 	return rc;

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dp.h"
 #include "engine/udsp.h"
 #include "lnetd.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/log.h"
 #include "nrs.h"
 #include "numa.h"
@@ -171,7 +171,7 @@ int lnetd_mirror_rebuild(struct lnetd *d, bool tbf, char **why)
 	nh = health_save(d->mirror, &h);
 	lne_inst_free(d->mirror);
 	d->mirror = ln;
-	lnetd_dp_sync(d->dp); /* before anything can send: the old instance is gone */
+	backend_mirror_replaced(d); /* before anything can send: the old instance is gone */
 	rc = tbf ? lnetd_tbf_restore(d, why) : 0;
 	if (!rc)
 		rc = lnetd_nis_load(d);

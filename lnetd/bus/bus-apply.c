@@ -12,7 +12,6 @@
 
 #include "bus-errors.h"
 #include "bus-int.h"
-#include "lnetd/backend/kernel.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 #include "lnetd/metrics.h"

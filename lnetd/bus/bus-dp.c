@@ -1,252 +1,181 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bus-dp.c - the data path on the bus: Ping, Counters, ResetCounters,
- * Selftest and SetTestService.
+ * Selftest and SetTestService, and the answers of the calls that wait for
+ * the network (Discover's too: bus-disc.c).
  *
  * Anyone may ping and read counters (a ping costs the node one GET and is
  * bounded: LNETD_PINGS_MAX waiting at once, a timeout of at most
  * LNETD_PING_TIMEOUT_MAX); resetting counters needs the right to change.
- * With the kernel engine the module's data path answers: a ping waits in
- * the module (LNETK_CMD_PING blocks), so it runs on a thread of its own
- * and is answered from the event loop when it ends; so does a Selftest.
+ * The engine that runs LNet answers (backend.h): a ping, a discovery and a
+ * selftest are calls the engine finishes later, on the event loop, when the
+ * network has answered; the D-Bus call is answered then.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <systemd/sd-bus.h>
-#include <unistd.h>
 
 #include "bus-errors.h"
 #include "bus-int.h"
-#include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/dp.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/lnetd.h"
 
-static int no_data_path(sd_bus_error *e)
+/* --- the answers of calls that wait ------------------------------------------------------ */
+
+/* A node's ping info (a ping's answer, or the peer a discovery left) as the reply a{sv}. */
+static int reply_ping(sd_bus_message *call, const struct bk_ping_info *p)
 {
-	return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-				 "no data path runs: the lnetk module is not loaded");
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	static const char *const status[] = {
+		[LNE_PNI_NA] = "unknown", [LNE_PNI_UP] = "up", [LNE_PNI_DOWN] = "down"};
+	const char *primary = p->n ? p->nid[0].nid : "";
+	unsigned int i;
+	int rc;
+
+	rc = sd_bus_message_new_method_return(call, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{sv}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "primary", "s", primary,
+					   "multi_rail", "b",
+					   (int)!!(p->features & LNW_PING_FEAT_MULTI_RAIL),
+					   "features", "u", p->features, "pid", "u", p->pid);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", "nids");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "a(ss)");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(ss)");
+	for (i = 0; rc >= 0 && i < p->n; i++)
+		rc = sd_bus_message_append(
+			r, "(ss)", p->nid[i].nid,
+			p->nid[i].status <= LNE_PNI_DOWN ? status[p->nid[i].status] : "unknown");
+	for (i = 0; rc >= 0 && i < 4; i++)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, r, NULL);
+	return rc;
 }
 
-/* --- the kernel engine's blocking commands: a thread per call ------------------------- */
-
-/*
- * LNETK_CMD_PING and LNETK_CMD_SELFTEST wait in the module for the network,
- * so each runs on a thread of its own with a netlink socket of its own, and
- * its D-Bus call is answered from the event loop when the thread is done.
- */
-struct kcall {
-	sd_bus_message *m;
-	int (*run)(struct lnetk *lk, struct kcall *k);	  /* on the thread */
-	void (*answer)(struct kcall *k, sd_bus_error *e); /* on the loop, when run said 0 */
-	char dst[LNETK_NID_MAX], src[LNETK_NID_MAX];
-	uint32_t timeout_ms;
-	int discover; /* a ping's: 0 a ping; 1 discover the peer; 2 even if discovered */
-	union {
-		struct lnetk_ping ping;
-		struct lnetk_test test;
-	} out;
-	struct lne_test test; /* a selftest's request, then its results */
-	uint32_t interval_ms; /* a selftest's trace: sampled this often, 0 none */
-	uint64_t *trace;      /* the module's rows, as liblnetk fills them */
-	struct lnetk_err err;
-	int rc, efd;
-	sd_event_source *ev;
-	pthread_t th;
-	char label[LNETK_NID_MAX + 16];
-};
-
-static unsigned int kcalls; /* waiting, at most LNETD_PINGS_MAX */
-
-static void *kcall_thread(void *arg)
+static int append_trace(sd_bus_message *r, const struct lne_test *t)
 {
-	struct kcall *k = arg;
-	struct lnetk *lk = NULL;
-	uint64_t one = 1;
+	size_t i, k;
+	int rc;
 
-	k->rc = lnetk_open(&lk);
-	if (!k->rc)
-		k->rc = k->run(lk, k);
-	lnetk_close(lk);
-	if (write(k->efd, &one, sizeof(one)) < 0)
-		k->rc = -errno;
-	return NULL;
+	rc = sd_bus_message_open_container(r, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", "trace");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "a(tat)");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(tat)");
+	for (i = 0; rc >= 0 && i < t->nsamples; i++) {
+		const uint64_t *row = t->trace + i * (t->nrails + 1);
+
+		rc = sd_bus_message_open_container(r, 'r', "tat");
+		if (rc >= 0)
+			rc = sd_bus_message_append(r, "t", row[0]);
+		if (rc >= 0)
+			rc = sd_bus_message_open_container(r, 'a', "t");
+		for (k = 0; rc >= 0 && k < t->nrails; k++)
+			rc = sd_bus_message_append(r, "t", row[k + 1]);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+		if (rc >= 0)
+			rc = sd_bus_message_close_container(r);
+	}
+	for (i = 0; rc >= 0 && i < 3; i++)
+		rc = sd_bus_message_close_container(r);
+	return rc;
 }
 
-static int on_kcall_done(sd_event_source *s, int fd, uint32_t events, void *userdata)
+/* What a selftest did: messages, failed, bytes, elapsed_ns, rails, and its trace. */
+static int reply_selftest(sd_bus_message *call, const struct lne_test *t, uint64_t elapsed)
 {
-	struct kcall *k = userdata;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	size_t i;
+	int rc;
 
-	(void)s;
-	(void)fd;
-	(void)events;
-	pthread_join(k->th, NULL);
-	kcalls--;
-	if (k->rc)
-		sd_bus_error_setf(&e,
-				  k->rc == -ETIMEDOUT || k->rc == -EHOSTUNREACH ||
-						  k->rc == -ENOTCONN
-					  ? LNETD_ERR_UNREACHABLE
-					  : LNETD_ERR_INVALID,
-				  "failed to %s: %s", k->label,
-				  k->err.msg[0] ? k->err.msg : strerror(-k->rc));
-	else
-		k->answer(k, &e);
-	if (sd_bus_error_is_set(&e))
-		sd_bus_reply_method_error(k->m, &e);
-	sd_bus_error_free(&e);
-	sd_event_source_disable_unref(k->ev);
-	close(k->efd);
-	sd_bus_message_unref(k->m);
-	free(k->trace);
-	free(k->test.trace);
-	free(k);
-	return 0;
+	rc = sd_bus_message_new_method_return(call, &r);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "{sv}");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "messages", "u", t->finished,
+					   "failed", "u", t->failed, "bytes", "t",
+					   lne_test_bytes(t), "elapsed_ns", "t", elapsed);
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'e', "sv");
+	if (rc >= 0)
+		rc = sd_bus_message_append(r, "s", "rails");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'v', "a(stt)");
+	if (rc >= 0)
+		rc = sd_bus_message_open_container(r, 'a', "(stt)");
+	for (i = 0; rc >= 0 && i < t->nrails; i++) {
+		char nid[LNE_NID_STR_MAX];
+
+		lne_nid_format(&t->rails[i].nid, nid, sizeof(nid));
+		rc = sd_bus_message_append(r, "(stt)", nid, t->rails[i].sent, t->rails[i].received);
+	}
+	for (i = 0; rc >= 0 && i < 3; i++)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0 && t->trace)
+		rc = append_trace(r, t);
+	if (rc >= 0)
+		rc = sd_bus_message_close_container(r);
+	if (rc >= 0)
+		rc = sd_bus_send(NULL, r, NULL);
+	return rc;
 }
 
-/* Start @k (filled by the caller: run, answer, label, arguments) on a thread. */
-static int kcall_start(struct lnetd *d, sd_bus_message *m, struct kcall *k, sd_bus_error *e)
+/* The engine finished a call: answer its D-Bus call (c->arg), and let it go. */
+static void call_answered(struct bk_call *c, bool test)
+{
+	sd_bus_message *m = c->arg;
+	const struct lne_test *t = &c->test;
+
+	if (c->rc)
+		bus_reply_call_error(m, c->rc, c->err.msg);
+	else if (test && t->failed == t->finished)
+		sd_bus_reply_method_errorf(m, LNETD_ERR_UNREACHABLE,
+					   "every one of %u messages failed: %s", t->finished,
+					   strerror(-t->first_err));
+	else if (test ? reply_selftest(m, t, c->elapsed_ns) < 0 : reply_ping(m, &c->ping) < 0)
+		sd_bus_reply_method_errorf(m, LNETD_ERR_PROTOCOL, "cannot build the %s reply",
+					   test ? "selftest's" : "ping's");
+	sd_bus_message_unref(m);
+	bk_call_free(c);
+}
+
+/* A ping's or a discovery's end: the node answered as a ping's answer. */
+static void ping_done(struct bk_call *c)
+{
+	call_answered(c, false);
+}
+
+static void test_done(struct bk_call *c)
+{
+	call_answered(c, true);
+}
+
+int bus_call_start(struct lnetd *d, sd_bus_message *m,
+		   int (*op)(struct backend *b, struct bk_call *c), struct bk_call *c,
+		   bool selftest, sd_bus_error *e)
 {
 	int rc;
 
-	if (kcalls >= LNETD_PINGS_MAX) {
-		free(k);
-		return sd_bus_error_setf(e, LNETD_ERR_LIMIT,
-					 "%u calls wait for the module already: try again later",
-					 LNETD_PINGS_MAX);
-	}
-	k->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	rc = k->efd < 0 ? -errno : 0;
-	if (!rc)
-		rc = sd_event_add_io(d->event, &k->ev, k->efd, EPOLLIN, on_kcall_done, k);
-	if (!rc)
-		k->m = sd_bus_message_ref(m);
-	if (!rc)
-		rc = -pthread_create(&k->th, NULL, kcall_thread, k);
-	if (rc) {
-		sd_bus_message_unref(k->m);
-		sd_event_source_disable_unref(k->ev);
-		if (k->efd >= 0)
-			close(k->efd);
-		free(k);
-		return rc;
-	}
-	kcalls++;
-	return 1;
-}
-
-static int kping_run(struct lnetk *lk, struct kcall *k)
-{
-	if (k->discover)
-		return lnetk_discover(lk, k->dst, k->discover == 2, k->timeout_ms, &k->out.ping,
-				      &k->err);
-	return lnetk_ping(lk, k->dst, k->src[0] ? k->src : NULL, k->timeout_ms, &k->out.ping,
-			  &k->err);
-}
-
-static void kping_answer(struct kcall *k, sd_bus_error *e)
-{
-	if (lnetd_ping_reply(k->m, &k->out.ping) < 0)
-		sd_bus_error_setf(e, LNETD_ERR_PROTOCOL, "cannot build the ping's reply");
-}
-
-int bus_kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
-		    uint32_t timeout, int discover, sd_bus_error *e)
-{
-	struct kcall *k = calloc(1, sizeof(*k));
-
-	if (!k)
-		return -ENOMEM;
-	k->run = kping_run;
-	k->answer = kping_answer;
-	snprintf(k->label, sizeof(k->label), "%s %s", discover ? "discover" : "ping", dst);
-	snprintf(k->dst, sizeof(k->dst), "%s", dst);
-	snprintf(k->src, sizeof(k->src), "%s", src);
-	k->timeout_ms = timeout;
-	k->discover = discover;
-	return kcall_start(d, m, k, e);
-}
-
-static int ktest_run(struct lnetk *lk, struct kcall *k)
-{
-	struct lnetk_test *t = &k->out.test;
-
-	t->dst = k->dst;
-	t->mode = (uint8_t)k->test.mode;
-	t->size = k->test.size;
-	t->count = k->test.count;
-	t->concurrency = k->test.conc;
-	t->no_ack = !k->test.ack;
-	if (k->interval_ms) {
-		k->trace = calloc((size_t)LNETK_TEST_SAMPLES_MAX * (LNETK_TEST_RAILS_MAX + 1),
-				  sizeof(uint64_t));
-		if (!k->trace)
-			return -ENOMEM;
-		t->trace = k->trace;
-		t->max_samples = LNETK_TEST_SAMPLES_MAX;
-		t->interval_ms = k->interval_ms;
-	}
-	return lnetk_selftest(lk, t, &k->err);
-}
-
-/* The module's trace rows (stride 1 + LNETK_TEST_RAILS_MAX) as the generator keeps them. */
-static void ktest_trace(struct kcall *k, const struct lnetk_test *o)
-{
-	struct lne_test *t = &k->test;
-	size_t stride = t->nrails + 1;
-	uint32_t i;
-
-	if (!o->nsamples || t->nrails != o->nrails)
-		return;
-	t->trace = calloc((size_t)o->nsamples * stride, sizeof(uint64_t));
-	if (!t->trace)
-		return; /* the reply goes without it */
-	for (i = 0; i < o->nsamples; i++)
-		memcpy(t->trace + i * stride, o->trace + (size_t)i * (LNETK_TEST_RAILS_MAX + 1),
-		       stride * sizeof(uint64_t));
-	t->nsamples = t->max_samples = o->nsamples;
-}
-
-/* The module's results as the engine's generator keeps them, for one reply for both. */
-static void ktest_answer(struct kcall *k, sd_bus_error *e)
-{
-	const struct lnetk_test *o = &k->out.test;
-	struct lne_test *t = &k->test;
-	unsigned int i;
-
-	(void)e;
-	t->finished = o->messages;
-	t->failed = o->failed;
-	t->first_err = o->error;
-	t->nrails = 0;
-	for (i = 0; i < o->nrails && i < LNE_TEST_RAILS_MAX; i++)
-		if (!lne_nid_parse(o->rail[i].nid, &t->rails[t->nrails].nid, NULL)) {
-			t->rails[t->nrails].sent = o->rail[i].sent;
-			t->rails[t->nrails++].received = o->rail[i].received;
-		}
-	ktest_trace(k, o);
-	lnetd_selftest_reply(k->m, t, o->elapsed_ns);
-}
-
-static int kernel_selftest(struct lnetd *d, sd_bus_message *m, const struct lne_test *t,
-			   const char *dst, uint32_t interval_ms, sd_bus_error *e)
-{
-	struct kcall *k = calloc(1, sizeof(*k));
-
-	if (!k)
-		return -ENOMEM;
-	k->run = ktest_run;
-	k->answer = ktest_answer;
-	k->test = *t;
-	k->test.trace = NULL;
-	k->interval_ms = interval_ms;
-	snprintf(k->label, sizeof(k->label), "test %s", dst);
-	snprintf(k->dst, sizeof(k->dst), "%s", dst);
-	return kcall_start(d, m, k, e);
+	c->done = selftest ? test_done : ping_done;
+	c->arg = sd_bus_message_ref(m);
+	rc = op(d->backend, c);
+	if (rc >= 0)
+		return 1; /* answered when the call is done, perhaps already */
+	sd_bus_message_unref(m);
+	rc = bus_call_fail(e, rc, c->err.msg[0] ? c->err.msg : strerror(-rc));
+	bk_call_free(c);
+	return rc;
 }
 
 /* Ping(s nid, s source, u timeout_ms) -> a{sv}: primary, multi_rail, features, pid, nids a(ss). */
@@ -254,8 +183,9 @@ int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	const char *dst, *src;
-	struct lne_nid nd, ns;
+	struct lne_nid nd, ns = {0};
 	char canon[LNE_NID_STR_MAX];
+	struct bk_call *c;
 	uint32_t timeout;
 	int rc;
 
@@ -276,64 +206,34 @@ int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (!timeout || timeout > LNETD_PING_TIMEOUT_MAX)
 		return sd_bus_error_setf(e, LNETD_ERR_RANGE, "timeout %u ms is outside 1..%u ms",
 					 timeout, LNETD_PING_TIMEOUT_MAX);
-	if (d->kb)
-		return bus_kernel_ping(d, m, dst, src, timeout, 0, e);
-	if (!d->dp)
-		return no_data_path(e);
-	return lnetd_dp_ping(d->dp, m, &nd, *src ? &ns : NULL, timeout, e);
+	if (!backend_ops_of(d)->ping)
+		return bus_engine_cannot(d, "ping", e);
+	c = bk_call_new();
+	if (!c)
+		return -ENOMEM;
+	c->dst = nd;
+	c->src = ns;
+	c->has_src = *src;
+	c->timeout_ms = timeout;
+	return bus_call_start(d, m, backend_ops_of(d)->ping, c, false, e);
 }
 
-static int put_count(void *arg, const char *name, u64 v)
-{
-	return sd_bus_message_append(arg, "{st}", name, (uint64_t)v);
-}
-
-static int append_counts(sd_bus_message *r, const struct lne_counts *c)
-{
-	int rc = sd_bus_message_open_container(r, 'a', "{st}");
-
-	if (rc >= 0)
-		rc = lne_counts_each(c, put_count, r);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	return rc;
-}
-
-/* --- the kernel engine's counters: the module's, read now ---------------------------- */
-
-struct kcount {
-	char nid[LNETK_NID_MAX]; /* "" for the node's own */
-	bool local;
-	char name[64];
-	uint64_t value;
+/*
+ * Counters' reply, written as the engine gives them (backend.h: the node's
+ * first, then each NID's together): the node's rows are held until the
+ * first NID's, to go out as its totals then its own; each NID's go out as
+ * they come, so a node counting 100,000 NIDs is not copied first.
+ */
+struct counts_out {
+	sd_bus_message *r;
+	struct node_count {
+		char name[64];
+		uint64_t value;
+	} * node;
+	size_t nnode, cap;
+	bool nids;		   /* the per-NID array is open */
+	char nid[LNE_NID_STR_MAX]; /* the NID whose record is open, "" none */
 };
-
-struct kcounts {
-	struct kcount *v;
-	size_t n, cap;
-};
-
-static int kcount_add(void *arg, const char *nid, bool local, const char *name, uint64_t value)
-{
-	struct kcounts *k = arg;
-	struct kcount *c;
-
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 256;
-		struct kcount *v = realloc(k->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		k->v = v;
-		k->cap = cap;
-	}
-	c = &k->v[k->n++];
-	snprintf(c->nid, sizeof(c->nid), "%s", nid ? nid : "");
-	c->local = local;
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->value = value;
-	return 0;
-}
 
 /* Whether @name is one of the per-NID counters (lne_counts_each's), not the node's own. */
 static int is_count(void *arg, const char *name, u64 v)
@@ -349,59 +249,75 @@ static bool per_nid_name(const char *name)
 	return lne_counts_each(&zero, is_count, (void *)name) == -EEXIST;
 }
 
-static int kernel_counters(struct lnetd *d, sd_bus_message *m, sd_bus_error *e)
+/* The node's two dictionaries, then the per-NID array opened. */
+static int counts_node(struct counts_out *o)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
-	struct lnetk *lk = kbackend_lnetk(d->kb);
-	struct lnetk_err lerr = {""};
-	struct kcounts k = {0};
-	size_t i, j;
-	int rc, pass;
+	size_t i;
+	int rc = 0, pass;
 
-	if (!lk)
-		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED,
-					 "the lnetk module is not loaded: it has no counters");
-	rc = lnetk_counters(lk, kcount_add, &k, NULL, &lerr);
-	if (rc) {
-		free(k.v);
-		return bus_fail(e, rc, lerr.msg[0] ? lerr.msg : "the module's counters");
-	}
-	rc = sd_bus_message_new_method_return(m, &r);
-	/* the node's: its totals, then its own */
 	for (pass = 0; rc >= 0 && pass < 2; pass++) {
-		rc = sd_bus_message_open_container(r, 'a', "{st}");
-		for (i = 0; rc >= 0 && i < k.n; i++)
-			if (!k.v[i].nid[0] && per_nid_name(k.v[i].name) == !pass)
-				rc = sd_bus_message_append(r, "{st}", k.v[i].name, k.v[i].value);
+		rc = sd_bus_message_open_container(o->r, 'a', "{st}");
+		for (i = 0; rc >= 0 && i < o->nnode; i++)
+			if (per_nid_name(o->node[i].name) == !pass)
+				rc = sd_bus_message_append(o->r, "{st}", o->node[i].name,
+							   o->node[i].value);
 		if (rc >= 0)
-			rc = sd_bus_message_close_container(r);
+			rc = sd_bus_message_close_container(o->r);
 	}
 	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "(sba{st})");
-	/* each NID's items come together, in the module's order */
-	for (i = 0; rc >= 0 && i < k.n; i = j) {
-		for (j = i; j < k.n && !strcmp(k.v[j].nid, k.v[i].nid); j++)
-			;
-		if (!k.v[i].nid[0])
-			continue;
-		rc = sd_bus_message_open_container(r, 'r', "sba{st}");
+		rc = sd_bus_message_open_container(o->r, 'a', "(sba{st})");
+	o->nids = true;
+	return rc;
+}
+
+static int counts_close_nid(struct counts_out *o)
+{
+	int rc = 0;
+
+	if (o->nid[0])
+		rc = sd_bus_message_close_container(o->r);
+	if (rc >= 0 && o->nid[0])
+		rc = sd_bus_message_close_container(o->r);
+	o->nid[0] = '\0';
+	return rc;
+}
+
+static int count_row(void *arg, const char *nid, bool local, const char *name, uint64_t value)
+{
+	struct counts_out *o = arg;
+	int rc = 0;
+
+	if (!nid) {
+		if (o->nids)
+			return -EPROTO; /* not as backend.h says */
+		if (o->nnode == o->cap) {
+			size_t cap = o->cap ? 2 * o->cap : 64;
+			struct node_count *v = realloc(o->node, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			o->node = v;
+			o->cap = cap;
+		}
+		snprintf(o->node[o->nnode].name, sizeof(o->node[0].name), "%s", name);
+		o->node[o->nnode++].value = value;
+		return 0;
+	}
+	if (!o->nids)
+		rc = counts_node(o);
+	if (rc >= 0 && strcmp(o->nid, nid)) {
+		rc = counts_close_nid(o);
 		if (rc >= 0)
-			rc = sd_bus_message_append(r, "sb", k.v[i].nid, (int)k.v[i].local);
+			rc = sd_bus_message_open_container(o->r, 'r', "sba{st}");
 		if (rc >= 0)
-			rc = sd_bus_message_open_container(r, 'a', "{st}");
-		for (size_t x = i; rc >= 0 && x < j; x++)
-			rc = sd_bus_message_append(r, "{st}", k.v[x].name, k.v[x].value);
+			rc = sd_bus_message_append(o->r, "sb", nid, (int)local);
 		if (rc >= 0)
-			rc = sd_bus_message_close_container(r);
-		if (rc >= 0)
-			rc = sd_bus_message_close_container(r);
+			rc = sd_bus_message_open_container(o->r, 'a', "{st}");
+		snprintf(o->nid, sizeof(o->nid), "%s", nid);
 	}
 	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	free(k.v);
-	if (rc < 0)
-		return rc;
-	return sd_bus_send(NULL, r, NULL);
+		rc = sd_bus_message_append(o->r, "{st}", name, value);
+	return rc < 0 ? rc : 0;
 }
 
 /*
@@ -412,46 +328,28 @@ int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
-	struct lne_node *n;
+	struct lne_err err = {.msg = ""};
+	struct counts_out o = {0};
 	int rc;
-	uint32_t b;
 
-	if (d->kb)
-		return kernel_counters(d, m, e);
-	if (!d->dp)
-		return no_data_path(e);
-	n = lnetd_dp_node(d->dp);
+	if (!backend_ops_of(d)->counters)
+		return bus_engine_cannot(d, "count messages", e);
 	rc = sd_bus_message_new_method_return(m, &r);
-	if (rc >= 0)
-		rc = append_counts(r, &n->st.c);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "{st}");
-	if (rc >= 0)
-		rc = lne_node_stats_each(n, put_count, r);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "(sba{st})");
-	for (b = 0; rc >= 0 && b < LNE_STAT_HASH; b++) {
-		const struct lne_stat *s;
-
-		for (s = n->stats[b]; rc >= 0 && s; s = s->hnext) {
-			char nid[LNE_NID_STR_MAX];
-			struct lne_nid x;
-
-			lne_node_nid(n, s->nid, &x);
-			lne_nid_format(&x, nid, sizeof(nid));
-			rc = sd_bus_message_open_container(r, 'r', "sba{st}");
-			if (rc >= 0)
-				rc = sd_bus_message_append(r, "sb", nid, (int)s->local);
-			if (rc >= 0)
-				rc = append_counts(r, &s->c);
-			if (rc >= 0)
-				rc = sd_bus_message_close_container(r);
-		}
+	if (rc < 0)
+		return rc;
+	o.r = r;
+	rc = backend_ops_of(d)->counters(d->backend, count_row, &o, &err);
+	if (rc < 0 && err.msg[0]) {
+		free(o.node);
+		return bus_engine_fail(e, rc, err.msg);
 	}
+	if (rc >= 0 && !o.nids)
+		rc = counts_node(&o);
+	if (rc >= 0)
+		rc = counts_close_nid(&o);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
+	free(o.node);
 	if (rc < 0)
 		return rc;
 	return sd_bus_send(NULL, r, NULL);
@@ -460,6 +358,7 @@ int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e)
 int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct lne_err err = {.msg = ""};
 	struct caller c;
 	int rc;
 
@@ -469,18 +368,11 @@ int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	if (d->kb) {
-		struct lnetk *lk = kbackend_lnetk(d->kb);
-		struct lnetk_err lerr = {""};
-
-		rc = lk ? lnetk_counters_reset(lk, &lerr) : -ENODEV;
-		if (rc)
-			return bus_fail(e, rc, lerr.msg[0] ? lerr.msg : "the module's counters");
-	} else if (d->dp) {
-		lne_node_stats_reset(lnetd_dp_node(d->dp));
-	} else {
-		return no_data_path(e);
-	}
+	if (!backend_ops_of(d)->counters_reset)
+		return bus_engine_cannot(d, "reset counters", e);
+	rc = backend_ops_of(d)->counters_reset(d->backend, &err);
+	if (rc)
+		return bus_engine_fail(e, rc, err.msg);
 	return sd_bus_reply_method_return(m, "");
 }
 
@@ -488,7 +380,7 @@ int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e
  * Selftest(s nid, a{sv} options{mode s, size u, count u, concurrency u, ack b,
  * interval_ms u}) -> a{sv}{messages u, failed u, bytes t, elapsed_ns t, rails
  * a(stt), and with an interval trace a(tat): time, each rail's bytes}: the
- * traffic generator (lnetd/dp-test.c).  It loads the network: it needs the
+ * traffic generator (the engine's: engine/node-test.h).  It loads the network: it needs the
  * right to change, as SetTestService does.
  */
 int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -510,6 +402,7 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		{NULL},
 	};
 	char canon[LNE_NID_STR_MAX];
+	struct bk_call *call;
 	struct lne_err err;
 	struct caller c;
 	int rc;
@@ -538,17 +431,22 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	if (d->kb)
-		return kernel_selftest(d, m, &t, canon, interval, e);
-	if (!d->dp)
-		return no_data_path(e);
-	return lnetd_dp_selftest(d->dp, m, &t, interval);
+	if (!backend_ops_of(d)->selftest)
+		return bus_engine_cannot(d, "run the traffic generator", e);
+	call = bk_call_new();
+	if (!call)
+		return -ENOMEM;
+	call->dst = t.dst;
+	call->test = t;
+	call->interval_ms = interval;
+	return bus_call_start(d, m, backend_ops_of(d)->selftest, call, true, e);
 }
 
 /* SetTestService(b on): whether this node serves the traffic generator's test portal. */
 int bus_method_set_test_service(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
+	struct lne_err err = {.msg = ""};
 	struct caller c;
 	int on, rc;
 
@@ -558,18 +456,10 @@ int bus_method_set_test_service(sd_bus_message *m, void *userdata, sd_bus_error 
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	if (d->kb) {
-		struct lnetk *lk = kbackend_lnetk(d->kb);
-		struct lnetk_err lerr = {""};
-
-		rc = lk ? lnetk_test_service(lk, on, &lerr) : -ENODEV;
-		if (rc)
-			return bus_fail(e, rc,
-					lerr.msg[0] ? lerr.msg : "the module's test service");
-	} else if (d->dp) {
-		lnetd_dp_node(d->dp)->test_service = on;
-	} else {
-		return no_data_path(e);
-	}
+	if (!backend_ops_of(d)->test_service)
+		return bus_engine_cannot(d, "serve the traffic generator", e);
+	rc = backend_ops_of(d)->test_service(d->backend, on, &err);
+	if (rc)
+		return bus_engine_fail(e, rc, err.msg);
 	return sd_bus_reply_method_return(m, "");
 }

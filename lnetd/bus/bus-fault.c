@@ -4,9 +4,9 @@
  * FaultReset, FaultList (engine/fault.h).  Rules are running state, as
  * health is: not stored, gone with a restart.  Anyone may list them;
  * adding, deleting and resetting need the right to change, and every
- * option is checked before anything changes.  With the kernel engine the
- * module keeps the rules (LNETK_CMD_FAULT): lnetd checks the options the
- * same way first, and the module checks them again.
+ * option is checked before anything changes.  The engine that runs LNet
+ * keeps the rules (backend.h): lnetd checks the options first, and an
+ * engine may check them again (the kernel engine's module does).
  */
 #include <errno.h>
 #include <string.h>
@@ -15,9 +15,7 @@
 #include "bus-errors.h"
 #include "bus-int.h"
 #include "engine/fault.h"
-#include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/dp.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/lnetd.h"
 
 #define FAULT_OPTS_MAX 16 /* more keys than there are options: refused unread */
@@ -31,33 +29,6 @@ static int kind_arg(const char *kind, bool *delay, sd_bus_error *e)
 	return 0;
 }
 
-/*
- * Where the rules live: the module's (*@lk set, *@n NULL) with the kernel
- * engine, else the userspace engine's node.
- */
-static int rules_of(struct lnetd *d, struct lne_node **n, struct lnetk **lk, sd_bus_error *e)
-{
-	*n = NULL;
-	*lk = NULL;
-	if (d->kb) {
-		*lk = kbackend_lnetk(d->kb);
-		if (!*lk)
-			return sd_bus_error_setf(
-				e, LNETD_ERR_UNSUPPORTED,
-				"the lnetk module is not loaded: it has no data path");
-		return 0;
-	}
-	*n = lnetd_dp_node(d->dp);
-	if (!*n)
-		return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED, "this engine runs no data path");
-	return 0;
-}
-
-static int kernel_fail(sd_bus_error *e, int rc, const struct lnetk_err *lerr)
-{
-	return bus_fail(e, rc, lerr->msg[0] ? lerr->msg : "the lnetk module refused");
-}
-
 /* FaultAdd(s kind, a{ss} options) -> u id */
 int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
@@ -65,9 +36,7 @@ int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_fault_attr a = {0};
 	struct lne_err lerr = {.msg = ""};
 	const char *kind, *key, *value, *keys[FAULT_OPTS_MAX], *values[FAULT_OPTS_MAX];
-	struct lnetk_err kerr = {""};
-	struct lne_node *n;
-	struct lnetk *lk;
+	struct bk_fault f;
 	struct caller c;
 	uint32_t id;
 	int rc, count = 0;
@@ -95,20 +64,13 @@ int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	rc = rules_of(d, &n, &lk, e);
+	if (!backend_ops_of(d)->fault_add)
+		return bus_engine_cannot(d, "add fault rules", e);
+	f = (struct bk_fault){.attr = &a, .key = keys, .value = values, .n = (unsigned int)count};
+	rc = backend_ops_of(d)->fault_add(d->backend, &f, &id, &lerr);
 	if (rc < 0)
-		return rc;
-	if (lk) {
-		rc = lnetk_fault_add(lk, a.delay, keys, values, (unsigned int)count, &id, &kerr);
-		if (rc)
-			return kernel_fail(e, rc, &kerr);
-		return sd_bus_reply_method_return(m, "u", id);
-	}
-	rc = lne_fault_add(n, &a, &lerr);
-	if (rc < 0)
-		return bus_fail(e, rc, lerr.msg);
-	lnetd_dp_kick(d->dp);
-	return sd_bus_reply_method_return(m, "u", (uint32_t)rc);
+		return bus_engine_fail(e, rc, lerr.msg);
+	return sd_bus_reply_method_return(m, "u", id);
 }
 
 /* A rule's NID: *@set false for empty or "*" (any). */
@@ -129,11 +91,9 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	const char *kind, *src, *dst;
-	struct lnetk_err kerr = {""};
+	struct lne_err lerr = {.msg = ""};
 	struct lne_nid sn, dn;
 	bool has_s, has_d;
-	struct lne_node *n;
-	struct lnetk *lk;
 	struct caller c;
 	uint32_t gone;
 	bool delay;
@@ -155,27 +115,20 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	rc = rules_of(d, &n, &lk, e);
+	if (!backend_ops_of(d)->fault_del)
+		return bus_engine_cannot(d, "delete fault rules", e);
+	rc = backend_ops_of(d)->fault_del(d->backend, delay, has_s ? &sn : NULL, has_d ? &dn : NULL,
+					  all, &gone, &lerr);
 	if (rc < 0)
-		return rc;
-	if (lk) {
-		rc = lnetk_fault_del(lk, delay, has_s ? src : NULL, has_d ? dst : NULL, all, &gone,
-				     &kerr);
-		if (rc)
-			return kernel_fail(e, rc, &kerr);
-		return sd_bus_reply_method_return(m, "u", gone);
-	}
-	rc = lne_fault_del(n, delay, has_s ? &sn : NULL, has_d ? &dn : NULL, all);
-	return sd_bus_reply_method_return(m, "u", (uint32_t)rc);
+		return bus_engine_fail(e, rc, lerr.msg);
+	return sd_bus_reply_method_return(m, "u", gone);
 }
 
 /* FaultReset(s kind): the rules' counters to zero */
 int bus_method_fault_reset(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	struct lnetk_err kerr = {""};
-	struct lne_node *n;
-	struct lnetk *lk;
+	struct lne_err lerr = {.msg = ""};
 	const char *kind;
 	struct caller c;
 	bool delay;
@@ -190,15 +143,11 @@ int bus_method_fault_reset(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0)
 		return rc;
-	rc = rules_of(d, &n, &lk, e);
+	if (!backend_ops_of(d)->fault_reset)
+		return bus_engine_cannot(d, "reset fault rules", e);
+	rc = backend_ops_of(d)->fault_reset(d->backend, delay, &lerr);
 	if (rc < 0)
-		return rc;
-	if (lk) {
-		rc = lnetk_fault_reset(lk, delay, &kerr);
-		if (rc)
-			return kernel_fail(e, rc, &kerr);
-	} else
-		lne_fault_reset(n, delay);
+		return bus_engine_fail(e, rc, lerr.msg);
 	return sd_bus_reply_method_return(m, "");
 }
 
@@ -212,36 +161,8 @@ static int put_count(sd_bus_message *r, const char *key, uint64_t v, int rc)
 	return rc < 0 ? rc : sd_bus_message_append(r, "{st}", key, v);
 }
 
-static int put_rule(void *arg, const struct lne_fault *f)
-{
-	static const char *const types[4] = {"ack", "put", "get", "reply"};
-	sd_bus_message *r = arg;
-	int rc, t;
-
-	rc = sd_bus_message_open_container(r, 'r', "ua{ss}a{st}");
-	if (rc >= 0)
-		rc = sd_bus_message_append(r, "u", f->id);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "{ss}");
-	if (rc >= 0)
-		rc = lne_fault_attr_each(&f->a, put_opt, r);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "{st}");
-	rc = put_count(r, "count", f->st.count, rc);
-	rc = put_count(r, f->a.delay ? "delayed" : "dropped", f->st.hit, rc);
-	for (t = 0; t < 4; t++)
-		rc = put_count(r, types[t], f->st.type[t], rc);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(r);
-	return rc;
-}
-
-/* A rule as the module listed it, in the same form. */
-static int put_krule(void *arg, const struct lnetk_fault_rule *f)
+/* A rule as the engine listed it: (id, options, counters). */
+static int put_rule(void *arg, const struct bk_fault_rule *f)
 {
 	sd_bus_message *r = arg;
 	unsigned int i;
@@ -271,10 +192,8 @@ static int put_krule(void *arg, const struct lnetk_fault_rule *f)
 int bus_method_fault_list(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	struct lnetk_err kerr = {""};
+	struct lne_err lerr = {.msg = ""};
 	sd_bus_message *r = NULL;
-	struct lne_node *n;
-	struct lnetk *lk;
 	const char *kind;
 	bool delay;
 	int rc;
@@ -285,20 +204,18 @@ int bus_method_fault_list(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = kind_arg(kind, &delay, e);
 	if (rc < 0)
 		return rc;
-	rc = rules_of(d, &n, &lk, e);
-	if (rc < 0)
-		return rc;
+	if (!backend_ops_of(d)->fault_list)
+		return bus_engine_cannot(d, "list fault rules", e);
 	rc = sd_bus_message_new_method_return(m, &r);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "(ua{ss}a{st})");
-	if (rc >= 0 && lk) {
-		rc = lnetk_fault_list(lk, delay, put_krule, r, &kerr);
-		if (rc < 0) {
+	if (rc >= 0) {
+		rc = backend_ops_of(d)->fault_list(d->backend, delay, put_rule, r, &lerr);
+		if (rc < 0 && lerr.msg[0]) {
 			sd_bus_message_unref(r);
-			return kernel_fail(e, rc, &kerr);
+			return bus_engine_fail(e, rc, lerr.msg);
 		}
-	} else if (rc >= 0)
-		rc = lne_fault_each(n, delay, put_rule, r);
+	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
 	if (rc >= 0)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bus-health.c - SetHealth: the health of NIs and peer NIs, running state
- * rather than configuration (in the mirror, and in the module with the
- * kernel backend).
+ * rather than configuration (in the mirror, and in the engine that runs
+ * LNet: backend.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -10,22 +10,18 @@
 
 #include "bus-errors.h"
 #include "bus-int.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/dp.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/events.h"
 #include "lnetd/lnetd.h"
 
-/* With the kernel backend, health is the module's: set it there too. */
-static int module_health(struct lnetd *d, bool peer, const struct lne_nid *nid, uint32_t value,
+/* Health is the engine's running state: set it there too. */
+static int engine_health(struct lnetd *d, bool peer, const struct lne_nid *nid, uint32_t value,
 			 sd_bus_error *e)
 {
-	char why[LNE_ERR_MSG_MAX + 128];
-	int rc;
+	struct lne_err err = {.msg = ""};
+	int rc = backend_ops_of(d)->set_health(d->backend, peer, nid, value, &err);
 
-	if (!d->kb)
-		return 0;
-	rc = kbackend_set_health(d->kb, peer, nid, value, why, sizeof(why));
-	return rc ? bus_fail(e, rc, why) : 0;
+	return rc ? bus_engine_fail(e, rc, err.msg) : 0;
 }
 
 /* The health of @nid in the mirror now (the maximum if it has none). */
@@ -94,13 +90,15 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = bus_authorise(m, &c, e);
 	if (rc != 0) /* refused, or polkit is asked and the call comes back */
 		return rc;
+	if (!backend_ops_of(d)->set_health)
+		return bus_engine_cannot(d, "set health", e);
 	if (*target && !by_net) {
 		before = health_of(d, peer, &nid);
 		rc = peer ? lne_peer_ni_set_health(d->mirror, &nid, (s32)value, &lerr)
 			  : lne_ni_set_health(d->mirror, &nid, (s32)value, &lerr);
 		if (rc)
 			return bus_fail(e, rc, lerr.msg);
-		rc = module_health(d, peer, &nid, value, e);
+		rc = engine_health(d, peer, &nid, value, e);
 		if (rc < 0)
 			return rc;
 		health_told(d, peer, &nid, before);
@@ -117,7 +115,7 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 					lne_peer_ni_set_health(d->mirror, &pni->nid, (s32)value,
 							       NULL);
 					if (rc >= 0)
-						rc = module_health(d, true, &pni->nid, value, e);
+						rc = engine_health(d, true, &pni->nid, value, e);
 					health_told(d, true, &pni->nid, before);
 					hit++;
 				}
@@ -132,7 +130,7 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 				lne_ni_set_health(d->mirror, &d->nis[i].real[k].nid, (s32)value,
 						  NULL);
 				if (rc >= 0)
-					rc = module_health(d, false, &d->nis[i].real[k].nid, value,
+					rc = engine_health(d, false, &d->nis[i].real[k].nid, value,
 							   e);
 				health_told(d, false, &d->nis[i].real[k].nid, before);
 				hit++;
@@ -143,12 +141,7 @@ int bus_method_set_health(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	if (rc < 0)
 		return rc;
-	if (d->dp) { /* the node's recovery takes what is now below 1000 back up */
-		lne_node_health_rescan(lnetd_dp_node(d->dp));
-		/* a local NI set to 0 or back is down or up in the ping info: a push says so */
-		if (!peer)
-			lnetd_dp_nis_check(d->dp);
-		lnetd_dp_kick(d->dp);
-	}
+	if (backend_ops_of(d)->health_done) /* the engine's recovery may take it back up */
+		backend_ops_of(d)->health_done(d->backend, peer);
 	return sd_bus_reply_method_return(m, "u", hit);
 }

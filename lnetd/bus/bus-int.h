@@ -31,6 +31,22 @@ struct caller {
 
 /* The one place an errno and a sentence become a D-Bus error. */
 int bus_fail(sd_bus_error *e, int rc, const char *msg);
+/*
+ * The engine's errors (backend.h): -ENODEV (the engine is not there now)
+ * is NotSupported, with its sentence; the rest as bus_fail().
+ */
+int bus_engine_fail(sd_bus_error *e, int rc, const char *msg);
+/* A call that waits for the network, refused or failed: a peer that did not answer is
+ * Unreachable, a malformed answer Protocol, too many calls LimitReached. */
+int bus_call_fail(sd_bus_error *e, int rc, const char *msg);
+/* The same, as the reply to @m, answered later. */
+void bus_reply_call_error(sd_bus_message *m, int rc, const char *msg);
+/* NotSupported: "the lustre engine cannot list fault rules" (@what: "list fault rules"). */
+int bus_engine_cannot(const struct lnetd *d, const char *what, sd_bus_error *e);
+/* The views (backend.h): the engine's health table (NULL: show the mirror's), and the
+ * peers its discovery made (NULL: none beyond the mirror's). */
+struct bk_health *bus_engine_health(struct lnetd *d, bool peers);
+struct lne_inst *bus_engine_discovered(struct lnetd *d);
 
 /*
  * Changes need root or polkit's org.lnetd1.manage; reads do not.
@@ -170,12 +186,16 @@ int bus_method_fault_list(sd_bus_message *m, void *userdata, sd_bus_error *e);
 /* bus-dp.c: the data path */
 int bus_method_ping(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_discover(sd_bus_message *m, void *userdata, sd_bus_error *e);
+struct backend;
+struct bk_call;
 /*
- * The kernel engine's ping (@discover 0) or discovery (1; 2 even if
- * discovered), on a thread of its own: @m is answered when it ends.
+ * Hand @c (its question filled) to the engine's @op for the call @m, which
+ * is answered when the engine is done: as Ping answers (the node's ping
+ * info), or with @selftest as Selftest does.  1, or the refusal in @e.
  */
-int bus_kernel_ping(struct lnetd *d, sd_bus_message *m, const char *dst, const char *src,
-		    uint32_t timeout, int discover, sd_bus_error *e);
+int bus_call_start(struct lnetd *d, sd_bus_message *m,
+		   int (*op)(struct backend *b, struct bk_call *c), struct bk_call *c,
+		   bool selftest, sd_bus_error *e);
 int bus_method_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e);
 int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e);

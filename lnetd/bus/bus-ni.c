@@ -8,7 +8,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-int.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 
@@ -126,7 +126,7 @@ static int append_dev_cpts(sd_bus_message *reply, const struct lnetd *d, const s
 int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	struct khealth *kh = d->kb ? kbackend_health(d->kb, false) : NULL;
+	struct bk_health *kh = bus_engine_health(d, false);
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	char nid[LNE_NID_STR_MAX], why[sizeof(d->nis->reason)], cpts[LNETD_CPTS_MAX * 2];
 	uint32_t health;
@@ -150,8 +150,8 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		for (k = 0; rc >= 0 && k < n->nreal; k++) {
 			const struct lne_ni *ni = lne_ni_find(d->mirror, &n->real[k].nid);
 
-			/* Health is running state: the module's, with the kernel engine. */
-			health = khealth_get(kh, &n->real[k].nid, ni ? (uint32_t)ni->health : 0);
+			/* Health is running state: the engine's, where it tells it. */
+			health = bk_health_get(kh, &n->real[k].nid, ni ? (uint32_t)ni->health : 0);
 			lne_nid_format(&n->real[k].nid, nid, sizeof(nid));
 			/* "up" as its ping info tells the peers (lne_ni_reported_up()) */
 			if (!k)
@@ -199,6 +199,6 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_close_container(reply);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
-	khealth_free(kh);
+	bk_health_free(kh);
 	return rc;
 }

@@ -8,7 +8,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-int.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 
@@ -82,7 +82,7 @@ enum nids_as {
  * sd_bus_message_append() parses its format for each of a site's 100,000.
  */
 static int nid_pair(sd_bus_message *reply, enum nids_as as, const char *nid,
-		    const struct lne_inst *ln, const struct lne_peer_ni *pni, struct khealth *kh)
+		    const struct lne_inst *ln, const struct lne_peer_ni *pni, struct bk_health *kh)
 {
 	int rc = sd_bus_message_open_container(reply, 'r', as == NIDS_HEALTH ? "su" : "ss");
 	uint32_t health;
@@ -90,26 +90,27 @@ static int nid_pair(sd_bus_message *reply, enum nids_as as, const char *nid,
 	if (rc >= 0)
 		rc = sd_bus_message_append_basic(reply, 's', nid);
 	if (rc >= 0 && as == NIDS_HEALTH) {
-		health = khealth_get(kh, &pni->nid, (uint32_t)pni->health);
+		health = bk_health_get(kh, &pni->nid, (uint32_t)pni->health);
 		rc = sd_bus_message_append_basic(reply, 'u', &health);
 	} else if (rc >= 0) {
 		rc = sd_bus_message_append_basic(
 			reply, 's',
-			kh ? khealth_state(kh, &pni->nid) ?: "NA"
+			kh ? bk_health_state(kh, &pni->nid) ?: "NA"
 			   : lne_pni_state_name(lne_peer_ni_state(ln, pni)));
 	}
 	return rc >= 0 ? sd_bus_message_close_container(reply) : rc;
 }
 
 /*
- * @peer's NIDs into @reply, @as says how.  @twin, with the kernel engine,
- * is the module's peer of the same primary: the NIDs its discovery added to
- * a configured peer are there, not in lnetd's mirror.  Health and state
- * are the module's then (@kh), the userspace engine's in @ln otherwise.
+ * @peer's NIDs into @reply, @as says how.  @twin, with an engine that
+ * keeps its discovered peers (backend.h: discovered), is its peer of the
+ * same primary: the NIDs its discovery added to a configured peer are
+ * there, not in lnetd's mirror.  Health and state are the engine's then
+ * (@kh), the mirror's in @ln otherwise.
  */
 static int append_nids(sd_bus_message *reply, const struct lne_inst *ln,
-		       const struct lne_peer *peer, const struct lne_peer *twin, struct khealth *kh,
-		       enum nids_as as)
+		       const struct lne_peer *peer, const struct lne_peer *twin,
+		       struct bk_health *kh, enum nids_as as)
 {
 	bool health = as != NIDS_FOUND;
 	const struct lne_peer *from[2] = {peer, twin};
@@ -140,7 +141,7 @@ static int append_nids(sd_bus_message *reply, const struct lne_inst *ln,
  * each NID's state, "up" or "down" where this node watches it, else "NA").
  */
 static int nids_entry(sd_bus_message *reply, const struct lne_inst *ln, const struct lne_peer *peer,
-		      const struct lne_peer *twin, struct khealth *kh, enum nids_as as)
+		      const struct lne_peer *twin, struct bk_health *kh, enum nids_as as)
 {
 	static const char *const key[] = {"discovered_nids", "nids", "nid_states"};
 	static const char *const sig[] = {"as", "a(su)", "a(ss)"};
@@ -167,8 +168,8 @@ static int nids_entry(sd_bus_message *reply, const struct lne_inst *ln, const st
 int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	struct lne_inst *found = d->kb ? kbackend_discovered(d->kb) : NULL;
-	struct khealth *kh = NULL;
+	struct lne_inst *found = bus_engine_discovered(d);
+	struct bk_health *kh = NULL;
 	enum nids_as as;
 	struct lne_peer *peer, *twin;
 	struct listed *all;
@@ -180,7 +181,7 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		n++;
-	if (found) /* the module's discovery: the userspace engine's are in the mirror */
+	if (found) /* the engine's discovery (the userspace engine's are in the mirror) */
 		lne_list_for_each_entry(peer, &found->peers, link)
 			n++;
 	all = calloc(n ? n : 1, sizeof(*all));
@@ -188,9 +189,9 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		lne_inst_free(found);
 		return bus_fail(e, -ENOMEM, "out of memory");
 	}
-	/* Health is running state: the module's, with the kernel engine. */
-	if (d->kb && n)
-		kh = kbackend_health(d->kb, true);
+	/* Health is running state: the engine's, where it tells it. */
+	if (n)
+		kh = bus_engine_health(d, true);
 	n = 0;
 	lne_list_for_each_entry(peer, &d->mirror->peers, link)
 		all[n++].peer = peer;
@@ -233,7 +234,7 @@ int bus_method_list_peers(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	for (i = 0; i < nlocked; i++)
 		free(locked[i]);
 	free(locked);
-	khealth_free(kh);
+	bk_health_free(kh);
 	lne_inst_free(found);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);

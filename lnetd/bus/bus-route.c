@@ -10,8 +10,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-int.h"
-#include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 
@@ -61,47 +60,48 @@ int bus_method_delete_route(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	return route_method(m, userdata, VERB_DEL, e);
 }
 
-/* The module's routes that its router checker took down, as "net gateway" lines. */
-struct kdown {
-	char *text;
-	size_t len, cap;
+/* The routes the engine's router checker took down, sorted to be looked up. */
+struct downs {
+	struct down {
+		lne_net_t net;
+		struct lne_nid gw;
+	} * v;
+	size_t n, cap;
 };
 
-static int kdown_add(const struct lnetk_route *r, void *arg)
+static int down_add(void *arg, lne_net_t net, const struct lne_nid *gw, bool down)
 {
-	struct kdown *k = arg;
-	size_t need = strlen(r->net) + strlen(r->gateway) + 3;
-	char *t;
+	struct downs *k = arg;
 
-	if (!r->down)
+	if (!down)
 		return 0;
-	if (k->len + need > k->cap) {
-		size_t cap = (k->cap + need) * 2;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 16;
+		struct down *v = realloc(k->v, cap * sizeof(*v));
 
-		t = realloc(k->text, cap);
-		if (!t)
+		if (!v)
 			return -ENOMEM;
-		k->text = t;
+		k->v = v;
 		k->cap = cap;
 	}
-	k->len += (size_t)sprintf(k->text + k->len, "\n%s %s", r->net, r->gateway);
+	k->v[k->n++] = (struct down){net, *gw};
 	return 0;
 }
 
-/* Whether @net @gw is in @k (the module's down routes). */
-static bool kdown_has(const struct kdown *k, const char *net, const char *gw)
+static int down_cmp(const void *a, const void *b)
 {
-	char line[LNE_NET_STR_MAX + LNE_NID_STR_MAX + 3];
-	const char *p;
-	size_t n;
+	const struct down *x = a, *y = b;
 
-	if (!k->text)
-		return false;
-	n = (size_t)snprintf(line, sizeof(line), "\n%s %s", net, gw);
-	for (p = k->text; (p = strstr(p, line)); p += n)
-		if (p[n] == '\n' || !p[n])
-			return true;
-	return false;
+	if (x->net != y->net)
+		return x->net < y->net ? -1 : 1;
+	return lne_nid_cmp(&x->gw, &y->gw);
+}
+
+static bool down_has(const struct downs *k, const struct lne_route *rt)
+{
+	struct down key = {rt->rnet->id, rt->gw->nid};
+
+	return k->n && bsearch(&key, k->v, k->n, sizeof(*k->v), down_cmp);
 }
 
 int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -110,14 +110,15 @@ int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
 	const struct lne_route *rt;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
-	struct lnetk_err kerr = {""};
-	struct kdown kd = {0};
+	const struct backend_ops *ops = backend_ops_of(d);
+	struct downs kd = {0};
+	bool states;
 	int rc, k;
 
-	/* the module's router checker's verdicts, read now (none while it is away) */
-	if (lk && lnetk_route_dump(lk, kdown_add, &kd, &kerr) < 0)
-		lk = NULL;
+	/* the engine's router checker's verdicts, read now (none while it is away) */
+	states = ops->route_states && ops->route_states(d->backend, down_add, &kd) >= 0;
+	if (states && kd.n)
+		qsort(kd.v, kd.n, sizeof(*kd.v), down_cmp);
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(ssa{sv})");
@@ -133,11 +134,10 @@ int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		for (k = 0; rc >= 0 && k < LNE_ROUTE_A__COUNT; k++)
 			rc = sd_bus_message_append(reply, "{sv}", lne_route_desc[k].name, "u",
 						   rt->v[k]);
-		/* the router checker's verdict: the userspace engine's, or the module's */
-		if (rc >= 0 && (d->dp || lk))
-			rc = sd_bus_message_append(
-				reply, "{sv}", "state", "s",
-				(lk ? kdown_has(&kd, nbuf, gbuf) : rt->down) ? "down" : "up");
+		/* the router checker's verdict, the engine's */
+		if (rc >= 0 && states)
+			rc = sd_bus_message_append(reply, "{sv}", "state", "s",
+						   down_has(&kd, rt) ? "down" : "up");
 		if (rc >= 0)
 			rc = sd_bus_message_close_container(reply);
 		if (rc >= 0)
@@ -145,7 +145,7 @@ int bus_method_list_routes(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(reply);
-	free(kd.text);
+	free(kd.v);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, reply, NULL);
 	return rc;

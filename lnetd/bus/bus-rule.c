@@ -15,8 +15,7 @@
 #include "bus-int.h"
 #include "engine/select.h"
 #include "engine/udsp.h"
-#include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 
@@ -306,98 +305,32 @@ static int append_entry(sd_bus_message *reply, const struct lne_exp_entry *x)
 	return rc;
 }
 
-_Static_assert((int)LNETK_CRIT_ROUND_ROBIN == (int)LNE_CRIT_ROUND_ROBIN &&
-		       (int)LNETK_CRIT_CHOSEN == (int)LNE_CRIT_CHOSEN &&
-		       (int)LNETK_STEP_GATEWAY == (int)LNE_STEP_GATEWAY,
-	       "the module's criteria and steps are the engine's");
-
-/*
- * Ask the module (the kernel engine, loaded): it decides on its running
- * state, which lnetd's mirror does not see (health and round robin as
- * traffic left them).  Fills what the engine's lne_select() would.
- */
-static int explain_module(struct lnetk *lk, const char *dst, const char *src, char *ni, char *pni,
-			  char *gw, struct lne_explain *ex, char *why, size_t len)
-{
-	struct lnetk_select_req req = {.dst = dst, .src = *src ? src : NULL, .md_cpt = -1};
-	struct lnetk_entry *ent = calloc(EXPLAIN_MAX, sizeof(*ent));
-	struct lnetk_explain kex = {.ent = ent, .cap = EXPLAIN_MAX};
-	struct lnetk_err err = {.msg = ""};
-	struct lnetk_selection sel;
-	size_t i;
-	unsigned int k;
-	int rc;
-
-	if (!ent)
-		return -ENOMEM;
-	rc = lnetk_explain(lk, &req, &sel, &kex, &err);
-	if (rc) {
-		snprintf(why, len, "%.*s", (int)len - 1, err.msg[0] ? err.msg : strerror(-rc));
-		free(ent);
-		return rc;
-	}
-	snprintf(ni, LNE_NID_STR_MAX, "%s", sel.ni);
-	snprintf(pni, LNE_NID_STR_MAX, "%s", sel.peer_ni);
-	snprintf(gw, LNE_NID_STR_MAX, "%s", sel.gateway);
-	for (i = 0; i < kex.n && ex->n < ex->cap; i++) {
-		struct lne_exp_entry *x = &ex->ent[ex->n];
-
-		memset(x, 0, sizeof(*x));
-		if (lne_nid_parse(ent[i].nid, &x->nid, NULL))
-			continue;
-		x->step = ent[i].step;
-		x->crit = ent[i].crit;
-		x->lost_at = ent[i].lost_at;
-		for (k = 0; k < ent[i].nkeys && k < LNE_KEY_MAX; k++) {
-			x->key.crit[k] = ent[i].key[k].crit;
-			x->key.v[k] = ent[i].key[k].value;
-			x->key.rule[k] = ent[i].key[k].rule;
-		}
-		x->key.n = (u8)k;
-		ex->n++;
-	}
-	free(ent);
-	return 0;
-}
-
 int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
-	/* A read: decide as the next message would, moving no round robin. */
-	struct lne_sel_req req = {.md_cpt = LNE_CPT_ANY, .kind = LNE_MSG_PUT, .peek = true};
-	char ni[LNE_NID_STR_MAX], pni[LNE_NID_STR_MAX], gw[LNE_NID_STR_MAX] = "";
 	struct lne_exp_entry ent[EXPLAIN_MAX];
 	struct lne_explain ex = {.ent = ent, .cap = EXPLAIN_MAX};
 	struct lne_err lerr = {.msg = ""};
+	struct lne_nid dstnid, srcnid;
+	struct bk_explain x = {.dst = &dstnid, .ex = &ex};
 	const char *dst, *src;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	struct lne_nid srcnid;
-	struct lne_sel sel;
 	u32 i;
 	int rc;
 
 	rc = sd_bus_message_read(m, "ss", &dst, &src);
 	if (rc < 0)
 		return rc;
-	rc = bus_nid_arg(dst, &req.dst, ni, e);
+	rc = bus_nid_arg(dst, &dstnid, x.ni, e);
 	if (rc >= 0 && *src) {
-		rc = bus_nid_arg(src, &srcnid, ni, e);
-		req.src = &srcnid;
+		rc = bus_nid_arg(src, &srcnid, x.ni, e);
+		x.src = &srcnid;
 	}
 	if (rc < 0)
 		return rc;
-	if (lk) {
-		rc = explain_module(lk, dst, src, ni, pni, gw, &ex, lerr.msg, sizeof(lerr.msg));
-	} else {
-		rc = lne_select(d->mirror, &req, &sel, &ex, &lerr);
-		if (!rc) {
-			lne_nid_format(&sel.ni->nid, ni, sizeof(ni));
-			lne_nid_format(&sel.pni->nid, pni, sizeof(pni));
-			if (sel.route)
-				lne_nid_format(&sel.route->gw->nid, gw, sizeof(gw));
-		}
-	}
+	if (!backend_ops_of(d)->explain)
+		return bus_engine_cannot(d, "explain its choices", e);
+	rc = backend_ops_of(d)->explain(d->backend, &x, &lerr);
 	if (rc)
 		return bus_fail(e,
 				rc == -EHOSTUNREACH || rc == -EADDRNOTAVAIL || rc == -ENETDOWN
@@ -406,7 +339,7 @@ int bus_method_explain(sd_bus_message *m, void *userdata, sd_bus_error *e)
 				lerr.msg);
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
-		rc = sd_bus_message_append(reply, "sss", ni, pni, gw);
+		rc = sd_bus_message_append(reply, "sss", x.ni, x.pni, x.gw);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(sssa{sv})");
 	for (i = 0; rc >= 0 && i < ex.n; i++)

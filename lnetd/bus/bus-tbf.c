@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bus-tbf.c - the NRS TBF methods (TbfSetPolicy, TbfCommand, TbfDelete,
- * ListTbf): policies through the change path, statistics from the module or
- * the mirror.
+ * ListTbf): policies through the change path, statistics from the engine
+ * or the mirror.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 
 #include "bus-int.h"
-#include "liblnetk/lnetk-client.h"
-#include "lnetd/backend/kernel.h"
-#include "lnetd/backend/ktbf.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 #include "lnetd/nrs.h"
@@ -126,80 +124,76 @@ static int append_tbf_queue(sd_bus_message *r, const struct lne_tbf *tbf, enum l
 	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
 }
 
-/* One queue of a policy the module runs, in append_tbf_queue's form. */
-static int append_module_queue(sd_bus_message *r, const char *service,
-			       const struct lnetk_tbf_qinfo *qi, const struct ktbf_class *cls,
-			       size_t ncls)
+/* One queue of a policy the engine runs, in append_tbf_queue's form. */
+static int append_engine_queue(sd_bus_message *r, const struct bk_tbf_policy *p,
+			       const struct bk_tbf_queue *qi)
 {
 	int rc = sd_bus_message_open_container(r, 'r', "sssua(ssubuttttt)a(ssttttt)");
 	size_t i;
 
 	if (rc >= 0)
-		rc = sd_bus_message_append(r, "sssu", service,
-					   qi->queue == LNETK_TBF_HP ? "hp" : "reg", qi->type,
+		rc = sd_bus_message_append(r, "sssu", p->service,
+					   qi->queue == LNE_TBF_HP ? "hp" : "reg", qi->type,
 					   qi->depth);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "(ssubuttttt)");
 	for (i = 0; rc >= 0 && i < qi->nrules; i++) {
-		const struct lnetk_tbf_rule *k = &qi->rules[i];
-		struct lne_tbf_stats st = {k->queued, k->enqueued, k->dispatched, k->wait_ns,
-					   k->throttled};
+		const struct bk_tbf_rule *k = &qi->rules[i];
 
-		rc = append_rule_row(r, k->name, k->text, k->rate, k->realtime, k->nclasses, &st);
+		rc = append_rule_row(r, k->name, k->text, k->rate, k->realtime, k->nclasses,
+				     &k->st);
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "(ssttttt)");
-	for (i = 0; rc >= 0 && i < ncls; i++) {
-		const struct ktbf_class *c = &cls[i];
-		struct lne_tbf_stats st = {c->queued, c->enqueued, c->dispatched, c->wait_ns,
-					   c->throttled};
-
-		if (c->queue == qi->queue)
-			rc = append_class_row(r, c->key, c->rule, &st);
-	}
+	for (i = 0; rc >= 0 && i < p->ncls; i++)
+		if (p->cls[i].queue == qi->queue)
+			rc = append_class_row(r, p->cls[i].key, p->cls[i].rule, &p->cls[i].st);
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
 	return rc >= 0 ? sd_bus_message_close_container(r) : rc;
 }
 
-static int append_module_policy(const struct lnetk_tbf *t, const struct ktbf_class *cls,
-				size_t ncls, void *arg)
+static int append_engine_policy(void *arg, const struct bk_tbf_policy *p)
 {
 	size_t q;
 	int rc = 0;
 
-	for (q = 0; rc >= 0 && q < t->nqueues; q++)
-		rc = append_module_queue(arg, t->service, &t->queues[q], cls, ncls);
+	for (q = 0; rc >= 0 && q < p->nqueues; q++)
+		rc = append_engine_queue(arg, p, &p->queues[q]);
 	return rc < 0 ? rc : 0;
 }
 
 /*
- * The policies and their statistics.  With the kernel engine the traffic
- * is the module's: so are the rules' counts and the classes, read from it
- * (while it is loaded; the mirror's otherwise, which carry no traffic).
+ * The policies and their statistics.  Where the engine runs the policies
+ * itself (backend.h: tbf_read) the traffic is its: so are the rules' counts
+ * and the classes, read from it (while it is there; the mirror's
+ * otherwise, which carry no traffic).
  */
 int bus_method_list_tbf(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
-	struct lnetk *lk = d->kb ? kbackend_lnetk(d->kb) : NULL;
+	const struct backend_ops *ops = backend_ops_of(d);
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	struct lnetk_err err = {.msg = ""};
+	struct lne_err err = {.msg = ""};
+	bool engine = ops->tbf_read;
 	size_t i;
 	int rc, q;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(reply, 'a', "(sssua(ssubuttttt)a(ssttttt))");
-	if (rc >= 0 && lk) {
-		rc = ktbf_read(lk, append_module_policy, reply, &err);
+	if (rc >= 0 && engine) {
+		rc = ops->tbf_read(d->backend, append_engine_policy, reply, &err);
+		/* away: the mirror's, which carry no traffic */
+		engine = rc != -ENODEV;
+		if (rc == -ENODEV)
+			rc = 0;
 		if (rc < 0 && err.msg[0])
-			return sd_bus_error_setf(e, SD_BUS_ERROR_FAILED,
-						 "cannot read the lnetk module's TBF policies: %s",
-						 err.msg);
+			return sd_bus_error_setf(e, SD_BUS_ERROR_FAILED, "%s", err.msg);
 	}
-	for (i = 0; rc >= 0 && !lk && i < d->ntbf; i++)
+	for (i = 0; rc >= 0 && !engine && i < d->ntbf; i++)
 		for (q = 0; rc >= 0 && q < LNE_TBF_NQUEUES; q++)
 			rc = append_tbf_queue(reply, d->tbf[i], q);
 	if (rc >= 0)

@@ -21,6 +21,7 @@
 
 #include "bus-errors.h"
 #include "bus-int.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 
@@ -47,6 +48,81 @@ int bus_fail(sd_bus_error *e, int rc, const char *msg)
 	if (rc == -EPERM || rc == -ENOMEM)
 		return sd_bus_error_set_errnof(e, -rc, "%s", msg);
 	return sd_bus_error_set(e, LNETD_ERR_INVALID, msg);
+}
+
+int bus_engine_fail(sd_bus_error *e, int rc, const char *msg)
+{
+	if (rc == -ENODEV || rc == -EOPNOTSUPP)
+		return sd_bus_error_set(e, LNETD_ERR_UNSUPPORTED, msg);
+	return bus_fail(e, rc, msg);
+}
+
+/* The data path's names, for what waits for the network. */
+static const char *call_error(int rc)
+{
+	switch (rc) {
+	case -EHOSTUNREACH:
+	case -ETIMEDOUT:
+	case -ENOTCONN:
+		return LNETD_ERR_UNREACHABLE;
+	case -EPROTO:
+		return LNETD_ERR_PROTOCOL;
+	case -EOPNOTSUPP:
+	case -ENODEV:
+		return LNETD_ERR_UNSUPPORTED;
+	case -E2BIG:
+		return LNETD_ERR_LIMIT;
+	case -ENOENT:
+		return LNETD_ERR_NOT_FOUND;
+	default:
+		return NULL;
+	}
+}
+
+int bus_call_fail(sd_bus_error *e, int rc, const char *msg)
+{
+	const char *name = call_error(rc);
+
+	if (name)
+		return sd_bus_error_set(e, name, msg);
+	if (rc == -ENOMEM)
+		return sd_bus_error_set_errnof(e, ENOMEM, "%s", msg);
+	return sd_bus_error_set(e, LNETD_ERR_INVALID, msg);
+}
+
+void bus_reply_call_error(sd_bus_message *m, int rc, const char *msg)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+
+	bus_call_fail(&e, rc, msg);
+	sd_bus_reply_method_error(m, &e);
+	sd_bus_error_free(&e);
+}
+
+struct bk_health *bus_engine_health(struct lnetd *d, bool peers)
+{
+	const struct backend_ops *ops = backend_ops_of(d);
+	struct bk_health *h = NULL;
+
+	if (ops->health && ops->health(d->backend, peers, &h) < 0)
+		h = NULL;
+	return h;
+}
+
+struct lne_inst *bus_engine_discovered(struct lnetd *d)
+{
+	const struct backend_ops *ops = backend_ops_of(d);
+	struct lne_inst *ln = NULL;
+
+	if (ops->discovered && ops->discovered(d->backend, &ln) < 0)
+		ln = NULL;
+	return ln;
+}
+
+int bus_engine_cannot(const struct lnetd *d, const char *what, sd_bus_error *e)
+{
+	return sd_bus_error_setf(e, LNETD_ERR_UNSUPPORTED, "the %s engine cannot %s", d->engine,
+				 what);
 }
 
 /* --- globals --------------------------------------------------------------- */

@@ -21,7 +21,7 @@ static const struct {
 	{"attr", make_attr_suite}, {"wire", make_wire_suite},	  {"node", make_node_suite},
 	{"svc", make_svc_suite},   {"disc", make_disc_suite},	  {"metrics", make_metrics_suite},
 	{"log", make_log_suite},   {"health", make_health_suite}, {"fault", make_fault_suite},
-	{"gw", make_gw_suite},	   {"lutbf", make_lutbf_suite},
+	{"gw", make_gw_suite},	   {"lutbf", make_lutbf_suite},	  {"sync", make_sync_suite},
 };
 
 int main(int argc, char **argv)

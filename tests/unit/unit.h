@@ -45,5 +45,7 @@ Suite *make_gw_suite(void);
 Suite *make_fault_suite(void);
 /* test-lutbf.c (and test-lutbf-plan.c): lnetd's TBF layer for Lustre's services */
 Suite *make_lutbf_suite(void);
+/* test-sync.c: the generic sync of an engine (lnetd/backend/sync.c) */
+Suite *make_sync_suite(void);
 
 #endif

@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include "engine/tbf.h"
+#include "kernel-int.h"
 #include "ktbf.h"
 #include "liblnetk/lnetk-client.h"
 
@@ -473,5 +474,97 @@ int ktbf_read(struct lnetk *lk, ktbf_policy_fn cb, void *arg, struct lnetk_err *
 	rc = rc ?: rd.rc;
 	classes_clear(&cs);
 	free(cs.c);
+	return rc;
+}
+
+/* --- the same for the views (backend.h's tbf_read) ---------------------------------------- */
+
+struct viewing {
+	bk_tbf_fn fn;
+	void *arg;
+};
+
+static enum lne_tbf_queue queue_of(uint8_t q)
+{
+	return q == LNETK_TBF_HP ? LNE_TBF_HP : LNE_TBF_REG;
+}
+
+static struct lne_tbf_stats stats_of(uint64_t queued, uint64_t enqueued, uint64_t dispatched,
+				     uint64_t wait_ns, uint64_t throttled)
+{
+	return (struct lne_tbf_stats){.queued = queued,
+				      .enqueued = enqueued,
+				      .dispatched = dispatched,
+				      .wait_ns = wait_ns,
+				      .throttled = throttled};
+}
+
+static int view_policy(const struct lnetk_tbf *t, const struct ktbf_class *cls, size_t ncls,
+		       void *arg)
+{
+	struct viewing *v = arg;
+	struct bk_tbf_policy p = {.service = t->service, .ncls = ncls};
+	struct bk_tbf_rule *rules[LNE_TBF_NQUEUES] = {NULL};
+	struct bk_tbf_class *cs = calloc(ncls ? ncls : 1, sizeof(*cs));
+	size_t q, i;
+	int rc = cs ? 0 : -ENOMEM;
+
+	for (q = 0; !rc && q < t->nqueues && q < LNE_TBF_NQUEUES; q++) {
+		const struct lnetk_tbf_qinfo *qi = &t->queues[q];
+
+		rules[q] = calloc(qi->nrules ? qi->nrules : 1, sizeof(*rules[q]));
+		if (!rules[q]) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < qi->nrules; i++) {
+			const struct lnetk_tbf_rule *k = &qi->rules[i];
+
+			rules[q][i] = (struct bk_tbf_rule){.name = k->name,
+							   .text = k->text,
+							   .rate = k->rate,
+							   .nclasses = k->nclasses,
+							   .realtime = k->realtime,
+							   .st = stats_of(k->queued, k->enqueued,
+									  k->dispatched, k->wait_ns,
+									  k->throttled)};
+		}
+		p.queues[q] = (struct bk_tbf_queue){.queue = queue_of(qi->queue),
+						    .type = qi->type,
+						    .depth = qi->depth,
+						    .nclasses = qi->nclasses,
+						    .nrules = qi->nrules,
+						    .rules = rules[q]};
+		p.nqueues++;
+	}
+	for (i = 0; !rc && i < ncls; i++)
+		cs[i] = (struct bk_tbf_class){.key = cls[i].key ?: "",
+					      .rule = cls[i].rule ?: "",
+					      .queue = queue_of(cls[i].queue),
+					      .st = stats_of(cls[i].queued, cls[i].enqueued,
+							     cls[i].dispatched, cls[i].wait_ns,
+							     cls[i].throttled)};
+	p.cls = cs;
+	if (!rc)
+		rc = v->fn(v->arg, &p);
+	for (q = 0; q < LNE_TBF_NQUEUES; q++)
+		free(rules[q]);
+	free(cs);
+	return rc;
+}
+
+int kb_tbf_read(struct backend *b, bk_tbf_fn fn, void *arg, struct lne_err *err)
+{
+	struct viewing v = {fn, arg};
+	struct lnetk_err lerr = {.msg = ""};
+	struct lnetk *lk = kb_lnetk(b);
+	int rc;
+
+	if (!lk)
+		return lne_err_set(err, -ENODEV, NULL, -1, "the lnetk module is not loaded");
+	rc = ktbf_read(lk, view_policy, &v, &lerr);
+	if (rc < 0 && lerr.msg[0])
+		lne_err_set(err, rc, NULL, -1, "cannot read the lnetk module's TBF policies: %s",
+			    lerr.msg);
 	return rc;
 }

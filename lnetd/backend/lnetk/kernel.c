@@ -8,31 +8,16 @@
  *
  * The backend keeps @pushed, an engine instance (the module's own code)
  * holding what the module holds as far as lnetd knows: every request the
- * module accepts is applied to @pushed too.  A sync walks the mirror and
- * @pushed side by side and sends the differences, in an order the object
- * model accepts:
- *
- *   1. deletions: the rules past the common prefix and suffix of the two
- *      ordered lists, routes, peers and peer NIDs, NIs;
- *   2. additions: globals (retry_count and transaction_timeout in whichever
- *      order the engine accepts), NIs, peers and their NIDs, routes, rules
- *      (inserted between the common prefix and suffix);
- *   3. the link state of NIs (NI_SET, which a batch cannot carry);
- *   4. the NRS TBF policies (ktbf.c: read from the module and compared each
- *      time, as they are not objects of the engine instance).
- *
- * Health, credits and round robin are running state, not configuration:
- * they are never compared, so a sync touches only what the configuration
- * changed, and an object it does not touch keeps its running state.
- *
- * Additions go in one BATCH when there are many of them (the module builds
- * a batch on a copy of its state, so "many" grows with what it holds); an
- * empty module gets everything in one LNETK_F_REPLACE batch (nothing lost,
- * and nobody else's leftovers survive).  A batch is all or nothing: if the
- * module refuses it, the same additions go again one request each, so one
- * bad object keeps out only itself.  A refusal by the module never stops a
- * sync (the first one is the backend's reason, Status shows it); losing
- * the module (no extack, no reply) does, and a timer tries again.
+ * module accepts is applied to @pushed too.  A sync sends the differences
+ * between the mirror and @pushed: sync.c walks them (deletions, then
+ * additions, then link states; sync.h says in what order), kernel-sync.c
+ * writes them as liblnetk requests, BATCHes when there are many (the
+ * module builds a batch on a copy of its state; an empty module gets
+ * everything in one LNETK_F_REPLACE batch, nothing lost and nobody else's
+ * leftovers surviving), then the NRS TBF policies (ktbf.c).  A refusal by
+ * the module never stops a sync (the first one is the backend's reason,
+ * Status shows it); losing the module (no extack, no reply) does, and a
+ * timer tries again.
  *
  * When the two may have parted, @pushed is read back from the module's
  * dumps instead (taken between two GET_INFOs with the same generation, so
@@ -547,7 +532,31 @@ int kbackend_set_health(struct kbackend *kb, bool peer, const struct lne_nid *ni
 	return 0;
 }
 
-struct lnetk *kbackend_lnetk(const struct kbackend *kb)
+/* --- the engine's ops (backend.h) ------------------------------------------------------ */
+
+int kb_start(struct lnetd *d, struct backend **out)
 {
-	return kb->lk;
+	struct kbackend *kb;
+	int rc = kbackend_start(d, &kb);
+
+	if (rc)
+		return rc;
+	*out = &kb->b;
+	return 0;
+}
+
+void kb_stop(struct backend *b)
+{
+	kbackend_stop((struct kbackend *)b);
+}
+
+void kb_sync(struct backend *b)
+{
+	kbackend_sync((struct kbackend *)b);
+}
+
+bool kb_applied(const struct backend *b, const struct lnetd_ni *n, char *why, size_t len)
+{
+	(void)n; /* the module holds all of the mirror or lnetd says why not */
+	return kbackend_applied((const struct kbackend *)b, why, len);
 }

@@ -53,29 +53,4 @@ bool kbackend_applied(const struct kbackend *kb, char *why, size_t len);
 int kbackend_set_health(struct kbackend *kb, bool peer, const struct lne_nid *nid, uint32_t value,
 			char *why, size_t len);
 
-/*
- * Health is the module's running state: the List methods show it from
- * there.  kbackend_health() reads the module's local NIs (and, with
- * @peers, every peer NI: a dump of every peer) and returns their health,
- * or NULL when the module is not loaded or cannot be read (the caller
- * shows the mirror's then).
- */
-struct khealth;
-struct khealth *kbackend_health(struct kbackend *kb, bool peers);
-/* @nid's health in @h, or @fallback if the module has no such NI (or @h is NULL). */
-uint32_t khealth_get(const struct khealth *h, const struct lne_nid *nid, uint32_t fallback);
-/* A peer NI's state as `peer show` prints it ("up", "down", "NA"); NULL if the module has none. */
-const char *khealth_state(const struct khealth *h, const struct lne_nid *nid);
-void khealth_free(struct khealth *h);
-
-/*
- * The peers the module's discovery made (runtime, never lnetd's
- * configuration), in an instance of their own, marked discovered; NULL when
- * the module is not loaded or cannot be read.  Free with lne_inst_free().
- */
-struct lne_inst *kbackend_discovered(struct kbackend *kb);
-
-/* The connection to the module, or NULL while it is not loaded. */
-struct lnetk *kbackend_lnetk(const struct kbackend *kb);
-
 #endif /* LNETD_KERNEL_H */

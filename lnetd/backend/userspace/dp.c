@@ -15,12 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bus/bus-errors.h"
 #include "dp.h"
 #include "engine/nid-sockaddr.h"
-#include "events.h"
-#include "lnetd.h"
-#include "log.h"
+#include "lnetd/events.h"
+#include "lnetd/lnetd.h"
+#include "lnetd/log.h"
 
 #define RX_BUF	     (64 * 1024)
 #define LISTEN_MAX   64 /* IPv4 addresses with a TCP NI */
@@ -578,90 +577,45 @@ void lnetd_dp_stop(struct lnetd_dp *dp)
 
 struct ping_call {
 	struct lnetd_dp *dp;
-	sd_bus_message *m;
+	struct bk_call *c;
 };
 
-int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p)
+/* The node's ping info, as every engine answers a ping (backend.h). */
+static int ping_info(struct bk_call *c, struct lne_msg *msg)
 {
-	__attribute__((cleanup(sd_bus_message_unrefp))) sd_bus_message *r = NULL;
-	const char *primary = p->n ? p->nid[0].nid : "";
-	unsigned int i;
-	int rc;
-
-	rc = sd_bus_message_new_method_return(call, &r);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "{sv}");
-	if (rc >= 0)
-		rc = sd_bus_message_append(r, "{sv}{sv}{sv}{sv}", "primary", "s", primary,
-					   "multi_rail", "b",
-					   (int)!!(p->features & LNW_PING_FEAT_MULTI_RAIL),
-					   "features", "u", p->features, "pid", "u", p->pid);
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'e', "sv");
-	if (rc >= 0)
-		rc = sd_bus_message_append(r, "s", "nids");
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'v', "a(ss)");
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(r, 'a', "(ss)");
-	for (i = 0; rc >= 0 && i < p->n; i++)
-		rc = sd_bus_message_append(r, "(ss)", p->nid[i].nid,
-					   p->nid[i].status == LNETK_NI_STATUS_UP     ? "up"
-					   : p->nid[i].status == LNETK_NI_STATUS_DOWN ? "down"
-										      : "unknown");
-	for (i = 0; rc >= 0 && i < 4; i++)
-		rc = sd_bus_message_close_container(r);
-	if (rc >= 0)
-		rc = sd_bus_send(NULL, r, NULL);
-	return rc;
-}
-
-/* The node's ping info as the module's LNETK_CMD_PING reports it: one reply for both engines. */
-static int reply_ping(sd_bus_message *call, struct lne_msg *msg, sd_bus_error *e)
-{
-	struct lnw_ping_large *ent;
-	struct lnetk_ping *out;
+	struct lnw_ping_large *ent = calloc(LNW_PING_NIS_MAX, sizeof(*ent));
+	struct bk_ping_info *out = &c->ping;
 	struct lnw_ping p;
 	enum lnw_fault f;
 	u32 i, n;
-	int rc;
 
-	ent = calloc(LNW_PING_NIS_MAX, sizeof(*ent));
-	out = calloc(1, sizeof(*out));
-	if (!ent || !out) {
-		free(ent);
-		free(out);
+	if (!ent)
 		return -ENOMEM;
-	}
 	f = lnw_ping_unpack_all(msg->reply, msg->reply_len, &p, ent, LNW_PING_NIS_MAX, &n);
 	if (f) {
 		free(ent);
-		free(out);
-		return sd_bus_error_setf(e, LNETD_ERR_PROTOCOL, "the ping reply is malformed: %s",
-					 lnw_fault_name(f));
+		return lne_err_set(&c->err, -EPROTO, NULL, -1, "the ping reply is malformed: %s",
+				   lnw_fault_name(f));
 	}
 	out->features = p.features;
 	out->pid = p.pid;
-	for (i = 0; i < n && out->n < LNETK_PING_NIDS_MAX; i++) {
+	out->n = 0;
+	for (i = 0; i < n && out->n < BK_PING_NIDS_MAX; i++) {
 		if (ent[i].nid.lnd == LNE_LND_LO)
 			continue;
 		lne_nid_format(&ent[i].nid, out->nid[out->n].nid, sizeof(out->nid[out->n].nid));
-		out->nid[out->n++].status = ent[i].status == LNW_NI_STATUS_UP ? LNETK_NI_STATUS_UP
-					    : ent[i].status == LNW_NI_STATUS_DOWN
-						    ? LNETK_NI_STATUS_DOWN
-						    : LNETK_NI_STATUS_UNKNOWN;
+		out->nid[out->n++].status = ent[i].status == LNW_NI_STATUS_UP	  ? LNE_PNI_UP
+					    : ent[i].status == LNW_NI_STATUS_DOWN ? LNE_PNI_DOWN
+										  : LNE_PNI_NA;
 	}
-	rc = lnetd_ping_reply(call, out);
 	free(ent);
-	free(out);
-	return rc;
+	return 0;
 }
 
 static void on_ping_done(struct lne_msg *msg, int status)
 {
 	struct ping_call *pc = msg->arg;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	int rc;
+	struct bk_call *c = pc->c;
 
 	pc->dp->pings--;
 	if (status) {
@@ -670,45 +624,43 @@ static void on_ping_done(struct lne_msg *msg, int status)
 
 		lne_node_nid(&pc->dp->node, msg->hdr.dst_nid, &x);
 		lne_nid_format(&x, dst, sizeof(dst));
-		sd_bus_error_setf(&e, LNETD_ERR_UNREACHABLE, "failed to ping %s: %s", dst,
-				  strerror(-status));
-		rc = -1;
+		/* whatever the node's reason, the peer did not answer */
+		c->rc = lne_err_set(&c->err,
+				    status == -ETIMEDOUT || status == -ENOTCONN ? status
+										: -EHOSTUNREACH,
+				    NULL, -1, "failed to ping %s: %s", dst, strerror(-status));
 	} else {
-		rc = reply_ping(pc->m, msg, &e);
+		c->rc = ping_info(c, msg);
 	}
-	if (rc < 0 && sd_bus_error_is_set(&e))
-		sd_bus_reply_method_error(pc->m, &e);
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(pc->m);
 	free(pc);
+	c->done(c);
 }
 
-int lnetd_dp_ping(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
-		  const struct lne_nid *src, uint32_t timeout_ms, sd_bus_error *e)
+int lnetd_dp_ping(struct lnetd_dp *dp, struct bk_call *c)
 {
-	struct lne_err err = {.msg = ""};
 	struct ping_call *pc;
 	int rc;
 
 	if (dp->pings >= LNETD_PINGS_MAX)
-		return sd_bus_error_setf(e, LNETD_ERR_LIMIT,
-					 "%u pings are waiting already: try again later",
-					 LNETD_PINGS_MAX);
+		return lne_err_set(&c->err, -E2BIG, NULL, -1,
+				   "%u pings are waiting already: try again later",
+				   LNETD_PINGS_MAX);
 	pc = calloc(1, sizeof(*pc));
 	if (!pc)
 		return -ENOMEM;
 	pc->dp = dp;
-	pc->m = sd_bus_message_ref(m);
+	pc->c = c;
 	dp->pings++;
 	dp->node.now_ms = now_ms();
-	rc = lne_node_ping(&dp->node, dst, src, timeout_ms, on_ping_done, pc, &err);
+	rc = lne_node_ping(&dp->node, &c->dst, c->has_src ? &c->src : NULL, c->timeout_ms,
+			   on_ping_done, pc, &c->err);
 	if (rc) {
 		dp->pings--;
-		sd_bus_message_unref(pc->m);
 		free(pc);
-		return sd_bus_error_setf(e, LNETD_ERR_INVALID, "%s",
-					 err.msg[0] ? err.msg : strerror(-rc));
+		if (!c->err.msg[0])
+			lne_err_set(&c->err, rc, NULL, -1, "%s", strerror(-rc));
+		return -EINVAL; /* the node refused the question */
 	}
 	flush(dp);
-	return 1;
+	return 0;
 }

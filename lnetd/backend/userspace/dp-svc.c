@@ -10,8 +10,8 @@
  */
 #include "dp.h"
 #include "engine/node-svc.h"
-#include "lnetd.h"
-#include "nrs.h"
+#include "lnetd/lnetd.h"
+#include "lnetd/nrs.h"
 
 static int enqueue(void *p, struct lne_tbf_req *r, bool hp, u64 now)
 {
@@ -37,13 +37,12 @@ static const struct lne_svc_policy_ops ops = {
 	.cancel = cancel,
 };
 
-void lnetd_dp_policies(struct lnetd *d, bool detach)
+void lnetd_dp_policies(struct lnetd_dp *dp, bool detach)
 {
-	struct lne_node *n = d->dp ? lnetd_dp_node(d->dp) : NULL;
-	struct lne_tbf *tbf = detach ? NULL : lnetd_tbf_find(d, LNE_SVC_TEST_NAME);
+	struct lne_node *n = lnetd_dp_node(dp);
+	struct lne_tbf *tbf = detach ? NULL
+				     : lnetd_tbf_find(lnetd_dp_daemon(dp), LNE_SVC_TEST_NAME);
 
-	if (!n)
-		return;
 	lne_svc_set_policy(n, LNE_SVC_TEST_NAME, tbf ? &ops : NULL, tbf);
-	lnetd_dp_kick(d->dp);
+	lnetd_dp_kick(dp);
 }

@@ -13,102 +13,86 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus/bus-errors.h"
 #include "dp.h"
-#include "events.h"
-#include "lnetd.h"
+#include "lnetd/events.h"
+#include "lnetd/lnetd.h"
 #include "lnetd/log.h"
 
 struct disc_call {
 	struct lnetd_dp *dp;
-	sd_bus_message *m;
-	struct lne_nid nid;
+	struct bk_call *c;
 };
 
 static unsigned int calls; /* waiting, at most LNETD_PINGS_MAX */
 
-/* The peer that has @nid, as Ping's reply puts a node: its primary NID first. */
-static int reply_peer(sd_bus_message *m, const struct lne_inst *ln, const struct lne_nid *nid)
+/* The peer that has @nid, as a ping's answer puts a node: its primary NID first. */
+static int peer_info(struct bk_call *c, const struct lne_inst *ln)
 {
-	const struct lne_peer_ni *pni = lne_peer_ni_find(ln, nid);
+	const struct lne_peer_ni *pni = lne_peer_ni_find(ln, &c->dst);
+	struct bk_ping_info *out = &c->ping;
 	const struct lne_peer_net *pnet;
 	const struct lne_peer *peer;
-	struct lnetk_ping *out;
-	int rc;
 
 	if (!pni) /* deleted while it was discovered */
-		return sd_bus_reply_method_errorf(m, LNETD_ERR_NOT_FOUND, "the peer is gone");
+		return lne_err_set(&c->err, -ENOENT, NULL, -1, "the peer is gone");
 	peer = lne_peer_of(pni);
-	out = calloc(1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
 	out->pid = LNW_PID_LUSTRE;
 	out->features = peer->mr ? LNW_PING_FEAT_MULTI_RAIL : 0;
 	lne_nid_format(&peer->primary, out->nid[0].nid, sizeof(out->nid[0].nid));
-	out->nid[0].status = LNETK_NI_STATUS_UP;
+	out->nid[0].status = LNE_PNI_UP;
 	out->n = 1;
 	lne_list_for_each_entry(pnet, &peer->pnets, link)
 		lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
-			if (lne_nid_equal(&pni->nid, &peer->primary) ||
-			    out->n == LNETK_PING_NIDS_MAX)
+			if (lne_nid_equal(&pni->nid, &peer->primary) || out->n == BK_PING_NIDS_MAX)
 				continue;
 			lne_nid_format(&pni->nid, out->nid[out->n].nid, sizeof(out->nid[0].nid));
-			out->nid[out->n++].status = LNETK_NI_STATUS_UP;
+			out->nid[out->n++].status = LNE_PNI_UP;
 		}
-	rc = lnetd_ping_reply(m, out);
-	free(out);
-	return rc;
+	return 0;
 }
 
 static void on_discovered(void *arg, int status)
 {
-	struct disc_call *c = arg;
+	struct disc_call *dc = arg;
+	struct bk_call *c = dc->c;
 	char buf[LNE_NID_STR_MAX];
 
 	calls--;
-	lne_nid_format(&c->nid, buf, sizeof(buf));
+	lne_nid_format(&c->dst, buf, sizeof(buf));
 	if (status)
-		sd_bus_reply_method_errorf(
-			c->m, status == -ESHUTDOWN ? LNETD_ERR_UNSUPPORTED : LNETD_ERR_UNREACHABLE,
-			"failed to discover %s: %s", buf, strerror(-status));
-	else if (reply_peer(c->m, lnetd_dp_node(c->dp)->ln, &c->nid) < 0)
-		sd_bus_reply_method_errorf(c->m, LNETD_ERR_PROTOCOL,
-					   "cannot build the reply for %s", buf);
-	sd_bus_message_unref(c->m);
-	free(c);
+		c->rc = lne_err_set(&c->err, status == -ESHUTDOWN ? -EOPNOTSUPP : -EHOSTUNREACH,
+				    NULL, -1, "failed to discover %s: %s", buf, strerror(-status));
+	else
+		c->rc = peer_info(c, lnetd_dp_node(dc->dp)->ln);
+	free(dc);
+	c->done(c);
 }
 
-int lnetd_dp_discover(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *nid, bool force,
-		      sd_bus_error *e)
+int lnetd_dp_discover(struct lnetd_dp *dp, struct bk_call *c)
 {
-	struct lne_err err = {.msg = ""};
-	struct disc_call *c;
+	struct disc_call *dc;
 	int rc;
 
 	if (calls >= LNETD_PINGS_MAX)
-		return sd_bus_error_setf(e, LNETD_ERR_LIMIT,
-					 "%u discoveries are waiting already: try again later",
-					 LNETD_PINGS_MAX);
-	c = calloc(1, sizeof(*c));
-	if (!c)
+		return lne_err_set(&c->err, -E2BIG, NULL, -1,
+				   "%u discoveries are waiting already: try again later",
+				   LNETD_PINGS_MAX);
+	dc = calloc(1, sizeof(*dc));
+	if (!dc)
 		return -ENOMEM;
-	c->dp = dp;
-	c->m = sd_bus_message_ref(m);
-	c->nid = *nid;
+	dc->dp = dp;
+	dc->c = c;
 	calls++;
-	rc = lne_node_discover(lnetd_dp_node(dp), nid, force, on_discovered, c, &err);
+	rc = lne_node_discover(lnetd_dp_node(dp), &c->dst, c->force, on_discovered, dc, &c->err);
 	if (rc) {
 		calls--;
-		sd_bus_message_unref(c->m);
-		free(c);
-		return sd_bus_error_setf(e,
-					 rc == -EOPNOTSUPP     ? LNETD_ERR_UNSUPPORTED
-					 : rc == -EHOSTUNREACH ? LNETD_ERR_UNREACHABLE
-							       : LNETD_ERR_INVALID,
-					 "%s", err.msg[0] ? err.msg : strerror(-rc));
+		free(dc);
+		if (!c->err.msg[0])
+			lne_err_set(&c->err, rc, NULL, -1, "%s", strerror(-rc));
+		return rc;
 	}
 	lnetd_dp_kick(dp);
-	return 1;
+	return 0;
 }
 
 /* PeerDiscovered, through lnetd_event (the log and the bus agree). */

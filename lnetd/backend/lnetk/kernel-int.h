@@ -14,11 +14,13 @@
 
 #include "kernel.h"
 #include "liblnetk/lnetk-client.h"
+#include "lnetd/backend/backend.h"
 #include "lnetd/lnetd.h"
 
 #define WHY_MAX 512
 
 struct kbackend {
+	struct backend b; /* first */
 	struct lnetd *d;
 	struct lnetk_watch *watch; /* the genl controller: the family comes and goes */
 	sd_event_source *watch_io;
@@ -88,5 +90,46 @@ struct kb_result {
 
 /* Send the module the differences between the mirror and @kb->pushed (read already). */
 void kb_push(struct kbackend *kb, struct kb_result *r);
+
+/* --- the engine's ops (backend.h), listed in lnetk.c ------------------------------------ */
+
+/* kernel.c */
+int kb_start(struct lnetd *d, struct backend **out);
+void kb_stop(struct backend *b);
+void kb_sync(struct backend *b);
+bool kb_applied(const struct backend *b, const struct lnetd_ni *n, char *why, size_t len);
+
+/* kernel-dp.c: the module's data path */
+struct lnetk *kb_lnetk(struct backend *b); /* NULL while the module is not loaded */
+/* The module's sentence (or @what and the errno's words) into @err; returns @rc. */
+int kb_fail(struct lne_err *err, int rc, const struct lnetk_err *lerr, const char *what);
+/* 0 while the module is loaded; else -ENODEV, @err saying it has no @has_no. */
+int kb_absent(struct backend *b, struct lne_err *err, const char *has_no);
+int kb_ping(struct backend *b, struct bk_call *c);
+int kb_discover(struct backend *b, struct bk_call *c);
+int kb_selftest(struct backend *b, struct bk_call *c);
+int kb_counters(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *err);
+int kb_counters_reset(struct backend *b, struct lne_err *err);
+int kb_test_service(struct backend *b, bool on, struct lne_err *err);
+int kb_set_health(struct backend *b, bool peer, const struct lne_nid *nid, uint32_t value,
+		  struct lne_err *err);
+int kb_health_stats(struct backend *b, const struct lne_nid *nid, bool *local, uint32_t *health,
+		    bk_kv_fn fn, void *arg, struct lne_err *err);
+int kb_rtr_credits(struct backend *b, const struct lne_nid *nid, int32_t *avail, int32_t *min,
+		   struct lne_err *err);
+int kb_recovery(struct backend *b, bool peer, bk_queued_fn fn, void *arg, struct lne_err *err);
+int kb_fault_add(struct backend *b, const struct bk_fault *f, uint32_t *id, struct lne_err *err);
+int kb_fault_del(struct backend *b, bool delay, const struct lne_nid *src,
+		 const struct lne_nid *dst, bool all, uint32_t *gone, struct lne_err *err);
+int kb_fault_reset(struct backend *b, bool delay, struct lne_err *err);
+int kb_fault_list(struct backend *b, bool delay, bk_fault_fn fn, void *arg, struct lne_err *err);
+int kb_explain(struct backend *b, struct bk_explain *x, struct lne_err *err);
+
+/* kernel-load.c: the views, from the module's dumps */
+int kb_health(struct backend *b, bool peers, struct bk_health **out);
+int kb_route_states(struct backend *b, bk_route_fn fn, void *arg);
+int kb_discovered(struct backend *b, struct lne_inst **out);
+/* ktbf.c */
+int kb_tbf_read(struct backend *b, bk_tbf_fn fn, void *arg, struct lne_err *err);
 
 #endif /* LNETD_KERNEL_INT_H */

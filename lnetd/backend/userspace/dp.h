@@ -14,17 +14,12 @@
 #define LNETD_DP_H
 
 #include <stdint.h>
-#include <systemd/sd-bus.h>
 
 #include "engine/node-test.h"
-#include "liblnetk/lnetk-client.h"
+#include "lnetd/backend/backend.h"
 
 struct lnetd;
 struct lnetd_dp;
-
-/* The most pings waiting for an answer at once (anyone may ping). */
-#define LNETD_PINGS_MAX	       64
-#define LNETD_PING_TIMEOUT_MAX 300000 /* ms */
 
 int lnetd_dp_start(struct lnetd *d, uint16_t port, struct lnetd_dp **out);
 void lnetd_dp_stop(struct lnetd_dp *dp);
@@ -39,33 +34,22 @@ struct lnetd *lnetd_dp_daemon(struct lnetd_dp *dp);
  * dp-svc.c: give the test service lnetd's TBF policy for "lnet_test" (or
  * none), or with @detach take it away before the policy is freed.
  */
-void lnetd_dp_policies(struct lnetd *d, bool detach);
-
-/* The traffic generator's trace (dp-test.c; the other bounds: engine/node-test.h). */
-#define LNETD_TEST_SAMPLES_MAX	6000  /* rows of a trace */
-#define LNETD_TEST_INTERVAL_MIN 10    /* ms between them, at least */
-#define LNETD_TEST_INTERVAL_MAX 60000 /* and at most (the module's bound too) */
+void lnetd_dp_policies(struct lnetd_dp *dp, bool detach);
 
 /*
- * Run the traffic generator (@params: checked with lne_test_check) for the
- * D-Bus call @m, answered when the last message ends; every @interval_ms
- * (0: never) the bytes each rail carried so far go into the reply's trace.
+ * Run the traffic generator for @c (c->test: its parameters, checked with
+ * lne_test_check), done when the last message ends; every c->interval_ms
+ * (0: never) the bytes each rail carried so far go into its trace.  As
+ * every call (backend.h): 0, and c->done later (perhaps before this
+ * returns), or a negative errno.
  */
-int lnetd_dp_selftest(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_test *params,
-		      uint32_t interval_ms);
-/* Answer the D-Bus Selftest @call with what @t did (both engines). */
-int lnetd_selftest_reply(sd_bus_message *call, const struct lne_test *t, uint64_t elapsed_ns);
+int lnetd_dp_selftest(struct lnetd_dp *dp, struct bk_call *c);
 
-/* Answer the D-Bus Ping @call with what the pinged node said (both engines). */
-int lnetd_ping_reply(sd_bus_message *call, const struct lnetk_ping *p);
+/* A ping for a call: c->dst, from c->src if c->has_src, within c->timeout_ms. */
+int lnetd_dp_ping(struct lnetd_dp *dp, struct bk_call *c);
 
-/* A ping for a D-Bus call: @m is answered when it ends (the reply is an a{sv}). */
-int lnetd_dp_ping(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *dst,
-		  const struct lne_nid *src, uint32_t timeout_ms, sd_bus_error *e);
-
-/* dp-disc.c: discovery.  Discover @nid for a D-Bus call, answered as Ping is. */
-int lnetd_dp_discover(struct lnetd_dp *dp, sd_bus_message *m, const struct lne_nid *nid, bool force,
-		      sd_bus_error *e);
+/* dp-disc.c: discovery.  Discover c->dst for a call: its answer the peer, as a ping's. */
+int lnetd_dp_discover(struct lnetd_dp *dp, struct bk_call *c);
 /* The node's log lines (ops->log). */
 void lnetd_dp_log(void *ctx, const char *line);
 /* Discovery learnt a peer: the PeerDiscovered signal (node ops->discovered). */

@@ -2,7 +2,8 @@
 /*
  * kernel-load.c - the kernel backend reads the module: what it holds, into
  * an engine instance (@pushed, when the two may have parted), and the
- * health of its NIs (the List methods show the module's).
+ * running state the views show (backend.h): health, routes' states, the
+ * peers its discovery made.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -283,119 +284,97 @@ int kb_read_module(struct kbackend *kb)
 
 /* --- health, as the module has it ------------------------------------------------------ */
 
-struct khealth {
-	struct khealth_one {
-		struct lne_nid nid;
-		uint32_t health;
-		uint8_t state; /* enum lnetk_ni_status: a peer NI's, as `peer show` prints it */
-	} * v;
-	size_t n, cap;
+struct reading {
+	struct bk_health *h;
 	int rc;
 };
 
-static void health_add(struct khealth *h, const char *text, uint32_t health, uint8_t state)
+static void health_add(struct reading *r, const char *text, struct bk_health_one *one)
 {
-	struct khealth_one *grown;
-
-	if (h->rc)
+	if (r->rc || lne_nid_parse(text, &one->nid, NULL))
 		return;
-	if (h->n == h->cap) {
-		/* The capacity grows with the block, never before it: a dump read again
-		 * after a failed realloc must not write past the old one. */
-		size_t cap = h->cap ? 2 * h->cap : 64;
-
-		grown = realloc(h->v, cap * sizeof(*h->v));
-		if (!grown) {
-			h->rc = -ENOMEM;
-			return;
-		}
-		h->v = grown;
-		h->cap = cap;
-	}
-	if (!lne_nid_parse(text, &h->v[h->n].nid, NULL)) {
-		h->v[h->n].state = state;
-		h->v[h->n++].health = health;
-	}
+	r->rc = bk_health_add(r->h, one);
 }
 
 static int health_ni(const struct lnetk_ni *k, void *arg)
 {
-	health_add(arg, k->nid, k->health, LNETK_NI_STATUS_UNKNOWN);
+	struct bk_health_one one = {.local = true, .up = k->up, .health = k->health};
+
+	snprintf(one.ifname, sizeof(one.ifname), "%s", k->ifname);
+	health_add(arg, k->nid, &one);
 	return 0;
 }
 
 static int health_peer(const struct lnetk_peer *p, void *arg)
 {
+	struct bk_health_one one = {0};
 	size_t i;
 
-	for (i = 0; i < p->nnis; i++)
-		health_add(arg, p->nis[i].nid, p->nis[i].health, p->nis[i].state);
+	if (lne_nid_parse(p->primary, &one.peer, NULL))
+		return 0;
+	for (i = 0; i < p->nnis; i++) {
+		one.health = p->nis[i].health;
+		/* the module's enum lnetk_ni_status is the engine's enum lne_pni_state */
+		one.state = p->nis[i].state;
+		health_add(arg, p->nis[i].nid, &one);
+	}
 	return 0;
 }
 
-static int health_cmp(const void *a, const void *b)
+int kb_health(struct backend *b, bool peers, struct bk_health **out)
 {
-	return lne_nid_cmp(&((const struct khealth_one *)a)->nid,
-			   &((const struct khealth_one *)b)->nid);
-}
-
-struct khealth *kbackend_health(struct kbackend *kb, bool peers)
-{
-	struct khealth *h;
+	struct kbackend *kb = (struct kbackend *)b;
+	struct reading r = {.h = NULL};
 	int rc = -EAGAIN, tries;
 
+	*out = NULL;
 	if (!kb->lk)
-		return NULL;
-	h = calloc(1, sizeof(*h));
+		return -ENODEV;
+	r.h = bk_health_new();
 	/* A change in the middle of the dumps: read again. */
-	for (tries = 0; h && rc == -EAGAIN && tries < DUMP_TRIES; tries++) {
-		h->n = 0;
-		h->rc = 0;
-		rc = lnetk_ni_dump(kb->lk, health_ni, h, NULL);
+	for (tries = 0; r.h && rc == -EAGAIN && tries < DUMP_TRIES; tries++) {
+		r.h->n = 0;
+		r.rc = 0;
+		rc = lnetk_ni_dump(kb->lk, health_ni, &r, NULL);
 		if (!rc && peers)
-			rc = lnetk_peer_dump(kb->lk, health_peer, h, NULL);
-		rc = rc ?: h->rc;
+			rc = lnetk_peer_dump(kb->lk, health_peer, &r, NULL);
+		rc = rc ?: r.rc;
 	}
-	if (!h || rc) {
-		khealth_free(h);
-		return NULL;
+	if (!r.h)
+		return -ENOMEM;
+	rc = rc ?: bk_health_sort(r.h);
+	if (rc) {
+		bk_health_free(r.h);
+		return rc;
 	}
-	qsort(h->v, h->n, sizeof(*h->v), health_cmp);
-	return h;
+	*out = r.h;
+	return 0;
 }
 
-static const struct khealth_one *khealth_find(const struct khealth *h, const struct lne_nid *nid)
-{
-	struct khealth_one key = {.nid = *nid};
+/* --- the router checker's verdicts ---------------------------------------------------------- */
 
-	if (!h || !h->n)
-		return NULL;
-	return bsearch(&key, h->v, h->n, sizeof(*h->v), health_cmp);
+struct states {
+	bk_route_fn fn;
+	void *arg;
+};
+
+static int route_state(const struct lnetk_route *r, void *arg)
+{
+	struct states *st = arg;
+	struct lne_nid gw;
+	lne_net_t net;
+
+	if (lne_net_parse(r->net, &net, NULL) || lne_nid_parse(r->gateway, &gw, NULL))
+		return 0;
+	return st->fn(st->arg, net, &gw, r->down);
 }
 
-uint32_t khealth_get(const struct khealth *h, const struct lne_nid *nid, uint32_t fallback)
+int kb_route_states(struct backend *b, bk_route_fn fn, void *arg)
 {
-	const struct khealth_one *one = khealth_find(h, nid);
+	struct kbackend *kb = (struct kbackend *)b;
+	struct states st = {fn, arg};
 
-	return one ? one->health : fallback;
-}
-
-const char *khealth_state(const struct khealth *h, const struct lne_nid *nid)
-{
-	const struct khealth_one *one = khealth_find(h, nid);
-
-	if (!one)
-		return NULL;
-	/* the module's enum lnetk_ni_status is the engine's enum lne_pni_state */
-	return lne_pni_state_name((enum lne_pni_state)one->state);
-}
-
-void khealth_free(struct khealth *h)
-{
-	if (!h)
-		return;
-	free(h->v);
-	free(h);
+	return kb->lk ? lnetk_route_dump(kb->lk, route_state, &st, NULL) : -ENODEV;
 }
 
 /* --- what the module's discovery found ----------------------------------------------------- */
@@ -430,18 +409,20 @@ static int discovered_peer(const struct lnetk_peer *p, void *arg)
 	return 0;
 }
 
-struct lne_inst *kbackend_discovered(struct kbackend *kb)
+int kb_discovered(struct backend *b, struct lne_inst **out)
 {
-	struct lne_inst *ln;
+	struct kbackend *kb = (struct kbackend *)b;
+	struct lne_inst *ln = NULL;
 	int rc = -EAGAIN, tries;
 
+	*out = NULL;
 	if (!kb->lk)
-		return NULL;
+		return -ENODEV;
 	/* A change in the middle of the dump: read again. */
 	for (tries = 0; rc == -EAGAIN && tries < DUMP_TRIES; tries++) {
 		ln = lne_inst_new();
 		if (!ln)
-			return NULL;
+			return -ENOMEM;
 		ln->globals[LNE_G_MAX_INTERFACES] = ~0u;
 		rc = lnetk_peer_dump(kb->lk, discovered_peer, ln, NULL);
 		if (rc) {
@@ -449,5 +430,6 @@ struct lne_inst *kbackend_discovered(struct kbackend *kb)
 			ln = NULL;
 		}
 	}
-	return ln;
+	*out = ln;
+	return rc;
 }
