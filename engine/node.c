@@ -11,6 +11,8 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 		   void *ctx, u64 incarnation)
 {
 	memset(n, 0, sizeof(*n));
+	n->hkey[0] = lne_random_u64();
+	n->hkey[1] = lne_random_u64();
 	lne_nidkey_init(&n->keys);
 	lne_nd_keys_init(n);
 	n->ln = ln;
@@ -45,9 +47,10 @@ void lne_msg_free(struct lne_msg *m)
 	/* msgs_alloc is counted by the node that made it */
 }
 
+/* Cookies are the node's own, one after the other: they fill the buckets in turn. */
 static u32 pending_hash(u64 cookie)
 {
-	return lne_nd_hash(cookie, 0);
+	return (u32)(cookie % LNE_LINK_HASH);
 }
 
 /* Unlink and return the message waiting on bucket chain *@pp that @match accepts. */

@@ -300,6 +300,7 @@ struct lne_node {
 	bool test_service; /* serve LNE_PORTAL_TEST */
 	bool closing;	   /* in lne_node_fini: no new message starts */
 	u8 *zeros;	   /* LNW_MTU zero bytes: test replies and payloads without data */
+	u64 hkey[2]; /* the key of the link, discovery and counter tables' hash (node-int.h) */
 	struct lne_link *links[LNE_LINK_HASH];
 	struct lne_msg *pending[LNE_LINK_HASH]; /* waiting for a REPLY or an ACK, by cookie */
 	struct lne_msg *credq, **credtail;	/* waiting for credits */
