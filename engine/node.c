@@ -89,6 +89,7 @@ struct lne_msg *lne_nd_msg_alloc(struct lne_node *n)
 	if (!m)
 		return NULL;
 	m->node = n;
+	m->md_cpt = n->ops && n->ops->cpt ? n->ops->cpt(n->ctx) : LNE_CPT_ANY;
 	if (++n->st.msgs_alloc > n->st.msgs_max)
 		n->st.msgs_max = n->st.msgs_alloc;
 	return m;
@@ -200,7 +201,7 @@ static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
 /* Choose the path, take the credits and hand the message to its link. */
 static void dispatch(struct lne_node *n, struct lne_msg *m)
 {
-	struct lne_sel_req req = {.md_cpt = n->ops->cpt ? n->ops->cpt(n->ctx) : LNE_CPT_ANY};
+	struct lne_sel_req req = {.md_cpt = m->md_cpt};
 	struct lne_sel sel = {0};
 	struct lne_nid dst;
 	struct lne_link *l;
