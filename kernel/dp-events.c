@@ -33,7 +33,7 @@ void ops_state(void *ctx, const struct lne_nid *nid, bool local, const char *sta
 	struct lnetk_dp *dp = ctx;
 	struct state_ev ev = {nid, local, state, health};
 
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_STATE, fill_state, &ev);
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_STATE, 0, fill_state, &ev);
 }
 
 static int fill_peer(struct sk_buff *skb, void *arg)
@@ -61,11 +61,14 @@ static int fill_peer(struct sk_buff *skb, void *arg)
 	return 0;
 }
 
+/* A peer discovered, with every NID it has: the message is as big as they need. */
 void ops_discovered(void *ctx, const struct lne_peer *peer)
 {
 	struct lnetk_dp *dp = ctx;
+	size_t size = nla_total_size(0) +
+		      (size_t)peer->npni * (nla_total_size(0) + nla_total_size(LNE_NID_STR_MAX));
 
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_DISCOVERED, fill_peer, (void *)peer);
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_DISCOVERED, size, fill_peer, (void *)peer);
 }
 
 struct route_ev {
@@ -95,7 +98,7 @@ void ops_route(void *ctx, lne_net_t net, const struct lne_nid *gw, bool up)
 	struct lnetk_dp *dp = ctx;
 	struct route_ev ev = {net, gw, up};
 
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_ROUTE, fill_route, &ev);
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_ROUTE, 0, fill_route, &ev);
 }
 
 /* --- link events (netdev.c) ---------------------------------------------------------- */
