@@ -107,9 +107,10 @@ struct link_ev {
 	struct list_head item;
 	char ifname[IFNAMSIZ];
 	bool up;
+	bool renamed; /* the interface took this name (its old one: no longer its) */
 };
 
-void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up)
+void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up, bool renamed)
 {
 	struct lnetk_dp *dp = dp_of(ln);
 	struct link_ev *ev;
@@ -121,6 +122,7 @@ void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up)
 		return; /* the NI's health falls on its own, from failed sends */
 	strscpy(ev->ifname, ifname, sizeof(ev->ifname));
 	ev->up = up;
+	ev->renamed = renamed;
 	spin_lock_bh(&dp->ev_lock);
 	list_add_tail(&ev->item, &dp->events);
 	spin_unlock_bh(&dp->ev_lock);
@@ -136,7 +138,21 @@ void link_events_free(struct lnetk_dp *dp)
 	INIT_LIST_HEAD(&dp->events);
 }
 
-/* Every link event queued, in order, to the NIs on that interface (node entered). */
+/* Whether an interface of the namespace is called @ifname now. */
+static bool if_named(struct net *net, const char *ifname)
+{
+	bool there;
+
+	rcu_read_lock();
+	there = dev_get_by_name_rcu(net, ifname);
+	rcu_read_unlock();
+	return there;
+}
+
+/*
+ * Every link event queued, in order, to the NIs on that interface (node
+ * entered); after a rename, NIs whose interface name nothing has now are down.
+ */
 void link_events(struct lnetk_dp *dp)
 {
 	struct link_ev *ev, *tmp;
@@ -150,6 +166,8 @@ void link_events(struct lnetk_dp *dp)
 		lne_list_for_each_entry(ni, &dp->ln->inst->nis, all_link)
 			if (!strcmp(ni->ifname, ev->ifname))
 				lne_node_ni_link(&dp->node, &ni->nid, ev->up, NULL);
+			else if (ev->renamed && ni->ifname[0] && !if_named(dp->net, ni->ifname))
+				lne_node_ni_link(&dp->node, &ni->nid, false, NULL);
 		list_del(&ev->item);
 		kfree(ev);
 	}
