@@ -17,18 +17,18 @@ static inline u64 lne_rotl64(u64 x, unsigned int b)
 	return x << b | x >> (64 - b);
 }
 
-#define LNE_SIPROUND(v0, v1, v2, v3)                                                     \
-	do {                                                                             \
-		v0 += v1;                                                                \
-		v1 = lne_rotl64(v1, 13) ^ v0;                                            \
-		v0 = lne_rotl64(v0, 32);                                                 \
-		v2 += v3;                                                                \
-		v3 = lne_rotl64(v3, 16) ^ v2;                                            \
-		v0 += v3;                                                                \
-		v3 = lne_rotl64(v3, 21) ^ v0;                                            \
-		v2 += v1;                                                                \
-		v1 = lne_rotl64(v1, 17) ^ v2;                                            \
-		v2 = lne_rotl64(v2, 32);                                                 \
+#define LNE_SIPROUND(v0, v1, v2, v3)          \
+	do {                                  \
+		v0 += v1;                     \
+		v1 = lne_rotl64(v1, 13) ^ v0; \
+		v0 = lne_rotl64(v0, 32);      \
+		v2 += v3;                     \
+		v3 = lne_rotl64(v3, 16) ^ v2; \
+		v0 += v3;                     \
+		v3 = lne_rotl64(v3, 21) ^ v0; \
+		v2 += v1;                     \
+		v1 = lne_rotl64(v1, 17) ^ v2; \
+		v2 = lne_rotl64(v2, 32);      \
 	} while (0)
 
 /* SipHash-1-3 under the key (@k0, @k1) of the 16-byte message @a, @b. */

@@ -316,7 +316,7 @@ static long settled_instances(void)
 	double t0 = now();
 	long n;
 
-	while ((n = instances()) > 1 && now() - t0 < 10)
+	while ((n = instances()) > 1 && now() - t0 < 120)
 		usleep(20000);
 	return n;
 }

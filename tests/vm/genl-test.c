@@ -308,7 +308,7 @@ static void case_bump(struct conn *c)
 	if (!rc)
 		rc = get_generation(c, &after);
 	if (ev)
-		got = events_read(ev, 2000, &n);
+		got = events_read(ev, 60000, &n);
 	diag("BUMP 5: rc %d, %" PRIu64 " -> reply %" PRIu64 ", now %" PRIu64, rc, before, r.gen,
 	     after);
 	tap(rc == 0 && r.has_gen && r.gen == before + 5 && after == before + 5,
@@ -514,6 +514,51 @@ static int hold(void)
 		pause();
 }
 
+static int count_cb(void *arg, const char *nid, bool local, const char *name, uint64_t value)
+{
+	(void)nid, (void)local, (void)name, (void)value;
+	++*(unsigned long *)arg;
+	return 0;
+}
+
+static int kv_cb(void *arg, const char *key, uint64_t value)
+{
+	(void)key, (void)value;
+	++*(unsigned long *)arg;
+	return 0;
+}
+
+/*
+ * A figure's load, not a case: as uid 65534, RATE times a second for SECONDS,
+ * what `lnetctl net show -v` has lnetd read from the module (the counters,
+ * and each NID's health): the reads an unprivileged user can make the data
+ * path's lock serve (issue 35).  Prints how many rounds it made.
+ */
+static int reader(int rate, int secs, char **nids, int n)
+{
+	unsigned long rounds = 0, got = 0;
+	double t0 = now(), next = t0;
+	struct lnetk *lk;
+	uint32_t health;
+	bool local;
+	int i;
+
+	if (rate <= 0 || drop_to_nobody() || lnetk_open(&lk))
+		return 1;
+	while (now() - t0 < secs) {
+		lnetk_counters(lk, count_cb, &got, NULL, NULL);
+		for (i = 0; i < n; i++)
+			lnetk_health_get(lk, nids[i], &local, &health, kv_cb, &got, NULL);
+		rounds++;
+		next += 1.0 / rate;
+		if (next > now())
+			usleep((useconds_t)((next - now()) * 1e6));
+	}
+	printf("reader: %lu rounds in %.1f s (%lu values)\n", rounds, now() - t0, got);
+	lnetk_close(lk);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "basic";
@@ -552,6 +597,8 @@ int main(int argc, char **argv)
 		cases_explain(argv[2]);
 	else if (!strcmp(what, "hold"))
 		return hold();
+	else if (!strcmp(what, "reader") && argc > 3)
+		return reader(atoi(argv[2]), atoi(argv[3]), argv + 4, argc - 4);
 	else if (!strcmp(what, "populate")) {
 		struct lnetk *lk;
 		int rc = lnetk_open(&lk);
