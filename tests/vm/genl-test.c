@@ -34,11 +34,13 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -528,33 +530,57 @@ static int kv_cb(void *arg, const char *key, uint64_t value)
 	return 0;
 }
 
+static volatile sig_atomic_t reader_stop;
+
+static void on_reader_stop(int sig)
+{
+	(void)sig;
+	reader_stop = 1;
+}
+
 /*
- * A figure's load, not a case: as uid 65534, RATE times a second for SECONDS,
- * what `lnetctl net show -v` has lnetd read from the module (the counters,
- * and each NID's health): the reads an unprivileged user can make the data
- * path's lock serve (issue 35).  Prints how many rounds it made.
+ * A figure's load, not a case: as uid 65534, RATE rounds a second until
+ * SIGTERM (or SECONDS), each what `lnetctl net show -v` has lnetd read from
+ * the module: the counters and each NID's health, reads that take the data
+ * path's lock (issue 35); with "nolock", as many reads that do not (the
+ * instance's info and each NI), to tell the lock from the CPU the reads
+ * take.  Prints its rounds, their rate and the CPU it used.
  */
-static int reader(int rate, int secs, char **nids, int n)
+static int reader(int rate, int secs, bool nolock, char **nids, int n)
 {
 	unsigned long rounds = 0, got = 0;
-	double t0 = now(), next = t0;
+	double t0 = now(), next = t0, cpu;
+	struct lnetk_info info;
+	struct lnetk_ni ni;
+	struct rusage ru;
 	struct lnetk *lk;
 	uint32_t health;
 	bool local;
 	int i;
 
+	signal(SIGTERM, on_reader_stop);
 	if (rate <= 0 || drop_to_nobody() || lnetk_open(&lk))
 		return 1;
-	while (now() - t0 < secs) {
-		lnetk_counters(lk, count_cb, &got, NULL, NULL);
+	while (!reader_stop && now() - t0 < secs) {
+		if (nolock)
+			got += !lnetk_get_info(lk, &info, NULL);
+		else
+			lnetk_counters(lk, count_cb, &got, NULL, NULL);
 		for (i = 0; i < n; i++)
-			lnetk_health_get(lk, nids[i], &local, &health, kv_cb, &got, NULL);
+			if (nolock)
+				got += !lnetk_ni_get(lk, nids[i], &ni, NULL);
+			else
+				lnetk_health_get(lk, nids[i], &local, &health, kv_cb, &got, NULL);
 		rounds++;
 		next += 1.0 / rate;
 		if (next > now())
 			usleep((useconds_t)((next - now()) * 1e6));
 	}
-	printf("reader: %lu rounds in %.1f s (%lu values)\n", rounds, now() - t0, got);
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	      ru.ru_stime.tv_usec / 1e6;
+	printf("reader%s: %lu rounds in %.1f s (%.0f/s, %lu values), %.2f s on CPU\n",
+	       nolock ? " (no lock)" : "", rounds, now() - t0, rounds / (now() - t0), got, cpu);
 	lnetk_close(lk);
 	return 0;
 }
@@ -597,8 +623,9 @@ int main(int argc, char **argv)
 		cases_explain(argv[2]);
 	else if (!strcmp(what, "hold"))
 		return hold();
-	else if (!strcmp(what, "reader") && argc > 3)
-		return reader(atoi(argv[2]), atoi(argv[3]), argv + 4, argc - 4);
+	else if (!strcmp(what, "reader") && argc > 4)
+		return reader(atoi(argv[2]), atoi(argv[3]), !strcmp(argv[4], "nolock"), argv + 5,
+			      argc - 5);
 	else if (!strcmp(what, "populate")) {
 		struct lnetk *lk;
 		int rc = lnetk_open(&lk);
