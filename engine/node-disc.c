@@ -60,7 +60,7 @@ struct lne_peer *lne_nd_disc_peer_of(struct lne_node *n, u64 nid4)
 
 static struct lne_disc **round_slot(struct lne_node *n, u64 nid4)
 {
-	struct lne_disc **pp = &n->disc[lne_nd_hash(nid4, 1)];
+	struct lne_disc **pp = &n->disc[lne_nd_hash(n, nid4, 1)];
 
 	while (*pp && (*pp)->nid != nid4)
 		pp = &(*pp)->hnext;

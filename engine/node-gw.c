@@ -24,7 +24,7 @@
 
 static struct lne_stat *stat_find(const struct lne_node *n, u64 nid4)
 {
-	struct lne_stat *s = n->stats[lne_nd_stat_bucket(nid4, false)];
+	struct lne_stat *s = n->stats[lne_nd_stat_bucket(n, nid4, false)];
 
 	for (; s; s = s->hnext)
 		if (s->nid == nid4 && !s->local)

@@ -55,7 +55,7 @@ const struct lne_health *lne_node_health(const struct lne_node *n, const struct 
 	if (lne_node_key_find(n, nid, &k))
 		return NULL;
 	for (local = 1; local >= 0; local--) {
-		const struct lne_stat *s = n->stats[lne_nd_stat_bucket(k, local)];
+		const struct lne_stat *s = n->stats[lne_nd_stat_bucket(n, k, local)];
 
 		for (; s; s = s->hnext)
 			if (s->nid == k && s->local == local)
@@ -331,7 +331,7 @@ int lne_node_health_each(const struct lne_node *n, const struct lne_nid *nid, bo
 
 	if (lne_node_key_find(n, nid, &k))
 		return -EAFNOSUPPORT;
-	for (s = n->stats[lne_nd_stat_bucket(k, local)]; s; s = s->hnext)
+	for (s = n->stats[lne_nd_stat_bucket(n, k, local)]; s; s = s->hnext)
 		if (s->nid == k && s->local == local)
 			h = &s->h;
 	for (i = 0; rc >= 0 && i < nk; i++)

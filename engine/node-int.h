@@ -7,27 +7,30 @@
 #define LNE_NODE_INT_H
 
 #include "node.h"
+#include "siphash.h"
 
 /* The most a ping info takes: the GET asks for it, the answer fits in it. */
 #define PING_INFO_MAX LNW_PING_SIZE(LNW_PING_NIS_MAX)
 
-/* Buckets of the link, pending and counter tables. */
-static inline u32 lne_nd_mix(u64 local, u64 peer)
+/*
+ * Buckets of the link, pending, discovery and counter tables: keyed by the
+ * node's own random key (lne_node_init), so that a peer, which chooses the
+ * NIDs it claims, cannot aim them at one chain (issue 35).
+ */
+static inline u32 lne_nd_mix(const struct lne_node *n, u64 local, u64 peer)
 {
-	u64 k = local * 0x9e3779b97f4a7c15ull ^ peer;
-
-	return (u32)(k ^ k >> 29);
+	return (u32)lne_siphash13(n->hkey[0], n->hkey[1], local, peer);
 }
 
-static inline u32 lne_nd_hash(u64 local, u64 peer)
+static inline u32 lne_nd_hash(const struct lne_node *n, u64 local, u64 peer)
 {
-	return lne_nd_mix(local, peer) % LNE_LINK_HASH;
+	return lne_nd_mix(n, local, peer) % LNE_LINK_HASH;
 }
 
 /* The counter table's bucket of @nid: over all LNE_STAT_HASH, not LNE_LINK_HASH's. */
-static inline u32 lne_nd_stat_bucket(u64 nid, bool local)
+static inline u32 lne_nd_stat_bucket(const struct lne_node *n, u64 nid, bool local)
 {
-	return lne_nd_mix(nid, local) % LNE_STAT_HASH;
+	return lne_nd_mix(n, nid, local) % LNE_STAT_HASH;
 }
 
 /* node-keys.c: a full key table takes back what nothing here names; its idle counters go */

@@ -28,7 +28,7 @@ static bool key_unused(void *arg, u64 key, const struct lne_nid *nid)
 		if (f->a.src == key || f->a.dst == key)
 			return false;
 	for (local = 0; local < 2; local++) {
-		const struct lne_stat *s = n->stats[lne_nd_stat_bucket(key, local)];
+		const struct lne_stat *s = n->stats[lne_nd_stat_bucket(n, key, local)];
 
 		for (; s; s = s->hnext)
 			if (s->nid == key && lne_nd_stat_busy(s))
@@ -77,8 +77,8 @@ void lne_nd_keys_sweep(struct lne_node *n)
 		for (i = 0; i < n->nkeys_gone; i++) {
 			u64 k = n->keys_gone[i];
 
-			sweep_chain(n, lne_nd_stat_bucket(k, false), k);
-			sweep_chain(n, lne_nd_stat_bucket(k, true), k);
+			sweep_chain(n, lne_nd_stat_bucket(n, k, false), k);
+			sweep_chain(n, lne_nd_stat_bucket(n, k, true), k);
 		}
 	}
 	n->nkeys_gone = 0;

@@ -23,7 +23,7 @@ struct lne_link *lne_nd_link_find(struct lne_node *n, u64 local, u64 peer, bool 
 	u32 want = bulk ? LNW_CONN_BULK_OUT : LNW_CONN_CONTROL;
 	struct lne_link *l, *best = NULL, *any = NULL;
 
-	for (l = n->links[lne_nd_hash(local, peer)]; l; l = l->hnext) {
+	for (l = n->links[lne_nd_hash(n, local, peer)]; l; l = l->hnext) {
 		if (l->local != local || l->peer != peer || l->conn.state == LNC_DEAD)
 			continue;
 		if (l->conn.ctype != want) {
@@ -41,7 +41,7 @@ struct lne_link *lne_nd_link_find(struct lne_node *n, u64 local, u64 peer, bool 
 
 void lne_nd_link_hash_add(struct lne_node *n, struct lne_link *l)
 {
-	u32 b = lne_nd_hash(l->local, l->peer);
+	u32 b = lne_nd_hash(n, l->local, l->peer);
 
 	l->hnext = n->links[b];
 	n->links[b] = l;
@@ -56,7 +56,7 @@ void lne_nd_link_hash_del(struct lne_node *n, struct lne_link *l)
 
 	if (!l->hashed)
 		return;
-	for (pp = &n->links[lne_nd_hash(l->local, l->peer)]; *pp; pp = &(*pp)->hnext)
+	for (pp = &n->links[lne_nd_hash(n, l->local, l->peer)]; *pp; pp = &(*pp)->hnext)
 		if (*pp == l) {
 			*pp = l->hnext;
 			break;

@@ -118,7 +118,7 @@ bool lne_node_rtr_credits(const struct lne_node *n, const struct lne_nid *nid, s
 	/* a NID never keyed has sent nothing: only its net matters below */
 	if (lne_node_key_find(n, nid, &k))
 		k = (u64)lne_nid_net(nid) << 32;
-	for (s = n->stats[lne_nd_stat_bucket(k, false)]; s; s = s->hnext)
+	for (s = n->stats[lne_nd_stat_bucket(n, k, false)]; s; s = s->hnext)
 		if (s->nid == k && !s->local && s->rc.init) {
 			*avail = s->rc.credits;
 			*min = s->rc.min;

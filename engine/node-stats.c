@@ -9,7 +9,7 @@
 /* Statistics, by nid4: local NIs and the peer NIs links go to. */
 struct lne_stat *lne_nd_stat_get(struct lne_node *n, u64 nid, bool local)
 {
-	u32 b = lne_nd_stat_bucket(nid, local);
+	u32 b = lne_nd_stat_bucket(n, nid, local);
 	struct lne_stat *s;
 
 	for (s = n->stats[b]; s; s = s->hnext)
@@ -47,7 +47,7 @@ static void mark_linked(struct lne_node *n, u64 nid, bool local)
 {
 	struct lne_stat *s;
 
-	for (s = n->stats[lne_nd_stat_bucket(nid, local)]; s; s = s->hnext)
+	for (s = n->stats[lne_nd_stat_bucket(n, nid, local)]; s; s = s->hnext)
 		if (s->nid == nid && s->local == local)
 			s->linked = true;
 }
@@ -107,7 +107,7 @@ const struct lne_counts *lne_node_counts(const struct lne_node *n, const struct 
 	if (lne_node_key_find(n, nid, &k))
 		return NULL;
 	for (local = 1; local >= 0; local--) {
-		const struct lne_stat *s = n->stats[lne_nd_stat_bucket(k, local)];
+		const struct lne_stat *s = n->stats[lne_nd_stat_bucket(n, k, local)];
 
 		for (; s; s = s->hnext)
 			if (s->nid == k && s->local == local)

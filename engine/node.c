@@ -11,6 +11,8 @@ void lne_node_init(struct lne_node *n, struct lne_inst *ln, const struct lne_nod
 		   void *ctx, u64 incarnation)
 {
 	memset(n, 0, sizeof(*n));
+	n->hkey[0] = lne_random_u64();
+	n->hkey[1] = lne_random_u64();
 	lne_nidkey_init(&n->keys);
 	lne_nd_keys_init(n);
 	n->ln = ln;
@@ -45,9 +47,10 @@ void lne_msg_free(struct lne_msg *m)
 	/* msgs_alloc is counted by the node that made it */
 }
 
+/* Cookies are the node's own, one after the other: they fill the buckets in turn. */
 static u32 pending_hash(u64 cookie)
 {
-	return lne_nd_hash(cookie, 0);
+	return (u32)(cookie % LNE_LINK_HASH);
 }
 
 /* Unlink and return the message waiting on bucket chain *@pp that @match accepts. */
@@ -86,6 +89,7 @@ struct lne_msg *lne_nd_msg_alloc(struct lne_node *n)
 	if (!m)
 		return NULL;
 	m->node = n;
+	m->md_cpt = n->ops && n->ops->cpt ? n->ops->cpt(n->ctx) : LNE_CPT_ANY;
 	if (++n->st.msgs_alloc > n->st.msgs_max)
 		n->st.msgs_max = n->st.msgs_alloc;
 	return m;
@@ -197,7 +201,7 @@ static void link_send(struct lne_node *n, struct lne_link *l, struct lne_msg *m)
 /* Choose the path, take the credits and hand the message to its link. */
 static void dispatch(struct lne_node *n, struct lne_msg *m)
 {
-	struct lne_sel_req req = {.md_cpt = n->ops->cpt ? n->ops->cpt(n->ctx) : LNE_CPT_ANY};
+	struct lne_sel_req req = {.md_cpt = m->md_cpt};
 	struct lne_sel sel = {0};
 	struct lne_nid dst;
 	struct lne_link *l;

@@ -108,6 +108,12 @@ struct lne_msg {
 	const struct lne_inst *sel_ln; /* where credits were taken; NULL: none */
 	struct lne_nid ni, pni;
 	u64 via; /* the nid4 the frame goes to (a gateway, or the peer NI) */
+	/*
+	 * Selection's NUMA criterion (ops->cpt) where the message was made: its
+	 * sender's, not that of whoever dispatches it after a wait (credits,
+	 * discovery, a resend), as upstream's md_cpt is the sender's CPT.
+	 */
+	s32 md_cpt;
 	u64 deadline_ms;
 	bool wants_answer; /* a GET's REPLY, or a PUT's ACK */
 	bool forward;	   /* another node's message this router passes on, header untouched */
@@ -300,6 +306,7 @@ struct lne_node {
 	bool test_service; /* serve LNE_PORTAL_TEST */
 	bool closing;	   /* in lne_node_fini: no new message starts */
 	u8 *zeros;	   /* LNW_MTU zero bytes: test replies and payloads without data */
+	u64 hkey[2]; /* the key of the link, discovery and counter tables' hash (node-int.h) */
 	struct lne_link *links[LNE_LINK_HASH];
 	struct lne_msg *pending[LNE_LINK_HASH]; /* waiting for a REPLY or an ACK, by cookie */
 	struct lne_msg *credq, **credtail;	/* waiting for credits */

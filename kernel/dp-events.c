@@ -33,7 +33,7 @@ void ops_state(void *ctx, const struct lne_nid *nid, bool local, const char *sta
 	struct lnetk_dp *dp = ctx;
 	struct state_ev ev = {nid, local, state, health};
 
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_STATE, fill_state, &ev);
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_STATE, 0, fill_state, &ev);
 }
 
 static int fill_peer(struct sk_buff *skb, void *arg)
@@ -61,11 +61,14 @@ static int fill_peer(struct sk_buff *skb, void *arg)
 	return 0;
 }
 
+/* A peer discovered, with every NID it has: the message is as big as they need. */
 void ops_discovered(void *ctx, const struct lne_peer *peer)
 {
 	struct lnetk_dp *dp = ctx;
+	size_t size = nla_total_size(0) +
+		      (size_t)peer->npni * (nla_total_size(0) + nla_total_size(LNE_NID_STR_MAX));
 
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_DISCOVERED, fill_peer, (void *)peer);
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_DISCOVERED, size, fill_peer, (void *)peer);
 }
 
 struct route_ev {
@@ -95,7 +98,7 @@ void ops_route(void *ctx, lne_net_t net, const struct lne_nid *gw, bool up)
 	struct lnetk_dp *dp = ctx;
 	struct route_ev ev = {net, gw, up};
 
-	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_ROUTE, fill_route, &ev);
+	lnk_nl_dp_announce(dp->net, LNETK_EV_DP_ROUTE, 0, fill_route, &ev);
 }
 
 /* --- link events (netdev.c) ---------------------------------------------------------- */
@@ -104,9 +107,10 @@ struct link_ev {
 	struct list_head item;
 	char ifname[IFNAMSIZ];
 	bool up;
+	bool renamed; /* the interface took this name (its old one: no longer its) */
 };
 
-void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up)
+void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up, bool renamed)
 {
 	struct lnetk_dp *dp = dp_of(ln);
 	struct link_ev *ev;
@@ -118,6 +122,7 @@ void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up)
 		return; /* the NI's health falls on its own, from failed sends */
 	strscpy(ev->ifname, ifname, sizeof(ev->ifname));
 	ev->up = up;
+	ev->renamed = renamed;
 	spin_lock_bh(&dp->ev_lock);
 	list_add_tail(&ev->item, &dp->events);
 	spin_unlock_bh(&dp->ev_lock);
@@ -133,7 +138,21 @@ void link_events_free(struct lnetk_dp *dp)
 	INIT_LIST_HEAD(&dp->events);
 }
 
-/* Every link event queued, in order, to the NIs on that interface (node entered). */
+/* Whether an interface of the namespace is called @ifname now. */
+static bool if_named(struct net *net, const char *ifname)
+{
+	bool there;
+
+	rcu_read_lock();
+	there = dev_get_by_name_rcu(net, ifname);
+	rcu_read_unlock();
+	return there;
+}
+
+/*
+ * Every link event queued, in order, to the NIs on that interface (node
+ * entered); after a rename, NIs whose interface name nothing has now are down.
+ */
 void link_events(struct lnetk_dp *dp)
 {
 	struct link_ev *ev, *tmp;
@@ -147,6 +166,8 @@ void link_events(struct lnetk_dp *dp)
 		lne_list_for_each_entry(ni, &dp->ln->inst->nis, all_link)
 			if (!strcmp(ni->ifname, ev->ifname))
 				lne_node_ni_link(&dp->node, &ni->nid, ev->up, NULL);
+			else if (ev->renamed && ni->ifname[0] && !if_named(dp->net, ni->ifname))
+				lne_node_ni_link(&dp->node, &ni->nid, false, NULL);
 		list_del(&ev->item);
 		kfree(ev);
 	}

@@ -29,10 +29,11 @@ void lnetk_dp_stop(struct lnetk_net *ln);
 void lnetk_dp_changed(struct lnetk_net *ln);
 
 /*
- * netdev.c: interface @ifname of the instance's namespace went up or down
- * (process context, RTNL held: queued, acted on in the data path's work).
+ * netdev.c: interface @ifname of the instance's namespace went up or down,
+ * or (@renamed) took that name (process context, RTNL held: queued, acted
+ * on in the data path's work).
  */
-void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up);
+void lnetk_dp_link_event(struct lnetk_net *ln, const char *ifname, bool up, bool renamed);
 int lnetk_netdev_init(void);
 void lnetk_netdev_uninit(void);
 

@@ -2,7 +2,10 @@
 /*
  * netdev.c - link events: an interface going down takes its NIs out of
  * the data path at once, and coming up starts their recovery (issue 17,
- * "Link state"), without waiting for a send to time out.
+ * "Link state"), without waiting for a send to time out.  NIs are on an
+ * interface by its name, as lnetd configures them: a rename (NETDEV_CHANGENAME,
+ * issue 35) gives the NIs on the new name that interface's state, and takes
+ * down those whose name no interface has any more.
  *
  * The notifier runs under RTNL, in process context, for every namespace;
  * it only queues the event on that namespace's data path (dp.c), whose
@@ -31,8 +34,10 @@ static int on_netdev(struct notifier_block *nb, unsigned long event, void *ptr)
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:	/* the carrier */
 	case NETDEV_GOING_DOWN: /* before its addresses go */
+	case NETDEV_CHANGENAME:
 		lnetk_dp_link_event(lnetk_net(dev_net(dev)), dev->name,
-				    event != NETDEV_GOING_DOWN && link_up(dev));
+				    event != NETDEV_GOING_DOWN && link_up(dev),
+				    event == NETDEV_CHANGENAME);
 		break;
 	}
 	return NOTIFY_DONE;

@@ -614,8 +614,8 @@ static bool lnk_nl_registered; /* under lnk_nl_reg_lock */
  */
 static DECLARE_RWSEM(lnk_nl_reg_lock);
 
-void lnk_nl_dp_announce(struct net *net, u8 cmd, int (*fill)(struct sk_buff *skb, void *arg),
-			void *arg)
+void lnk_nl_dp_announce(struct net *net, u8 cmd, size_t size,
+			int (*fill)(struct sk_buff *skb, void *arg), void *arg)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -623,7 +623,7 @@ void lnk_nl_dp_announce(struct net *net, u8 cmd, int (*fill)(struct sk_buff *skb
 	down_read(&lnk_nl_reg_lock);
 	if (!lnk_nl_registered || !genl_has_listeners(&lnk_nl_family, net, LNETK_GROUP_DP))
 		goto out;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	skb = genlmsg_new(size > NLMSG_GOODSIZE ? size : NLMSG_GOODSIZE, GFP_KERNEL | __GFP_NOWARN);
 	hdr = skb ? genlmsg_put(skb, 0, 0, &lnk_nl_family, 0, cmd) : NULL;
 	if (!hdr || fill(skb, arg)) {
 		nlmsg_free(skb);

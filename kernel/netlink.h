@@ -12,8 +12,11 @@ void lnetk_genetlink_uninit(void);
 
 struct net;
 struct sk_buff;
-/* An announcement of the data path to the "dp" group of @net (uapi/lnetk.h). */
-void lnk_nl_dp_announce(struct net *net, u8 cmd, int (*fill)(struct sk_buff *skb, void *arg),
-			void *arg);
+/*
+ * An announcement of the data path to the "dp" group of @net (uapi/lnetk.h),
+ * in a message of @size bytes of attributes (NLMSG_GOODSIZE at least).
+ */
+void lnk_nl_dp_announce(struct net *net, u8 cmd, size_t size,
+			int (*fill)(struct sk_buff *skb, void *arg), void *arg);
 
 #endif /* LNETK_NETLINK_H */

@@ -104,6 +104,9 @@ static int do_batch(struct lnetk_net *ln, struct genl_info *info, struct sk_buff
 	 * instance must never show a generation the old one had. */
 	next->gen += ln->inst->gen;
 	/* Built aside, with selections going on: they wait for the swap only. */
+#ifdef LNETK_DEBUG
+	lnk_test_batch_hold();
+#endif
 	down_write(&ln->sel);
 	swap(ln->inst, next);
 	up_write(&ln->sel);

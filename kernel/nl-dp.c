@@ -45,6 +45,16 @@ static int put_result(struct sk_buff *reply, const struct lnetk_ping_result *r)
 	return 0;
 }
 
+/* What put_result() needs for @r: every NID of a peer that has many. */
+static size_t result_size(const struct lnetk_ping_result *r)
+{
+	u32 n = r->n < LNW_PING_NIS_MAX ? r->n : LNW_PING_NIS_MAX;
+
+	return nla_total_size(0) + 2 * nla_total_size(sizeof(u32)) +
+	       n * (nla_total_size(0) + nla_total_size(LNE_NID_STR_MAX) +
+		    nla_total_size(sizeof(u32)));
+}
+
 int lnk_nl_ping(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lnetk_net *ln = lnetk_net(genl_info_net(info));
@@ -91,8 +101,8 @@ int lnk_nl_ping(struct sk_buff *skb, struct genl_info *info)
 		return lnk_nl_refuse(info->extack, tb[LNETK_PING_A_NID], rc,
 				     rc == -ETIMEDOUT ? "no answer in time" : "the ping failed");
 	}
-	reply = lnk_nl_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd, NLMSG_GOODSIZE,
-			       &hdr);
+	reply = lnk_nl_msg_new(info->snd_portid, info->snd_seq, info->genlhdr->cmd,
+			       max_t(size_t, result_size(r), NLMSG_GOODSIZE), &hdr);
 	if (!reply) {
 		kfree(r);
 		return lnk_nl_refuse(info->extack, NULL, -ENOMEM, "out of memory");

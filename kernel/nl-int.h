@@ -188,5 +188,12 @@ int lnk_nl_tbf_class_dump(struct sk_buff *skb, struct netlink_callback *cb);
 /* nl-test.c: the commands only tests use. */
 int lnk_nl_bump(struct sk_buff *skb, struct genl_info *info);
 int lnk_nl_tbf_load(struct sk_buff *skb, struct genl_info *info);
+/*
+ * A batch built, before its swap: while the debug parameter
+ * test_hold_batch is set, wait (at most 10 minutes, or until a signal) with
+ * test_batch_held set, so that a test can select meanwhile and prove that
+ * selections wait for the swap only (tests/vm/cases-lock.c).
+ */
+void lnk_test_batch_hold(void);
 
 #endif /* LNETK_NL_INT_H */

@@ -357,13 +357,26 @@ static struct lnetk_tbf *tbf_dump_next(struct lnetk_net *ln, struct lnetk_tbf *t
 	return NULL;
 }
 
+#ifdef LNETK_DEBUG
+/* Tests only: how many queue headers were held back for the next message. */
+static unsigned int test_tbf_held_back;
+module_param(test_tbf_held_back, uint, 0444);
+MODULE_PARM_DESC(
+	test_tbf_held_back,
+	"tests only: TBF queue headers that fitted a dump message but their first rule did not");
+#endif
+
 /*
  * One LNETK_A_TBF: the policy's queues and rules from @cur on, as many as
  * fit; advances @cur.  0 when the rest of the policy went in; -EMSGSIZE
  * when the skb (or a nest's 16-bit length) is full: what went in stays,
  * and @cur says where the next message goes on.  A queue that goes on in
  * the next message is sent again there with LNETK_TBFQ_A_FIRST, the index
- * of its first rule in that message.  Under the policy's qlock.
+ * of its first rule in that message.  A queue's header never ends a
+ * message without one of the rules it has left: if its first does not fit,
+ * the header goes too, and the queue starts in the next message (an empty
+ * queue with LNETK_TBFQ_A_FIRST 0 there would read as a second queue).
+ * Under the policy's qlock.
  */
 static int nl_put_tbf_from(struct sk_buff *skb, const struct lne_tbf *tbf, struct tbf_cursor *cur)
 {
@@ -394,9 +407,16 @@ static int nl_put_tbf_from(struct sk_buff *skb, const struct lne_tbf *tbf, struc
 		r = lne_tbf_rule_next(tbf, cur->queue, NULL);
 		for (i = 0; r && i < cur->at; i++)
 			r = lne_tbf_rule_next(tbf, cur->queue, r);
-		for (; r; r = lne_tbf_rule_next(tbf, cur->queue, r)) {
+		for (i = 0; r; r = lne_tbf_rule_next(tbf, cur->queue, r), i++) {
 			if (!nest_room(skb, nest) || nl_put_tbf_rule(skb, r)) {
-				nla_nest_end(skb, qn);
+				if (i) {
+					nla_nest_end(skb, qn);
+				} else {
+					nla_nest_cancel(skb, qn);
+#ifdef LNETK_DEBUG
+					test_tbf_held_back++;
+#endif
+				}
 				goto end;
 			}
 			cur->at++;

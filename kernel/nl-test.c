@@ -4,9 +4,10 @@
  * generation, to exercise the change path and its notifications) and
  * TBF_LOAD (a synthetic load through a TBF policy, run in the kernel
  * through the request source API of lnetk_nrs.h).  Both are admin-only;
- * netlink.c's ops table lists them, and nothing else in the module calls
- * into this file.
+ * netlink.c's ops table lists them.  And a hold between a batch's build and
+ * its swap (nl-batch.c), set by the debug parameter test_hold_batch.
  */
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -20,6 +21,26 @@
 #include "lnetk_nrs.h"
 #include "nl-int.h"
 #include "uapi/lnetk.h"
+
+/* --- a batch held between its build and its swap ---------------------------------- */
+
+static bool test_hold_batch, test_batch_held;
+module_param(test_hold_batch, bool, 0644);
+MODULE_PARM_DESC(test_hold_batch, "tests only: hold each BATCH before its swap while set");
+module_param(test_batch_held, bool, 0444);
+MODULE_PARM_DESC(test_batch_held, "tests only: a BATCH is held before its swap");
+
+void lnk_test_batch_hold(void)
+{
+	unsigned long end = jiffies + 600 * HZ;
+
+	if (!READ_ONCE(test_hold_batch))
+		return;
+	WRITE_ONCE(test_batch_held, true);
+	while (READ_ONCE(test_hold_batch) && time_before(jiffies, end) && !signal_pending(current))
+		msleep(10);
+	WRITE_ONCE(test_batch_held, false);
+}
 
 /* --- BUMP: a harmless change, for tests of the change path ---------------------------- */
 

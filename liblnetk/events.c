@@ -28,8 +28,10 @@ struct lnetk_events {
 	lnetk_dp_route_cb route;
 	void *arg;
 	char *buf;
+	size_t bufsize;
 };
 
+/* What a read takes at first; a longer datagram (a peer of many NIDs) grows it. */
 #define EVENTS_BUF 8192
 
 static int group_open(const char *group, struct lnetk_events *ev, struct lnetk_events **evp);
@@ -68,6 +70,7 @@ static int group_open(const char *group, struct lnetk_events *ev, struct lnetk_e
 
 	ev->sk = nl_socket_alloc();
 	ev->buf = malloc(EVENTS_BUF);
+	ev->bufsize = EVENTS_BUF;
 	if (!ev->sk || !ev->buf)
 		goto err;
 	rc = lk_nlerr(genl_connect(ev->sk));
@@ -115,16 +118,27 @@ int lnetk_events_set_buffer(struct lnetk_events *ev, size_t bytes)
  * and says whether it was one for the caller (1) or not (0); returns how
  * many were, or a negative errno.
  */
-static int read_datagrams(struct nl_sock *sk, char *buf, int (*each)(struct nlmsghdr *, void *),
-			  void *arg)
+static int read_datagrams(struct nl_sock *sk, char **buf, size_t *size,
+			  int (*each)(struct nlmsghdr *, void *), void *arg)
 {
 	int fd = nl_socket_get_fd(sk), n = 0;
 
 	for (;;) {
-		ssize_t len = recv(fd, buf, EVENTS_BUF, MSG_DONTWAIT);
+		/* the next datagram's whole length (MSG_TRUNC), to read it whole */
+		ssize_t len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
 		struct nlmsghdr *nlh;
 		int rem;
 
+		if (len > (ssize_t)*size) {
+			char *grown = realloc(*buf, (size_t)len);
+
+			if (!grown)
+				return -ENOMEM;
+			*buf = grown;
+			*size = (size_t)len;
+		}
+		if (len >= 0)
+			len = recv(fd, *buf, *size, MSG_DONTWAIT);
 		if (len < 0) {
 			if (errno == EINTR)
 				continue;
@@ -133,7 +147,7 @@ static int read_datagrams(struct nl_sock *sk, char *buf, int (*each)(struct nlms
 			return -errno;
 		}
 		rem = (int)len;
-		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem))
+		for (nlh = (struct nlmsghdr *)*buf; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem))
 			n += each(nlh, arg);
 	}
 }
@@ -161,34 +175,43 @@ static int dp_state(struct lnetk_events *ev, struct nlattr **tb)
 	return 1;
 }
 
+/* A peer discovered, with every NID it has (as many as the module sent). */
 static int dp_peer(struct lnetk_events *ev, struct nlattr **tb)
 {
 	static const struct nla_policy pol[LNETK_PING_A_MAX + 1] = {
 		[LNETK_PING_A_NID] = {.type = NLA_STRING},
 	};
-	char nids[LNETK_PING_NIDS_MAX][LNETK_NID_MAX];
-	const char *v[LNETK_PING_NIDS_MAX];
+	char(*nids)[LNETK_NID_MAX] = NULL;
+	const char **v = NULL;
 	struct nlattr *a;
-	size_t n = 0;
-	int rem;
+	size_t n = 0, max = 0;
+	int rem, rc = 0;
 
 	if (!tb[LNETK_A_PING])
 		return 0;
+	nla_for_each_nested(a, tb[LNETK_A_PING], rem)
+		max += nla_type(a) == LNETK_PING_A_ENTRY;
+	nids = max ? calloc(max, sizeof(*nids)) : NULL;
+	v = max ? calloc(max, sizeof(*v)) : NULL;
+	if (!nids || !v)
+		goto out;
 	nla_for_each_nested(a, tb[LNETK_A_PING], rem) {
 		struct nlattr *e[LNETK_PING_A_MAX + 1];
 
-		if (nla_type(a) != LNETK_PING_A_ENTRY || n == LNETK_PING_NIDS_MAX)
+		if (nla_type(a) != LNETK_PING_A_ENTRY)
 			continue;
 		if (nla_parse_nested(e, LNETK_PING_A_MAX, a, pol) < 0 ||
 		    lk_get_str(nids[n], sizeof(nids[n]), e[LNETK_PING_A_NID]) || !nids[n][0])
-			return 0;
+			goto out;
 		v[n] = nids[n];
 		n++;
 	}
-	if (!n)
-		return 0;
 	ev->peer(ev->arg, v, n);
-	return 1;
+	rc = 1;
+out:
+	free(nids);
+	free(v);
+	return rc;
 }
 
 static int dp_route(struct lnetk_events *ev, struct nlattr **tb)
@@ -234,7 +257,7 @@ static int one_event(struct nlmsghdr *nlh, void *arg)
 
 int lnetk_events_dispatch(struct lnetk_events *ev)
 {
-	return read_datagrams(ev->sk, ev->buf, one_event, ev);
+	return read_datagrams(ev->sk, &ev->buf, &ev->bufsize, one_event, ev);
 }
 
 void lnetk_events_close(struct lnetk_events *ev)
@@ -253,6 +276,7 @@ struct lnetk_watch {
 	lnetk_family_cb cb;
 	void *arg;
 	char *buf;
+	size_t bufsize;
 };
 
 int lnetk_watch_open(lnetk_family_cb cb, void *arg, struct lnetk_watch **wp)
@@ -267,6 +291,7 @@ int lnetk_watch_open(lnetk_family_cb cb, void *arg, struct lnetk_watch **wp)
 	w->arg = arg;
 	w->sk = nl_socket_alloc();
 	w->buf = malloc(EVENTS_BUF);
+	w->bufsize = EVENTS_BUF;
 	if (!w->sk || !w->buf)
 		goto err;
 	rc = lk_nlerr(genl_connect(w->sk));
@@ -318,7 +343,7 @@ static int one_family_change(struct nlmsghdr *nlh, void *arg)
 /* Read by hand, as events are: ENOBUFS must reach the caller as itself. */
 int lnetk_watch_dispatch(struct lnetk_watch *w)
 {
-	return read_datagrams(w->sk, w->buf, one_family_change, w);
+	return read_datagrams(w->sk, &w->buf, &w->bufsize, one_family_change, w);
 }
 
 void lnetk_watch_close(struct lnetk_watch *w)

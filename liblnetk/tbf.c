@@ -188,8 +188,13 @@ static int parse_tbf_queue(struct nlattr *nest, struct lnetk_tbf *t)
 		return -EPROTO;
 	queue = nla_get_u8(tb[LNETK_TBFQ_A_QUEUE]);
 	first = get_u32_or(tb[LNETK_TBFQ_A_FIRST], 0);
-	if (first) {
-		q = t->nqueues ? &t->queues[t->nqueues - 1] : NULL;
+	q = t->nqueues ? &t->queues[t->nqueues - 1] : NULL;
+	/*
+	 * The last queue again: its rules go on.  An older module could end a
+	 * message with a queue's header alone and send it again with
+	 * LNETK_TBFQ_A_FIRST 0 in the next; a queue never repeats otherwise.
+	 */
+	if (first || (q && q->queue == queue)) {
 		if (!q || q->queue != queue || q->nrules != first)
 			return -EPROTO;
 		return tbf_rules_add(q, nest);

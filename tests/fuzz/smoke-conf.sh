@@ -14,7 +14,7 @@ for f in "$data"/lnetconf/*.yaml "$data"/lnetconf/bad/*.yaml "$data"/lnetconf/fu
 	sum=$(cksum <"$f" | cut -d' ' -f1)
 	cp "$f" "$corpus/seed/$sum"
 done
-if "$fuzzer" -runs="${FUZZ_RUNS:-50000}" -max_len=4096 -seed=1 -timeout=20 \
+if "$fuzzer" -runs="${FUZZ_RUNS:-50000}" -max_len=4096 -seed=1 -timeout=600 \
 	-dict="$data/lnetconf/fuzz-conf.dict" -artifact_prefix="$corpus/" "$corpus/new" "$corpus/seed" \
 	>"$corpus/log" 2>&1; then
 	echo "ok 1 - fuzz-conf smoke: $(grep -o 'Done [0-9]* runs' "$corpus/log")"

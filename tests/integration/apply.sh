@@ -110,7 +110,7 @@ nobody() {
 	m=$1
 	shift
 	OUT=$(setpriv --reuid=65534 --regid=65534 --clear-groups dbus-send \
-		--bus="$DBUS_SYSTEM_BUS_ADDRESS" --print-reply --reply-timeout=5000 \
+		--bus="$DBUS_SYSTEM_BUS_ADDRESS" --print-reply --reply-timeout=$((TEST_WAIT * 1000)) \
 		--dest=org.lnetd1 /org/lnetd1 "org.lnetd1.Manager.$m" "$@" 2>&1)
 }
 nobody Rollback uint64:0
@@ -170,4 +170,43 @@ check "it listed what the change then did" same_lines "${DRY#tas * }" "${OUT#tas
 has '~peer 10.0.0.1@tcp -nid 10.1.0.1@o2ib' >/dev/null || not_ok "the NIDs are listed"
 bcall Export
 check "and did it" has '"primary" s "10.0.0.30@tcp"'
+
+# History's reply is bounded: the newest 65,536 entries (LNETD_HISTORY_MAX) that
+# fit in 16 MiB (LNETD_HISTORY_BYTES_MAX, counting 64 bytes, the command and the
+# summary of each).  Stores with more, written behind lnetd's back (generation =
+# the newest entry), served by an lnetd that keeps all of it.
+stop_lnetd
+if ! command -v sqlite3 >/dev/null; then
+	ok "# SKIP History's bounds need sqlite3"
+	finish
+fi
+# history_store DIR N CMDLEN: a store in DIR holding N entries, each command CMDLEN bytes
+history_store() {
+	start_lnetd --state-dir="$1" && stop_lnetd || return 1
+	sqlite3 "$1/lnetd.db" "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+		WHERE i < $2) INSERT INTO history (gen, time, uid, pid, command, summary, change)
+		SELECT i, 1700000000 + i, 0, 1, printf('%.*c', $3, 'x'), '+test', '[]' FROM n;"
+}
+# entries: how many History u 0 gives; first: the newest one's generation
+history_count() {
+	busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout="$TEST_WAIT" call org.lnetd1 \
+		/org/lnetd1 org.lnetd1.Manager History u 0 2>&1 | head -c 200 >"$T/hist"
+	set -- $(cat "$T/hist")
+	entries=${2:-none} first=${3:-none}
+}
+check "a store of 70,000 entries" history_store "$T/hist70k" 70000 10
+check "lnetd keeps them all (--history-keep=0 --history-days=0)" \
+	start_lnetd --state-dir="$T/hist70k" --history-keep=0 --history-days=0
+history_count
+diag "History of 70,000 entries: $entries, the newest $first"
+check "History gives the newest 65,536 of them" test "$entries $first" = "65536 70000"
+stop_lnetd
+# 4,000-byte commands: 16 MiB holds 16777216 / (64 + 4000 + 5) of them
+check "a store of 5,000 entries of 4,000-byte commands" history_store "$T/hist4k" 5000 4000
+check "lnetd keeps them all" start_lnetd --state-dir="$T/hist4k" --history-keep=0 --history-days=0
+history_count
+diag "History of 5,000 entries of 4 KB: $entries, the newest $first"
+check "History gives the newest that fit in 16 MiB" \
+	test "$entries $first" = "$((16777216 / (64 + 4000 + 5))) 5000"
+stop_lnetd
 finish

@@ -23,7 +23,7 @@ start_bus2() {
 	dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/bus2" --nofork \
 		--nopidfile --print-address=3 3>"$T/bus2.addr" 2>"$T/bus2.log" &
 	BUS2_PID=$!
-	for _ in $(seq 50); do [ -s "$T/bus2.addr" ] && break; sleep 0.1; done
+	wait_until "$TEST_WAIT" test -s "$T/bus2.addr"
 }
 
 # lnetd_once DIR [ENV...]: an lnetd that must refuse to start on DIR; its
@@ -197,12 +197,12 @@ check "deleting a missing rule is NotFound" has "there is no rule 9"
 bprop Generation && check "still nothing changed" has 't 4'
 
 OUT=$(setpriv --reuid=65534 --regid=65534 --clear-groups dbus-send \
-	--bus="$DBUS_SYSTEM_BUS_ADDRESS" --print-reply --reply-timeout=5000 --dest=org.lnetd1 \
+	--bus="$DBUS_SYSTEM_BUS_ADDRESS" --print-reply --reply-timeout=$((TEST_WAIT * 1000)) --dest=org.lnetd1 \
 	/org/lnetd1 org.lnetd1.Manager.SetGlobal string:numa_range uint32:9 2>&1)
 check "an unprivileged caller is refused a change, saying why" \
 	has "org.freedesktop.DBus.Error.AccessDenied: changing LNet's configuration needs root"
 OUT=$(setpriv --reuid=65534 --regid=65534 --clear-groups busctl \
-	--address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout=5 call org.lnetd1 /org/lnetd1 \
+	--address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout="$TEST_WAIT" call org.lnetd1 /org/lnetd1 \
 	org.lnetd1.Manager ListGlobals 2>&1)
 check "but may read" has '"numa_range" 5'
 
@@ -262,11 +262,7 @@ check "lnetd logs plain lines when stderr is not the journal" test $? = 0
 js=$(stat -c '%d:%i' "$T/journal.log")
 JOURNAL_STREAM=$js "$LNETD" --engine=userspace --state-dir="$T/jstate" 2>>"$T/journal.log" &
 jpid=$!
-for _ in $(seq 100); do
-	grep -q 'serving' "$T/journal.log" && break
-	kill -0 "$jpid" 2>/dev/null || break
-	sleep 0.05
-done
+wait_until "$TEST_WAIT" eval "grep -q serving '$T/journal.log' || ! kill -0 $jpid 2>/dev/null"
 kill -TERM "$jpid"
 wait "$jpid"
 OUT=$(cat "$T/journal.log")

@@ -65,7 +65,7 @@ mkfifo "$T/hold"
 HOSTILE_DIRECT=$S "$HOSTILE" hold 70 <"$T/hold" >"$T/held" 2>&1 &
 held=$!
 exec 7>"$T/hold"
-for _ in $(seq 100); do [ -s "$T/held" ] && break; sleep 0.1; done
+wait_until "$TEST_WAIT" test -s "$T/held"
 OUT=$(cat "$T/held")
 check "lnetd serves 64 connections at once and closes the rest" has "served 64 of 70"
 ctl global show
@@ -100,11 +100,11 @@ mkdir "$T/bus2"
 dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/bus2/bus" --nofork --nopidfile \
 	2>/dev/null &
 bus2=$!
-sleep 0.5
+wait_until "$TEST_WAIT" test -S "$T/bus2/bus"
 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/bus2/bus "$LNETD" --engine=userspace --state-dir="$T/two" \
 	--private-socket="$S" 2>"$T/two.log" &
 two=$!
-for _ in $(seq 100); do grep -q "cannot listen on" "$T/two.log" && break; sleep 0.05; done
+wait_until "$TEST_WAIT" grep -q "cannot listen on" "$T/two.log"
 OUT=$(cat "$T/two.log")
 check "a second lnetd on the same path says it is in use and runs without it" \
 	has "cannot listen on $S: Address already in use; lnetctl will use the system bus"

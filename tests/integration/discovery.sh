@@ -5,7 +5,8 @@
 # lists both NIDs of the other as discovered, traffic uses both rails both
 # ways, nothing discovered reaches the store, configuring a discovered peer
 # makes it configured (and stored), and a third rail added to one node is
-# pushed to the other.  TAP.
+# pushed to the other.  Waits are for the condition asserted, bounded by
+# TEST_WAIT (lib.sh).  TAP.
 set -u
 NS_PREFIX=lnd
 . "$(dirname "$0")/nodes-tap.sh"
@@ -39,7 +40,9 @@ check "a has no peer configured" test "$(printf '%s\n' "$OUT" | grep -c 'primary
 if command -v gdbus >/dev/null; then
 	gdbus monitor --address "unix:path=$T/a.bus" --dest org.lnetd1 >"$T/monitor" 2>&1 &
 	MON=$!
-	for _ in $(seq 100); do grep -q "is owned by" "$T/monitor" && break; sleep 0.05; done
+	# (subscribed once it has seen the name's owner: no signal after this is missed)
+	check "a watcher of a's bus is listening" \
+		wait_until "$TEST_WAIT" grep -q "is owned by" "$T/monitor"
 fi
 # a discovers b from b's second NID: one peer, b's first NID its primary, both NIDs.
 on a discover 10.78.1.2@tcp
@@ -54,8 +57,8 @@ check "a's peer show: b with both NIDs" sh -c 'printf "%s\n" "$1" | grep -q "nid
 	printf "%s\n" "$1" | grep -q "nid: 10.78.1.2@tcp"' - "$OUT"
 check "marked as discovered, peer and NIDs" test "$(printf '%s\n' "$OUT" | grep -c 'discovered: True')" = 3
 if [ -n "$MON" ]; then
-	for _ in $(seq 100); do grep -q PeerDiscovered "$T/monitor" && break; sleep 0.05; done
-	check "a's bus heard PeerDiscovered, with both of b's NIDs" sh -c "grep PeerDiscovered '$T/monitor' |
+	check "a's bus heard PeerDiscovered, with both of b's NIDs" wait_until "$TEST_WAIT" \
+		sh -c "grep PeerDiscovered '$T/monitor' |
 		grep -F \"'10.78.0.2@tcp'\" | grep -qF \"'10.78.1.2@tcp'\""
 	kill "$MON" 2>/dev/null
 	MON=
@@ -111,6 +114,9 @@ on a history
 check "a's history has no peer change" sh -c '! printf "%s\n" "$1" | grep -q "peer"' - "$OUT"
 
 # Configuring a discovered peer makes it configured, and stored; its other NID stays discovered.
+# (b pushed its NI towards c to a when it came: a push a takes in its own time)
+a_knows_bc() { node_ctl a peer show --nid 10.78.0.2@tcp 2>/dev/null | grep -q "nid: 10.79.0.1@tcp1"; }
+check "a learnt b's NI towards c from b's push" wait_until "$TEST_WAIT" a_knows_bc
 on a peer add --prim_nid 10.78.0.2@tcp
 check "a configures b by its primary NID" test "$RC" = 0
 peer_of a 10.78.0.2@tcp
@@ -132,19 +138,14 @@ ip link add a2 netns "${NS}a" type veth peer name b2 netns "${NS}b" &&
 on a net add --net tcp --if a2
 check "a: a third NI" test "$RC" = 0
 check "a's NIs are up" node_up a
-got=
-for _ in $(seq 100); do
-	peer_of b 10.78.0.1@tcp
-	printf '%s\n' "$OUT" | grep -q "nid: 10.78.2.1@tcp" && got=1 && break
-	sleep 0.05
-done
-check "b learnt a's third NID from a's push" test -n "$got"
+b_knows_a2() { node_ctl b peer show --nid 10.78.0.1@tcp 2>/dev/null | grep -q "nid: 10.78.2.1@tcp"; }
+check "b learnt a's third NID from a's push" wait_until "$TEST_WAIT" b_knows_a2
 
 # A change to b's first NI (a delete and an add in the engine) leaves it first:
 # b's ping info still gives 10.78.0.2@tcp first, the primary NID a peer takes.
 on b net set --nid 10.78.0.2@tcp --conns-per-peer 2
 check "b: its first NI's tunable changed" test "$RC" = 0
-on a ping 10.78.1.2@tcp
+on a ping --timeout 60 10.78.1.2@tcp
 diag "$OUT"
 check "b's ping info still lists its first NI first" has "primary nid: 10.78.0.2@tcp"
 

@@ -35,7 +35,7 @@ if [ -x "$JD" ] && command -v journalctl >/dev/null && command -v systemd-cat >/
 	mount -t tmpfs tmpfs /run/systemd && mount -t tmpfs tmpfs /var/log/journal; then
 	"$JD" >"$T/journald.log" 2>&1 &
 	JD_PID=$!
-	for _ in $(seq 100); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
+	wait_until "$TEST_WAIT" test -S /run/systemd/journal/socket
 	[ -S /run/systemd/journal/socket ] && JOURNAL=1
 fi
 if [ -n "$JOURNAL" ]; then
@@ -48,23 +48,20 @@ EOF
 	LNETD=$T/lnetd-journal
 fi
 
-# signal TEXT: until the monitor has seen TEXT (5 s at most).
+# signal TEXT: until the monitor has seen TEXT (TEST_WAIT at most).
 signal() {
-	for _ in $(seq 100); do
-		grep -qF -- "$1" "$T/monitor" && return 0
-		sleep 0.05
-	done
+	wait_until "$TEST_WAIT" grep -qF -- "$1" "$T/monitor" && return 0
 	diag "no signal: $1" "seen:" "$(cat "$T/monitor")"
 	return 1
 }
 
-# journal FIELD=VALUE...: until an entry of lnetd has every FIELD=VALUE (5 s at most).
+# journal FIELD=VALUE...: until an entry of lnetd has every FIELD=VALUE (TEST_WAIT at most).
+in_journal() {
+	journalctl --no-pager -o verbose SYSLOG_IDENTIFIER=lnetd "$@" >"$T/j" 2>&1
+	grep -q MESSAGE= "$T/j"
+}
 journal() {
-	for _ in $(seq 100); do
-		journalctl --no-pager -o verbose SYSLOG_IDENTIFIER=lnetd "$@" >"$T/j" 2>&1
-		grep -q MESSAGE= "$T/j" && return 0
-		sleep 0.05
-	done
+	wait_until "$TEST_WAIT" in_journal "$@" && return 0
 	diag "no journal entry with: $*" "lnetd's entries:" \
 		"$(journalctl --no-pager -o verbose SYSLOG_IDENTIFIER=lnetd 2>&1 | tail -40)"
 	return 1
@@ -75,7 +72,7 @@ check "lnetd starts in namespaces of its own" start_lnetd
 gdbus monitor --address "$DBUS_SYSTEM_BUS_ADDRESS" --dest org.lnetd1 >"$T/monitor" 2>&1 &
 MON_PID=$!
 # The monitor is subscribed once it has seen the name's owner.
-for _ in $(seq 100); do grep -q "is owned by" "$T/monitor" && break; sleep 0.05; done
+check "a bus monitor is listening" wait_until "$TEST_WAIT" grep -q "is owned by" "$T/monitor"
 
 bcall AddNI 'ssa{sv}' tcp lnv0 0
 check "an NI on a missing interface is accepted" has 't 1'
@@ -89,6 +86,15 @@ ip addr del 10.77.0.1/24 dev lnv0
 check "the address goes: NIStateChanged, pending, with the reason" \
 	signal "NIStateChanged ('tcp on lnv0', '', 'pending', 'interface lnv0 has no IPv4 address')"
 ip addr add 10.77.0.1/24 dev lnv0
+applied_twice() {
+	[ "$(grep -c "NIStateChanged ('tcp on lnv0', '10.77.0.1@tcp', 'applied', '')" "$T/monitor")" = 2 ]
+}
+check "the address back: applied again" wait_until "$TEST_WAIT" applied_twice
+# Recovery would ping an NI below 1000 back up (and say so) within
+# recovery_interval: held off, so that every HealthChanged below is a SetHealth's.
+bcall SetGlobal su max_recovery_ping_interval 4294967295
+bcall SetGlobal su recovery_interval 4294967295
+check "recovery held off (the longest interval there is)" has 't 3'
 bcall SetHealth ssu ni 10.77.0.1@tcp 200
 check "an NI's health drops: HealthChanged, not healthy" \
 	signal "HealthChanged ('ni', '10.77.0.1@tcp', 'recovering', uint32 200)"
@@ -99,9 +105,15 @@ n_health=$(grep -c HealthChanged "$T/monitor")
 bcall SetHealth ssu ni 10.77.0.1@tcp 1000
 bcall SetHealth ssu ni 10.77.0.1@tcp 900
 bcall SetHealth ssu ni 10.77.0.1@tcp 800
-signal "uint32 900, false" >/dev/null
+bcall SetHealth ssu ni 10.77.0.1@tcp 1000
+# The signals come in the order lnetd sent them: once the last one is seen,
+# every one before it is.
+healthy_twice() {
+	[ "$(grep -c "HealthChanged ('ni', '10.77.0.1@tcp', 'healthy', uint32 1000)" "$T/monitor")" = 2 ]
+}
+check "a crossing back to healthy is told again" wait_until "$TEST_WAIT" healthy_twice
 check "a change within healthy or unhealthy says nothing more" \
-	test "$(grep -c HealthChanged "$T/monitor")" = $((n_health + 1))
+	test "$(grep -c HealthChanged "$T/monitor")" = $((n_health + 2))
 
 if [ -z "$JOURNAL" ]; then
 	ok "# SKIP no journald could run here: the journal's fields are not checked"

@@ -24,14 +24,17 @@ NKEYS=$((NTUN + 1))
 # And those of a row with NIs: nid, up, health, nis and dev_cpts.
 NNI=5
 
-# wait_for TEXT: until ListNIs shows TEXT (rtnetlink events are quick; 5 s at most).
+# wait_for TEXT: until ListNIs shows TEXT (TEST_WAIT at most: lnetd takes
+# rtnetlink's events in its own time).
 # shellcheck disable=SC2317 # reached: shellcheck does not follow the exec above
+shows() {
+	bcall ListNIs
+	case $OUT in *"$1"*) return 0 ;; esac
+	return 1
+}
+# shellcheck disable=SC2317
 wait_for() {
-	for _ in $(seq 100); do
-		bcall ListNIs
-		case $OUT in *"$1"*) return 0 ;; esac
-		sleep 0.05
-	done
+	wait_until "$TEST_WAIT" shows "$1" && return 0
 	diag "ListNIs never showed: $1" "last: $OUT"
 	return 1
 }

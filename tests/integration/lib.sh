@@ -1,8 +1,15 @@
 # shellcheck shell=sh
 # The integration tier's helpers: a private dbus-daemon, an lnetd with the
 # userspace engine and a state dir of the test's own, busctl calls with a
-# short timeout, and TAP output.  Sourced by each test; $LNETD is the
-# daemon under test (the build's lnetd/lnetd).
+# timeout (a call that hangs fails, never waits for ever), waits for a
+# condition, and TAP output.  Sourced by each test; $LNETD is the daemon
+# under test (the build's lnetd/lnetd).
+#
+# No verdict may depend on the machine's speed or load: a test waits for
+# the condition it asserts (wait_until), never for a time, and every bound
+# (TEST_WAIT seconds, a call's timeout) only turns a hang into a failure.
+# TEST_WAIT is generous on purpose: a machine running two test suites and a
+# TCG guest at once is slower, not wrong.
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/lnetd-it.XXXXXX")
 chmod 755 "$T"
@@ -19,6 +26,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+TEST_WAIT=${TEST_WAIT:-120}
+
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
@@ -28,6 +37,22 @@ check() {
 	shift
 	if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
+
+# wait_until SECONDS COMMAND...: poll COMMAND until it succeeds; 1 if it has
+# not after SECONDS (nodes.sh has the same, for the scripts that source it
+# alone).
+wait_until() {
+	_wu_end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$_wu_end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# quiet COMMAND...: COMMAND, its output dropped (for check and wait_until,
+# whose own output is the TAP line)
+quiet() { "$@" >/dev/null 2>&1; }
 
 # A bus of the test's own, with the stock session policy (its
 # eavesdrop rules are what lets method replies through, see TESTING.md).
@@ -39,7 +64,7 @@ start_bus() {
 	dbus-daemon --config-file="$T/bus.conf" --address="unix:path=$T/bus" --nofork \
 		--nopidfile --print-address=3 3>"$T/bus.addr" 2>"$T/bus.log" &
 	BUS_PID=$!
-	for _ in $(seq 50); do [ -s "$T/bus.addr" ] && break; sleep 0.1; done
+	wait_until "$TEST_WAIT" test -s "$T/bus.addr"
 	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/bus"
 	export DBUS_SYSTEM_BUS_ADDRESS
 }
@@ -53,14 +78,16 @@ start_lnetd() {
 	"$LNETD" --engine=userspace --state-dir="$T/state" --private-socket="$T/private" "$@" \
 		2>>"$T/lnetd.log" &
 	LNETD_PID=$!
-	for _ in $(seq 100); do
-		busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout=2 status org.lnetd1 \
-			>/dev/null 2>&1 && return 0
-		kill -0 "$LNETD_PID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
+	wait_until "$TEST_WAIT" lnetd_up_or_gone
+	lnetd_up
 }
+
+# lnetd_up: lnetd owns its name; lnetd_up_or_gone: or it has exited
+lnetd_up() {
+	busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout="$TEST_WAIT" status org.lnetd1 \
+		>/dev/null 2>&1
+}
+lnetd_up_or_gone() { lnetd_up || ! kill -0 "$LNETD_PID" 2>/dev/null; }
 
 # stop_lnetd: SIGTERM, then its exit status in $LNETD_RC.
 stop_lnetd() {
@@ -75,7 +102,7 @@ stop_lnetd() {
 bcall() {
 	m=$1
 	shift
-	OUT=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout=5 call org.lnetd1 \
+	OUT=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout="$TEST_WAIT" call org.lnetd1 \
 		/org/lnetd1 org.lnetd1.Manager "$m" "$@" 2>&1)
 }
 
@@ -83,12 +110,12 @@ bcall() {
 bsend() {
 	m=$1
 	shift
-	OUT=$(dbus-send --bus="$DBUS_SYSTEM_BUS_ADDRESS" --print-reply --reply-timeout=5000 \
+	OUT=$(dbus-send --bus="$DBUS_SYSTEM_BUS_ADDRESS" --print-reply --reply-timeout=$((TEST_WAIT * 1000)) \
 		--dest=org.lnetd1 /org/lnetd1 "org.lnetd1.Manager.$m" "$@" 2>&1)
 }
 
 bprop() {
-	OUT=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout=5 get-property org.lnetd1 \
+	OUT=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout="$TEST_WAIT" get-property org.lnetd1 \
 		/org/lnetd1 org.lnetd1.Manager "$1" 2>&1)
 }
 

@@ -32,13 +32,13 @@ for x in a b c; do check "$x's NIs are up" node_up $x; done
 listens() { # listens X PATTERN: whether node X has a TCP listener on an ADDR:PORT matching
 	"$IP" netns exec "$NS$1" ss -ltnH | awk '{ print $4 }' | grep -qx "$2"
 }
-check "b listens on 10.79.0.2:7988" listens b 10.79.0.2:7988
+check "b listens on 10.79.0.2:7988" wait_until "$TEST_WAIT" listens b 10.79.0.2:7988
 check "and not on 988" eval "! listens b '.*:988'"
-check "c listens on 10.79.1.2:988" listens c 10.79.1.2:988
+check "c listens on 10.79.1.2:988" wait_until "$TEST_WAIT" listens c 10.79.1.2:988
 
-on a ping 10.79.0.2@tcp
+on a ping --timeout 60 10.79.0.2@tcp
 check "a pings b on port 7988" test "$RC" = 0
-on b ping --timeout 2 10.79.0.1@tcp
+on b ping --timeout 60 10.79.0.1@tcp
 check "b pings a on port 7988" test "$RC" = 0
 on b ping --timeout 2 10.79.1.2@tcp
 check "b does not reach c, on 988" test "$RC" != 0

@@ -28,12 +28,9 @@ valid() {
 	return 1
 }
 
-# wait_metric FILE LINE: until FILE has LINE (a whole line), 10 s at most.
+# wait_metric FILE LINE: until FILE has LINE (a whole line), TEST_WAIT at most.
 wait_metric() {
-	for _ in $(seq 200); do
-		grep -qxF -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
+	wait_until "$TEST_WAIT" grep -qxF -- "$2" "$1" 2>/dev/null && return 0
 	diag "never in $1: $2" "last:" "$(grep -v '^#' "$1" 2>&1 | head -60)"
 	return 1
 }
@@ -114,7 +111,7 @@ node_ctl b selftest service on >/dev/null
 OUT=$(node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 32 \
 	--concurrency 4 2>&1)
 check "a writes 32 messages of 64 KiB to b" has "failed: 0"
-OUT=$(busctl --address="unix:path=$T/a.bus" --timeout=5 call org.lnetd1 /org/lnetd1 \
+OUT=$(busctl --address="unix:path=$T/a.bus" --timeout="$TEST_WAIT" call org.lnetd1 /org/lnetd1 \
 	org.lnetd1.Manager Counters 2>&1)
 # count NID KEY: a's counter KEY of local NI NID, from Counters
 count() {

@@ -12,7 +12,8 @@
 #       b's other NID instead;
 #   238 c, discovery off, is not Multi-Rail to r, so r passes c's pings to
 #       the NID c chose, health 0 or not.
-# Waits are bounded generously; timing is not asserted.  TAP.
+# Waits are for the condition asserted, bounded by TEST_WAIT (lib.sh); pings
+# wait up to 60 s for their answer; timing is not asserted.  TAP.
 set -u
 NS_PREFIX=lnm
 . "$(dirname "$0")/nodes-tap.sh"
@@ -27,12 +28,10 @@ state() {
 		$1 == "-" && $2 == "nid:" { want = ($3 == nid); next }
 		want && $1 == "state:" { print $2; exit }'
 }
-# until_state X NID STATE: wait (at most 30 s) until node X says peer NI NID is STATE
+# until_state X NID STATE: wait until node X says peer NI NID is STATE
+state_is() { [ "$(state "$1" "$2")" = "$3" ]; }
 until_state() {
-	for _ in $(seq 300); do
-		[ "$(state "$1" "$2")" = "$3" ] && return 0
-		sleep 0.1
-	done
+	wait_until "$TEST_WAIT" state_is "$@" && return 0
 	diag "$1 says $2 is $(state "$1" "$2"), not $3"
 	return 1
 }
@@ -46,7 +45,7 @@ sends() {
 pings() {
 	FAILED=0
 	for _ in $(seq "$4"); do
-		node_ctl "$1" ping --timeout 20 --source "$2" "$3" >"$T/ping.out" 2>&1 && continue
+		node_ctl "$1" ping --timeout 60 --source "$2" "$3" >"$T/ping.out" 2>&1 && continue
 		FAILED=$((FAILED + 1))
 		[ "$FAILED" = 1 ] && diag "the first failure, ping $_: $(cat "$T/ping.out")"
 	done
@@ -98,7 +97,7 @@ on b route add --net tcp3 --gateway 10.82.1.1@tcp1
 on b route add --net tcp4 --gateway 10.82.1.1@tcp1
 on c route add --net tcp1 --gateway 10.82.4.2@tcp4
 check "routes through r" test "$RC" = 0
-on a ping $B1
+on a ping --timeout 60 $B1
 check "a pings b through r" has "primary nid:"
 on a discover 10.82.0.2@tcp
 check "a discovers r" test "$RC" = 0
@@ -129,6 +128,7 @@ check "c does not watch its peers (not gateways; c does not route)" has "state: 
 # 237: MR forwarding.
 on r set health_sensitivity 0
 on r set recovery_interval 3600
+on r set max_recovery_ping_interval 3600
 check "r: no health change by traffic, no recovery ping for an hour" test "$RC" = 0
 on r discover $B1
 check "r discovers b, two NIDs" has "$B2"

@@ -8,8 +8,22 @@
 # and calls nodes_cleanup on exit.  Optional: IP (iproute2's ip; the VM
 # guest's is /bin/ip2), NODE_ENGINE (userspace, or kernel where the lnetk
 # module is loaded) and NODE_BUS_CONF (a bus configuration to use as is).
+# Every wait is for a condition, bounded by NODE_WAIT seconds (generous: the
+# bound only turns a hang into a failure, on a machine as loaded as it gets).
 NODE_PIDS=
 IP=${IP:-ip}
+NODE_WAIT=${NODE_WAIT:-${TEST_WAIT:-120}}
+
+# wait_until SECONDS COMMAND...: poll COMMAND until it succeeds; 1 if it has
+# not after SECONDS (lib.sh has the same, for the tests that source it alone)
+wait_until() {
+	_wu_end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$_wu_end" ] || return 1
+		sleep 0.05
+	done
+}
 
 # node_ns X...: the namespaces $NS$X, loopback up
 node_ns() {
@@ -29,16 +43,12 @@ node_start() {
 	dbus-daemon --config-file="$_conf" --address="unix:path=$T/$_node.bus" --nofork \
 		--nopidfile 2>>"$T/bus.log" &
 	NODE_PIDS="$NODE_PIDS $!"
-	for _ in $(seq 50); do [ -S "$T/$_node.bus" ] && break; sleep 0.1; done
+	wait_until "$NODE_WAIT" test -S "$T/$_node.bus"
 	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/$_node.bus" "$IP" netns exec "$NS$_node" \
 		"$LNETD" --engine="${NODE_ENGINE:-userspace}" --state-dir="$T/$_node.state" "$@" \
 		2>>"$T/lnetd.log" &
 	NODE_PIDS="$NODE_PIDS $!"
-	for _ in $(seq 100); do
-		node_ctl "$_node" status >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_until "$NODE_WAIT" node_ctl "$_node" status >/dev/null 2>&1
 }
 
 # node_ctl X ARGS...: lnetctl against node X
@@ -68,13 +78,8 @@ node_rails() {
 }
 
 # node_up X: until every NI of X is up (a veth's carrier can take a second to show)
-node_up() {
-	for _ in $(seq 100); do
-		node_ctl "$1" net show | grep -q "status: down" || return 0
-		sleep 0.05
-	done
-	return 1
-}
+node_up() { wait_until "$NODE_WAIT" node_all_up "$1"; }
+node_all_up() { ! node_ctl "$1" net show | grep -q "status: down"; }
 
 nodes_cleanup() {
 	for _p in $NODE_PIDS; do kill "$_p" 2>/dev/null; done

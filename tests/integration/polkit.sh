@@ -50,7 +50,7 @@ as() {
 	m=$2
 	shift 2
 	OUT=$(setpriv --reuid="$u" --regid="$u" --clear-groups dbus-send \
-		--bus="$DBUS_SYSTEM_BUS_ADDRESS" --print-reply --reply-timeout=10000 \
+		--bus="$DBUS_SYSTEM_BUS_ADDRESS" --print-reply --reply-timeout=$((TEST_WAIT * 1000)) \
 		--dest=org.lnetd1 /org/lnetd1 "org.lnetd1.Manager.$m" "$@" 2>&1)
 }
 
@@ -62,13 +62,8 @@ check "without polkit on the bus, only root may change anything, and it says so"
 
 "$POLKITD" --no-debug >"$T/polkit.log" 2>&1 &
 POLKIT_PID=$!
-up=
-for _ in $(seq 100); do
-	busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.freedesktop.PolicyKit1 \
-		>/dev/null 2>&1 && up=1 && break
-	sleep 0.1
-done
-check "polkitd serves the test's bus" test -n "$up"
+check "polkitd serves the test's bus" wait_until "$TEST_WAIT" \
+	quiet busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.freedesktop.PolicyKit1
 
 as 65534 SetGlobal string:retry_count uint32:1
 check "a user polkit allows org.lnetd1.manage may change the configuration" has "uint64 1"
@@ -84,11 +79,10 @@ check "reads stay open to everyone" has '"retry_count"'
 
 # polkit is asked asynchronously: while it decides one caller, lnetd serves others.
 setpriv --reuid=2 --regid=2 --clear-groups dbus-send --bus="$DBUS_SYSTEM_BUS_ADDRESS" \
-	--print-reply --reply-timeout=20000 --dest=org.lnetd1 /org/lnetd1 \
+	--print-reply --reply-timeout=$((TEST_WAIT * 1000)) --dest=org.lnetd1 /org/lnetd1 \
 	org.lnetd1.Manager.SetGlobal string:retry_count uint32:2 >"$T/slow.out" 2>&1 &
 SLOW=$!
-for _ in $(seq 200); do [ -e "$T/pk/started" ] && break; sleep 0.05; done
-check "polkit is deciding a slow caller" test -e "$T/pk/started"
+check "polkit is deciding a slow caller" wait_until "$TEST_WAIT" test -e "$T/pk/started"
 bcall Status
 check "meanwhile root's Status is answered" has "userspace"
 as 65534 ListGlobals
@@ -108,7 +102,7 @@ check "a caller polkit would have to ask, who did not allow it, is told to authe
 check "... in a sentence naming the authorisation and how" \
 	has "needs authentication (polkit: org.lnetd1.manage); ask from a terminal"
 OUT=$(setpriv --reuid=3 --regid=3 --clear-groups busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" \
-	--timeout=10 --allow-interactive-authorization=yes call org.lnetd1 /org/lnetd1 \
+	--timeout="$TEST_WAIT" --allow-interactive-authorization=yes call org.lnetd1 /org/lnetd1 \
 	org.lnetd1.Manager SetGlobal su retry_count 4 2>&1)
 check "a caller that allowed interaction is told no agent answered for it" \
 	has "no polkit authentication agent answered for you"

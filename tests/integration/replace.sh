@@ -30,7 +30,7 @@ fresh() {
 }
 
 gen() {
-	busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout=5 get-property org.lnetd1 \
+	busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --timeout="$TEST_WAIT" get-property org.lnetd1 \
 		/org/lnetd1 org.lnetd1.Manager Generation 2>&1 | sed 's/^t //'
 }
 

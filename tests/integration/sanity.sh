@@ -823,6 +823,9 @@ t_234() {
 	lc net show -v 2 --net tcp
 	out_has "status: up" && out_has "health value: 1000"
 	must set health_sensitivity 0
+	# recovery would ping the NI back up: held off (the longest interval there is)
+	must set max_recovery_ping_interval 4294967295
+	must set recovery_interval 4294967295
 	must net set --health 0 --nid "$IF0_IP@tcp"
 	lc net show -v 2 --net tcp
 	out_has "status: down" && out_has "health value: 0"

@@ -25,10 +25,7 @@ stop_all() { rm -rf "$state"; cleanup; }
 trap stop_all EXIT
 "$LNETD" --engine=userspace --state-dir="$state" 2>>"$T/lnetd.log" &
 LNETD_PID=$!
-for _ in $(seq 100); do
-	busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.lnetd1 >/dev/null 2>&1 && break
-	sleep 0.05
-done
+check "lnetd starts" wait_until "$TEST_WAIT" lnetd_up
 
 start=$(date +%s)
 result=$("$STRESS" "$clients" "$ops" 2>"$T/stress.log")
@@ -51,10 +48,7 @@ stop_lnetd
 check "lnetd stops cleanly after the storm" test "$LNETD_RC" = 0
 "$LNETD" --engine=userspace --state-dir="$state" 2>>"$T/lnetd.log" &
 LNETD_PID=$!
-for _ in $(seq 100); do
-	busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.lnetd1 >/dev/null 2>&1 && break
-	sleep 0.05
-done
+check "lnetd starts again" wait_until "$TEST_WAIT" lnetd_up
 after=$(snapshot)
 check "the store holds exactly what the engine held (peers, rules, globals)" \
 	test "$before" = "$after"

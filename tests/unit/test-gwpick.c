@@ -156,11 +156,58 @@ START_TEST(numa_steers_traffic)
 }
 END_TEST
 
+/*
+ * The NUMA node that counts is the sender's, where the message was made,
+ * not that of whoever dispatches it after a wait (issue 35: the module's
+ * worker).  a, on node 1, sends 6 PUTs to b, which it does not know yet:
+ * they wait for discovery, which ends while a runs on node 0; they go from
+ * a's NI on node 1 all the same (discovery's push, made on node 0, from
+ * node 0's).
+ */
+START_TEST(numa_is_the_senders)
+{
+	static const char *const an[] = {"10.3.0.1@tcp", "10.3.1.1@tcp", NULL};
+	static const char *const bn[] = {"10.3.0.2@tcp", "10.3.1.2@tcp", NULL};
+	static const u32 dist[] = {10, 20, 20, 10};
+	struct lne_nid a0 = N("10.3.0.1@tcp"), a1 = N("10.3.1.1@tcp"), dst = N("10.3.0.2@tcp");
+	const struct lne_counts *c0, *c1;
+	struct simnode *a, *b;
+	struct lne_err err;
+	struct simnet s;
+	int i;
+
+	simnet_pair(&s, 4096, an, bn, true, &a, &b);
+	b->node.test_service = true;
+	ck_assert_msg(!lne_numa_set(a->ln, 2, dist, &err), "%s", err.msg);
+	lne_ni_find(a->ln, &a0)->dev_cpt = 0;
+	lne_ni_find(a->ln, &a1)->dev_cpt = 1;
+	a->cpt = 1;
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(lne_node_put(&a->node, &dst, NULL, LNE_PORTAL_TEST, 0, 0, NULL, 64,
+					      false, 1000, NULL, NULL, NULL),
+				 0);
+	ck_assert_uint_eq(a->node.dst.waited, 6); /* held for discovery */
+	a->cpt = 0;
+	simnet_pump(&s);
+	c0 = lne_node_counts(&a->node, &a0);
+	c1 = lne_node_counts(&a->node, &a1);
+	/* node 0's PUTs: discovery's push, which a made there */
+	ck_assert_msg(c1 && c1->sent[LNW_PUT] == 6 &&
+			      (c0 ? c0->sent[LNW_PUT] : 0) == a->node.dst.pushes_sent,
+		      "PUTs from a's NI on node 1: %llu, on node 0: %llu (%llu pushes)",
+		      (unsigned long long)(c1 ? c1->sent[LNW_PUT] : 0),
+		      (unsigned long long)(c0 ? c0->sent[LNW_PUT] : 0),
+		      (unsigned long long)a->node.dst.pushes_sent);
+	simnet_fini(&s);
+}
+END_TEST
+
 TCase *make_gwpick_tcase(void)
 {
 	TCase *tc = tcase_create("gwpick");
 
 	tcase_add_test(tc, gateway_by_priority_hops_and_rule);
 	tcase_add_test(tc, numa_steers_traffic);
+	tcase_add_test(tc, numa_is_the_senders);
 	return tc;
 }

@@ -642,7 +642,6 @@ Suite *make_model_suite(void)
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("model");
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, net_lives_while_it_has_nis);
 	tcase_add_test(tc, ni_refusals_change_nothing);
 	tcase_add_test(tc, nis_keep_their_places);

@@ -181,7 +181,6 @@ TCase *make_nidkeys_tcase(void)
 {
 	TCase *tc = tcase_create("nidkeys");
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, held_keys_stay_taken_back_never_alias);
 	tcase_add_test(tc, all_held_refuses);
 	tcase_add_test(tc, strangers_cannot_fill_keys);

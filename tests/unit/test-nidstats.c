@@ -164,6 +164,81 @@ START_TEST(counters_use_every_bucket)
 }
 END_TEST
 
+/*
+ * The counter table's hash is keyed per node (issue 35): before, it was
+ * the same everywhere, and NIDs a peer picked to share one bucket made one
+ * chain of every stranger's entry.  1,000 such NIDs (bucket 0 of the old
+ * unkeyed hash, kept here to pick them) spread over the buckets of each of
+ * two nodes, and the two nodes put them in different buckets.
+ */
+static u32 old_bucket(u64 nid)
+{
+	u64 k = nid * 0x9e3779b97f4a7c15ull;
+
+	return (u32)(k ^ k >> 29) % LNE_STAT_HASH;
+}
+
+/* The bucket node @n keeps the (peer NI) counters of @nid in, or -1. */
+static int bucket_of(const struct lne_node *n, u64 nid)
+{
+	const struct lne_stat *st;
+	int b;
+
+	for (b = 0; b < LNE_STAT_HASH; b++)
+		for (st = n->stats[b]; st; st = st->hnext)
+			if (st->nid == nid && !st->local)
+				return b;
+	return -1;
+}
+
+#define AIMED 1000
+
+START_TEST(counters_hash_is_keyed)
+{
+	struct simnode *a[2], *b[2];
+	struct simnet s[2];
+	static u64 nid[AIMED];
+	u32 i, k, n = 0, same = 0, longest[2] = {0, 0}, used[2] = {0, 0};
+	u64 cand;
+
+	for (cand = STRANGER0; n < AIMED; cand++)
+		if (old_bucket(cand) == 0)
+			nid[n++] = cand;
+	for (k = 0; k < 2; k++) {
+		simnet_pair(&s[k], 4096, A4, B4, false, &a[k], &b[k]);
+		for (i = 0; i < AIMED; i++) /* under LNE_STAT_STRANGERS: no sweep */
+			conn_put(&s[k], a[k], nid[i], FAR_DST);
+		for (i = 0; i < LNE_STAT_HASH; i++) {
+			const struct lne_stat *st;
+			u32 len = 0;
+
+			for (st = a[k]->node.stats[i]; st; st = st->hnext)
+				len++;
+			used[k] += !!len;
+			longest[k] = len > longest[k] ? len : longest[k];
+		}
+	}
+	for (i = 0; i < AIMED; i++) {
+		int b0 = bucket_of(&a[0]->node, nid[i]), b1 = bucket_of(&a[1]->node, nid[i]);
+
+		ck_assert_msg(b0 >= 0 && b1 >= 0, "no counters for the %u-th NID", i);
+		same += b0 == b1;
+	}
+	/*
+	 * 1,000 entries in 1,024 buckets at random: about 630 in use, the
+	 * longest chain about 6 (16 or more: a chance under 1e-10), and 1 NID
+	 * in the same bucket in both (50 or more: far under 1e-10).
+	 */
+	for (k = 0; k < 2; k++) {
+		ck_assert_msg(longest[k] < 16, "node %u: a chain of %u", k, longest[k]);
+		ck_assert_msg(used[k] > 500, "node %u: %u buckets in use", k, used[k]);
+	}
+	ck_assert_msg(same < 50, "%u of %u NIDs in the same bucket on both nodes", same, AIMED);
+	simnet_fini(&s[0]);
+	simnet_fini(&s[1]);
+}
+END_TEST
+
 START_TEST(strangers_cannot_grow_counters)
 {
 	strangers_bounded(false);
@@ -223,8 +298,8 @@ TCase *make_nidstats_tcase(void)
 {
 	TCase *tc = tcase_create("nidstats");
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, counters_use_every_bucket);
+	tcase_add_test(tc, counters_hash_is_keyed);
 	tcase_add_test(tc, strangers_cannot_grow_counters);
 	tcase_add_test(tc, strangers_routed_cannot_grow_counters);
 	tcase_add_test(tc, credit_lent_keeps_counters);

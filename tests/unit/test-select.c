@@ -192,7 +192,6 @@ Suite *make_select_suite(void)
 	Suite *s = suite_create("select");
 	TCase *tc = tcase_create("select");
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, select_conformance);
 	tcase_add_test(tc, explain_names_criteria_and_rules);
 	tcase_add_test(tc, explain_does_not_change_the_decision);

@@ -371,7 +371,6 @@ Suite *make_tbf_suite(void)
 	Suite *s = suite_create("tbf");
 	TCase *tc = tcase_create("tbf");
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, parse_good);
 	tcase_add_test(tc, parse_bad);
 	tcase_add_test(tc, parse_type_and_queues);

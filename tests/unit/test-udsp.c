@@ -608,7 +608,6 @@ Suite *make_udsp_suite(void)
 	Suite *s = suite_create("udsp");
 	TCase *tc = tcase_create("udsp");
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, rule_kinds);
 	tcase_add_test(tc, rule_idx_insert_append_renumber);
 	tcase_add_test(tc, delete_restores_survivors);

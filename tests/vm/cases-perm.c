@@ -8,7 +8,9 @@
  * nothing changes.
  *
  * netns: each network namespace has its own instance; creating one adds an
- * instance (the module's "instances" parameter), deleting it frees it.
+ * instance (the module's "instances" parameter), deleting it frees it.  And
+ * its interfaces' renames (NETDEV_CHANGENAME): an NI follows its interface's
+ * name, as lnetd configures it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -314,7 +316,7 @@ static long settled_instances(void)
 	double t0 = now();
 	long n;
 
-	while ((n = instances()) > 1 && now() - t0 < 10)
+	while ((n = instances()) > 1 && now() - t0 < 120)
 		usleep(20000);
 	return n;
 }
@@ -361,15 +363,80 @@ static void case_instances(void)
 		if (n2 == n0)
 			break;
 		usleep(20000);
-	} while (now() - t0 < 10);
+	} while (now() - t0 < 120);
 	diag("instances: %ld, with one more namespace %ld, after it went %ld (%.2f s)", n0, n1, n2,
 	     now() - t0);
 	tap(n0 >= 1 && n1 == n0 + 1 && n2 == n0,
 	    "a new namespace adds an instance, and deleting it frees it (the instances parameter)");
 }
 
+/* --- an interface renamed --------------------------------------------------------- */
+
+static int ni_up(struct lnetk *lk, const char *nid)
+{
+	struct lnetk_ni ni;
+
+	return lnetk_ni_get(lk, nid, &ni, NULL) ? -1 : ni.up;
+}
+
+/* Until NI @nid's link is @up (the module acts on link events in its own time). */
+static bool until_up(struct lnetk *lk, const char *nid, int up)
+{
+	double t0 = now();
+
+	while (ni_up(lk, nid) != up && now() - t0 < 120)
+		usleep(20000);
+	return ni_up(lk, nid) == up;
+}
+
+/*
+ * In a namespace of its own: an NI on x9, an interface nothing is called
+ * yet, with its address on x0 (down).  x0 renamed x9: the NI's link is x0's,
+ * down; x9 up: up.  Then x9, down, renamed x7 and up again: the NI, on a
+ * name no interface has, stays down (its link down since x9 went down; x7's
+ * up is not its: a second NI on x7 coming up shows the event was taken).
+ */
+static int rename_child(void *arg)
+{
+	struct lnetk_ni ni = {.has = LNETK_HAS_NI_IFNAME, .nid = "10.77.9.1@tcp", .ifname = "x9"};
+	struct lnetk_ni other = {
+		.has = LNETK_HAS_NI_IFNAME, .nid = "10.77.9.2@tcp", .ifname = "x7"};
+	struct lnetk_err err;
+	struct lnetk *lk;
+	bool down, up, gone, took;
+	int rc;
+
+	(void)arg;
+	if (new_netns() || lnetk_open(&lk))
+		return 1;
+	rc = system("ip link set lo up && ip link add x0 type dummy && "
+		    "ip addr add 10.77.9.1/24 dev x0 && ip addr add 10.77.9.2/24 dev x0");
+	rc = rc ?: lnetk_ni_add(lk, &ni, &err) ?: lnetk_ni_add(lk, &other, &err);
+	tap(!rc && ni_up(lk, ni.nid) == 1,
+	    "rename: an NI on x9, which no interface is called (taken as up until told) (%s %s)",
+	    errname(rc), err.msg);
+	down = !rc && !system("ip link set x0 name x9") && until_up(lk, ni.nid, 0);
+	tap(down, "rename: x0, down, renamed x9: the NI on x9 goes down with it");
+	up = down && !system("ip link set x9 up") && until_up(lk, ni.nid, 1);
+	tap(up, "rename: x9 up: the NI comes up");
+	gone = up && !system("ip link set x9 down && ip link set x9 name x7") &&
+	       until_up(lk, ni.nid, 0);
+	took = gone && !system("ip link set x7 up") && until_up(lk, other.nid, 1);
+	tap(took && ni_up(lk, ni.nid) == 0,
+	    "rename: x9 renamed x7 and up: the NI on x7 comes up, the one on x9 stays down");
+	lnetk_close(lk);
+	return vm_failures;
+}
+
+static void case_rename(void)
+{
+	if (in_child(rename_child, NULL))
+		vm_failures++;
+}
+
 void cases_netns(void)
 {
 	case_independent();
 	case_instances();
+	case_rename();
 }

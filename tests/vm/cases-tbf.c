@@ -434,6 +434,112 @@ static void big(struct lnetk *lk)
 	lne_tbf_free(engine);
 }
 
+/*
+ * A dump split where the reg queue ends in one message and the hp queue's
+ * header would fit there but its first rule would not (issue 35: read back
+ * as -EPROTO).  Read with 8 KiB buffers, so that dump messages are about
+ * that big, a policy of three reg rules of about 1.5 KiB, a reg rule f with
+ * k NIDs (k = 1 .. 256, about 14 bytes more each time), the reg default
+ * and the hp default crosses the end of the first message in steps smaller
+ * than an hp rule: some k makes exactly that split.  Every k must read back whole, and
+ * the module (LNETK_DEBUG) counts the queue headers it held back for the
+ * next message, which says the split was built.
+ */
+#define HELD_BACK "/sys/module/lnetk/parameters/test_tbf_held_back"
+
+static long held_back(void)
+{
+	FILE *f = fopen(HELD_BACK, "r");
+	long n = -1;
+
+	if (f && fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+struct split_seen {
+	int calls, reg, hp;
+	char first[16];
+};
+
+static int split_cb(const struct lnetk_tbf *t, void *arg)
+{
+	struct split_seen *s = arg;
+	size_t q;
+
+	s->calls++;
+	for (q = 0; q < t->nqueues; q++) {
+		if (t->queues[q].queue == LNETK_TBF_HP) {
+			s->hp += (int)t->queues[q].nrules;
+			continue;
+		}
+		s->reg += (int)t->queues[q].nrules;
+		if (t->queues[q].nrules)
+			snprintf(s->first, sizeof(s->first), "%s", t->queues[q].rules[0].name);
+	}
+	return 0;
+}
+
+static void split(struct lnetk *lk)
+{
+	struct lnetk_err err;
+	struct lnetk *small = NULL;
+	char cmd[LNE_TBF_CMD_MAX];
+	long before = held_back();
+	int rc, k, bad = 0, tried = 0, first_bad = 0, first_rc = 0;
+	size_t n;
+
+	rc = lnetk_open_buffer(&small, 8192) ?: lnetk_tbf_set(lk, "split", -1, NULL, 0, &err);
+	for (k = 1; !rc && k <= 3; k++) {
+		n = (size_t)snprintf(cmd, sizeof(cmd), "reg start g%d nid={", k);
+		for (int j = 0; j < 100; j++)
+			n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s10.8.%d.%d@tcp",
+					      j ? " " : "", k, j + 1);
+		snprintf(cmd + n, sizeof(cmd) - n, "} rate=100");
+		rc = lnetk_tbf_cmd(lk, "split", cmd, &err);
+	}
+	for (k = 1; !rc && k <= 256; k++) { /* a rule names at most 256 NIDs */
+		struct split_seen seen = {0};
+
+		n = (size_t)snprintf(cmd, sizeof(cmd), "reg start f nid={");
+		for (int j = 0; j < k && n < sizeof(cmd); j++)
+			n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s10.9.%d.%d@tcp",
+					      j ? " " : "", j / 250, j % 250 + 1);
+		if (n + 16 >= sizeof(cmd))
+			break;
+		snprintf(cmd + n, sizeof(cmd) - n, "} rate=100");
+		rc = (k > 1 ? lnetk_tbf_cmd(lk, "split", "reg stop f", &err) : 0)
+			     ?: lnetk_tbf_cmd(lk, "split", cmd, &err);
+		if (rc)
+			break;
+		tried++;
+		rc = lnetk_tbf_get(small, "split", split_cb, &seen, &err);
+		if (rc || seen.calls != 1 || seen.reg != 5 || seen.hp != 1 ||
+		    strcmp(seen.first, "f")) {
+			if (!bad++) {
+				first_bad = k;
+				first_rc = rc;
+			}
+			rc = 0;
+		}
+	}
+	diag("tbf split: %d policies read with 8 KiB buffers, %d wrong (the first at k %d: %s); "
+	     "hp headers held back %ld times",
+	     tried, bad, first_bad, errname(first_rc), held_back() - before);
+	tap(!rc && tried >= 200 && !bad,
+	    "tbf split: a policy whose dump splits anywhere, the reg queue ending in one message, "
+	    "reads back whole (%d of %d; %s %s)",
+	    tried - bad, tried, errname(rc), err.msg);
+	tap(before >= 0 && held_back() > before,
+	    "tbf split: among them the split where the hp queue's header fits the first message "
+	    "but its first rule does not (the module held that header back %ld times)",
+	    held_back() - before);
+	lnetk_tbf_del(lk, "split", &err);
+	lnetk_close(small);
+}
+
 /* --- a load in the kernel --------------------------------------------------------------- */
 
 static int sum_cb(const struct lnetk_tbf *t, void *arg)
@@ -551,6 +657,7 @@ void cases_tbf(void)
 	happy(lk);
 	refusals_all(lk);
 	big(lk);
+	split(lk);
 	load(lk);
 
 	tbf_snap(lk, &before);

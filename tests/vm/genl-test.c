@@ -34,11 +34,13 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -308,7 +310,7 @@ static void case_bump(struct conn *c)
 	if (!rc)
 		rc = get_generation(c, &after);
 	if (ev)
-		got = events_read(ev, 2000, &n);
+		got = events_read(ev, 60000, &n);
 	diag("BUMP 5: rc %d, %" PRIu64 " -> reply %" PRIu64 ", now %" PRIu64, rc, before, r.gen,
 	     after);
 	tap(rc == 0 && r.has_gen && r.gen == before + 5 && after == before + 5,
@@ -514,6 +516,75 @@ static int hold(void)
 		pause();
 }
 
+static int count_cb(void *arg, const char *nid, bool local, const char *name, uint64_t value)
+{
+	(void)nid, (void)local, (void)name, (void)value;
+	++*(unsigned long *)arg;
+	return 0;
+}
+
+static int kv_cb(void *arg, const char *key, uint64_t value)
+{
+	(void)key, (void)value;
+	++*(unsigned long *)arg;
+	return 0;
+}
+
+static volatile sig_atomic_t reader_stop;
+
+static void on_reader_stop(int sig)
+{
+	(void)sig;
+	reader_stop = 1;
+}
+
+/*
+ * A figure's load, not a case: as uid 65534, RATE rounds a second until
+ * SIGTERM (or SECONDS), each what `lnetctl net show -v` has lnetd read from
+ * the module: the counters and each NID's health, reads that take the data
+ * path's lock (issue 35); with "nolock", as many reads that do not (the
+ * instance's info and each NI), to tell the lock from the CPU the reads
+ * take.  Prints its rounds, their rate and the CPU it used.
+ */
+static int reader(int rate, int secs, bool nolock, char **nids, int n)
+{
+	unsigned long rounds = 0, got = 0;
+	double t0 = now(), next = t0, cpu;
+	struct lnetk_info info;
+	struct lnetk_ni ni;
+	struct rusage ru;
+	struct lnetk *lk;
+	uint32_t health;
+	bool local;
+	int i;
+
+	signal(SIGTERM, on_reader_stop);
+	if (rate <= 0 || drop_to_nobody() || lnetk_open(&lk))
+		return 1;
+	while (!reader_stop && now() - t0 < secs) {
+		if (nolock)
+			got += !lnetk_get_info(lk, &info, NULL);
+		else
+			lnetk_counters(lk, count_cb, &got, NULL, NULL);
+		for (i = 0; i < n; i++)
+			if (nolock)
+				got += !lnetk_ni_get(lk, nids[i], &ni, NULL);
+			else
+				lnetk_health_get(lk, nids[i], &local, &health, kv_cb, &got, NULL);
+		rounds++;
+		next += 1.0 / rate;
+		if (next > now())
+			usleep((useconds_t)((next - now()) * 1e6));
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	      ru.ru_stime.tv_usec / 1e6;
+	printf("reader%s: %lu rounds in %.1f s (%.0f/s, %lu values), %.2f s on CPU\n",
+	       nolock ? " (no lock)" : "", rounds, now() - t0, rounds / (now() - t0), got, cpu);
+	lnetk_close(lk);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "basic";
@@ -552,6 +623,9 @@ int main(int argc, char **argv)
 		cases_explain(argv[2]);
 	else if (!strcmp(what, "hold"))
 		return hold();
+	else if (!strcmp(what, "reader") && argc > 4)
+		return reader(atoi(argv[2]), atoi(argv[3]), !strcmp(argv[4], "nolock"), argv + 5,
+			      argc - 5);
 	else if (!strcmp(what, "populate")) {
 		struct lnetk *lk;
 		int rc = lnetk_open(&lk);

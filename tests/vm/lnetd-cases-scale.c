@@ -161,7 +161,7 @@ void case_scale(void)
 	batches = log_count("replacing batch");
 	t0 = now();
 	t_start = rc ? -1 : start_lnetd(BIG_DIR);
-	t_ready = t_start >= 0 ? wait_count(count, 60) : -1;
+	t_ready = t_start >= 0 ? wait_count(count, WAIT_S * 5) : -1;
 	if (t_ready >= 0)
 		t_ready = now() - t0;
 	t_push = log_number("objects pushed in ");

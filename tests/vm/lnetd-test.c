@@ -142,7 +142,7 @@ static int start_bus(void)
 	snprintf(addr, sizeof(addr), "--address=unix:path=%s", P.sock);
 	setenv("DBUS_SYSTEM_BUS_ADDRESS", addr + strlen("--address="), 1);
 	bus_pid = spawn(P.log, argv);
-	for (i = 0; i < 250 && rc < 0; i++) {
+	for (i = 0; i < WAIT_S * 50 && rc < 0; i++) {
 		usleep(20000);
 		rc = sd_bus_open_system(&bus);
 	}
@@ -196,7 +196,7 @@ double start_lnetd(const char *dir)
 	snprintf(state, sizeof(state), "--state-dir=%s", dir);
 	snprintf(engine, sizeof(engine), "--engine=%s", P.engine);
 	lnetd_pid = spawn(P.log, valgrind ? vg : argv);
-	while (now() - t0 < 120 * slow) {
+	while (now() - t0 < WAIT_S * 5 * slow) {
 		if (lnetd_ready())
 			return now() - t0;
 		if (waitpid(lnetd_pid, &status, WNOHANG) == lnetd_pid) {
@@ -207,7 +207,7 @@ double start_lnetd(const char *dir)
 		}
 		usleep(10000);
 	}
-	diag("lnetd did not take its bus name in 120 s");
+	diag("lnetd did not take its bus name in %.0f s", WAIT_S * 5 * slow);
 	return -1;
 }
 

@@ -38,6 +38,12 @@ extern bool have_lnetctl;
 /* lnetd under valgrind (LNETD_VM_VALGRIND=1): time limits stretch by @slow. */
 extern bool valgrind;
 extern double slow;
+/*
+ * The bound of every wait for a condition, in seconds (times @slow): long,
+ * since it only turns a hang into a failure.  No case asserts how long a
+ * wait took: that is a figure of the guest's load (printed as a diagnostic).
+ */
+#define WAIT_S 120
 
 int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* How many lines of lnetd's log contain @what. */
