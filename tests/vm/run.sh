@@ -301,7 +301,7 @@ main_prepare() {
 	# once when missing, about 3 minutes); without ../shared/lustre the
 	# guest skips the interop group.
 	upstream_skip=""
-	if ! wanted_here interop && ! wanted_here dp; then
+	if ! wanted_here interop && ! wanted_here dp && ! wanted_here caps; then
 		upstream_skip="not asked for (LNETD_VM_ONLY)"
 	elif [ -n "${LNETD_VM_UPSTREAM:-}" ]; then
 		upstream=$LNETD_VM_UPSTREAM
@@ -329,6 +329,16 @@ main_prepare() {
 			install -D -m 644 "$veth" "$1/lib/modules/$kver/kernel/drivers/net/${veth##*/}" &&
 			copy_with_libs "$iproute_ip" "$1" && mv "$1/bin/ip" "$1/bin/ip2" &&
 			install -m 755 "$here/dp.sh" "$1/bin/dp.sh" || return 1
+		# the capability runs (caps.sh): util-linux's setpriv as setpriv2 (busybox's
+		# sh would run its own applet, which has no --bounding-set), iproute2's ss,
+		# the units as built
+		copy_with_libs "$(command -v setpriv)" "$1" && mv "$1/bin/setpriv" "$1/bin/setpriv2" &&
+			copy_with_libs "$(command -v ss)" "$1" &&
+			install -D -m 755 "$here/caps.sh" "$1/opt/lnetd/tests/vm/caps.sh" &&
+			install -D -m 644 "$top/tests/lib/caps.sh" "$1/opt/lnetd/tests/lib/caps.sh" || return 1
+		for u in lnetd.service lnetd-lustre.service lnetd-userspace.service; do
+			install -D -m 644 "$build/systemd/$u" "$1/opt/lnetd/systemd/$u" || return 1
+		done
 		# the data path's figures with lnetk nodes (LNETD_VM_ONLY=dpbench): bench/dp.sh,
 		# the namespace helpers and the figure, trace and plot helpers it
 		# sources, tcp-rr (make bench builds it) and iproute2's tc as /bin/tc2
