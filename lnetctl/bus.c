@@ -593,10 +593,9 @@ static int split_peers(const struct cf_doc *doc, struct cf_doc *out)
 	return 1;
 }
 
-/* ApplyWith's if_empty (import --if-empty): only into a configuration never changed. */
-static bool apply_if_empty;
+bool ctl_if_empty;
 
-/* Apply, or ApplyWith for @exclusive, a generation @at (not NULL) or if_empty. */
+/* Apply, or ApplyWith for @exclusive, a generation @at (not NULL) or ctl_if_empty. */
 static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
 		     const uint64_t *at, uint64_t *gen, char ***changes, const char *fname);
 
@@ -625,10 +624,10 @@ static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclu
 
 	rc = sd_bus_message_new_method_call(
 		bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
-		exclusive || at || apply_if_empty ? "ApplyWith" : "Apply");
+		exclusive || at || ctl_if_empty ? "ApplyWith" : "Apply");
 	if (rc >= 0)
 		rc = append_ops(m, doc);
-	if (rc >= 0 && apply_if_empty)
+	if (rc >= 0 && ctl_if_empty)
 		rc = sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry, "if_empty", "b",
 					   1);
 	else if (rc >= 0 && at)
@@ -653,7 +652,6 @@ static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclu
 	if (rc >= 0)
 		rc = ctl_read_strv(reply, changes);
 	sd_bus_message_unref(reply);
-	/* import --if-empty into a configuration not empty: nothing was applied */
 	if (rc >= 0 && !dry && !(*changes && !strncmp(**changes, "!not empty", 10)))
 		warn_pending(bus, doc);
 	/* lnetd's notes ("!ni NET IF PATTERN: why", "!route NET GW: why"): a dry run lists them. */
@@ -678,17 +676,6 @@ int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, u
 	      char ***changes, const char *fname)
 {
 	return apply(bus, doc, dry, exclusive, NULL, gen, changes, fname);
-}
-
-int ctl_apply_if_empty(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t *gen,
-		       char ***changes, const char *fname)
-{
-	int rc;
-
-	apply_if_empty = true;
-	rc = apply(bus, doc, dry, false, NULL, gen, changes, fname);
-	apply_if_empty = false;
-	return rc;
 }
 
 int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, uint64_t *gen,

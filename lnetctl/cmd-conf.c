@@ -445,11 +445,10 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		cf_doc_free(&doc);
 		return rc ? ctl_fail(EXIT_FILE, "cannot print the file: %s", strerror(-rc)) : 0;
 	}
+	ctl_if_empty = if_empty;
 	rc = ctl_bus(&bus);
 	if (!rc && replace)
 		rc = import_replace(bus, &doc, dry, &changes, fname);
-	else if (!rc && if_empty)
-		rc = ctl_apply_if_empty(bus, &doc, dry, &gen, &changes, fname);
 	else if (!rc)
 		rc = ctl_apply(bus, &doc, dry, false, &gen, &changes, fname);
 	if (!rc && if_empty && changes && !strncmp(*changes, "!not empty", 10)) {

@@ -22,7 +22,7 @@
 /* lnetctl(8): the default --timeout, in seconds. */
 #define CONFIGURE_TIMEOUT_S 60
 /* How often Status is asked while the engine is pending. */
-#define CONFIGURE_POLL_NS 100000000L
+#define CONFIGURE_POLL_NS   100000000L
 
 static double now_s(void)
 {

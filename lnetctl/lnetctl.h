@@ -172,11 +172,11 @@ int ctl_read_strv(sd_bus_message *m, char ***out);
 int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, uint64_t *gen,
 		 char ***changes, const char *fname);
 /*
- * The same, only into a configuration never changed (generation 0); else
- * nothing is done and *@changes holds lnetd's one note, "!not empty: ...".
+ * import --if-empty: while true, ctl_apply() applies only into a configuration
+ * never changed (ApplyWith's if_empty, generation 0); else nothing is done and
+ * *changes holds lnetd's one note, "!not empty: ...".
  */
-int ctl_apply_if_empty(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t *gen,
-		       char ***changes, const char *fname);
+extern bool ctl_if_empty;
 /* The desired state as operations. */
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
 int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc);
