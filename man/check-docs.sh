@@ -286,6 +286,27 @@ else
 	not_ok "run-time-only claims about whole commands:$missing"
 fi
 
+# --- README's map of the tree ------------------------------------------------------
+
+# Every folder of the tree, and of lnetd/backend/ and tests/, is in README.md's
+# map as `NAME/` (a tarball has no README.md: skipped).
+if [ -r "$TOP_SRCDIR/README.md" ]; then
+	missing=
+	for d in "$TOP_SRCDIR"/*/ "$TOP_SRCDIR"/lnetd/backend/*/ "$TOP_SRCDIR"/tests/*/; do
+		d=${d%/}
+		d=${d##*/}
+		case $d in build* | autom4te.cache | m4 | \*) continue ;; esac
+		grep -qF "\`$d/\`" "$TOP_SRCDIR/README.md" || missing="$missing $d/"
+	done
+	if [ -z "$missing" ]; then
+		ok "README.md's map names every folder of the tree"
+	else
+		not_ok "README.md's map misses:$missing"
+	fi
+else
+	skip "README.md's map: no README.md here (a tarball)"
+fi
+
 # --- every page formats cleanly ---------------------------------------------------
 
 for page in lnetctl.8 lnetd.8 lnet.conf.5; do
