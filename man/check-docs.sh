@@ -227,7 +227,7 @@ clauses() {
 		/^\.(SH|SS|PP|TP|IP|RS|RE|EX|EE|P|LP|br)([ \t]|$)/ { print "."; next }
 		/^\.\\"/ { next }
 		/^\.[A-Za-z]+/ { sub(/^\.[A-Za-z]+[ \t]*/, ""); gsub(/"/, "") }
-		{ print }' | tr '\n' ' ' | sed -e 's/\([.;:]\) /\1\n/g' | tr 'A-Z' 'a-z'
+		{ print }' | tr '\n' ' ' | sed -e 's/\([.;:]\) /\1\n/g' | tr '[:upper:]' '[:lower:]'
 }
 clauses "$MAN/lnetctl.8" >"$T/clauses"
 clauses "$MAN/lnetd.8" >>"$T/clauses"
