@@ -593,7 +593,9 @@ static int split_peers(const struct cf_doc *doc, struct cf_doc *out)
 	return 1;
 }
 
-/* Apply, or ApplyWith for @exclusive or a generation @at (not NULL) to apply at. */
+bool ctl_if_empty;
+
+/* Apply, or ApplyWith for @exclusive, a generation @at (not NULL) or ctl_if_empty. */
 static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
 		     const uint64_t *at, uint64_t *gen, char ***changes, const char *fname);
 
@@ -620,12 +622,15 @@ static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclu
 	char **c;
 	int rc;
 
-	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER,
-					    exclusive || at ? "ApplyWith" : "Apply");
+	rc = sd_bus_message_new_method_call(
+		bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
+		exclusive || at || ctl_if_empty ? "ApplyWith" : "Apply");
 	if (rc >= 0)
 		rc = append_ops(m, doc);
-	if (rc >= 0 && at)
+	if (rc >= 0 && ctl_if_empty)
+		rc = sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry, "if_empty", "b",
+					   1);
+	else if (rc >= 0 && at)
 		rc = sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry, "generation",
 					   "t", *at);
 	else if (rc >= 0)
@@ -647,7 +652,7 @@ static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclu
 	if (rc >= 0)
 		rc = ctl_read_strv(reply, changes);
 	sd_bus_message_unref(reply);
-	if (rc >= 0 && !dry)
+	if (rc >= 0 && !dry && !(*changes && !strncmp(**changes, "!not empty", 10)))
 		warn_pending(bus, doc);
 	/* lnetd's notes ("!ni NET IF PATTERN: why", "!route NET GW: why"): a dry run lists them. */
 	for (c = rc >= 0 && !dry ? *changes : NULL; c && *c; c++) {

@@ -171,6 +171,12 @@ int ctl_read_strv(sd_bus_message *m, char ***out);
 /* The same, only if lnetd's configuration is still at generation @at (else Busy). */
 int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, uint64_t *gen,
 		 char ***changes, const char *fname);
+/*
+ * import --if-empty: while true, ctl_apply() applies only into a configuration
+ * never changed (ApplyWith's if_empty, generation 0); else nothing is done and
+ * *changes holds lnetd's one note, "!not empty: ...".
+ */
+extern bool ctl_if_empty;
 /* The desired state as operations. */
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
 int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc);
@@ -226,8 +232,8 @@ void ctl_counters_by_type(struct yout *y, const struct ctl_counters *c, const ch
 /* --- commands ------------------------------------------------------------------- */
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],
-	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[], ctl_policy_cmds[],
-	ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[], ctl_disc_cmds[], ctl_fault_cmds[],
-	ctl_health_cmds[];
+	ctl_global_cmds[], ctl_conf_cmds[], ctl_lnet_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[],
+	ctl_policy_cmds[], ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[], ctl_disc_cmds[],
+	ctl_fault_cmds[], ctl_health_cmds[];
 
 #endif /* LNETCTL_LNETCTL_H */

@@ -281,7 +281,24 @@ static size_t op_items(const struct lnetd_op *op)
 	return 1 + (op->obj == OBJ_PEER ? op->u.peer.n : op->obj == OBJ_TBF ? op->u.tbf.nrules : 0);
 }
 
-/* Apply(ops, dry_run) and ApplyWith(ops, {dry_run, exclusive}). */
+/*
+ * ApplyWith's if_empty: nothing is applied unless the configuration was never
+ * changed (generation 0; one emptied by changes is not, so what an admin
+ * deleted is not brought back), said by the reply's one note.  Checked in the
+ * same dispatch as the change, so no other change comes between.
+ */
+static bool if_empty_skip(const struct lnetd *d, bool if_empty, char **summary)
+{
+	if (!if_empty || d->generation == 0)
+		return false;
+	if (asprintf(summary,
+		     "!not empty: the configuration is at generation %llu; nothing was applied",
+		     (unsigned long long)d->generation) < 0)
+		*summary = NULL;
+	return true;
+}
+
+/* Apply(ops, dry_run) and ApplyWith(ops, {dry_run, exclusive, generation, if_empty}). */
 static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error *e)
 {
 	struct apply_slot slot;
@@ -290,9 +307,9 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	char *summary = NULL;
 	size_t n = 0, cap = 0, i, items = 0;
-	bool authorised;
+	bool authorised, skip;
 	struct caller c;
-	int rc, dry = 0, exclusive = 0;
+	int rc, dry = 0, exclusive = 0, if_empty = 0;
 	uint64_t at = 0;
 
 	rc = sd_bus_message_enter_container(m, 'a', "(ssa{sv})");
@@ -337,6 +354,7 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 		struct field f[] = {{"dry_run", 'b', &dry},
 				    {"exclusive", 'b', &exclusive},
 				    {"generation", 't', &at},
+				    {"if_empty", 'b', &if_empty},
 				    {NULL}};
 
 		rc = bus_read_fields(m, f, "ApplyWith", e);
@@ -368,7 +386,8 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 		rc = bus_authorise(m, &c, e);
 	else if (rc >= 0)
 		c = (struct caller){.who = {.uid = 0, .command = ""}};
-	if (rc == 0 && !authorised) {
+	skip = rc >= 0 && if_empty_skip(d, if_empty, &summary);
+	if (rc == 0 && !authorised && !skip) {
 		rc = run_numbered(d, &c, ops, n, dry, LNETD_UNPRIV_BUDGET_US, &summary, e);
 		if (rc == -ETIME) {
 			rc = bus_authorise(m, &c, e);
@@ -386,7 +405,7 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 		sd_bus_error_free(e);
 		rc = sd_bus_error_set(e, SD_BUS_ERROR_ACCESS_DENIED, why);
 	}
-	if (rc == 0 && authorised)
+	if (rc == 0 && authorised && !skip)
 		rc = run_numbered(d, &c, ops, n, dry, 0, &summary, e);
 	if (rc == 0)
 		rc = sd_bus_message_new_method_return(m, &reply);
