@@ -126,10 +126,10 @@ fi
 # --- lutbf: lnetd's TBF layer, for the guest --------------------------------
 # Built here with the engine it needs, without a sanitizer build's flags.
 prog=$lw/lutbf
-srcs="$here/lutbf.c $(ls "$top"/lnetd/backend/lustre/lu-tbf*.c) $(ls "$top"/engine/*.c)"
+srcs="$here/lutbf.c $(ls "$top"/lnetd/backend/lustre/lu-tbf*.c) $top/lnetd/backend/lustre/lustre-tbf.c $(ls "$top"/engine/*.c)"
 stale=no
 [ -x "$prog" ] || stale=yes
-for f in $srcs "$top"/lnetd/backend/lustre/lu-tbf.h "$top"/engine/*.h; do
+for f in $srcs "$top"/lnetd/backend/lustre/lu-tbf.h "$top"/lnetd/backend/lustre/lustre-tbf.h "$top"/engine/*.h; do
 	[ "$f" -nt "$prog" ] && stale=yes
 done
 if [ "$stale" = yes ]; then
