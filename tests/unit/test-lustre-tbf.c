@@ -41,8 +41,7 @@ static void put(const char *path, const char *text)
 
 static void dir_of(const struct node *n, int i, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/lustre/%s/%s", n->debugfs, i ? "mds/MDS" : "ost/OSS",
-		 n->names[i]);
+	snprintf(buf, size, "%s/lustre/%s/%s", n->debugfs, i ? "mds/MDS" : "ost/OSS", n->names[i]);
 }
 
 /* The service's two files as its model lists them. */
@@ -78,9 +77,8 @@ static int on_write(void *arg, const char *path, const char *text)
 {
 	struct node *n = arg;
 	int i = svc_of(n, path);
-	struct lutbf_write w = {
-		.file = strstr(path, "/nrs_policies") ? LUTBF_POLICIES : LUTBF_RULE,
-		.text = (char *)text};
+	struct lutbf_write w = {.file = strstr(path, "/nrs_policies") ? LUTBF_POLICIES : LUTBF_RULE,
+				.text = (char *)text};
 
 	n->writes++;
 	sim_write(&n->sim[i], &w);

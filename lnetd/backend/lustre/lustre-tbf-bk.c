@@ -8,15 +8,15 @@
  * found from the struct backend pointer in a short list of its own.
  */
 #include <errno.h>
+#include <linux/netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <syslog.h>
-#include <unistd.h>
-#include <linux/netlink.h>
 #include <systemd/sd-event.h>
+#include <unistd.h>
 
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
@@ -86,7 +86,8 @@ static bool server_event(const char *buf, size_t n)
 		if (!strcmp(p, "SUBSYSTEM=lustre"))
 			lustre = true;
 		else if (!strncmp(p, "add@", 4) || !strncmp(p, "ACTION=add", 10))
-			server |= !!strstr(p, "/fs/lustre/ost/OSS") || !!strstr(p, "/fs/lustre/mds/MDS");
+			server |= !!strstr(p, "/fs/lustre/ost/OSS") ||
+				  !!strstr(p, "/fs/lustre/mds/MDS");
 		else if (!strncmp(p, "DEVPATH=", 8))
 			server |= !strcmp(p + 8, "/fs/lustre/ost/OSS") ||
 				  !strcmp(p + 8, "/fs/lustre/mds/MDS");
@@ -146,8 +147,7 @@ int lustre_tbf_start(struct backend *b, const struct lutbf_env *env, uint64_t pe
 	all = x;
 	if (!b->d->event)
 		return 0;
-	rc = sd_event_add_time(b->d->event, &x->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer,
-			       x);
+	rc = sd_event_add_time(b->d->event, &x->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer, x);
 	if (rc < 0) {
 		lustre_tbf_stop(b);
 		return rc;

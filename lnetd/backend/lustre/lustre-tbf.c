@@ -18,10 +18,10 @@
 #include "lustre-tbf.h"
 
 struct svc {
-	const char *name; /* lu-tbf's table */
-	bool held;	  /* lnetd held a policy for it at the last sync */
-	bool present;	  /* its directory was there at the last look */
-	bool ok;	  /* present and running lnetd's policy */
+	const char *name;	/* lu-tbf's table */
+	bool held;		/* lnetd held a policy for it at the last sync */
+	bool present;		/* its directory was there at the last look */
+	bool ok;		/* present and running lnetd's policy */
 	char why[LTBF_WHY_MAX]; /* why not, when present */
 };
 
@@ -156,8 +156,7 @@ static void apply_one(struct ltbf *t, struct svc *s, const struct lne_tbf *tbf,
 	if (writes && r)
 		r->applied++;
 	if (writes)
-		tell(t, LOG_INFO, "TBF policy of service %s applied (%zu writes)", s->name,
-		     writes);
+		tell(t, LOG_INFO, "TBF policy of service %s applied (%zu writes)", s->name, writes);
 	s->ok = true;
 	s->why[0] = '\0';
 }
@@ -256,8 +255,9 @@ void ltbf_poll(struct ltbf *t, struct lne_tbf *const *want, size_t n, struct ltb
 		s->held = true;
 		if (!dir_present(&t->env, s->name)) {
 			if (s->present)
-				tell(t, LOG_INFO, "service %s is gone (its last target unmounted): "
-					"its TBF policy is applied again when it is back",
+				tell(t, LOG_INFO,
+				     "service %s is gone (its last target unmounted): "
+				     "its TBF policy is applied again when it is back",
 				     s->name);
 			s->present = s->ok = false;
 			s->why[0] = '\0';
@@ -433,8 +433,9 @@ int ltbf_read(const struct lutbf_env *env, bk_tbf_fn fn, void *arg, struct lne_e
 			continue;
 		}
 		if (rc) {
-			lne_err_set(err, rc, NULL, -1, "cannot read the TBF policy of service %s: %s",
-				    name, msg[0] ? msg : strerror(-rc));
+			lne_err_set(err, rc, NULL, -1,
+				    "cannot read the TBF policy of service %s: %s", name,
+				    msg[0] ? msg : strerror(-rc));
 			break;
 		}
 		if (lutbf_caps_read(env, &s, &caps, msg, sizeof(msg)))

@@ -54,10 +54,10 @@
 struct lne_tbf;
 struct lnetd_op;
 
-#define LTBF_PERIOD_US	 (10 * 1000000ull) /* the drift check */
-#define LTBF_FAST_US	 (200 * 1000ull)   /* after an OSS/MDS uevent */
-#define LTBF_FAST_POLLS	 50		   /* that many fast polls */
-#define LTBF_WHY_MAX	 512
+#define LTBF_PERIOD_US	(10 * 1000000ull) /* the drift check */
+#define LTBF_FAST_US	(200 * 1000ull)	  /* after an OSS/MDS uevent */
+#define LTBF_FAST_POLLS 50		  /* that many fast polls */
+#define LTBF_WHY_MAX	512
 
 /* Log a sentence: @level is syslog's (LOG_WARNING for drift and refusals). */
 typedef void (*ltbf_log_fn)(void *arg, int level, const char *sentence);

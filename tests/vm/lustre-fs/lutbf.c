@@ -43,10 +43,11 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: lutbf apply|check|convert SERVICE [--type T] [--reg-type T] "
-			"[--hp-type T] [--depth N] [RULE...]\n"
-			"       lutbf show|release SERVICE\n"
-			"       lutbf judge SERVICE [...] | lutbf view | lutbf watch PERIOD_MS SERVICE [...]\n");
+	fprintf(stderr,
+		"usage: lutbf apply|check|convert SERVICE [--type T] [--reg-type T] "
+		"[--hp-type T] [--depth N] [RULE...]\n"
+		"       lutbf show|release SERVICE\n"
+		"       lutbf judge SERVICE [...] | lutbf view | lutbf watch PERIOD_MS SERVICE [...]\n");
 	exit(2);
 }
 
