@@ -19,8 +19,9 @@
 # Where things are:
 #   Lustre     $LNETD_LUSTRE_FULL: a whole Lustre built by
 #              ../shared/lustre/build-full.sh (modules/, bin/, lib/, plugin/,
-#              PLUGINDIR, host-modules); default the cached 2.17.57 build.
-#              Skips when it is missing: it is never built here (35 min).
+#              PLUGINDIR, host-modules); else tests/vm/upstream.sh full
+#              finds it in the cache outside the clone, or builds it there
+#              (about 11 minutes on a quiet two-core machine).
 #   work dir   as tests/vm/run.sh chooses it ($2, $LNETD_VM_WORKDIR, the
 #              build dir's tests/vm/work, or /tmp/lnetd-vm-<uid>): the
 #              uncompressed kernel and the busybox tree are shared with it
@@ -66,7 +67,16 @@ else
 	work=${TMPDIR:-/tmp}/lnetd-vm-$(id -u)
 fi
 
-full=${LNETD_LUSTRE_FULL:-/var/cache/lnetd-upstream/full-2.17.57-6.1.0-56-amd64-3f7f21cb78e0}
+if [ -n "${LNETD_LUSTRE_FULL:-}" ]; then
+	full=$LNETD_LUSTRE_FULL
+elif "$here/../upstream.sh" --where >/dev/null 2>&1; then
+	# found in, or built into, the cache outside the clone (tests/vm/upstream.sh)
+	mkdir -p "$work" || fail "create $work"
+	full=$("$here/../upstream.sh" full ${LNETD_VM_KVER:+"$LNETD_VM_KVER"} 2>"$work/upstream-full.log") ||
+		fail "build the whole Lustre with tests/vm/upstream.sh full" "$work/upstream-full.log"
+else
+	skip "no ../shared/lustre to build the whole Lustre from (set LNETD_LUSTRE_FULL)"
+fi
 [ -f "$full/.built" ] && [ -d "$full/modules" ] ||
 	skip "no whole Lustre build at $full (../shared/lustre/build-full.sh OUTDIR; set LNETD_LUSTRE_FULL)"
 kver=${LNETD_VM_KVER:-$(cat "$full/.built")}
