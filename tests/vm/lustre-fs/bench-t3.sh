@@ -63,6 +63,15 @@ rdd() {
 rate() { awk -v n="$1" -v c="$2" 'BEGIN { printf "%.1f", (c > 0 ? n * 100 / c : 0) }'; }
 # ratio ACHIEVED CONFIGURED
 ratio() { awk -v a="$1" -v c="$2" 'BEGIN { printf "%.3f", a / c }'; }
+# fig WHAT ACHIEVED CONFIGURED: a T3 figure for doc/BENCHMARKS.md, on the
+# console (run.sh bench takes "FIGURE" lines to $BENCH_FIGURES; the format
+# is bench/figure.sh's): achieved / configured, target 0.9 to 1.02.
+fig() {
+	_r=$(ratio "$2" "$3")
+	printf 'FIGURE\tT3\tlustre\t%s\t%s RPC/s\t%s RPC/s configured\t%s\t0.9 to 1.02\t%s\n' \
+		"$1 (4 KiB O_DIRECT writes, one ost_write RPC each, to one OST; VM guest, qemu TCG; fifo managed $FIFO RPC/s)" \
+		"$2" "$3" "$_r" "$(awk -v v="$_r" 'BEGIN { print (v >= 0.9 && v <= 1.02) ? "ok" : "FAIL" }')"
+}
 
 # within N CS RATE: N requests in CS centiseconds are within what a bucket
 # of RATE RPC/s per CPT (ncpt CPTs, depth 3 each) lets through, +1 %.
@@ -83,6 +92,7 @@ throttled() {
 	set -- "$@" "$_pc"
 	_got=$(rate "$3" "$5")
 	echo "# T3 $1: configured $2 RPC/s, $3 writes ($6 ost_write RPCs) in $(awk -v c="$5" 'BEGIN { printf "%.2f", c / 100 }') s: achieved $_got RPC/s, achieved/configured $(ratio "$_got" "$2")"
+	fig "$1" "$_got" "$2"
 	c_one_each() { [ "$1" = "$2" ] || echo "$1 ost_write RPCs for $2 writes"; [ "$1" = "$2" ]; }
 	tap "$1: one ost_write RPC per write" c_one_each "$6" "$3"
 	tap "$1: no more ost_write RPCs than the rule allows" within "$6" "$5" "${7:-$2}"
@@ -95,6 +105,7 @@ sync
 
 set -- $(wdd $F 400)
 echo "# T3 fifo, no rule: 400 writes in $(awk -v c="$2" 'BEGIN { printf "%.2f", c / 100 }') s: $(rate 400 "$2") RPC/s"
+FIFO=$(rate 400 "$2")
 tap "each 4 KiB O_DIRECT write is one ost_write RPC ($3 for 400)" test "$3" = 400
 
 lutbf apply ost_io 'start cli nid={0@lo} rate=10' >/dev/null
@@ -137,9 +148,11 @@ pb=$!
 wait $pa $pb
 set -- $(cat /tmp/ja.out)
 echo "# T3 job A, rule 10 RPC/s: $(rate "$1" "$2") RPC/s, achieved/configured $(ratio "$(rate "$1" "$2")" 10)"
+fig "job A under its jobid rule, 10 RPC/s, while job B writes" "$(rate "$1" "$2")" 10
 tap "job A: no more RPCs than its rule allows" within "$1" "$2" "$(per 10)"
 set -- $(cat /tmp/jb.out)
 echo "# T3 job B, rule 20 RPC/s: $(rate "$1" "$2") RPC/s, achieved/configured $(ratio "$(rate "$1" "$2")" 20)"
+fig "job B under its jobid rule, 20 RPC/s, while job A writes" "$(rate "$1" "$2")" 20
 tap "job B: no more RPCs than its rule allows" within "$1" "$2" "$(per 20)"
 echo "# T3 the two jobs made $(($(ost_writes) - w0)) ost_write RPCs; ost_io's job_stats name: $(lctl get_param -n obdfilter.*OST0000.job_stats | awk '/job_id:/ { printf "%s ", $NF }')"
 

@@ -242,6 +242,10 @@ fs | bench)
 	[ "$mode" = fs ] && cpts=${LUSTRE_FS_CPTS:-2}
 	guest "$lw/$mode.log" 900 "$mode"
 	echo "# qemu exit status $?, wall $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s (cpu_npartitions ${cpts:-default})"
+	# the T3 figures (bench-t3.sh's "FIGURE" lines) for make bench's report
+	if [ "$mode" = bench ] && [ -n "${BENCH_FIGURES:-}" ]; then
+		tr -d '\r' <"$lw/$mode.log" | grep '^FIGURE	' >>"$BENCH_FIGURES"
+	fi
 	tap "$lw/$mode.log"
 	;;
 rails)
