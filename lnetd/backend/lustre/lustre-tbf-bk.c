@@ -26,6 +26,8 @@
 
 struct bk_tbf {
 	struct backend *b;
+	struct lnetd *d;
+	bool synced; /* the first sync, on the first tick after start */
 	struct ltbf *t;
 	uint64_t period_us;
 	unsigned fast; /* fast polls left */
@@ -56,19 +58,26 @@ static void arm(struct bk_tbf *x)
 {
 	uint64_t now;
 
-	if (!x->timer || sd_event_now(x->b->d->event, CLOCK_MONOTONIC, &now) < 0)
+	if (!x->timer || sd_event_now(x->d->event, CLOCK_MONOTONIC, &now) < 0)
 		return;
-	sd_event_source_set_time(x->timer, now + (x->fast ? LTBF_FAST_US : x->period_us));
+	sd_event_source_set_time(x->timer,
+				 !x->synced ? now : now + (x->fast ? LTBF_FAST_US : x->period_us));
 	sd_event_source_set_enabled(x->timer, SD_EVENT_ONESHOT);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct bk_tbf *x = arg;
-	struct lnetd *d = x->b->d;
+	struct lnetd *d = x->d;
 
 	(void)s;
 	(void)usec;
+	if (!x->synced) {
+		x->synced = true;
+		ltbf_sync(x->t, d->tbf, d->ntbf, NULL);
+		arm(x);
+		return 0;
+	}
 	ltbf_poll(x->t, d->tbf, d->ntbf, NULL);
 	if (x->fast)
 		x->fast--;
@@ -118,7 +127,7 @@ static void listen_uevents(struct bk_tbf *x)
 
 	x->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
 	if (x->fd >= 0 && bind(x->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    sd_event_add_io(x->b->d->event, &x->uevent, x->fd, EPOLLIN, on_uevent, x) >= 0)
+	    sd_event_add_io(x->d->event, &x->uevent, x->fd, EPOLLIN, on_uevent, x) >= 0)
 		return;
 	log_info("no uevents for Lustre's servers (%s): their TBF policies are applied "
 		 "within %llu s of their services appearing",
@@ -128,7 +137,8 @@ static void listen_uevents(struct bk_tbf *x)
 	x->fd = -1;
 }
 
-int lustre_tbf_start(struct backend *b, const struct lutbf_env *env, uint64_t period_us)
+int lustre_tbf_start(struct backend *b, struct lnetd *d, const struct lutbf_env *env,
+		     uint64_t period_us)
 {
 	struct bk_tbf *x = calloc(1, sizeof(*x));
 	int rc;
@@ -136,6 +146,7 @@ int lustre_tbf_start(struct backend *b, const struct lutbf_env *env, uint64_t pe
 	if (!x)
 		return -ENOMEM;
 	x->b = b;
+	x->d = d;
 	x->fd = -1;
 	x->period_us = period_us ? period_us : LTBF_PERIOD_US;
 	x->t = ltbf_new(env, log_cb, x);
@@ -145,9 +156,9 @@ int lustre_tbf_start(struct backend *b, const struct lutbf_env *env, uint64_t pe
 	}
 	x->next = all;
 	all = x;
-	if (!b->d->event)
+	if (!d->event)
 		return 0;
-	rc = sd_event_add_time(b->d->event, &x->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer, x);
+	rc = sd_event_add_time(d->event, &x->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer, x);
 	if (rc < 0) {
 		lustre_tbf_stop(b);
 		return rc;
@@ -179,8 +190,10 @@ void lustre_tbf_sync(struct backend *b)
 {
 	struct bk_tbf *x = of(b);
 
-	if (x)
-		ltbf_sync(x->t, b->d->tbf, b->d->ntbf, NULL);
+	if (!x)
+		return;
+	x->synced = true;
+	ltbf_sync(x->t, x->d->tbf, x->d->ntbf, NULL);
 }
 
 bool lustre_tbf_applied(const struct backend *b, char *why, size_t len)
@@ -201,7 +214,7 @@ int lustre_tbf_judge(struct backend *b, const struct lnetd_op *ops, size_t n, si
 	for (i = 0; i < n; i++) {
 		if (ops[i].obj != OBJ_TBF || ops[i].verb == VERB_DEL)
 			continue;
-		tbf = lnetd_tbf_find(b->d, ops[i].u.tbf.service);
+		tbf = lnetd_tbf_find(x ? x->d : b->d, ops[i].u.tbf.service);
 		if (!tbf)
 			continue;
 		rc = ltbf_judge(x ? ltbf_env(x->t) : NULL, tbf, msg, len);

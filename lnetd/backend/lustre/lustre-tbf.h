@@ -52,6 +52,7 @@
 #include "lu-tbf.h"
 
 struct lne_tbf;
+struct lnetd;
 struct lnetd_op;
 
 #define LTBF_PERIOD_US	(10 * 1000000ull) /* the drift check */
@@ -102,14 +103,17 @@ int ltbf_read(const struct lutbf_env *env, bk_tbf_fn fn, void *arg, struct lne_e
 /* --- for the lustre engine (lustre-tbf-bk.c) ------------------------------------------ */
 
 /*
- * Start the TBF side for @b (b->d: its policies d->tbf, its loop
- * d->event): a timer every @period_us (0: LTBF_PERIOD_US) and a listener
- * of Lustre's uevents.  @env NULL: the real roots.  Call once from the
- * engine's start, after b->d is set; lustre_tbf_stop() from its stop.
+ * Start the TBF side for @b on @d (its policies d->tbf, its loop
+ * d->event; b->d is not set yet while the engine starts): a timer every
+ * @period_us (0: LTBF_PERIOD_US), the first tick at once with a sync (so
+ * the policies are applied after lnetd starts, lnet.ko or not), and a
+ * listener of Lustre's uevents.  @env NULL: the real roots.  Call once from
+ * the engine's start; lustre_tbf_stop() from its stop.
  */
-int lustre_tbf_start(struct backend *b, const struct lutbf_env *env, uint64_t period_us);
+int lustre_tbf_start(struct backend *b, struct lnetd *d, const struct lutbf_env *env,
+		     uint64_t period_us);
 void lustre_tbf_stop(struct backend *b);
-/* From the engine's sync: hold d->tbf now. */
+/* From the engine's sync, whether lnet.ko is loaded or not: hold d->tbf now. */
 void lustre_tbf_sync(struct backend *b);
 /* From the engine's applied (its whole-node answer, @n NULL). */
 bool lustre_tbf_applied(const struct backend *b, char *why, size_t len);
