@@ -6,7 +6,12 @@
 # is mounted (LUSTRE_FS_MODE=bench; tests/vm/lustre-fs/run.sh bench).
 #
 # Figures are printed as "# T3 ..." lines: achieved / configured, measured
-# in this run.  TAP lines only for what no load can change:
+# in this run (and as FIGURE lines for make bench's doc/BENCHMARKS.md).
+# One writer's figure is bounded by its own round trips: TBF without
+# realtime drops a token's fraction, so a write that comes back later than
+# the rule's interval loses the rest of it; the 4-writer figures keep a
+# request waiting in the class, so that the rule alone sets the pace.
+# TAP lines only for what no load can change:
 #  - each write is one ost_write RPC (the stats' count);
 #  - no rule lets more through than its rate allows: N <= r x t + depth x
 #    CPTs, a token bucket's bound, which a slow machine only moves further
@@ -48,6 +53,26 @@ wdd() {
 		sed 's/^/# dd: /' /tmp/wdd.err >&2
 	_t1=$(cs)
 	echo "$2 $((_t1 - _t0)) $(($(ost_writes) - _w0))"
+}
+
+# pwdd N K: N 4 KiB direct writes by K writers at once, each N/K over its
+# own file ($F.p0 ...: one stripe on OST0000), so that the rule's class
+# always has a request waiting: the rule's rate, not one writer's round
+# trips, sets the pace.  "<N> <centiseconds> <ost_write RPCs>".
+pwdd() {
+	_w0=$(ost_writes)
+	_t0=$(cs)
+	_k=0
+	_pids=""
+	while [ $_k -lt "$2" ]; do
+		dd if=/dev/zero of=$F.p$_k bs=4k count=$(($1 / $2)) oflag=direct conv=notrunc 2>/dev/null &
+		_pids="$_pids $!"
+		_k=$((_k + 1))
+	done
+	# shellcheck disable=SC2086
+	wait $_pids
+	_t1=$(cs)
+	echo "$1 $((_t1 - _t0)) $(($(ost_writes) - _w0))"
 }
 
 # rdd FILE N: N 4 KiB direct reads; "<N> <centiseconds> <ost_read RPCs>".
@@ -119,6 +144,22 @@ throttled "nid rule, 20 RPC/s" 20 200
 # upstream keeps a token's fraction only for realtime rules (nrs_tbf.c)
 lutbf apply ost_io 'start cli nid={0@lo} rate=20 realtime=1' >/dev/null
 throttled "nid rule, 20 RPC/s, realtime=1" 20 200
+# The same rules with 4 writers at once: a request always waits in the class.
+for k in 0 1 2 3; do
+	lfs setstripe -c 1 -i 0 $F.p$k && dd if=/dev/zero of=$F.p$k bs=1M count=1 2>/dev/null
+done
+sync
+pthrottled() {
+	set -- "$1" "$2" "$3" $(pwdd "$3" 4)
+	_got=$(rate "$3" "$5")
+	echo "# T3 $1: configured $2 RPC/s, $3 writes ($6 ost_write RPCs) in $(awk -v c="$5" 'BEGIN { printf "%.2f", c / 100 }') s: achieved $_got RPC/s, achieved/configured $(ratio "$_got" "$2")"
+	fig "$1" "$_got" "$2"
+	tap "$1: no more ost_write RPCs than the rule allows" within "$6" "$5" "$2"
+}
+lutbf apply ost_io 'start cli nid={0@lo} rate=10' >/dev/null
+pthrottled "nid rule, 10 RPC/s, 4 writers at once" 10 100
+lutbf apply ost_io 'start cli nid={0@lo} rate=20' >/dev/null
+pthrottled "nid rule, 20 RPC/s, 4 writers at once" 20 200
 if [ "$ncpt" -gt 1 ]; then
 	# dd on CPU 0: over 0@lo its requests arrive on CPU 0's partition
 	_t0=$(cs)
