@@ -136,10 +136,10 @@ fi
 # --- lutbf: lnetd's TBF layer, for the guest --------------------------------
 # Built here with the engine it needs, without a sanitizer build's flags.
 prog=$lw/lutbf
-srcs="$here/lutbf.c $(ls "$top"/lnetd/backend/lustre/lu-tbf*.c) $(ls "$top"/engine/*.c)"
+srcs="$here/lutbf.c $(ls "$top"/lnetd/backend/lustre/lu-tbf*.c) $top/lnetd/backend/lustre/lustre-tbf.c $(ls "$top"/engine/*.c)"
 stale=no
 [ -x "$prog" ] || stale=yes
-for f in $srcs "$top"/lnetd/backend/lustre/lu-tbf.h "$top"/engine/*.h; do
+for f in $srcs "$top"/lnetd/backend/lustre/lu-tbf.h "$top"/lnetd/backend/lustre/lustre-tbf.h "$top"/engine/*.h; do
 	[ "$f" -nt "$prog" ] && stale=yes
 done
 if [ "$stale" = yes ]; then
@@ -242,6 +242,10 @@ fs | bench)
 	[ "$mode" = fs ] && cpts=${LUSTRE_FS_CPTS:-2}
 	guest "$lw/$mode.log" 900 "$mode"
 	echo "# qemu exit status $?, wall $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s (cpu_npartitions ${cpts:-default})"
+	# the T3 figures (bench-t3.sh's "FIGURE" lines) for make bench's report
+	if [ "$mode" = bench ] && [ -n "${BENCH_FIGURES:-}" ]; then
+		tr -d '\r' <"$lw/$mode.log" | grep '^FIGURE	' >>"$BENCH_FIGURES"
+	fi
 	tap "$lw/$mode.log"
 	;;
 rails)
