@@ -507,7 +507,7 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
  */
 static int add_all_globals(sd_bus *bus, struct cf_doc *doc)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *name;
 	uint32_t v;
 	size_t i;
@@ -533,7 +533,6 @@ static int add_all_globals(sd_bus *bus, struct cf_doc *doc)
 			rc = -ENOMEM;
 		}
 	}
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the globals: %s", strerror(-rc)) : 0;
 }
 
@@ -593,7 +592,7 @@ static struct cf_op *ni_op_of(struct cf_doc *doc, const char *net, const char *i
  */
 static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *net, *ifname, *state, *key, *pattern, *eff;
 	int rc = ctl_call(bus, "ListNIs", &r, NULL);
 
@@ -628,7 +627,6 @@ static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the NIs: %s", strerror(-rc)) : 0;
 }
 

@@ -248,7 +248,7 @@ static int stats_show(struct ctl_opt *opt, int argc, char **argv)
 	static const char *const totals[] = {"send_count",  "recv_count",  "drop_count",
 					     "send_length", "recv_length", "drop_length",
 					     NULL};
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct yout *y;
 	sd_bus *bus = NULL;
 	int rc;
@@ -311,7 +311,6 @@ static int stats_show(struct ctl_opt *opt, int argc, char **argv)
 	yout_map_end(y);
 	yout_map_end(y);
 	yout_end(y);
-	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's counters make no sense: %s", strerror(-rc))
 		      : 0;

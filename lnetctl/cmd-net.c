@@ -536,7 +536,7 @@ static int owner_entry(sd_bus_message *r, const char *key, void *arg)
 
 static int nid_owner(sd_bus *bus, struct nid_owner *o)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *net, *ifname, *state;
 	int rc = ctl_call(bus, "ListNIs", &r, NULL);
 
@@ -561,7 +561,6 @@ static int nid_owner(sd_bus *bus, struct nid_owner *o)
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(r);
 	}
-	sd_bus_message_unref(r);
 	if (rc < 0)
 		return ctl_fail(EXIT_REFUSED, "cannot list the NIs: %s", strerror(-rc));
 	return o->found ? 0 : ctl_fail_errno(EXIT_REFUSED, -ENOENT, "%s: no such local NI", o->nid);

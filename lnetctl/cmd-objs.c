@@ -168,7 +168,7 @@ int ctl_udsp_info(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	const char *key, *contents, *s;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	char type, **v = NULL, **p;
 	int64_t x;
 	int rc;
@@ -218,7 +218,6 @@ int ctl_udsp_info(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *
 			rc = sd_bus_message_exit_container(r);
 	}
 	yout_map_end(y);
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's UDSP info makes no sense: %s",
 				 strerror(-rc))
 		      : 0;
@@ -424,7 +423,7 @@ static uint32_t lnd_timeout_of(uint32_t transaction_timeout, uint32_t retry_coun
 int ctl_lnd_timeout(sd_bus *bus, uint32_t *out)
 {
 	uint32_t v, tt = 0, retries = 0;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *name;
 	int rc;
 
@@ -438,7 +437,6 @@ int ctl_lnd_timeout(sd_bus *bus, uint32_t *out)
 		else if (!strcmp(name, "retry_count"))
 			retries = v;
 	}
-	sd_bus_message_unref(r);
 	*out = lnd_timeout_of(tt, retries);
 	return rc < 0 ? rc : 0;
 }

@@ -551,7 +551,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	struct peer_row row = {.nids = NULL};
 	struct ctl_counters *counters = NULL;
 	struct ctl_ahead *ahead = NULL;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
 	int rc, yrc, shown = 0;
@@ -615,7 +615,6 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	free(text);
 	ctl_counters_free(counters);
 	ctl_ahead_free(ahead);
-	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc;
 }
@@ -656,7 +655,7 @@ static int sort_peers(struct cf_doc *doc)
 int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 {
 	struct peer_row row = {.nids = NULL};
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	int rc = ctl_call(bus, "ListPeers", &r, NULL);
 
 	if (rc)
@@ -678,7 +677,6 @@ int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 		}
 	}
 	peer_row_free(&row);
-	sd_bus_message_unref(r);
 	if (rc >= 0)
 		rc = sort_peers(doc);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the peers: %s", strerror(-rc)) : 0;

@@ -90,7 +90,7 @@ static int sel_add(struct ctl_opt *opt, enum sel_type t)
 /* The kind of rule @idx, from ListRules, into @kind (static storage of the reply). */
 static int rule_kind(sd_bus *bus, uint32_t idx, char *kind, size_t len)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct ctl_rule rule;
 	int rc;
 
@@ -102,7 +102,6 @@ static int rule_kind(sd_bus *bus, uint32_t idx, char *kind, size_t len)
 	while (rc >= 0 && (rc = ctl_rule_next(r, &rule)) > 0)
 		if (rule.idx == idx)
 			snprintf(kind, len, "%s", rule.kind);
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's rules make no sense: %s", strerror(-rc))
 		      : 0;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/tbf.h"
 #include "lnetctl.h"
 #include "yout.h"
 
@@ -351,7 +352,7 @@ static int tbf_show(struct ctl_opt *opt, int argc, char **argv)
 const struct ctl_cmd ctl_tbf_cmds[] = {
 	{"tbf policy set",
 	 "--service SERVICE [--queue reg|hp] [--type TYPE] [--depth N] | \"tbf [reg|hp] TYPE\"",
-	 "Set a TBF queue's type (nid, jobid, opcode, uid, gid, or a+b) and bucket depth.",
+	 "Set a TBF queue's type (" LNE_TBF_FIELD_NAMES ", or a+b) and bucket depth.",
 	 policy_set,
 	 {SVC_OPT,
 	  {"queue", 0, "reg|hp", "the queue (default: both)"},

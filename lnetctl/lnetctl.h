@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "common/cleanup.h"
 #include "conf.h"
 
 /* Exit codes (lnetctl(8), EXIT STATUS). */

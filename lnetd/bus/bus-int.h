@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "common/cleanup.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 #include "lnetd/store/store.h"
@@ -22,12 +23,6 @@ struct caller {
 	struct st_who who;
 	char cmd[512];
 };
-
-/*
- * A local released when it goes out of scope, whichever return is taken:
- * _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
- */
-#define _cleanup_(f) __attribute__((cleanup(f)))
 
 /* The one place an errno and a sentence become a D-Bus error. */
 int bus_fail(sd_bus_error *e, int rc, const char *msg);
