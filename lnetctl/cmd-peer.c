@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/peer-attrs.h"
 #include "lnetctl.h"
 #include "yout.h"
 
@@ -217,12 +218,17 @@ static int peer_apply(const char *verb, const char *primary, char **nids, size_t
 	sd_bus *bus = NULL;
 	uint64_t gen;
 	bool add = !strcmp(verb, "add");
-	int rc = !op || cf_op_set_str(op, "primary", primary) ||
-		 (n && cf_op_set_strv(op, "nids", (const char *const *)nids, n));
+	int k, rc = !op || cf_op_set_str(op, "primary", primary) ||
+		    (n && cf_op_set_strv(op, "nids", (const char *const *)nids, n));
 
-	if (!rc && add)
-		rc = cf_op_set_bool(op, "multi_rail", !ctl_opt(opt, "non-mr")->given) ||
-		     (ctl_opt(opt, "lock-prim")->given && cf_op_set_bool(op, "lock_prim", true));
+	/* each setting: a negative option (--non_mr) always says it, others when given */
+	for (k = 0; !rc && add && k < LNE_PEER_A__COUNT; k++) {
+		const struct lne_peer_desc *a = &lne_peer_desc[k];
+		bool given = ctl_opt(opt, a->option)->given;
+
+		if (a->neg || given)
+			rc = cf_op_set_bool(op, a->name, a->neg ? !given : true);
+	}
 	if (!rc && !add && ctl_opt(opt, "force")->given)
 		rc = cf_op_set_bool(op, "force", true);
 	if (rc || cf_doc_push(&doc, op)) {
@@ -714,6 +720,9 @@ static int peer_set(struct ctl_opt *opt, int argc, char **argv)
 	return ctl_finish(rc, bus, reply);
 }
 
+/* peer add's options for the settings of engine/peer-attrs.h: flags, each */
+#define PEER_OPT(id, name, yaml, option, neg, def, engine, help) {option, 0, NULL, help},
+
 const struct ctl_cmd ctl_peer_cmds[] = {
 	{"peer add",
 	 "--prim_nid NID [--nid NID[,NID...]] [--non_mr] [--lock_prim]",
@@ -721,9 +730,7 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 peer_add,
 	 {{"prim-nid", 0, "NID", "the peer's primary NID"},
 	  {"nid", 0, "NIDS", "its other NIDs, e.g. 10.0.0.[2-4]@tcp,10.1.0.2@o2ib"},
-	  {"non-mr", 0, NULL, "the peer is not Multi-Rail"},
-	  {"lock-prim", 0, NULL,
-	   "lock the primary NID: a peer del without --force keeps the peer and its primary"}},
+	  LNE_PEER_ATTRS(PEER_OPT)},
 	 0,
 	 0},
 	{"peer del",
