@@ -35,10 +35,10 @@
 
 #include "port.h"
 
-#define LNE_PEER_ATTRS(X)                                                               \
-	X(MULTI_RAIL, multi_rail, "Multi-Rail", "non-mr", true, 1, true,                \
-	  "the peer is not Multi-Rail")                                                 \
-	X(LOCK_PRIM, lock_prim, "", "lock-prim", false, 0, false,                     \
+#define LNE_PEER_ATTRS(X)                                                            \
+	X(MULTI_RAIL, multi_rail, "Multi-Rail", "non-mr", true, 1, true,             \
+	  "the peer is not Multi-Rail")                                              \
+	X(LOCK_PRIM, lock_prim, "", "lock-prim", false, 0, false,                    \
 	  "lock the primary NID: a peer del without --force keeps the peer and its " \
 	  "primary")
 

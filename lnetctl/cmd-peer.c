@@ -331,21 +331,6 @@ static const char *nid_state(const struct peer_row *row, const char *nid)
 	return "NA";
 }
 
-/*
- * A "v" holding one @type: entered and read without a format string to
- * parse (sd_bus_message_read() was most of reading 50,000 peers).
- */
-static int read_variant(sd_bus_message *r, char type, void *v)
-{
-	int rc = sd_bus_message_enter_container(r, 'v', (char[]){type, '\0'});
-
-	if (rc >= 0)
-		rc = sd_bus_message_read_basic(r, type, v);
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(r);
-	return rc < 0 ? rc : 1;
-}
-
 /* One (s@t) of an array: the string, then one basic value of type @t. */
 static int read_pair(sd_bus_message *r, const char *sig, const char **s, void *v)
 {
@@ -361,57 +346,69 @@ static int read_pair(sd_bus_message *r, const char *sig, const char **s, void *v
 	return rc < 0 ? rc : 1;
 }
 
-static int peer_entry(sd_bus_message *r, const char *key, void *arg)
+static int read_found_nids(sd_bus_message *r, void *rec)
 {
-	struct peer_row *row = arg;
-	const char *nid;
+	struct peer_row *row = rec;
+	int rc = sd_bus_message_enter_container(r, 'v', "as");
+
+	if (rc >= 0)
+		rc = sd_bus_message_read_strv(r, &row->found_nids);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc < 0 ? rc : 1;
+}
+
+/* "nids" a(su) (@states false) or "nid_states" a(ss) into the row's lists. */
+static int read_nid_list(sd_bus_message *r, struct peer_row *row, bool states)
+{
+	const char *nid, *state;
 	uint32_t health;
-	int rc;
+	int rc = sd_bus_message_enter_container(r, 'v', states ? "a(ss)" : "a(su)");
 
-	if (!strcmp(key, "multi_rail"))
-		return read_variant(r, 'b', &row->mr);
-	if (!strcmp(key, "implicit"))
-		return read_variant(r, 'b', &row->implicit);
-	if (!strcmp(key, "discovered"))
-		return read_variant(r, 'b', &row->discovered);
-	if (!strcmp(key, "locked"))
-		return read_variant(r, 'b', &row->locked);
-	if (!strcmp(key, "discovered_nids")) {
-		rc = sd_bus_message_enter_container(r, 'v', "as");
-		if (rc >= 0)
-			rc = sd_bus_message_read_strv(r, &row->found_nids);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		return rc < 0 ? rc : 1;
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', states ? "(ss)" : "(su)");
+	while (rc >= 0 && states && (rc = read_pair(r, "ss", &nid, &state)) > 0) {
+		if (nid_room(&row->states, row->nst, &row->stcap))
+			return -ENOMEM;
+		row->states[row->nst++] = (struct peer_nid){nid, 0, state};
 	}
-	if (!strcmp(key, "nid_states")) {
-		const char *state;
-
-		rc = sd_bus_message_enter_container(r, 'v', "a(ss)");
-		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "(ss)");
-		while (rc >= 0 && (rc = read_pair(r, "ss", &nid, &state)) > 0) {
-			if (nid_room(&row->states, row->nst, &row->stcap))
-				return -ENOMEM;
-			row->states[row->nst++] = (struct peer_nid){nid, 0, state};
-		}
-	} else if (!strcmp(key, "nids")) {
-		rc = sd_bus_message_enter_container(r, 'v', "a(su)");
-		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "(su)");
-		while (rc >= 0 && (rc = read_pair(r, "su", &nid, &health)) > 0) {
-			if (nid_room(&row->nids, row->n, &row->cap))
-				return -ENOMEM;
-			row->nids[row->n++] = (struct peer_nid){nid, health, NULL};
-		}
-	} else {
-		return 0;
+	while (rc >= 0 && !states && (rc = read_pair(r, "su", &nid, &health)) > 0) {
+		if (nid_room(&row->nids, row->n, &row->cap))
+			return -ENOMEM;
+		row->nids[row->n++] = (struct peer_nid){nid, health, NULL};
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
 	return rc < 0 ? rc : 1;
+}
+
+static int read_nids(sd_bus_message *r, void *rec)
+{
+	return read_nid_list(r, rec, false);
+}
+
+static int read_nid_states(sd_bus_message *r, void *rec)
+{
+	return read_nid_list(r, rec, true);
+}
+
+/* ListPeers' keys (lnetd(8)), each once. */
+static const struct ctl_key peer_keys[] = {
+	CTL_KEY("multi_rail", 'b', struct peer_row, mr),
+	CTL_KEY("implicit", 'b', struct peer_row, implicit),
+	CTL_KEY("discovered", 'b', struct peer_row, discovered),
+	CTL_KEY("locked", 'b', struct peer_row, locked),
+	CTL_KEY_FN("discovered_nids", read_found_nids),
+	CTL_KEY_FN("nid_states", read_nid_states),
+	CTL_KEY_FN("nids", read_nids),
+	{NULL},
+};
+
+static int peer_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	return ctl_key_entry(r, key, peer_keys, arg);
 }
 
 /* The next ListPeers record into @row, what the last one left cleared first. */

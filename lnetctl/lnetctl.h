@@ -11,6 +11,7 @@
 #define LNETCTL_LNETCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
@@ -149,6 +150,32 @@ int ctl_lnd_timeout(sd_bus *bus, uint32_t *out);
  */
 int ctl_read_dict(sd_bus_message *r, int (*entry)(sd_bus_message *r, const char *key, void *arg),
 		  void *arg);
+/*
+ * A reply's a{sv} keys, described once per record: each key a field of the
+ * caller's record (offsetof) holding one basic value, or a reader of its
+ * own for anything else.  The table ends with a NULL key.
+ */
+struct ctl_key {
+	const char *key;
+	char type;  /* the variant's: 's' (const char *, into the reply), 'b' (int), 'u'
+		       (uint32_t), 'i' (int32_t), 't' (uint64_t) */
+	size_t off; /* where it goes in the record */
+	/* instead, when set: read the "v" at @r into @rec (> 0), or fail (< 0) */
+	int (*read)(sd_bus_message *r, void *rec);
+};
+#define CTL_KEY(key, type, rec, field)                \
+	{                                             \
+		key, type, offsetof(rec, field), NULL \
+	}
+#define CTL_KEY_FN(key, fn)   \
+	{                     \
+		key, 0, 0, fn \
+	}
+/*
+ * ctl_read_dict()'s entry for a table: the value of @key into @rec (> 0),
+ * 0 for a key not in @keys (skipped), -EBADMSG for a value of another type.
+ */
+int ctl_key_entry(sd_bus_message *r, const char *key, const struct ctl_key *keys, void *rec);
 /*
  * Send @m, built so far with @rc (a negative errno: it failed, say why), and
  * drop it and the reply: 0, or the exit code after saying why not.
