@@ -671,6 +671,25 @@ static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclu
 		      : 0;
 }
 
+int ctl_apply_op(struct cf_op *op)
+{
+	struct cf_doc doc = {0};
+	char **changes = NULL;
+	sd_bus *bus = NULL;
+	uint64_t gen;
+	int rc;
+
+	if (!op || cf_doc_push(&doc, op)) /* a push that fails frees @op */
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
+	ctl_strv_free(changes);
+	cf_doc_free(&doc);
+	sd_bus_flush_close_unref(bus);
+	return rc;
+}
+
 int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
 	      char ***changes, const char *fname)
 {

@@ -192,6 +192,12 @@ int ctl_bus_error(const sd_bus_error *e, int rc);
  * delete) is refused, as the single-object commands do; else (import) it is
  * no change.
  */
+/*
+ * One operation @op (taken, freed here, also on failure; NULL: out of
+ * memory) as an ApplyWith with exclusive: how lnetctl changes the
+ * configuration.  Its exit code.
+ */
+int ctl_apply_op(struct cf_op *op);
 int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
 	      char ***changes, const char *fname);
 /* An "as" into a NULL-terminated list (NULL when empty; ctl_strv_free); 1 or -errno. */
