@@ -43,7 +43,7 @@ static int route_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb
 	bus_route_fields_init(&rf);
 	rc = sd_bus_message_read(m, "ss", &rf.net, &rf.gateway);
 	if (rc >= 0 && verb == VERB_ADD)
-		rc = bus_read_fields(m, rf.f + 2, "AddRoute", e);
+		rc = bus_read_fields(m, rf.f + ROUTE_F_ATTRS, "AddRoute", e);
 	if (rc < 0)
 		return rc;
 	bus_route_fields_op(&rf, &op);

@@ -53,7 +53,7 @@ int bus_method_add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	bus_rule_fields_init(&rf);
 	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
 	if (rc >= 0)
-		rc = bus_read_fields(m, rf.f + 3, "AddRule", e);
+		rc = bus_read_fields(m, rf.f + RULE_F_PRIORITY, "AddRule", e);
 	if (rc < 0)
 		return rc;
 	if (rf.f[RULE_F_ALL].given)
@@ -93,7 +93,7 @@ int bus_method_delete_rule_matching(sd_bus_message *m, void *userdata, sd_bus_er
 	bus_rule_fields_init(&rf);
 	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
 	if (rc >= 0)
-		rc = bus_read_fields(m, rf.f + 4, "DeleteRuleMatching", e);
+		rc = bus_read_fields(m, rf.f + RULE_F_IDX, "DeleteRuleMatching", e);
 	if (rc < 0)
 		return rc;
 	if (rf.f[RULE_F_ALL].given || rf.f[RULE_F_KIND].given)
