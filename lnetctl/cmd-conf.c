@@ -523,7 +523,7 @@ out:
  */
 static int add_all_globals(sd_bus *bus, struct cf_doc *doc)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *name;
 	uint32_t v;
 	size_t i;
@@ -549,7 +549,6 @@ static int add_all_globals(sd_bus *bus, struct cf_doc *doc)
 			rc = -ENOMEM;
 		}
 	}
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the globals: %s", strerror(-rc)) : 0;
 }
 
@@ -609,7 +608,7 @@ static struct cf_op *ni_op_of(struct cf_doc *doc, const char *net, const char *i
  */
 static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *net, *ifname, *state, *key, *pattern, *eff;
 	int rc = ctl_call(bus, "ListNIs", &r, NULL);
 
@@ -644,7 +643,6 @@ static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the NIs: %s", strerror(-rc)) : 0;
 }
 
