@@ -331,7 +331,7 @@ for f in "$D"/*.case; do
 			"$L" "$@" --help >"$C/help" 2>&1 || why="${why}lnetctl $* --help fails$NL"
 			while IFS= read -r o || [ -n "$o" ]; do
 				[ -n "$o" ] || continue
-				grep -q -e "--$o\( \|$\)" "$C/help" ||
+				grep -q -e "--$o\(:\| \|$\)" "$C/help" ||
 					why="${why}lnetctl $* --help does not offer --$o$NL"
 			done <"$C/options.1"
 		fi
