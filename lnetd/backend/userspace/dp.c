@@ -189,6 +189,8 @@ static int on_link_io(sd_event_source *s, int fd, uint32_t events, void *userdat
 	socklen_t len = sizeof(err);
 
 	(void)s;
+	/* what the input starts (a reply held, a request's deadline) counts from now */
+	dp->node.now_ms = now_ms();
 	dp->depth++;
 	if (k->connecting) {
 		if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
@@ -394,6 +396,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t events, void *userdata
 	}
 	k->fd = c;
 	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	dp->node.now_ms = now_ms();
 	lne_node_accepted(&dp->node, &k->l);
 	k->events = EPOLLIN;
 	if (sd_event_add_io(dp->d->event, &k->io, c, k->events, on_link_io, k) < 0)
