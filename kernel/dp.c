@@ -296,10 +296,13 @@ static bool link_serve(struct lnetk_dp *dp, struct klink *k)
 		k->connecting = false;
 	}
 	for (rounds = 0; rounds < READS_PER_RUN; rounds++) {
-		struct kvec kv = {.iov_base = dp->rx, .iov_len = RX_BUF};
+		/* a payload's bytes straight into its buffer: the node takes them there */
+		u8 *at = dp->rx;
+		size_t room = lne_conn_rx_room(&k->l.conn, &at);
+		struct kvec kv = {.iov_base = at, .iov_len = room ? room : RX_BUF};
 		struct msghdr msg = {.msg_flags = MSG_DONTWAIT};
 
-		rc = kernel_recvmsg(k->ks.sock, &msg, &kv, 1, RX_BUF, MSG_DONTWAIT);
+		rc = kernel_recvmsg(k->ks.sock, &msg, &kv, 1, kv.iov_len, MSG_DONTWAIT);
 		if (rc == -EAGAIN) {
 			rc = 0;
 			break;
@@ -308,7 +311,7 @@ static bool link_serve(struct lnetk_dp *dp, struct klink *k)
 			rc = rc ?: -ECONNRESET;
 			break;
 		}
-		rc = lne_node_input(&dp->node, &k->l, dp->rx, rc);
+		rc = lne_node_input(&dp->node, &k->l, at, rc);
 		if (rc < 0)
 			break;
 	}

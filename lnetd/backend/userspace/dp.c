@@ -145,12 +145,16 @@ static int do_read(struct dplink *k)
 
 	/* a bounded number of reads per wakeup: one busy peer does not starve the loop */
 	for (rounds = 0; rounds < 16; rounds++) {
-		n = read(k->fd, dp->rx, RX_BUF);
+		/* a payload's bytes straight into its buffer: the node takes them there */
+		uint8_t *at = dp->rx;
+		size_t room = lne_conn_rx_room(&k->l.conn, &at);
+
+		n = read(k->fd, at, room ? room : RX_BUF);
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 		if (n == 0)
 			return -ECONNRESET;
-		n = lne_node_input(&dp->node, &k->l, dp->rx, (size_t)n);
+		n = lne_node_input(&dp->node, &k->l, at, (size_t)n);
 		if (n < 0)
 			return (int)n;
 	}
