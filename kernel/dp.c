@@ -488,6 +488,8 @@ static void dp_run(struct work_struct *w)
 		dp->need_sync = false;
 		listeners_sync(dp);
 		lne_node_nis_check(&dp->node); /* an NI came or went: push to the peers */
+		/* a health set below 1000 (NI_SET, PNI_SET) waits in recovery, which takes it back */
+		lne_node_health_rescan(&dp->node);
 	}
 	link_events(dp);
 	list_for_each_entry(ls, &dp->listeners, item)
