@@ -179,6 +179,7 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 	struct lnetk_dp *dp = ctx;
 	struct klink *k = (struct klink *)l;
 	struct sockaddr_storage ss;
+	const struct cred *caller;
 	int port, rc, len;
 
 	len = key_sockaddr(dp, l->peer, &ss, lnet_port);
@@ -187,8 +188,15 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 		return false;
 	tcp_sock_set_nodelay(k->ks.sock->sk);
 	sock_set_reuseaddr(k->ks.sock->sk);
-	/* from the NI's address and a reserved port, as upstream's acceptor wants */
+	/*
+	 * From the NI's address and a reserved port, as upstream's acceptor
+	 * wants.  The bind of a reserved port checks the caller's
+	 * CAP_NET_BIND_SERVICE, and the node may connect from lnetd's netlink
+	 * command, which need not have it (lnetd.service does not give it):
+	 * the module binds as itself, with the kernel's credentials.
+	 */
 	rc = -EADDRINUSE;
+	caller = override_creds(dp->kcred);
 	for (port = LNW_RESERVED_PORT_MAX; rc == -EADDRINUSE && port >= LNW_RESERVED_PORT_MIN;
 	     port--) {
 		struct sockaddr_storage from;
@@ -196,6 +204,7 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 
 		rc = kernel_bind(k->ks.sock, (struct sockaddr *)&from, flen);
 	}
+	revert_creds(caller);
 	if (rc)
 		return false;
 	ks_install(&k->ks, false);
@@ -590,6 +599,11 @@ int lnetk_dp_start(struct net *net, struct lnetk_net *ln)
 	INIT_LIST_HEAD(&dp->events);
 	INIT_WORK(&dp->run, dp_run);
 	INIT_DELAYED_WORK(&dp->tick, dp_tick);
+	dp->kcred = prepare_kernel_cred(&init_task);
+	if (!dp->kcred) {
+		kfree(dp);
+		return -ENOMEM;
+	}
 	lne_node_init(&dp->node, ln->inst, &kops, dp, ktime_get_real_ns());
 	ln->dp = dp;
 	return 0;
@@ -630,6 +644,7 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	if (dp->wq)
 		destroy_workqueue(dp->wq);
 	kfree(dp->rx);
+	put_cred(dp->kcred);
 	ln->dp = NULL;
 	kfree(dp);
 }
