@@ -221,21 +221,4 @@ OUT=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/b.bus" setpriv --reuid=65534 --regid
 	--clear-groups "$LNETCTL" fault drop show 2>&1)
 RC=$?
 check "but can list them" test "$RC" = 0
-
-# --- a held reply is held its whole latency ------------------------------------
-# The node's clock must be read when input arrives: a deadline set from a
-# stale clock (the last tick, seconds ago) ends early, a response timeout
-# too.  b holds what it sends to a0 for 2 s; b then sits idle 3 s, so a
-# stale clock would release the reply at once.  The ping starts after t0 and
-# b receives it after t0, so the answer comes 2 s after t0 or later, however
-# loaded the machine is (the bound allows for ms rounding of the clocks).
-on b fault delay add --source '*' --dest 10.78.0.1@tcp --rate 1 --latency 2
-check "b: hold what goes to a0 for 2 s" test "$RC" = 0
-sleep 3
-t0=$(now_ms)
-on a ping --timeout 60 --source 10.78.0.1@tcp 10.78.0.2@tcp
-t1=$(now_ms)
-diag "a ping through a 2 s delay took $((t1 - t0)) ms"
-check "the held reply comes" test "$RC" = 0
-check "after its whole latency (2 s)" test "$((t1 - t0))" -ge 1990
 finish
