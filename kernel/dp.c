@@ -180,37 +180,52 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 	struct klink *k = (struct klink *)l;
 	struct sockaddr_storage ss;
 	const struct cred *caller;
-	int port, rc, len;
+	int port, rc = -EADDRINUSE, len;
 
 	len = key_sockaddr(dp, l->peer, &ss, lnet_port);
-	rc = sock_create_kern(dp->net, ss.ss_family, SOCK_STREAM, IPPROTO_TCP, &k->ks.sock);
-	if (rc)
-		return false;
-	tcp_sock_set_nodelay(k->ks.sock->sk);
-	sock_set_reuseaddr(k->ks.sock->sk);
-	/*
-	 * From the NI's address and a reserved port, as upstream's acceptor
-	 * wants.  The bind of a reserved port checks the caller's
-	 * CAP_NET_BIND_SERVICE, and the node may connect from lnetd's netlink
-	 * command, which need not have it (lnetd.service does not give it):
-	 * the module binds as itself, with the kernel's credentials.
-	 */
-	rc = -EADDRINUSE;
-	caller = override_creds(dp->kcred);
-	for (port = LNW_RESERVED_PORT_MAX; rc == -EADDRINUSE && port >= LNW_RESERVED_PORT_MIN;
-	     port--) {
+	for (port = LNW_RESERVED_PORT_MAX; port >= LNW_RESERVED_PORT_MIN; port--) {
 		struct sockaddr_storage from;
 		int flen = key_sockaddr(dp, l->local, &from, (u16)port);
 
+		if (!k->ks.sock) {
+			rc = sock_create_kern(dp->net, ss.ss_family, SOCK_STREAM, IPPROTO_TCP,
+					      &k->ks.sock);
+			if (rc)
+				return false;
+			tcp_sock_set_nodelay(k->ks.sock->sk);
+			sock_set_reuseaddr(k->ks.sock->sk);
+		}
+		/*
+		 * From the NI's address and a reserved port, as upstream's
+		 * acceptor wants.  The bind of a reserved port checks the
+		 * caller's CAP_NET_BIND_SERVICE, and the node may connect from
+		 * lnetd's netlink command, which need not have it
+		 * (lnetd.service does not give it): the module binds as
+		 * itself, with the kernel's credentials.
+		 */
+		caller = override_creds(dp->kcred);
 		rc = kernel_bind(k->ks.sock, (struct sockaddr *)&from, flen);
+		revert_creds(caller);
+		if (rc == -EADDRINUSE)
+			continue;
+		if (rc)
+			return false;
+		ks_install(&k->ks, false);
+		k->connecting = true;
+		rc = kernel_connect(k->ks.sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
+		if (!rc || rc == -EINPROGRESS)
+			return true;
+		if (rc != -EADDRNOTAVAIL)
+			return false;
+		/*
+		 * The same address pair is still held by a connection this node
+		 * closed while its link was down (its last packets still due):
+		 * the next port, on a socket of its own.
+		 */
+		ks_release(&k->ks);
+		k->connecting = false;
 	}
-	revert_creds(caller);
-	if (rc)
-		return false;
-	ks_install(&k->ks, false);
-	k->connecting = true;
-	rc = kernel_connect(k->ks.sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
-	return !rc || rc == -EINPROGRESS;
+	return false;
 }
 
 static void ops_wake(void *ctx, struct lne_link *l)
