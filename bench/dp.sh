@@ -17,6 +17,8 @@
 #       rails ÷ over 1 (no target: above 1 where the CPU, not the link, is
 #       the limit and the engine spreads the work)
 # Each figure is also recorded for doc/BENCHMARKS.md (bench/figure.sh).
+# DP_FIGURES="D5" (any of D1-D5, blank-separated) measures only those (D4
+# needs D3: it runs with it), and then not in the guest.
 # Needs root and ip netns; says so and exits 0 otherwise.  Figures, not
 # tests: nothing here fails on a slow machine.
 #
@@ -42,6 +44,10 @@ IPERF=${IPERF:-iperf3}
 OUT=${BENCH_OUT:-bench/out}
 RATE=${DP_RAIL_RATE:-200mbit}
 MIB=${DP_MIB_PER_RAIL:-64}
+FIGS=" ${DP_FIGURES:-D1 D2 D3 D4 D5} "
+want() { case "$FIGS" in *" $1 "*) return 0 ;; esac; return 1; }
+want D4 && FIGS="$FIGS D3 "
+[ -z "${DP_FIGURES:-}" ] || BENCH_VM=0
 # the engine the figures are of, on each line
 E="$ENGINE engine"
 mkdir -p "$OUT"
@@ -77,14 +83,19 @@ on a net add --net tcp --if a0 >/dev/null
 up a
 up b
 
+# raw TCP's side of D2 and D3
+if want D2 || want D3; then
+	"$IP" netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
+	NODE_PIDS="$NODE_PIDS $!"
+	sleep 0.2
+fi
+
 # --- D2: round trips ----------------------------------------------------------
+if want D2; then
 N=2000
 # the best of three each: a figure of the path, not of the machine's other load
 lnet_rtt=
 raw_rtt=
-"$IP" netns exec "${NS}b" "$TCPRR" serve 10.66.0.2 5999 &
-NODE_PIDS="$NODE_PIDS $!"
-sleep 0.2
 for _ in 1 2 3; do
 	R=$(on a selftest run --nid 10.66.0.2@tcp --mode ping --count $N --concurrency 1)
 	x=$(awk -v s="$(field seconds)" -v n=$N 'BEGIN { printf "%.2f", s / n * 1e6 }')
@@ -96,6 +107,7 @@ d2=$(ratio "$lnet_rtt" "$raw_rtt")
 echo "D2 ($E): ping round trip through LNet ${lnet_rtt} us, raw TCP ${raw_rtt} us: ratio $d2 (target <= 1.5): $(verdict "$d2" "<=" 1.5)"
 figure D2 "$ENGINE" "a ping's round trip through LNet ÷ a raw TCP round trip of the same size (96 bytes) on the same veth (best of 3 × $N)" \
 	"$lnet_rtt µs" "$raw_rtt µs, raw TCP" "$d2" "≤ 1.5" "$(okfail "$d2" "<=" 1.5)"
+fi
 
 # --- D3: small messages ---------------------------------------------------------
 best_rate() { # the best of three: messages/s of 0-byte PUTs without ACKs
@@ -108,6 +120,7 @@ best_rate() { # the best of three: messages/s of 0-byte PUTs without ACKs
 	done
 	echo "$b"
 }
+if want D3; then
 lnet_rate=$(best_rate)
 raw_rate=0
 for _ in 1 2 3; do
@@ -118,8 +131,10 @@ d3=$(ratio "$lnet_rate" "$raw_rate")
 echo "D3 ($E): 0-byte PUTs ${lnet_rate}/s, raw TCP 96-byte messages ${raw_rate}/s: ratio $d3 (target >= 0.5): $(verdict "$d3" ">=" 0.5)"
 figure D3 "$ENGINE" "0-byte PUTs per second (no ACK, 128 in flight) ÷ raw TCP messages of LNet's 96-byte header per second, streamed on the same veth" \
 	"$lnet_rate PUTs/s" "$raw_rate messages/s, raw TCP" "$d3" "≥ 0.5" "$(okfail "$d3" ">=" 0.5)"
+fi
 
 # --- D4: 1,000 UDSP rules ------------------------------------------------------
+if want D4; then
 {
 	echo "udsp:"
 	i=0
@@ -136,6 +151,7 @@ echo "D4 ($E): 0-byte PUTs with 1,000 rules ${rules_rate}/s, with none ${lnet_ra
 figure D4 "$ENGINE" "a message's cost with 1,000 UDSP rules configured ÷ with none (0-byte PUTs per second, inverted)" \
 	"$rules_rate PUTs/s, 1,000 rules" "$lnet_rate PUTs/s, none" "$d4" "≤ 1.05" "$(okfail "$d4" "<=" 1.05)"
 on a udsp del --all >/dev/null 2>&1 || on a import --del "$T/rules.yaml" >/dev/null 2>&1
+fi
 
 # b as a Multi-Rail peer of four NIDs, one per rail (D5 and D1)
 on a peer add --prim_nid 10.66.0.2@tcp --nid 10.66.1.2@tcp1,10.66.2.2@tcp2,10.66.3.2@tcp3 \
@@ -196,7 +212,9 @@ raw_mbs() {
 	echo "${1:-0}"
 }
 D5S=${DP_D5_SECONDS:-3}
-if command -v "$IPERF" >/dev/null 2>&1; then
+if ! want D5; then
+	:
+elif command -v "$IPERF" >/dev/null 2>&1; then
 	"$IP" netns exec "${NS}b" "$IPERF" -s -B 10.66.0.2 -p 5201 >/dev/null 2>&1 &
 	NODE_PIDS="$NODE_PIDS $!"
 	rails 1
@@ -241,6 +259,7 @@ else
 fi
 
 # --- D1: Multi-Rail --------------------------------------------------------------
+if want D1; then
 for r in 0 1 2 3; do
 	"$IP" netns exec "${NS}a" "$TC" qdisc replace dev "a$r" root tbf rate "$RATE" burst 256kb latency 100ms
 done
@@ -279,6 +298,7 @@ if plot_or_ship "$OUT/d1-rails.csv" "$OUT/d1-rails.png" \
 	echo "D1: plot in $OUT/d1-rails.png (data: $OUT/d1-rails.csv)"
 else
 	echo "D1: per-rail data in $OUT/d1-rails.csv (no gnuplot for the plot)"
+fi
 fi
 
 # --- the same in the VM tier's guest, with the kernel engine ---------------------

@@ -280,7 +280,8 @@ static bool part_done(struct lne_conn *c, struct lne_conn_ev *ev)
 			deliver(c, ev);
 			return true;
 		}
-		c->payload = lne_zalloc(c->hdr.payload);
+		/* every byte is the peer's before it is delivered: no need to zero it */
+		c->payload = lne_alloc(c->hdr.payload);
 		if (!c->payload) {
 			f = LNW_F_LENGTH;
 			break;
@@ -297,6 +298,14 @@ static bool part_done(struct lne_conn *c, struct lne_conn_ev *ev)
 	return true;
 }
 
+size_t lne_conn_rx_room(const struct lne_conn *c, u8 **at)
+{
+	if (c->state != LNC_PAYLOAD || c->payload_have >= c->hdr.payload)
+		return 0;
+	*at = c->payload + c->payload_have;
+	return c->hdr.payload - c->payload_have;
+}
+
 size_t lne_conn_input(struct lne_conn *c, const u8 *buf, size_t len, struct lne_conn_ev *ev)
 {
 	size_t used = 0, n;
@@ -309,7 +318,9 @@ size_t lne_conn_input(struct lne_conn *c, const u8 *buf, size_t len, struct lne_
 			n = c->hdr.payload - c->payload_have;
 			if (n > len - used)
 				n = len - used;
-			memcpy(c->payload + c->payload_have, buf + used, n);
+			/* read straight into the payload (lne_conn_rx_room()): nothing to copy */
+			if (buf + used != c->payload + c->payload_have)
+				memcpy(c->payload + c->payload_have, buf + used, n);
 			c->payload_have += (u32)n;
 			used += n;
 			if (c->payload_have == c->hdr.payload) {

@@ -110,6 +110,12 @@ void lne_conn_fail(struct lne_conn *c, enum lnw_fault f);
 
 /* Consume input up to one event; returns the bytes consumed. */
 size_t lne_conn_input(struct lne_conn *c, const u8 *buf, size_t len, struct lne_conn_ev *ev);
+/*
+ * While a payload comes in: where its next bytes go (*@at) and how many are
+ * still to come, else 0.  The shell may read up to that many straight there
+ * and hand them to lne_conn_input() at @at: they are not copied again.
+ */
+size_t lne_conn_rx_room(const struct lne_conn *c, u8 **at);
 
 /* Frames: an LNet message (its payload stays the caller's until sent), or a NOOP. */
 void lne_frame_lnet(struct lne_frame *f, const struct lnw_hdr *h, const u8 *payload, u64 zc_req);

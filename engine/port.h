@@ -32,6 +32,12 @@ static inline void *lne_zalloc(size_t size)
 	return kzalloc(size, GFP_KERNEL);
 }
 
+/* Not zeroed: for a buffer whose every byte is written before it is read. */
+static inline void *lne_alloc(size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
 static inline void *lne_realloc_array(void *p, size_t n, size_t size)
 {
 	return krealloc_array(p, n, size, GFP_KERNEL);
@@ -99,6 +105,12 @@ typedef int64_t s64;
 static inline void *lne_zalloc(size_t size)
 {
 	return calloc(1, size);
+}
+
+/* Not zeroed: for a buffer whose every byte is written before it is read. */
+static inline void *lne_alloc(size_t size)
+{
+	return malloc(size);
 }
 
 static inline void *lne_realloc_array(void *p, size_t n, size_t size)

@@ -7,10 +7,12 @@
 #ifndef LNETK_DP_INT_H
 #define LNETK_DP_INT_H
 
+#include <linux/cred.h>
 #include <linux/in.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/workqueue.h>
@@ -56,6 +58,7 @@ struct klisten {
 };
 
 struct lnetk_dp {
+	const struct cred *kcred; /* the kernel's: a connection's reserved port is bound with it */
 	struct net *net;
 	struct lnetk_net *ln;
 	struct mutex lock; /* every call into the node; the lists */

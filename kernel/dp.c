@@ -179,29 +179,53 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 	struct lnetk_dp *dp = ctx;
 	struct klink *k = (struct klink *)l;
 	struct sockaddr_storage ss;
-	int port, rc, len;
+	const struct cred *caller;
+	int port, rc = -EADDRINUSE, len;
 
 	len = key_sockaddr(dp, l->peer, &ss, lnet_port);
-	rc = sock_create_kern(dp->net, ss.ss_family, SOCK_STREAM, IPPROTO_TCP, &k->ks.sock);
-	if (rc)
-		return false;
-	tcp_sock_set_nodelay(k->ks.sock->sk);
-	sock_set_reuseaddr(k->ks.sock->sk);
-	/* from the NI's address and a reserved port, as upstream's acceptor wants */
-	rc = -EADDRINUSE;
-	for (port = LNW_RESERVED_PORT_MAX; rc == -EADDRINUSE && port >= LNW_RESERVED_PORT_MIN;
-	     port--) {
+	for (port = LNW_RESERVED_PORT_MAX; port >= LNW_RESERVED_PORT_MIN; port--) {
 		struct sockaddr_storage from;
 		int flen = key_sockaddr(dp, l->local, &from, (u16)port);
 
+		if (!k->ks.sock) {
+			rc = sock_create_kern(dp->net, ss.ss_family, SOCK_STREAM, IPPROTO_TCP,
+					      &k->ks.sock);
+			if (rc)
+				return false;
+			tcp_sock_set_nodelay(k->ks.sock->sk);
+			sock_set_reuseaddr(k->ks.sock->sk);
+		}
+		/*
+		 * From the NI's address and a reserved port, as upstream's
+		 * acceptor wants.  The bind of a reserved port checks the
+		 * caller's CAP_NET_BIND_SERVICE, and the node may connect from
+		 * lnetd's netlink command, which need not have it
+		 * (lnetd.service does not give it): the module binds as
+		 * itself, with the kernel's credentials.
+		 */
+		caller = override_creds(dp->kcred);
 		rc = kernel_bind(k->ks.sock, (struct sockaddr *)&from, flen);
+		revert_creds(caller);
+		if (rc == -EADDRINUSE)
+			continue;
+		if (rc)
+			return false;
+		ks_install(&k->ks, false);
+		k->connecting = true;
+		rc = kernel_connect(k->ks.sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
+		if (!rc || rc == -EINPROGRESS)
+			return true;
+		if (rc != -EADDRNOTAVAIL)
+			return false;
+		/*
+		 * The same address pair is still held by a connection this node
+		 * closed while its link was down (its last packets still due):
+		 * the next port, on a socket of its own.
+		 */
+		ks_release(&k->ks);
+		k->connecting = false;
 	}
-	if (rc)
-		return false;
-	ks_install(&k->ks, false);
-	k->connecting = true;
-	rc = kernel_connect(k->ks.sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
-	return !rc || rc == -EINPROGRESS;
+	return false;
 }
 
 static void ops_wake(void *ctx, struct lne_link *l)
@@ -296,10 +320,13 @@ static bool link_serve(struct lnetk_dp *dp, struct klink *k)
 		k->connecting = false;
 	}
 	for (rounds = 0; rounds < READS_PER_RUN; rounds++) {
-		struct kvec kv = {.iov_base = dp->rx, .iov_len = RX_BUF};
+		/* a payload's bytes straight into its buffer: the node takes them there */
+		u8 *at = dp->rx;
+		size_t room = lne_conn_rx_room(&k->l.conn, &at);
+		struct kvec kv = {.iov_base = at, .iov_len = room ? room : RX_BUF};
 		struct msghdr msg = {.msg_flags = MSG_DONTWAIT};
 
-		rc = kernel_recvmsg(k->ks.sock, &msg, &kv, 1, RX_BUF, MSG_DONTWAIT);
+		rc = kernel_recvmsg(k->ks.sock, &msg, &kv, 1, kv.iov_len, MSG_DONTWAIT);
 		if (rc == -EAGAIN) {
 			rc = 0;
 			break;
@@ -308,7 +335,7 @@ static bool link_serve(struct lnetk_dp *dp, struct klink *k)
 			rc = rc ?: -ECONNRESET;
 			break;
 		}
-		rc = lne_node_input(&dp->node, &k->l, dp->rx, rc);
+		rc = lne_node_input(&dp->node, &k->l, at, rc);
 		if (rc < 0)
 			break;
 	}
@@ -485,6 +512,8 @@ static void dp_run(struct work_struct *w)
 		dp->need_sync = false;
 		listeners_sync(dp);
 		lne_node_nis_check(&dp->node); /* an NI came or went: push to the peers */
+		/* a health set below 1000 (NI_SET, PNI_SET) waits in recovery, which takes it back */
+		lne_node_health_rescan(&dp->node);
 	}
 	link_events(dp);
 	list_for_each_entry(ls, &dp->listeners, item)
@@ -585,6 +614,11 @@ int lnetk_dp_start(struct net *net, struct lnetk_net *ln)
 	INIT_LIST_HEAD(&dp->events);
 	INIT_WORK(&dp->run, dp_run);
 	INIT_DELAYED_WORK(&dp->tick, dp_tick);
+	dp->kcred = prepare_kernel_cred(&init_task);
+	if (!dp->kcred) {
+		kfree(dp);
+		return -ENOMEM;
+	}
 	lne_node_init(&dp->node, ln->inst, &kops, dp, ktime_get_real_ns());
 	ln->dp = dp;
 	return 0;
@@ -625,6 +659,7 @@ void lnetk_dp_stop(struct lnetk_net *ln)
 	if (dp->wq)
 		destroy_workqueue(dp->wq);
 	kfree(dp->rx);
+	put_cred(dp->kcred);
 	ln->dp = NULL;
 	kfree(dp);
 }

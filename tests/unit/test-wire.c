@@ -704,6 +704,111 @@ START_TEST(conn_handshake_and_messages)
 }
 END_TEST
 
+/*
+ * As shuttle(), but as the shells read: while a payload comes in, its bytes
+ * go straight where lne_conn_rx_room() says and are handed over there; where
+ * each payload began goes in @bases.
+ */
+static void shuttle_in_place(struct lne_conn *from, struct lne_conn *to, size_t chunk,
+			     struct lne_conn_ev *evs, int *nev, u8 **bases, int *nbase)
+{
+	struct lne_iov iov[4];
+
+	while (lne_conn_tx_iov(from, iov, 4) > 0) {
+		size_t n = iov[0].len < chunk ? iov[0].len : chunk, off = 0;
+		const u8 *p = iov[0].base;
+
+		while (off < n) {
+			struct lne_conn_ev ev;
+			u8 *at = NULL;
+			size_t room = lne_conn_rx_room(to, &at), used;
+
+			if (room) {
+				size_t m = room < n - off ? room : n - off;
+
+				if (!to->payload_have)
+					bases[(*nbase)++] = at;
+				memcpy(at, p + off, m);
+				used = lne_conn_input(to, at, m, &ev);
+				ck_assert_uint_eq(used, m);
+			} else {
+				used = lne_conn_input(to, p + off, n - off, &ev);
+			}
+			off += used;
+			if (ev.type != LNC_EV_NONE)
+				evs[(*nev)++] = ev;
+			ck_assert_int_ne(ev.type, LNC_EV_FAULT);
+		}
+		lne_conn_tx_sent(from, n, frame_free, NULL);
+	}
+}
+
+/* 1 MiB payloads read in place arrive whole, in the buffer they were read into. */
+START_TEST(conn_payload_in_place)
+{
+	size_t chunks[] = {7, 4096, 65536 + 3, 1 << 21};
+	const u32 len = 1 << 20;
+	size_t c;
+
+	for (c = 0; c < LNE_ARRAY_SIZE(chunks); c++) {
+		struct lnw_hello h = {.version = 3,
+				      .src_nid = 0x000200000a000001ull,
+				      .dst_nid = 0x000200000a000002ull,
+				      .src_pid = 12345,
+				      .src_inc = 42,
+				      .ctype = LNW_CONN_BULK_OUT};
+		struct lne_conn a, b;
+		struct lne_frame *hs_a = calloc(1, sizeof(*hs_a)), *hs_b = calloc(1, sizeof(*hs_b));
+		struct lne_conn_ev ev[8];
+		struct lnw_hdr put = {.type = LNW_PUT,
+				      .payload = len,
+				      .portal = 9,
+				      .match = 5,
+				      .wh_object = LNW_WH_NONE};
+		u8 *payload = malloc(len), *bases[4], *at;
+		u32 i;
+		int nev = 0, nbase = 0, m;
+
+		ck_assert_ptr_nonnull(payload);
+		for (i = 0; i < len; i++)
+			payload[i] = (u8)(i * 7 + (i >> 12));
+		lne_conn_init_active(&a, &h, hs_a, NULL);
+		lne_conn_init_passive(&b, NULL);
+		shuttle(&a, &b, 4096, ev, &nev);
+		h.src_nid = 0x000200000a000002ull;
+		h.dst_nid = 0x000200000a000001ull;
+		lne_conn_reply_hello(&b, &h, hs_b);
+		nev = 0;
+		shuttle(&b, &a, 4096, ev, &nev);
+		ck_assert_int_eq(nev, 1);
+		ck_assert_uint_eq(lne_conn_rx_room(&b, &at), 0); /* no payload under way */
+
+		/* two messages back to back: the second's header follows the first's payload */
+		for (m = 0; m < 2; m++) {
+			struct lne_frame *f = calloc(1, sizeof(*f));
+
+			lne_frame_lnet(f, &put, payload, 0);
+			lne_conn_queue(&a, f);
+		}
+		nev = 0;
+		shuttle_in_place(&a, &b, chunks[c], ev, &nev, bases, &nbase);
+		ck_assert_int_eq(nev, 2);
+		ck_assert_int_eq(nbase, 2);
+		for (m = 0; m < 2; m++) {
+			ck_assert_int_eq(ev[m].type, LNC_EV_MSG);
+			ck_assert_uint_eq(ev[m].hdr.payload, len);
+			ck_assert_ptr_eq(ev[m].payload,
+					 bases[m]); /* where it was read: not copied */
+			ck_assert(!memcmp(ev[m].payload, payload, len));
+			free(ev[m].payload);
+		}
+		ck_assert_uint_eq(lne_conn_rx_room(&b, &at), 0);
+		free(payload);
+		lne_conn_tx_flush(&a, no_free, NULL);
+	}
+}
+END_TEST
+
 /* Hostile bytes after a good handshake end the connection with a named fault. */
 static enum lnw_fault after_handshake(const u8 *bytes, size_t len)
 {
@@ -781,6 +886,7 @@ Suite *make_wire_suite(void)
 	tcase_add_test(tc, hdr16_hostile);
 	tcase_add_test(tc, ping16_info);
 	tcase_add_test(tc, conn_handshake_and_messages);
+	tcase_add_test(tc, conn_payload_in_place);
 	tcase_add_test(tc, conn_hostile);
 	suite_add_tcase(s, tc);
 	return s;

@@ -145,12 +145,16 @@ static int do_read(struct dplink *k)
 
 	/* a bounded number of reads per wakeup: one busy peer does not starve the loop */
 	for (rounds = 0; rounds < 16; rounds++) {
-		n = read(k->fd, dp->rx, RX_BUF);
+		/* a payload's bytes straight into its buffer: the node takes them there */
+		uint8_t *at = dp->rx;
+		size_t room = lne_conn_rx_room(&k->l.conn, &at);
+
+		n = read(k->fd, at, room ? room : RX_BUF);
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 		if (n == 0)
 			return -ECONNRESET;
-		n = lne_node_input(&dp->node, &k->l, dp->rx, (size_t)n);
+		n = lne_node_input(&dp->node, &k->l, at, (size_t)n);
 		if (n < 0)
 			return (int)n;
 	}
@@ -189,6 +193,8 @@ static int on_link_io(sd_event_source *s, int fd, uint32_t events, void *userdat
 	socklen_t len = sizeof(err);
 
 	(void)s;
+	/* what the input starts (a reply held, a request's deadline) counts from now */
+	dp->node.now_ms = now_ms();
 	dp->depth++;
 	if (k->connecting) {
 		if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
@@ -394,6 +400,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t events, void *userdata
 	}
 	k->fd = c;
 	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	dp->node.now_ms = now_ms();
 	lne_node_accepted(&dp->node, &k->l);
 	k->events = EPOLLIN;
 	if (sd_event_add_io(dp->d->event, &k->io, c, k->events, on_link_io, k) < 0)
