@@ -29,7 +29,7 @@
 #include "lnetd/lnetd.h"
 #include "lu.h"
 
-#define LB_WHY_MAX  512
+#define LB_WHY_MAX    512
 #define LB_NOT_LOADED "lnet.ko not loaded"
 
 /* An NI lnet.ko refused at the last sync, and its sentence (per-NI applied). */
@@ -38,24 +38,43 @@ struct lb_refusal {
 	char why[LNE_ERR_MSG_MAX];
 };
 
+/*
+ * What lnet.ko showed of an NI right after lnetd added it (@got), for what
+ * lnetd asked (@want): lnet.ko normalises some of it (LND tunables it does
+ * not keep, CPTs), so a later read that shows @got again while the mirror
+ * still asks @want is no drift.
+ */
+struct lb_ni_fields {
+	char ifname[LNE_IFNAME_MAX];
+	u64 cpts;
+	struct lne_tunables tun;
+};
+struct lb_ni_print {
+	struct lne_nid nid;
+	struct lb_ni_fields want, got;
+};
+
 struct lbackend {
 	struct backend b; /* first */
 	struct lnetd *d;
-	int uev;		  /* kernel uevents: /module/lnet added, removed */
+	int uev; /* kernel uevents: /module/lnet added, removed */
 	sd_event_source *uev_io;
-	sd_event_source *poll;	  /* timer: presence, then drift */
-	sd_event_source *appear;  /* deferred: lnet.ko (re)appeared */
-	struct lne_inst *have;	  /* what lnet.ko holds as lnetd knows it; NULL: read it */
-	bool loaded;		  /* lnet.ko was there at the last look */
-	bool let_go;		  /* LNet was unconfigured behind lnetd's back: leave it down */
+	sd_event_source *poll;	 /* timer: presence, then drift */
+	sd_event_source *appear; /* deferred: lnet.ko (re)appeared */
+	struct lne_inst *have;	 /* what lnet.ko holds as lnetd knows it; NULL: read it */
+	bool loaded;		 /* lnet.ko was there at the last look */
+	bool let_go;		 /* LNet was unconfigured behind lnetd's back: leave it down */
 	bool applied;
-	char why[LB_WHY_MAX];	  /* why not applied */
-	char version[32];	  /* the release lnet.ko said at the last open */
-	uint64_t poll_usec;	  /* the drift period in use (lustre.c says how it is chosen) */
-	double last_read_s;	  /* what the last read of lnet.ko took */
+	char why[LB_WHY_MAX];	    /* why not applied */
+	char version[32];	    /* the release lnet.ko said at the last open */
+	uint64_t poll_usec;	    /* the drift period in use (lustre.c says how it is chosen) */
+	double last_read_s;	    /* what the last read of lnet.ko took */
 	struct lb_refusal *refused; /* NIs lnet.ko refused at the last sync */
 	size_t nrefused, caprefused;
-	size_t drifts;		  /* changes behind lnetd's back put back (the log says each) */
+	struct lb_ni_print *prints; /* one per NI lnetd added */
+	size_t nprints, capprints;
+	bool reread;   /* a sync deleted an NI: lnet.ko's side effects, read soon */
+	size_t drifts; /* changes behind lnetd's back put back (the log says each) */
 };
 
 /* lustre.c */
@@ -63,8 +82,13 @@ double lb_now(void);
 /* Open the library: 0, or -ENODEV (lnet.ko not there, @err says) or another errno. */
 int lb_open(struct lbackend *lb, struct lu **lu, struct lne_err *err);
 
-/* lustre-sync.c: one sync through @lu, @lb->have read already; fills @r. */
-void lb_push(struct lbackend *lb, struct lu *lu, struct bk_sync_result *r);
+/* lustre-sync.c: what lnet.ko shows of an NI, as lu_read() reads it */
+void lb_ni_fields_of(const struct lne_ni *ni, struct lb_ni_fields *f);
+/* @have as read, made comparable with the mirror (NI places, normalised fields) */
+void lb_have_normalise(struct lbackend *lb);
+/* lustre-sync.c: one sync through @lu, @lb->have read already; fills @r.  @drift: a
+ * repair after the poll, whose first requests the log names. */
+void lb_push(struct lbackend *lb, struct lu *lu, bool drift, struct bk_sync_result *r);
 int lb_judge(struct backend *b, const struct lnetd_op *ops, size_t n, size_t *index, char *msg,
 	     size_t len);
 

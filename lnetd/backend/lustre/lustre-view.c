@@ -50,11 +50,21 @@ int lb_counters(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *er
 {
 	/* lnet.ko's health counters, in its order (the last two from 2.17) */
 	static const char *const health[15] = {
-		"rst_alloc",		 "resend_count",	 "response_timeout_count",
-		"local_interrupt_count", "local_dropped_count",	 "local_aborted_count",
-		"local_no_route_count",	 "local_timeout_count",	 "local_error_count",
-		"remote_dropped_count",	 "remote_error_count",	 "remote_timeout_count",
-		"network_timeout_count", "failed_resends",	 "successful_resends",
+		"rst_alloc",
+		"resend_count",
+		"response_timeout_count",
+		"local_interrupt_count",
+		"local_dropped_count",
+		"local_aborted_count",
+		"local_no_route_count",
+		"local_timeout_count",
+		"local_error_count",
+		"remote_dropped_count",
+		"remote_error_count",
+		"remote_timeout_count",
+		"network_timeout_count",
+		"failed_resends",
+		"successful_resends",
 	};
 	struct lu_stats st;
 	struct lu *lu;
@@ -73,11 +83,11 @@ int lb_counters(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *er
 			const char *name;
 			uint64_t v;
 		} c[] = {
-			{"msgs_alloc", st.msgs_alloc},	   {"msgs_max", st.msgs_max},
-			{"errors", st.errors},		   {"send_count", st.send_count},
-			{"recv_count", st.recv_count},	   {"route_count", st.route_count},
-			{"drop_count", st.drop_count},	   {"send_length", st.send_length},
-			{"recv_length", st.recv_length},   {"route_length", st.route_length},
+			{"msgs_alloc", st.msgs_alloc},	 {"msgs_max", st.msgs_max},
+			{"errors", st.errors},		 {"send_count", st.send_count},
+			{"recv_count", st.recv_count},	 {"route_count", st.route_count},
+			{"drop_count", st.drop_count},	 {"send_length", st.send_length},
+			{"recv_length", st.recv_length}, {"route_length", st.route_length},
 			{"drop_length", st.drop_length},
 		};
 

@@ -48,13 +48,13 @@
 #include "lnetd/log.h"
 #include "lustre-int.h"
 
-#define POLL_MIN_USEC	3000000ull  /* drift is found within this, at the least */
-#define POLL_MAX_USEC	60000000ull /* ... and at the most */
-#define POLL_SHARE	20	    /* the poll's period is 20 times the read's */
-#define RETRY_USEC	250000ull   /* after losing lnet.ko in the middle of a request */
-#define UEVENT_ROOM	(256 << 10)
-#define LET_GO_WHY                                                                                 \
-	"LNet was unconfigured behind lnetd's back: lnetd configures it again when lnet.ko is "   \
+#define POLL_MIN_USEC 3000000ull  /* drift is found within this, at the least */
+#define POLL_MAX_USEC 60000000ull /* ... and at the most */
+#define POLL_SHARE    10	  /* the poll's period is 10 times the read's */
+#define RETRY_USEC    250000ull	  /* after losing lnet.ko in the middle of a request */
+#define UEVENT_ROOM   (256 << 10)
+#define LET_GO_WHY                                                                              \
+	"LNet was unconfigured behind lnetd's back: lnetd configures it again when lnet.ko is " \
 	"loaded again or its configuration changes"
 
 enum cause {
@@ -137,7 +137,7 @@ static void set_period(struct lbackend *lb)
 {
 	uint64_t usec = (uint64_t)(lb->last_read_s * 1e6) * POLL_SHARE;
 
-	lb->poll_usec = usec < POLL_MIN_USEC ? POLL_MIN_USEC
+	lb->poll_usec = usec < POLL_MIN_USEC   ? POLL_MIN_USEC
 			: usec > POLL_MAX_USEC ? POLL_MAX_USEC
 					       : usec;
 }
@@ -160,8 +160,8 @@ static int read_module(struct lbackend *lb, struct lu *lu)
 	if (rc) {
 		lne_inst_free(ln);
 		if (err.msg[0])
-			snprintf(lb->why, sizeof(lb->why),
-				 "cannot read what lnet.ko %s holds: %s", lu_vname(lu), err.msg);
+			snprintf(lb->why, sizeof(lb->why), "cannot read what lnet.ko %s holds: %s",
+				 lu_vname(lu), err.msg);
 		else
 			snprintf(lb->why, sizeof(lb->why), "lnet.ko went away while it was read");
 		lb->applied = false;
@@ -169,6 +169,7 @@ static int read_module(struct lbackend *lb, struct lu *lu)
 	}
 	lne_inst_free(lb->have);
 	lb->have = ln;
+	lb_have_normalise(lb);
 	return 0;
 }
 
@@ -240,7 +241,8 @@ static void run_sync(struct lbackend *lb, enum cause cause)
 		goto out;
 	}
 	before = bk_objects(lb->have);
-	lb_push(lb, lu, &r);
+	lb->reread = false;
+	lb_push(lb, lu, cause == C_POLL, &r);
 	lb->applied = !r.stop && !r.refused;
 	if (lb->applied)
 		lb->why[0] = '\0';
@@ -261,6 +263,10 @@ static void run_sync(struct lbackend *lb, enum cause cause)
 	if (r.refused && cause != C_POLL)
 		log_warning("lnet.ko %s refused %zu change(s); the first: %s", lu_vname(lu),
 			    r.refused, r.first);
+	if (lb->reread && !r.stop) {
+		/* what lnet.ko dropped with a deleted NI: read it back soon */
+		arm_poll(lb, RETRY_USEC);
+	}
 	if (r.stop || r.local_bad) {
 		/* lnet.ko went, or lnetd's copy is no longer what it holds: read it again */
 		if (r.local_bad)
@@ -336,8 +342,8 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	char buf[8192];
 	struct sockaddr_nl from;
 	struct iovec iov = {buf, sizeof(buf) - 1};
-	struct msghdr mh = {.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
-			    .msg_iovlen = 1};
+	struct msghdr mh = {
+		.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
 
 	(void)s;
@@ -422,6 +428,7 @@ static void lb_stop(struct backend *b)
 	sd_event_source_disable_unref(lb->appear);
 	lne_inst_free(lb->have);
 	free(lb->refused);
+	free(lb->prints);
 	free(lb);
 }
 
