@@ -72,6 +72,7 @@ lnetd_tree() {
 	copy_with_libs "$build/lnetd/lnetd" "$1" && copy_with_libs "$build/lnetctl/lnetctl" "$1" &&
 		copy_with_libs "$dbus_daemon" "$1" &&
 		install -m 755 "$here/lustre-engine.sh" "$1/bin/lustre-engine.sh" &&
+		install -m 755 "$top/bench/k1.sh" "$1/bin/k1.sh" &&
 		mkdir -p "$1/etc/lnetd-vm" "$1/var/lib/dbus" &&
 		sed 's|<policy context="default">|&<allow user="*"/>|' \
 			/usr/share/dbus-1/session.conf >"$1/etc/lnetd-vm/bus.conf" &&
@@ -122,7 +123,8 @@ for v in $versions; do
 done
 
 append='console=ttyS0 quiet panic=-1'
-[ -n "${LNETD_VM_LUSTRE_CASES:-}" ] && append="$append LNETD_VM_LUSTRE_CASES=${LNETD_VM_LUSTRE_CASES//[^a-z]/}"
+[ -n "${LNETD_VM_LUSTRE_CASES:-}" ] && append="$append LNETD_VM_LUSTRE_CASES=${LNETD_VM_LUSTRE_CASES//[^a-z0-9]/}"
+[ -n "${LNETD_VM_K1_PEERS:-}" ] && append="$append LNETD_VM_K1_PEERS=${LNETD_VM_K1_PEERS//[^0-9,]/}"
 [ -n "${LNETD_VM_LUSTRE_PEERS:-}" ] && append="$append LNETD_VM_LUSTRE_PEERS=${LNETD_VM_LUSTRE_PEERS//[^0-9]/}"
 accel="-accel tcg"
 [ "${LNETD_VM_KVM:-0}" = 1 ] && accel="-accel kvm -cpu host"

@@ -20,10 +20,12 @@
  *    peers lnetd could have configured, routes, UDSP rules, globals) into
  *    @have and the mirror's differences are written back.  The period is
  *    POLL_SHARE times what the last read took, within POLL_MIN_USEC and
- *    POLL_MAX_USEC, so the poll never costs more than 1/POLL_SHARE of one
- *    CPU (3 s with a few thousand peers; a read of 50,000 peers over
- *    /dev/lnet takes seconds, and the period grows with it).  The poll also
- *    looks at whether the module is there, should a uevent be missed.
+ *    POLL_MAX_USEC, so the poll costs at most 1/POLL_SHARE of one CPU and
+ *    of lnetd's loop (3 s up to a few thousand peers; each peer is one
+ *    GET_PEER_NI over /dev/lnet, so 50,000 peers take tens of seconds under
+ *    TCG and the period grows with them: drift is then found in minutes).
+ *    The poll also looks at whether the module is there, should a uevent
+ *    be missed.
  *
  * LNet itself (LNetNIInit): configured by lnetd when lnet.ko appears or
  * lnetd starts and it is down.  lnetd never unconfigures it: Lustre may
@@ -49,7 +51,7 @@
 #include "lustre-int.h"
 
 #define POLL_MIN_USEC 3000000ull  /* drift is found within this, at the least */
-#define POLL_MAX_USEC 60000000ull /* ... and at the most */
+#define POLL_MAX_USEC 600000000ull /* ... and at the most: 10 minutes */
 #define POLL_SHARE    10	  /* the poll's period is 10 times the read's */
 #define RETRY_USEC    250000ull	  /* after losing lnet.ko in the middle of a request */
 #define UEVENT_ROOM   (256 << 10)
