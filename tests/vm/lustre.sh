@@ -40,7 +40,12 @@ copy_with_libs() {
 
 # --- the guest program: the library, the engine, the cases ------------------
 prog=$work/lustre-test
-srcs="$here/lustre-test.c $here/lustre-cases.c $(ls "$top"/lnetd/backend/lustre/lu-*.c | grep -v /lu-tbf)
+# the library without its TBF layer (lu-tbf*.c: lnetd's, with _GNU_SOURCE)
+lusrcs=""
+for f in "$top"/lnetd/backend/lustre/lu-*.c; do
+	case $f in */lu-tbf*) ;; *) lusrcs="$lusrcs $f" ;; esac
+done
+srcs="$here/lustre-test.c $here/lustre-cases.c $lusrcs
 	$(ls "$top"/engine/*.c)"
 stale=no
 [ -x "$prog" ] || stale=yes
