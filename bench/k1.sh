@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/k1.sh VERSION - bench K1, in a lustre guest (tests/vm/lustre.sh with
 # LNETD_VM_LUSTRE_CASES=k1 runs it from lustre-init, one guest per version):
-# the same configuration (one NI, N peers of two NIDs each) restored into a
+# the same configuration (one NI, then N peers of two NIDs each from one
+# file, in the layout of tests/vm/interop-import.sh) restored into a
 # freshly loaded lnet.ko by lnetd --engine=lustre and by upstream's own
 # `lnetctl import --old-api` of the same file, in the same boot.
 #
@@ -66,19 +67,22 @@ lnet_unload
 
 for n in $sizes; do
 	f=$T/k1-$n.yaml
+	# peers only (the NI is added by each side first), in the layout
+	# upstream's own export writes, which its --old-api import reads
 	awk -v n="$n" 'BEGIN {
-		print "net:\n-   net type: tcp\n    local NI(s):\n    -   interfaces:\n            0: d0"
 		print "peer:"
 		for (i = 0; i < n; i++) {
 			a = int(i / 250) + 20; b = i % 250 + 1
-			printf "-   primary nid: 10.%d.%d.1@tcp\n    Multi-Rail: True\n    peer ni:\n", a, b
-			printf "    -   nid: 10.%d.%d.1@tcp\n    -   nid: 10.%d.%d.2@tcp\n", a, b, a, b
+			printf "    - primary nid: 10.%d.%d.1@tcp\n      Multi-Rail: True\n", a, b
+			printf "      peer ni:\n        - nid: 10.%d.%d.1@tcp\n", a, b
+			printf "        - nid: 10.%d.%d.2@tcp\n", a, b
 		}
 	}' >"$f"
 
 	up=""
 	if [ "$n" -le "$up_max" ]; then
-		lnet_load && $UL lnet configure >/dev/null 2>&1
+		lnet_load && $UL lnet configure >/dev/null 2>&1 &&
+			$UL net add --net tcp --if d0 >/dev/null 2>&1
 		t0=$(now)
 		$UL import --old-api "$f" >"$T/up-$n.log" 2>&1
 		rc=$?
@@ -98,6 +102,7 @@ for n in $sizes; do
 	wait_until $L status
 	# the router pools this guest's lnet.ko is loaded with, as lnetd's too
 	$L set tiny_buffers 512 && $L set small_buffers 1024 && $L set large_buffers 64 &&
+		$L net add --net tcp --if d0 >/dev/null &&
 		$L import "$f" >"$T/imp-$n.log" 2>&1
 	result $? "lnetd's store takes $n peers while lnet.ko is away"
 	t0=$(now)
