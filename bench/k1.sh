@@ -84,9 +84,10 @@ for n in $sizes; do
 		lnet_load && $UL lnet configure >/dev/null 2>&1 &&
 			$UL net add --net tcp --if d0 >/dev/null 2>&1
 		t0=$(now)
-		# 2.15's lnetctl has only the ioctl import (no --old-api option)
+		# 2.15's and 2.16's lnetctl have no --old-api option: 2.15's import is
+		# the ioctl one, 2.16's the netlink one (which stops at ~25 peers)
 		case $version in
-		2.15.*) $UL import "$f" >"$T/up-$n.log" 2>&1 ;;
+		2.15.* | 2.16.*) $UL import "$f" >"$T/up-$n.log" 2>&1 ;;
 		*) $UL import --old-api "$f" >"$T/up-$n.log" 2>&1 ;;
 		esac
 		rc=$?
@@ -95,8 +96,11 @@ for n in $sizes; do
 		# import holds is what counts (its first and last peer)
 		[ "$rc" = 0 ] || tail -n 5 "$T/up-$n.log" | sed 's/^/# upstream: /'
 		last="10.$(((n - 1) / 250 + 20)).$(((n - 1) % 250 + 1))"
-		$UL peer show --nid "$last.1@tcp" 2>&1 | grep -q "$last.2@tcp"
-		result $? "upstream's lnetctl import --old-api of $n peers holds the last one"
+		# a figure, not a verdict: upstream's limits are not lnetd's to pass
+		if ! $UL peer show --nid "$last.1@tcp" 2>&1 | grep -q "$last.2@tcp"; then
+			echo "# K1 $version $n: upstream's import does not hold the last peer (exit status $rc)"
+			up=""
+		fi
 		lnet_unload
 	fi
 
@@ -125,7 +129,7 @@ for n in $sizes; do
 	if [ -n "$up" ]; then
 		echo "# K1 $version $n: upstream $up s, lnetd $mine s (its push ${push:-?} s), upstream/lnetd $(awk -v a="$up" -v b="$mine" 'BEGIN { printf "%.1f", a / b }')"
 	else
-		echo "# K1 $version $n: lnetd $mine s (its push ${push:-?} s); upstream not timed above $up_max peers"
+		echo "# K1 $version $n: lnetd $mine s (its push ${push:-?} s); no upstream figure (above $up_max peers, or its import failed)"
 	fi
 done
 kill "$bus" 2>/dev/null
