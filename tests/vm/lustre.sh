@@ -14,6 +14,12 @@
 # unnumbered TAP lines and its verdict marker; run.sh numbers them and
 # fails a boot that printed no PASS verdict.  LNETD_VM_LUSTRE_PEERS sets the
 # scale case's peer count (1000).
+#
+# Each guest also runs lnetd --engine=lustre on that lnet.ko
+# (tests/vm/lustre-engine.sh; lnetd and lnetctl from LNETD_BUILDDIR, else
+# the current directory).  LNETD_VM_LUSTRE_CASES=engine runs only those
+# cases; =k1 runs bench K1 instead (bench/k1.sh; sizes in
+# LNETD_VM_K1_PEERS, e.g. 10000,50000).
 set -u
 work=$1 kver=$2 vmlinux=$3 base=$4
 here=$(cd "$(dirname "$0")" && pwd)
