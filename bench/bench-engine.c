@@ -102,7 +102,7 @@ static struct lne_inst *p1_instance(int rules)
 		if (lne_ni_add(ln, &c, NULL))
 			die("ni add", -1);
 	}
-	if (lne_peer_add(ln, &prim, true, NULL))
+	if (lne_peer_add(ln, &(struct lne_peer_conf){.primary = prim, .multi_rail = true}, NULL))
 		die("peer add", -1);
 	for (i = 2; i <= 4; i++) {
 		struct lne_nid n = ip(LNE_LND_TCP, 0, 0x100 + i);
@@ -165,7 +165,9 @@ static void add_peers(struct lne_inst *ln, unsigned int npeers)
 		struct lne_nid a = ip(LNE_LND_O2IB, i % 4, i),
 			       b = ip(LNE_LND_O2IB, i % 4, i + 0x800000);
 
-		if (lne_peer_add(ln, &a, true, NULL) || lne_peer_add_nid(ln, &a, &b, NULL))
+		if (lne_peer_add(ln, &(struct lne_peer_conf){.primary = a, .multi_rail = true},
+				 NULL) ||
+		    lne_peer_add_nid(ln, &a, &b, NULL))
 			die("peer add", -1);
 	}
 }

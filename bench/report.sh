@@ -97,7 +97,7 @@ tmp=$doc.tmp.$$
 	function part(id) {
 		c = substr(id, 1, 1)
 		if (c == "P") return "1 The engine'\''s algorithms (the portable engine, no I/O)"
-		if (c ~ /[RCBLIK]/) return "2 lnetd and lnetctl (userspace engine, a private bus)"
+		if (c ~ /[RCBLIKM]/) return "2 lnetd and lnetctl (userspace engine, a private bus)"
 		if (c == "D") return "3 The data path between two nodes (network namespaces joined by veth rails)"
 		if (c == "T") return "4 NRS TBF on live requests (three clients and a server)"
 		if (c == "H") return "5 Health: a rail'\''s link down, a rail silently dropping, the rail back"
@@ -152,7 +152,7 @@ tmp=$doc.tmp.$$
 	# what a full run measures that this one did not
 	missing=$(awk -F '\t' '$1 == "FIGURE" { seen[$2 " " $3] = 1 }
 		END {
-			n = split("P1 - P2 - P5 - P6 - R1 userspace C1 - I1 - L1 - B1 - K1 - " \
+			n = split("P1 - P2 - P5 - P6 - R1 userspace C1 - I1 - M1 userspace L1 - B1 - K1 - " \
 				"D1 userspace D2 userspace D3 userspace D4 userspace D5 userspace " \
 				"T1 userspace T2 userspace H1 userspace H2 userspace H3 userspace " \
 				"D1 kernel D2 kernel D3 kernel D4 kernel D5 kernel T1 kernel T2 kernel " \

@@ -332,15 +332,15 @@ int lne_peer_get(struct lne_inst *ln, const struct lne_nid *primary, bool mr, st
 	return 0;
 }
 
-int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_err *err)
+int lne_peer_add(struct lne_inst *ln, const struct lne_peer_conf *conf, struct lne_err *err)
 {
 	enum lne_peer_got got;
 	struct lne_peer *peer;
-	int rc = lne_peer_get(ln, primary, mr, &peer, &got, err);
+	int rc = lne_peer_get(ln, &conf->primary, conf->multi_rail, &peer, &got, err);
 
 	/* An explicit peer with this primary NID: the NID is taken. */
 	if (!rc && got == LNE_PEER_FOUND)
-		return nid_taken(primary, &peer->first_pni, err);
+		return nid_taken(&conf->primary, &peer->first_pni, err);
 	return rc;
 }
 

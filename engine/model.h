@@ -32,6 +32,7 @@
 #include "error.h"
 #include "list.h"
 #include "nid.h"
+#include "peer-attrs.h"
 #include "port.h"
 #include "route-attrs.h"
 #include "rule.h"
@@ -296,8 +297,17 @@ int lne_ni_set_credits(struct lne_inst *ln, const struct lne_nid *nid, s32 credi
 
 /* --- peers ------------------------------------------------------------- */
 
+/*
+ * A peer to create: its primary NID and its settings (peer-attrs.h; the
+ * model keeps those whose row says engine, multi_rail; the others are for
+ * the engine that runs LNet, lnetd keeps them in its store).
+ */
+struct lne_peer_conf {
+	struct lne_nid primary;
+	LNE_PEER_FIELDS(u32);
+};
 /* Create a peer with its primary NID (-EEXIST naming the owner if taken). */
-int lne_peer_add(struct lne_inst *ln, const struct lne_nid *primary, bool mr, struct lne_err *err);
+int lne_peer_add(struct lne_inst *ln, const struct lne_peer_conf *conf, struct lne_err *err);
 /* Add @nid to the peer whose primary NID is @primary. */
 int lne_peer_add_nid(struct lne_inst *ln, const struct lne_nid *primary, const struct lne_nid *nid,
 		     struct lne_err *err);

@@ -13,8 +13,8 @@
 #include "tbf.h"
 #include "text.h"
 
-/* The fields of enum lne_tbf_field (tbf-rule.c checks its table against it). */
-#define TBFI_NFIELDS 5
+/* The fields of enum lne_tbf_field (tbf.h's LNE_TBF_FIELD_LIST). */
+#define TBFI_NFIELDS LNE_TBF_NFIELDS
 
 struct lne_tbf_term {
 	u8 field; /* one enum lne_tbf_field */

@@ -294,7 +294,7 @@ static int parse_terms(struct cmd *c, struct lne_span s)
 		bit = tbfi_field_lookup(f);
 		if (bit < 0)
 			return tbfi_fail(c, -EINVAL, name,
-					 "'%.*s' is not a field (nid, jobid, opcode, uid, gid)",
+					 "'%.*s' is not a field (" LNE_TBF_FIELD_NAMES ")",
 					 (int)f.n, f.p);
 		if (p == end || *p != '=' || p + 1 == end || p[1] != '{')
 			return tbfi_fail(c, -EINVAL, name, "%.*s must be followed by ={list}",

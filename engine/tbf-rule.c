@@ -12,15 +12,12 @@
 
 const char *const tbfi_queue_names[] = {"reg", "hp"};
 
+#define FIELD_ROW(id, name) {name, LNE_TBF_##id},
 static const struct {
 	const char *name;
 	u8 bit;
-} field_table[] = {
-	{"nid", LNE_TBF_NID}, {"jobid", LNE_TBF_JOBID}, {"opcode", LNE_TBF_OPCODE},
-	{"uid", LNE_TBF_UID}, {"gid", LNE_TBF_GID},
-};
-
-_Static_assert(LNE_ARRAY_SIZE(field_table) == TBFI_NFIELDS, "TBFI_NFIELDS");
+} field_table[] = {LNE_TBF_FIELD_LIST(FIELD_ROW, )};
+#undef FIELD_ROW
 
 static const struct {
 	u16 num;
@@ -184,9 +181,8 @@ int lne_tbf_type_parse(const char *s, u8 *out, struct lne_err *err)
 	u8 mask = 0;
 
 	if (p == end)
-		return lne_err_set(
-			err, -EINVAL, s, 0,
-			"empty type (use nid, jobid, opcode, uid, gid or a '+' of them)");
+		return lne_err_set(err, -EINVAL, s, 0,
+				   "empty type (use " LNE_TBF_FIELD_NAMES " or a '+' of them)");
 	for (;;) {
 		const char *plus = memchr(p, '+', (size_t)(end - p));
 		struct lne_span f = {p, (size_t)((plus ? plus : end) - p)};
@@ -194,7 +190,7 @@ int lne_tbf_type_parse(const char *s, u8 *out, struct lne_err *err)
 
 		if (bit < 0)
 			return lne_err_set(err, -EINVAL, s, (int)(p - s),
-					   "'%.*s' is not a field (nid, jobid, opcode, uid, gid)",
+					   "'%.*s' is not a field (" LNE_TBF_FIELD_NAMES ")",
 					   (int)f.n, f.p);
 		if (mask & bit)
 			return lne_err_set(err, -EINVAL, s, (int)(p - s), "%s appears twice",
@@ -277,12 +273,22 @@ static bool glob_match(const char *pat, const char *s)
 	return !*pat;
 }
 
-static bool term_match(const struct lne_tbf_term *t, const struct lne_tbf_class *c)
+static bool num_in(const struct lne_tbf_term *t, u32 v)
 {
-	u32 v;
 	u16 i;
 
-	switch (t->field) {
+	for (i = 0; i < t->n; i++)
+		if (t->v.num[i] == v)
+			return true;
+	return false;
+}
+
+/* Every field has its case and none a default: -Wswitch names a missing one. */
+static bool term_match(const struct lne_tbf_term *t, const struct lne_tbf_class *c)
+{
+	u16 i;
+
+	switch ((enum lne_tbf_field)t->field) {
 	case LNE_TBF_NID:
 		return lne_expr_match_nid(t->v.nid, &c->nid);
 	case LNE_TBF_JOBID:
@@ -291,19 +297,13 @@ static bool term_match(const struct lne_tbf_term *t, const struct lne_tbf_class 
 				return true;
 		return false;
 	case LNE_TBF_OPCODE:
-		v = c->opcode;
-		break;
+		return num_in(t, c->opcode);
 	case LNE_TBF_UID:
-		v = c->uid;
-		break;
-	default:
-		v = c->gid;
-		break;
+		return num_in(t, c->uid);
+	case LNE_TBF_GID:
+		return num_in(t, c->gid);
 	}
-	for (i = 0; i < t->n; i++)
-		if (t->v.num[i] == v)
-			return true;
-	return false;
+	return false; /* not a field: the parser makes no such term */
 }
 
 bool tbfi_rule_match(const struct lne_tbf_rule *r, const struct lne_tbf_class *c)

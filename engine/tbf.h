@@ -188,15 +188,36 @@ enum lne_tbf_queue {
 	LNE_TBF_NQUEUES,
 };
 
-/* Request fields; a queue's type is a mask of them. */
-enum lne_tbf_field {
-	LNE_TBF_NID = 1 << 0,
-	LNE_TBF_JOBID = 1 << 1,
-	LNE_TBF_OPCODE = 1 << 2,
-	LNE_TBF_UID = 1 << 3,
-	LNE_TBF_GID = 1 << 4,
-	LNE_TBF_FIELDS = (1 << 5) - 1,
+/*
+ * The request fields, described once: X(ID, name), SEP between rows.  A
+ * rule's conditions and a queue's type name them; the order is their bit
+ * order.  The enum, the parser's table (tbf-rule.c) and every error and
+ * help string that lists them (LNE_TBF_FIELD_NAMES) come from here, and
+ * the match (tbf-rule.c) switches over the enum without a default, so a
+ * new field missing there is a -Wswitch error.
+ */
+#define LNE_TBF_FIELD_LIST(X, SEP) \
+	X(NID, "nid")              \
+	SEP X(JOBID, "jobid") SEP X(OPCODE, "opcode") SEP X(UID, "uid") SEP X(GID, "gid")
+
+#define LNE_TBF_FIELD_INDEX(id, name) LNE_TBF_I_##id,
+enum lne_tbf_field_index {
+	LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_INDEX, ) LNE_TBF_NFIELDS
 };
+#undef LNE_TBF_FIELD_INDEX
+
+/* Request fields; a queue's type is a mask of them. */
+#define LNE_TBF_FIELD_BIT(id, name) LNE_TBF_##id = 1 << LNE_TBF_I_##id,
+enum lne_tbf_field {
+	LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_BIT, )
+};
+#undef LNE_TBF_FIELD_BIT
+/* Every field: the mask of a type naming them all. */
+#define LNE_TBF_FIELDS ((1 << LNE_TBF_NFIELDS) - 1)
+
+/* "nid, jobid, opcode, uid, gid": a string literal, for errors and help. */
+#define LNE_TBF_FIELD_NAME(id, name) name
+#define LNE_TBF_FIELD_NAMES	     LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_NAME, ", ")
 
 struct lne_tbf_class;
 

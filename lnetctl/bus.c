@@ -135,7 +135,7 @@ int ctl_bus_error(const sd_bus_error *e, int rc)
 static int vcall(sd_bus *bus, const char *method, sd_bus_message **reply, sd_bus_error *e,
 		 const char *types, va_list ap)
 {
-	sd_bus_message *m = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	int rc;
 
 	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
@@ -145,7 +145,6 @@ static int vcall(sd_bus *bus, const char *method, sd_bus_message **reply, sd_bus
 	if (rc >= 0)
 		rc = sd_bus_call(bus, m, reads(method) ? CALL_TIMEOUT_US : change_timeout(bus), e,
 				 reply);
-	sd_bus_message_unref(m);
 	return rc;
 }
 
@@ -163,37 +162,14 @@ int ctl_call_e(sd_bus *bus, const char *method, sd_bus_message **reply, sd_bus_e
 
 int ctl_call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	va_list ap;
 	int rc;
 
 	va_start(ap, types);
 	rc = vcall(bus, method, reply, &e, types, ap);
 	va_end(ap);
-	if (rc < 0) {
-		rc = ctl_bus_error(&e, rc);
-		sd_bus_error_free(&e);
-		return rc;
-	}
-	return 0;
-}
-
-int ctl_read_dict(sd_bus_message *r, int (*entry)(sd_bus_message *r, const char *key, void *arg),
-		  void *arg)
-{
-	const char *key;
-	int rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read_basic(r, 's', &key);
-		if (rc >= 0)
-			rc = entry(r, key, arg);
-		if (rc == 0)
-			rc = sd_bus_message_skip(r, "v");
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-	}
-	return rc < 0 ? rc : sd_bus_message_exit_container(r);
+	return rc < 0 ? ctl_bus_error(&e, rc) : 0;
 }
 
 int ctl_finish(int rc, sd_bus *bus, sd_bus_message *reply)
@@ -205,16 +181,13 @@ int ctl_finish(int rc, sd_bus *bus, sd_bus_message *reply)
 
 int ctl_send(sd_bus *bus, sd_bus_message *m, int rc)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 
 	if (rc >= 0)
 		rc = sd_bus_call(bus, m, change_timeout(bus), &e, &reply);
-	rc = rc < 0 ? ctl_bus_error(&e, rc) : 0;
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(reply);
 	sd_bus_message_unref(m);
-	return rc;
+	return rc < 0 ? ctl_bus_error(&e, rc) : 0;
 }
 
 /* --- operations on the bus ----------------------------------------------------- */
@@ -485,14 +458,13 @@ static int reason_of(sd_bus_message *r, const char *key, void *arg)
 static void warn_pending(sd_bus *bus, const struct cf_doc *doc)
 {
 	const char *net, *ifname, *state;
-	sd_bus_message *r = NULL;
-	sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	int rc;
 
 	if (!adds_ifnis(doc))
 		return;
 	rc = ctl_call_e(bus, "ListNIs", &r, &e, NULL);
-	sd_bus_error_free(&e);
 	if (rc >= 0)
 		rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
@@ -509,7 +481,6 @@ static void warn_pending(sd_bus *bus, const struct cf_doc *doc)
 				"up when the interface does\n",
 				ctl_cmd_name, net, ifname, why ? why : "no reason given");
 	}
-	sd_bus_message_unref(r);
 }
 
 /* lnetd's bound on the NIDs of one peer operation (lnetd(8), BOUNDS). */
@@ -593,7 +564,9 @@ static int split_peers(const struct cf_doc *doc, struct cf_doc *out)
 	return 1;
 }
 
-/* Apply, or ApplyWith for @exclusive or a generation @at (not NULL) to apply at. */
+bool ctl_if_empty;
+
+/* Apply, or ApplyWith for @exclusive, a generation @at (not NULL) or ctl_if_empty. */
 static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
 		     const uint64_t *at, uint64_t *gen, char ***changes, const char *fname);
 
@@ -615,17 +588,20 @@ static int apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive
 static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive,
 		     const uint64_t *at, uint64_t *gen, char ***changes, const char *fname)
 {
-	sd_bus_message *m = NULL, *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	char **c;
 	int rc;
 
-	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER,
-					    exclusive || at ? "ApplyWith" : "Apply");
+	rc = sd_bus_message_new_method_call(
+		bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
+		exclusive || at || ctl_if_empty ? "ApplyWith" : "Apply");
 	if (rc >= 0)
 		rc = append_ops(m, doc);
-	if (rc >= 0 && at)
+	if (rc >= 0 && ctl_if_empty)
+		rc = sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry, "if_empty", "b",
+					   1);
+	else if (rc >= 0 && at)
 		rc = sd_bus_message_append(m, "a{sv}", 2, "dry_run", "b", (int)dry, "generation",
 					   "t", *at);
 	else if (rc >= 0)
@@ -635,19 +611,14 @@ static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclu
 	if (rc >= 0)
 		rc = wait_reply(bus, m, &reply, doc->nop,
 				dry ? CALL_TIMEOUT_US : change_timeout(bus));
-	sd_bus_message_unref(m);
 	if (rc < 0)
 		return ctl_bus_error(&e, rc);
-	if (sd_bus_message_is_method_error(reply, NULL)) {
-		rc = apply_error(sd_bus_message_get_error(reply), -EIO, doc, fname);
-		sd_bus_message_unref(reply);
-		return rc;
-	}
+	if (sd_bus_message_is_method_error(reply, NULL))
+		return apply_error(sd_bus_message_get_error(reply), -EIO, doc, fname);
 	rc = sd_bus_message_read(reply, "t", gen);
 	if (rc >= 0)
 		rc = ctl_read_strv(reply, changes);
-	sd_bus_message_unref(reply);
-	if (rc >= 0 && !dry)
+	if (rc >= 0 && !dry && !(*changes && !strncmp(**changes, "!not empty", 10)))
 		warn_pending(bus, doc);
 	/* lnetd's notes ("!ni NET IF PATTERN: why", "!route NET GW: why"): a dry run lists them. */
 	for (c = rc >= 0 && !dry ? *changes : NULL; c && *c; c++) {
@@ -665,6 +636,25 @@ static int apply_doc(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclu
 	}
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's reply makes no sense: %s", strerror(-rc))
 		      : 0;
+}
+
+int ctl_apply_op(struct cf_op *op)
+{
+	struct cf_doc doc = {0};
+	char **changes = NULL;
+	sd_bus *bus = NULL;
+	uint64_t gen;
+	int rc;
+
+	if (!op || cf_doc_push(&doc, op)) /* a push that fails frees @op */
+		return ctl_fail(EXIT_REFUSED, "out of memory");
+	rc = ctl_bus(&bus);
+	if (!rc)
+		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
+	ctl_strv_free(changes);
+	cf_doc_free(&doc);
+	sd_bus_flush_close_unref(bus);
+	return rc;
 }
 
 int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
@@ -741,7 +731,7 @@ static int read_field(sd_bus_message *m, struct cf_op *op)
 
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen)
 {
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	const char *verb, *obj;
 	int rc;
 
@@ -778,7 +768,6 @@ int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen)
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(reply);
-	sd_bus_message_unref(reply);
 	if (rc < 0) {
 		cf_doc_free(doc);
 		return ctl_fail(EXIT_REFUSED, "lnetd's export makes no sense: %s", strerror(-rc));

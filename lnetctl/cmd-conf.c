@@ -4,6 +4,7 @@
  * atomic change through lnetd's Apply and one consistent Export.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,7 +396,8 @@ static int import_replace(sd_bus *bus, const struct cf_doc *doc, bool dry, char 
 static int import(struct ctl_opt *opt, int argc, char **argv)
 {
 	bool del = ctl_opt(opt, "del")->given, show = ctl_opt(opt, "show")->given,
-	     dry = ctl_opt(opt, "dry-run")->given, replace = ctl_opt(opt, "replace")->given;
+	     dry = ctl_opt(opt, "dry-run")->given, replace = ctl_opt(opt, "replace")->given,
+	     if_empty = ctl_opt(opt, "if-empty")->given;
 	const char *path = argc ? argv[0] : NULL, *fname = path && strcmp(path, "-") ? path : "-";
 	struct cf_doc doc = {0};
 	char err[512], *text = NULL, **changes = NULL, **c;
@@ -406,6 +408,8 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 
 	if (del + show + replace + ctl_opt(opt, "add")->given > 1)
 		return ctl_usage("--add, --del, --replace and --show go alone");
+	if (if_empty && (del || show || replace))
+		return ctl_usage("--if-empty adds: not with --del, --replace or --show");
 	if (ctl_opt(opt, "progress")->given && ctl_opt(opt, "no-progress")->given)
 		return ctl_usage("--progress and --no-progress go alone");
 	ctl_progress_start(show					? CTL_PROGRESS_OFF
@@ -441,13 +445,24 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		cf_doc_free(&doc);
 		return rc ? ctl_fail(EXIT_FILE, "cannot print the file: %s", strerror(-rc)) : 0;
 	}
+	ctl_if_empty = if_empty;
 	rc = ctl_bus(&bus);
 	if (!rc && replace)
 		rc = import_replace(bus, &doc, dry, &changes, fname);
 	else if (!rc)
 		rc = ctl_apply(bus, &doc, dry, false, &gen, &changes, fname);
+	if (!rc && if_empty && changes && !strncmp(*changes, "!not empty", 10)) {
+		/* said on stdout, as lnetd-lustre.service's first start logs it */
+		ctl_progress_clear();
+		printf("not imported: %s: lnetd's configuration is not empty (generation %" PRIu64
+		       "); nothing was changed\n",
+		       fname, gen);
+		goto out;
+	}
 	if (!rc)
 		ctl_progress_end("%s %zu objects", dry ? "judged" : "applied", doc.nop);
+	if (!rc && if_empty && !dry)
+		printf("imported: %s: %zu objects, generation %" PRIu64 "\n", fname, doc.nop, gen);
 	if (!rc && dry) {
 		struct yout *y = yout_begin(stdout);
 
@@ -494,6 +509,7 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
 		if (yout_end(y))
 			rc = ctl_fail(EXIT_REFUSED, "cannot print the changes");
 	}
+out:
 	ctl_strv_free(changes);
 	cf_doc_free(&doc);
 	sd_bus_flush_close_unref(bus);
@@ -507,7 +523,7 @@ static int import(struct ctl_opt *opt, int argc, char **argv)
  */
 static int add_all_globals(sd_bus *bus, struct cf_doc *doc)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *name;
 	uint32_t v;
 	size_t i;
@@ -533,7 +549,6 @@ static int add_all_globals(sd_bus *bus, struct cf_doc *doc)
 			rc = -ENOMEM;
 		}
 	}
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the globals: %s", strerror(-rc)) : 0;
 }
 
@@ -593,7 +608,7 @@ static struct cf_op *ni_op_of(struct cf_doc *doc, const char *net, const char *i
  */
 static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *net, *ifname, *state, *key, *pattern, *eff;
 	int rc = ctl_call(bus, "ListNIs", &r, NULL);
 
@@ -628,7 +643,6 @@ static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the NIs: %s", strerror(-rc)) : 0;
 }
 
@@ -729,12 +743,13 @@ static int export(struct ctl_opt *opt, int argc, char **argv)
 
 const struct ctl_cmd ctl_conf_cmds[] = {
 	{"import",
-	 "[--add | --del | --replace | --show] [--dry-run] [--[no-]progress] [FILE]",
+	 "[--add | --del | --replace | --show] [--if-empty] [--dry-run] [--[no-]progress] [FILE]",
 	 "Apply an lnet.conf YAML file (stdin without FILE) as one change.",
 	 import,
 	 {{"add", 0, NULL, "add what the file describes (the default)"},
 	  {"del", 0, NULL, "delete what the file describes"},
 	  {"replace", 0, NULL, "make the configuration exactly the file, as one change"},
+	  {"if-empty", 0, NULL, "only if lnetd's configuration was never changed; say which"},
 	  {"show", 0, NULL, "print the file as lnetctl reads it; change nothing"},
 	  {"dry-run", 'n', NULL, "print what would change; change nothing"},
 	  {"old-api", 0, NULL, "Lustre's ioctl path; lnetd has one path, so the same"},

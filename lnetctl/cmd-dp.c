@@ -248,7 +248,7 @@ static int stats_show(struct ctl_opt *opt, int argc, char **argv)
 	static const char *const totals[] = {"send_count",  "recv_count",  "drop_count",
 					     "send_length", "recv_length", "drop_length",
 					     NULL};
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct yout *y;
 	sd_bus *bus = NULL;
 	int rc;
@@ -311,7 +311,6 @@ static int stats_show(struct ctl_opt *opt, int argc, char **argv)
 	yout_map_end(y);
 	yout_map_end(y);
 	yout_end(y);
-	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's counters make no sense: %s", strerror(-rc))
 		      : 0;
@@ -399,14 +398,17 @@ static int st_entry(sd_bus_message *r, const char *key, void *arg)
 	struct st_out *o = arg;
 	int rc;
 
-	if (!strcmp(key, "messages"))
-		return sd_bus_message_read(r, "v", "u", &o->messages) < 0 ? -EBADMSG : 1;
-	if (!strcmp(key, "failed"))
-		return sd_bus_message_read(r, "v", "u", &o->failed) < 0 ? -EBADMSG : 1;
-	if (!strcmp(key, "bytes"))
-		return sd_bus_message_read(r, "v", "t", &o->bytes) < 0 ? -EBADMSG : 1;
-	if (!strcmp(key, "elapsed_ns"))
-		return sd_bus_message_read(r, "v", "t", &o->ns) < 0 ? -EBADMSG : 1;
+	static const struct ctl_key totals[] = {
+		CTL_KEY("messages", 'u', struct st_out, messages),
+		CTL_KEY("failed", 'u', struct st_out, failed),
+		CTL_KEY("bytes", 't', struct st_out, bytes),
+		CTL_KEY("elapsed_ns", 't', struct st_out, ns),
+		{NULL},
+	};
+
+	rc = ctl_key_entry(r, key, totals, o);
+	if (rc)
+		return rc;
 	if (!strcmp(key, "trace"))
 		return o->trace ? write_trace(r, o) : 0;
 	if (strcmp(key, "rails"))

@@ -16,15 +16,14 @@
 
 void ctl_health_stats(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *key;
 	uint64_t v;
 	int rc;
 
 	/* quietly nothing where there are none (an engine without a data path) */
 	rc = ctl_ahead_call(a, bus, "HealthStats", nid, &r, &e);
-	sd_bus_error_free(&e);
 	if (rc >= 0)
 		rc = sd_bus_message_skip(r, "bu");
 	if (rc >= 0)
@@ -33,13 +32,12 @@ void ctl_health_stats(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const ch
 		yout_key(y, key);
 		yout_u64(y, v);
 	}
-	sd_bus_message_unref(r);
 }
 
 void ctl_rtr_credits(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *nid)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	int32_t avail, min;
 
 	/* quietly nothing where there are none (the kernel engine's, so far) */
@@ -50,13 +48,11 @@ void ctl_rtr_credits(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const cha
 		yout_key(y, "min_rtr_credits");
 		yout_i64(y, min);
 	}
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(r);
 }
 
 static int queue(sd_bus *bus, struct yout *y, bool peer)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *nid;
 	char key[32];
 	uint64_t next;
@@ -78,7 +74,6 @@ static int queue(sd_bus *bus, struct yout *y, bool peer)
 	}
 	if (i)
 		yout_map_end(y);
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's recovery queue makes no sense: %s",
 				 strerror(-rc))
 		      : 0;

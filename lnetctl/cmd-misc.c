@@ -327,40 +327,7 @@ static int rollback(struct ctl_opt *opt, int argc, char **argv)
 	return done(rc, NULL, bus, r, "rollback");
 }
 
-/*
- * lnet configure|unconfigure, which Lustre's lnet.service runs: LNet up with
- * its configuration, and down.  lnetd applies its desired state by itself
- * (at start, on module reload), so configure only checks that lnetd is
- * there; unconfigure keeps the configuration too: stop lnetd, or delete
- * what is configured, to take LNet down (lnetctl(8), DIFFERENCES).
- */
-static int lnet_configure(struct ctl_opt *opt, int argc, char **argv)
-{
-	sd_bus_message *r = NULL;
-	sd_bus *bus = NULL;
-	int rc = ctl_bus(&bus);
-
-	if (!rc)
-		rc = ctl_call(bus, "ListGlobals", &r, NULL);
-	return ctl_finish(rc, bus, r);
-}
-
 const struct ctl_cmd ctl_misc_cmds[] = {
-	{"lnet configure",
-	 "[--all] [-l]",
-	 "Check that lnetd is there; it applies the configuration by itself.",
-	 lnet_configure,
-	 {{"all", 'a', NULL, "accepted: lnetd configures what it was told to, nothing more"},
-	  {"large", 'l', NULL, "accepted: lnetd takes large NIDs always"}},
-	 0,
-	 0},
-	{"lnet unconfigure",
-	 "[--all]",
-	 "Accepted and a no-op: lnetd keeps its configuration (stop lnetd to stop LNet).",
-	 lnet_configure,
-	 {{"all", 'a', NULL, "accepted"}},
-	 0,
-	 0},
 	{"explain",
 	 "--dst NID [--src NID]",
 	 "Say which local NI, peer NI and gateway a message to NID would take, and why.",

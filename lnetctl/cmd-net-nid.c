@@ -74,7 +74,7 @@ int ctl_net_del_nid(sd_bus *bus, const char *nid)
 {
 	char nnet[LNE_NET_STR_MAX], addr[64], **changes = NULL;
 	const char *net, *ifname, *state, *pattern;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct cf_doc doc = {0};
 	struct cf_op *op = NULL;
 	bool holds;
@@ -111,7 +111,6 @@ int ctl_net_del_nid(sd_bus *bus, const char *nid)
 			rc = ctl_fail(EXIT_REFUSED, "out of memory");
 		}
 	}
-	sd_bus_message_unref(r);
 	if (rc > 0)
 		rc = 0;
 	if (rc < 0)

@@ -412,6 +412,15 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 	yout_map_end(y);
 }
 
+/* ListNIs' keys that are fields of the row (the tunables go by their table). */
+static const struct ctl_key ni_keys[] = {
+	CTL_KEY("reason", 's', struct ni_row, reason),
+	CTL_KEY("pattern", 's', struct ni_row, pattern),
+	CTL_KEY("cpts", 's', struct ni_row, cpts),
+	CTL_KEY("cpts_in_effect", 's', struct ni_row, cpts_in_effect),
+	{NULL},
+};
+
 static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bool verbose)
 {
 	struct {
@@ -435,14 +444,8 @@ static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bo
 		k = lne_tun_lookup(key);
 		if (k >= 0)
 			rc = sd_bus_message_read(r, "v", "u", &row->tun[k]);
-		else if (!strcmp(key, "reason"))
-			rc = sd_bus_message_read(r, "v", "s", &row->reason);
-		else if (!strcmp(key, "pattern"))
-			rc = sd_bus_message_read(r, "v", "s", &row->pattern);
-		else if (!strcmp(key, "cpts"))
-			rc = sd_bus_message_read(r, "v", "s", &row->cpts);
-		else if (!strcmp(key, "cpts_in_effect"))
-			rc = sd_bus_message_read(r, "v", "s", &row->cpts_in_effect);
+		else if ((rc = ctl_key_entry(r, key, ni_keys, row)) != 0)
+			; /* one of the row's own keys: read, or a bad reply */
 		else if (!strcmp(key, "dev_cpts")) {
 			rc = sd_bus_message_enter_container(r, 'v', "ai");
 			if (rc >= 0)
@@ -536,7 +539,7 @@ static int owner_entry(sd_bus_message *r, const char *key, void *arg)
 
 static int nid_owner(sd_bus *bus, struct nid_owner *o)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *net, *ifname, *state;
 	int rc = ctl_call(bus, "ListNIs", &r, NULL);
 
@@ -561,7 +564,6 @@ static int nid_owner(sd_bus *bus, struct nid_owner *o)
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(r);
 	}
-	sd_bus_message_unref(r);
 	if (rc < 0)
 		return ctl_fail(EXIT_REFUSED, "cannot list the NIs: %s", strerror(-rc));
 	return o->found ? 0 : ctl_fail_errno(EXIT_REFUSED, -ENOENT, "%s: no such local NI", o->nid);

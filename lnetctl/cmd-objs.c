@@ -168,7 +168,7 @@ int ctl_udsp_info(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	const char *key, *contents, *s;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	char type, **v = NULL, **p;
 	int64_t x;
 	int rc;
@@ -218,7 +218,6 @@ int ctl_udsp_info(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *
 			rc = sd_bus_message_exit_container(r);
 	}
 	yout_map_end(y);
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's UDSP info makes no sense: %s",
 				 strerror(-rc))
 		      : 0;
@@ -231,8 +230,7 @@ static int udsp_add(struct ctl_opt *opt, int argc, char **argv)
 	struct ctl_opt *src = ctl_opt(opt, "src"), *dst = ctl_opt(opt, "dst"),
 		       *rte = ctl_opt(opt, "rte"), *prio = ctl_opt(opt, "priority"),
 		       *idx = ctl_opt(opt, "idx");
-	sd_bus_message *m = NULL;
-	sd_bus *bus = NULL;
+	struct cf_op *op;
 	uint32_t p = 0, i = 0;
 	int rc = 0;
 
@@ -242,31 +240,24 @@ static int udsp_add(struct ctl_opt *opt, int argc, char **argv)
 		rc = ctl_u32(prio, 4294967294u, &p);
 	if (!rc && idx->given)
 		rc = ctl_u32(idx, UINT32_MAX, &i);
-	if (!rc)
-		rc = ctl_bus(&bus);
 	if (rc)
-		return ctl_finish(rc, bus, NULL);
-	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER, "AddRule");
-	if (rc >= 0)
-		rc = sd_bus_message_append(m, "sss", src->given ? src->val : "",
-					   dst->given ? dst->val : "", rte->given ? rte->val : "");
-	if (rc >= 0)
-		rc = sd_bus_message_open_container(m, 'a', "{sv}");
-	if (rc >= 0 && prio->given)
-		rc = sd_bus_message_append(m, "{sv}", "priority", "u", p);
-	if (rc >= 0 && idx->given)
-		rc = sd_bus_message_append(m, "{sv}", "idx", "u", i);
-	if (rc >= 0)
-		rc = sd_bus_message_close_container(m);
-	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
+		return rc;
+	op = cf_op_new("add", "udsp");
+	if (op && ((src->given && cf_op_set_str(op, "src", src->val)) ||
+		   (dst->given && cf_op_set_str(op, "dst", dst->val)) ||
+		   (rte->given && cf_op_set_str(op, "rte", rte->val)) ||
+		   (prio->given && cf_op_set_u32(op, "priority", p)) ||
+		   (idx->given && cf_op_set_u32(op, "idx", i)))) {
+		cf_op_free(op);
+		op = NULL;
+	}
+	return ctl_apply_op(op);
 }
 
 static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *idx = ctl_opt(opt, "idx"), *all = ctl_opt(opt, "all");
-	sd_bus_message *reply = NULL;
-	sd_bus *bus = NULL;
+	struct cf_op *op;
 	uint32_t i = 0;
 	int rc = 0;
 
@@ -274,12 +265,14 @@ static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
 		return ctl_usage("say which rule: --idx IDX or --all");
 	if (idx->given)
 		rc = ctl_u32(idx, UINT32_MAX, &i);
-	if (!rc)
-		rc = ctl_bus(&bus);
-	if (!rc)
-		rc = all->given ? ctl_call(bus, "DeleteAllRules", &reply, NULL)
-				: ctl_call(bus, "DeleteRule", &reply, "u", i);
-	return ctl_finish(rc, bus, reply);
+	if (rc)
+		return rc;
+	op = cf_op_new("del", "udsp");
+	if (op && (all->given ? cf_op_set_bool(op, "all", true) : cf_op_set_u32(op, "idx", i))) {
+		cf_op_free(op);
+		op = NULL;
+	}
+	return ctl_apply_op(op);
 }
 
 static int rule_entry(sd_bus_message *r, const char *key, void *arg)
@@ -398,19 +391,21 @@ static const char *global_name(const char *name)
 static int set_global(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt val = {.name = argv[0], .val = argv[1]};
-	sd_bus_message *reply = NULL;
 	const char *name = global_name(argv[0]);
-	sd_bus *bus = NULL;
+	struct cf_op *op;
 	uint32_t v;
 	int rc;
 
 	ctl_err_name(name); /* upstream's failure names the setting: "add: - discovery:" */
 	rc = ctl_u32(&val, UINT32_MAX, &v);
-	if (!rc)
-		rc = ctl_bus(&bus);
-	if (!rc)
-		rc = ctl_call(bus, "SetGlobal", &reply, "su", name, v);
-	return ctl_finish(rc, bus, reply);
+	if (rc)
+		return rc;
+	op = cf_op_new("set", "global");
+	if (op && (cf_op_set_str(op, "name", name) || cf_op_set_u32(op, "value", v))) {
+		cf_op_free(op);
+		op = NULL;
+	}
+	return ctl_apply_op(op);
 }
 
 /* Lustre's lnd_timeout: transaction_timeout shared by the tries, at least 1. */
@@ -424,7 +419,7 @@ static uint32_t lnd_timeout_of(uint32_t transaction_timeout, uint32_t retry_coun
 int ctl_lnd_timeout(sd_bus *bus, uint32_t *out)
 {
 	uint32_t v, tt = 0, retries = 0;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *name;
 	int rc;
 
@@ -438,7 +433,6 @@ int ctl_lnd_timeout(sd_bus *bus, uint32_t *out)
 		else if (!strcmp(name, "retry_count"))
 			retries = v;
 	}
-	sd_bus_message_unref(r);
 	*out = lnd_timeout_of(tt, retries);
 	return rc < 0 ? rc : 0;
 }

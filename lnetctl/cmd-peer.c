@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/peer-attrs.h"
 #include "lnetctl.h"
 #include "yout.h"
 
@@ -217,12 +218,17 @@ static int peer_apply(const char *verb, const char *primary, char **nids, size_t
 	sd_bus *bus = NULL;
 	uint64_t gen;
 	bool add = !strcmp(verb, "add");
-	int rc = !op || cf_op_set_str(op, "primary", primary) ||
-		 (n && cf_op_set_strv(op, "nids", (const char *const *)nids, n));
+	int k, rc = !op || cf_op_set_str(op, "primary", primary) ||
+		    (n && cf_op_set_strv(op, "nids", (const char *const *)nids, n));
 
-	if (!rc && add)
-		rc = cf_op_set_bool(op, "multi_rail", !ctl_opt(opt, "non-mr")->given) ||
-		     (ctl_opt(opt, "lock-prim")->given && cf_op_set_bool(op, "lock_prim", true));
+	/* each setting: a negative option (--non_mr) always says it, others when given */
+	for (k = 0; !rc && add && k < LNE_PEER_A__COUNT; k++) {
+		const struct lne_peer_desc *a = &lne_peer_desc[k];
+		bool given = ctl_opt(opt, a->option)->given;
+
+		if (a->neg || given)
+			rc = cf_op_set_bool(op, a->name, a->neg ? !given : true);
+	}
 	if (!rc && !add && ctl_opt(opt, "force")->given)
 		rc = cf_op_set_bool(op, "force", true);
 	if (rc || cf_doc_push(&doc, op)) {
@@ -325,21 +331,6 @@ static const char *nid_state(const struct peer_row *row, const char *nid)
 	return "NA";
 }
 
-/*
- * A "v" holding one @type: entered and read without a format string to
- * parse (sd_bus_message_read() was most of reading 50,000 peers).
- */
-static int read_variant(sd_bus_message *r, char type, void *v)
-{
-	int rc = sd_bus_message_enter_container(r, 'v', (char[]){type, '\0'});
-
-	if (rc >= 0)
-		rc = sd_bus_message_read_basic(r, type, v);
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(r);
-	return rc < 0 ? rc : 1;
-}
-
 /* One (s@t) of an array: the string, then one basic value of type @t. */
 static int read_pair(sd_bus_message *r, const char *sig, const char **s, void *v)
 {
@@ -355,57 +346,69 @@ static int read_pair(sd_bus_message *r, const char *sig, const char **s, void *v
 	return rc < 0 ? rc : 1;
 }
 
-static int peer_entry(sd_bus_message *r, const char *key, void *arg)
+static int read_found_nids(sd_bus_message *r, void *rec)
 {
-	struct peer_row *row = arg;
-	const char *nid;
+	struct peer_row *row = rec;
+	int rc = sd_bus_message_enter_container(r, 'v', "as");
+
+	if (rc >= 0)
+		rc = sd_bus_message_read_strv(r, &row->found_nids);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc < 0 ? rc : 1;
+}
+
+/* "nids" a(su) (@states false) or "nid_states" a(ss) into the row's lists. */
+static int read_nid_list(sd_bus_message *r, struct peer_row *row, bool states)
+{
+	const char *nid, *state;
 	uint32_t health;
-	int rc;
+	int rc = sd_bus_message_enter_container(r, 'v', states ? "a(ss)" : "a(su)");
 
-	if (!strcmp(key, "multi_rail"))
-		return read_variant(r, 'b', &row->mr);
-	if (!strcmp(key, "implicit"))
-		return read_variant(r, 'b', &row->implicit);
-	if (!strcmp(key, "discovered"))
-		return read_variant(r, 'b', &row->discovered);
-	if (!strcmp(key, "locked"))
-		return read_variant(r, 'b', &row->locked);
-	if (!strcmp(key, "discovered_nids")) {
-		rc = sd_bus_message_enter_container(r, 'v', "as");
-		if (rc >= 0)
-			rc = sd_bus_message_read_strv(r, &row->found_nids);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		return rc < 0 ? rc : 1;
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', states ? "(ss)" : "(su)");
+	while (rc >= 0 && states && (rc = read_pair(r, "ss", &nid, &state)) > 0) {
+		if (nid_room(&row->states, row->nst, &row->stcap))
+			return -ENOMEM;
+		row->states[row->nst++] = (struct peer_nid){nid, 0, state};
 	}
-	if (!strcmp(key, "nid_states")) {
-		const char *state;
-
-		rc = sd_bus_message_enter_container(r, 'v', "a(ss)");
-		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "(ss)");
-		while (rc >= 0 && (rc = read_pair(r, "ss", &nid, &state)) > 0) {
-			if (nid_room(&row->states, row->nst, &row->stcap))
-				return -ENOMEM;
-			row->states[row->nst++] = (struct peer_nid){nid, 0, state};
-		}
-	} else if (!strcmp(key, "nids")) {
-		rc = sd_bus_message_enter_container(r, 'v', "a(su)");
-		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "(su)");
-		while (rc >= 0 && (rc = read_pair(r, "su", &nid, &health)) > 0) {
-			if (nid_room(&row->nids, row->n, &row->cap))
-				return -ENOMEM;
-			row->nids[row->n++] = (struct peer_nid){nid, health, NULL};
-		}
-	} else {
-		return 0;
+	while (rc >= 0 && !states && (rc = read_pair(r, "su", &nid, &health)) > 0) {
+		if (nid_room(&row->nids, row->n, &row->cap))
+			return -ENOMEM;
+		row->nids[row->n++] = (struct peer_nid){nid, health, NULL};
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
 	return rc < 0 ? rc : 1;
+}
+
+static int read_nids(sd_bus_message *r, void *rec)
+{
+	return read_nid_list(r, rec, false);
+}
+
+static int read_nid_states(sd_bus_message *r, void *rec)
+{
+	return read_nid_list(r, rec, true);
+}
+
+/* ListPeers' keys (lnetd(8)), each once. */
+static const struct ctl_key peer_keys[] = {
+	CTL_KEY("multi_rail", 'b', struct peer_row, mr),
+	CTL_KEY("implicit", 'b', struct peer_row, implicit),
+	CTL_KEY("discovered", 'b', struct peer_row, discovered),
+	CTL_KEY("locked", 'b', struct peer_row, locked),
+	CTL_KEY_FN("discovered_nids", read_found_nids),
+	CTL_KEY_FN("nid_states", read_nid_states),
+	CTL_KEY_FN("nids", read_nids),
+	{NULL},
+};
+
+static int peer_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	return ctl_key_entry(r, key, peer_keys, arg);
 }
 
 /* The next ListPeers record into @row, what the last one left cleared first. */
@@ -551,7 +554,7 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	struct peer_row row = {.nids = NULL};
 	struct ctl_counters *counters = NULL;
 	struct ctl_ahead *ahead = NULL;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
 	int rc, yrc, shown = 0;
@@ -615,7 +618,6 @@ static int peer_show(struct ctl_opt *opt, int argc, char **argv)
 	free(text);
 	ctl_counters_free(counters);
 	ctl_ahead_free(ahead);
-	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc;
 }
@@ -656,7 +658,7 @@ static int sort_peers(struct cf_doc *doc)
 int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 {
 	struct peer_row row = {.nids = NULL};
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	int rc = ctl_call(bus, "ListPeers", &r, NULL);
 
 	if (rc)
@@ -678,7 +680,6 @@ int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc)
 		}
 	}
 	peer_row_free(&row);
-	sd_bus_message_unref(r);
 	if (rc >= 0)
 		rc = sort_peers(doc);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "cannot read the peers: %s", strerror(-rc)) : 0;
@@ -716,6 +717,9 @@ static int peer_set(struct ctl_opt *opt, int argc, char **argv)
 	return ctl_finish(rc, bus, reply);
 }
 
+/* peer add's options for the settings of engine/peer-attrs.h: flags, each */
+#define PEER_OPT(id, name, yaml, option, neg, def, engine, help) {option, 0, NULL, help},
+
 const struct ctl_cmd ctl_peer_cmds[] = {
 	{"peer add",
 	 "--prim_nid NID [--nid NID[,NID...]] [--non_mr] [--lock_prim]",
@@ -723,9 +727,7 @@ const struct ctl_cmd ctl_peer_cmds[] = {
 	 peer_add,
 	 {{"prim-nid", 0, "NID", "the peer's primary NID"},
 	  {"nid", 0, "NIDS", "its other NIDs, e.g. 10.0.0.[2-4]@tcp,10.1.0.2@o2ib"},
-	  {"non-mr", 0, NULL, "the peer is not Multi-Rail"},
-	  {"lock-prim", 0, NULL,
-	   "lock the primary NID: a peer del without --force keeps the peer and its primary"}},
+	  LNE_PEER_ATTRS(PEER_OPT)},
 	 0,
 	 0},
 	{"peer del",

@@ -24,7 +24,7 @@ static int read_globals(sd_bus *bus, struct pools *p)
 {
 	static const enum lne_global size[LNE_RB__COUNT] = {LNE_G_TINY_BUFFERS, LNE_G_SMALL_BUFFERS,
 							    LNE_G_LARGE_BUFFERS};
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *name;
 	uint32_t v;
 	int rc, k;
@@ -40,7 +40,6 @@ static int read_globals(sd_bus *bus, struct pools *p)
 			if (lne_global_lookup(name) == (int)size[k])
 				p->nbuffers[k] = v;
 	}
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's globals make no sense: %s", strerror(-rc))
 		      : 0;
 }
@@ -48,8 +47,8 @@ static int read_globals(sd_bus *bus, struct pools *p)
 /* What the pools hold now; without a data path (no module), nothing. */
 static void read_use(sd_bus *bus, struct pools *p)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *name;
 	char want[64];
 	uint64_t v;
@@ -57,7 +56,6 @@ static void read_use(sd_bus *bus, struct pools *p)
 
 	rc = sd_bus_call_method(bus, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER, "Counters",
 				&e, &r, NULL);
-	sd_bus_error_free(&e);
 	if (rc >= 0)
 		rc = sd_bus_message_skip(r, "a{st}");
 	if (rc >= 0)
@@ -76,7 +74,6 @@ static void read_use(sd_bus *bus, struct pools *p)
 				p->peak[k] = v;
 			break;
 		}
-	sd_bus_message_unref(r);
 }
 
 static int routing_show(struct ctl_opt *opt, int argc, char **argv)

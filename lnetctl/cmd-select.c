@@ -64,9 +64,8 @@ static int patterns(struct ctl_opt *opt, enum sel_type t, const char **src, cons
 static int sel_add(struct ctl_opt *opt, enum sel_type t)
 {
 	struct ctl_opt *prio = ctl_opt(opt, "priority");
-	sd_bus_message *m = NULL;
 	const char *src, *dst;
-	sd_bus *bus = NULL;
+	struct cf_op *op;
 	uint32_t p = 0;
 	int rc;
 
@@ -75,22 +74,21 @@ static int sel_add(struct ctl_opt *opt, enum sel_type t)
 		rc = ctl_usage("--priority is required");
 	if (!rc)
 		rc = ctl_u32(prio, 4294967294u, &p);
-	if (!rc)
-		rc = ctl_bus(&bus);
 	if (rc)
-		return ctl_finish(rc, bus, NULL);
-	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER, "AddRule");
-	if (rc >= 0)
-		rc = sd_bus_message_append(m, "sssa{sv}", src, dst ?: "", "", 2, "priority", "u", p,
-					   "kind", "s", sel_kind[t]);
-	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
+		return rc;
+	op = cf_op_new("add", "udsp");
+	if (op && (cf_op_set_str(op, "src", src) || cf_op_set_str(op, "dst", dst ?: "") ||
+		   cf_op_set_u32(op, "priority", p) || cf_op_set_str(op, "kind", sel_kind[t]))) {
+		cf_op_free(op);
+		op = NULL;
+	}
+	return ctl_apply_op(op);
 }
 
 /* The kind of rule @idx, from ListRules, into @kind (static storage of the reply). */
 static int rule_kind(sd_bus *bus, uint32_t idx, char *kind, size_t len)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct ctl_rule rule;
 	int rc;
 
@@ -102,7 +100,6 @@ static int rule_kind(sd_bus *bus, uint32_t idx, char *kind, size_t len)
 	while (rc >= 0 && (rc = ctl_rule_next(r, &rule)) > 0)
 		if (rule.idx == idx)
 			snprintf(kind, len, "%s", rule.kind);
-	sd_bus_message_unref(r);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's rules make no sense: %s", strerror(-rc))
 		      : 0;
 }

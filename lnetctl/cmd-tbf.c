@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/tbf.h"
 #include "lnetctl.h"
 #include "yout.h"
 
@@ -120,8 +121,7 @@ static int policy_set(struct ctl_opt *opt, int argc, char **argv)
 static int rule(struct ctl_opt *opt, int argc, char **argv, const char *verb)
 {
 	struct ctl_opt *svc = ctl_opt(opt, "service"), *queue = ctl_opt(opt, "queue");
-	sd_bus_message *reply = NULL;
-	sd_bus *bus = NULL;
+	struct cf_op *op;
 	char *cmd;
 	size_t len = 0;
 	int i, rc;
@@ -166,11 +166,13 @@ static int rule(struct ctl_opt *opt, int argc, char **argv, const char *verb)
 		len += (size_t)sprintf(cmd + len, "%s%s", len ? " " : "", verb);
 	sprintf(cmd + len, "%s%s", len && *w ? " " : "", w);
 	free(words);
-	rc = ctl_bus(&bus);
-	if (!rc)
-		rc = ctl_call(bus, "TbfCommand", &reply, "ss", svc->val, cmd);
+	op = cf_op_new("add", "tbf");
+	if (op && (cf_op_set_str(op, "service", svc->val) || cf_op_set_str(op, "command", cmd))) {
+		cf_op_free(op);
+		op = NULL;
+	}
 	free(cmd);
-	return ctl_finish(rc, bus, reply);
+	return ctl_apply_op(op);
 }
 
 static int rule_any(struct ctl_opt *opt, int argc, char **argv)
@@ -196,16 +198,16 @@ static int rule_stop(struct ctl_opt *opt, int argc, char **argv)
 static int tbf_del(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *svc = ctl_opt(opt, "service");
-	sd_bus_message *reply = NULL;
-	sd_bus *bus = NULL;
-	int rc;
+	struct cf_op *op;
 
 	if (!svc->given)
 		return ctl_usage("--service is required");
-	rc = ctl_bus(&bus);
-	if (!rc)
-		rc = ctl_call(bus, "TbfDelete", &reply, "s", svc->val);
-	return ctl_finish(rc, bus, reply);
+	op = cf_op_new("del", "tbf");
+	if (op && cf_op_set_str(op, "service", svc->val)) {
+		cf_op_free(op);
+		op = NULL;
+	}
+	return ctl_apply_op(op);
 }
 
 static void stats(struct yout *y, uint64_t s[5])
@@ -351,7 +353,7 @@ static int tbf_show(struct ctl_opt *opt, int argc, char **argv)
 const struct ctl_cmd ctl_tbf_cmds[] = {
 	{"tbf policy set",
 	 "--service SERVICE [--queue reg|hp] [--type TYPE] [--depth N] | \"tbf [reg|hp] TYPE\"",
-	 "Set a TBF queue's type (nid, jobid, opcode, uid, gid, or a+b) and bucket depth.",
+	 "Set a TBF queue's type (" LNE_TBF_FIELD_NAMES ", or a+b) and bucket depth.",
 	 policy_set,
 	 {SVC_OPT,
 	  {"queue", 0, "reg|hp", "the queue (default: both)"},

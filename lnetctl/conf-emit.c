@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "conf-int.h"
+#include "engine/peer-attrs.h"
 #include "engine/route-attrs.h"
 #include "engine/tunables.h"
 #include "yout.h"
@@ -36,8 +37,10 @@ static const struct fielddef schema[] = {
 #undef TUN_FIELD
 		{"peer", "primary", CF_STR, true},
 	{"peer", "nids", CF_STRV, false},
-	{"peer", "multi_rail", CF_BOOL, false},
-	{"route", "net", CF_STR, true},
+#define PEER_FIELD(id, name, ...) {"peer", #name, CF_BOOL, false},
+	LNE_PEER_ATTRS(PEER_FIELD)
+#undef PEER_FIELD
+		{"route", "net", CF_STR, true},
 	{"route", "gateway", CF_STR, true},
 #define ROUTE_FIELD(id, name, ...) {"route", #name, CF_U32, false},
 	LNE_ROUTE_ATTRS(ROUTE_FIELD)
@@ -234,6 +237,7 @@ static int emit_peers(struct yout *y, const struct cf_doc *doc)
 	char *const *nids;
 	size_t i, j, n = 0;
 	bool mr;
+	int k;
 
 	yout_key(y, "peer");
 	yout_seq_begin(y);
@@ -246,10 +250,13 @@ static int emit_peers(struct yout *y, const struct cf_doc *doc)
 		yout_map_begin(y);
 		yout_key(y, "primary nid");
 		yout_str(y, prim);
-		if (cf_op_get_bool(op, "multi_rail", &mr)) {
-			yout_key(y, "Multi-Rail");
-			yout_bool(y, mr);
-		}
+		/* the settings Lustre's YAML has, by its keys; lnetd's own stay in its store */
+		for (k = 0; k < LNE_PEER_A__COUNT; k++)
+			if (lne_peer_desc[k].yaml[0] &&
+			    cf_op_get_bool(op, lne_peer_desc[k].name, &mr)) {
+				yout_key(y, lne_peer_desc[k].yaml);
+				yout_bool(y, mr);
+			}
 		/* Lustre lists the primary first among the peer NIs. */
 		yout_key(y, "peer ni");
 		yout_seq_begin(y);

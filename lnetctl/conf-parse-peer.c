@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "conf-int.h"
+#include "engine/peer-attrs.h"
 #include "engine/route-attrs.h"
 
 /* ---------------------------------------------------------------------- */
@@ -17,7 +18,7 @@
 struct peer_spec {
 	yaml_node_t *prim;
 	struct cfp_nodes nids;
-	bool mr_set, mr;
+	bool got[LNE_PEER_A__COUNT], v[LNE_PEER_A__COUNT]; /* engine/peer-attrs.h's settings */
 };
 
 static int h_pni_nid(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
@@ -68,13 +69,24 @@ static int h_primary(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 	return cfp_get_str(p, "primary nid", v, &str);
 }
 
-static int h_multi_rail(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+/* A setting of engine/peer-attrs.h, by its YAML key ("Multi-Rail"). */
+static int h_setting(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
 	struct peer_spec *s = st;
+	const char *key = cfp_sval(k);
+	int a;
 
-	s->mr_set = true;
-	return cfp_get_bool(p, "Multi-Rail", v, &s->mr);
+	for (a = 0; a < LNE_PEER_A__COUNT; a++)
+		if (lne_peer_desc[a].yaml[0] && !strcmp(lne_peer_desc[a].yaml, key))
+			break;
+	if (a == LNE_PEER_A__COUNT)
+		return cfp_fail(p, k, key, "invalid key in a peer");
+	s->got[a] = true;
+	return cfp_get_bool(p, lne_peer_desc[a].yaml, v, &s->v[a]);
 }
+
+/* The settings Lustre's YAML has; the others (yaml "") have no key. */
+#define PEER_KEY(id, name, yaml, ...) {yaml, h_setting},
 
 static int h_peer_nis(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
@@ -82,9 +94,11 @@ static int h_peer_nis(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 }
 
 static const struct cfp_keydef peer_keys[] = {
-	{"primary nid", h_primary}, {"Multi-Rail", h_multi_rail},
-	{"peer ni", h_peer_nis},    {"peer state", NULL},
-	{"seq_no", NULL},	    {NULL, NULL},
+	{"primary nid", h_primary},
+	LNE_PEER_ATTRS(PEER_KEY){"peer ni", h_peer_nis},
+	{"peer state", NULL},
+	{"seq_no", NULL},
+	{NULL, NULL},
 };
 
 int cfp_peer_item(struct cfp *p, yaml_node_t *item, void *st)
@@ -121,8 +135,9 @@ int cfp_peer_item(struct cfp *p, yaml_node_t *item, void *st)
 	/* An add always lists the other NIDs, as lnetd's Export does; a del only to remove some. */
 	if (!rc && (p->mode == CF_ADD || (n && !whole)))
 		rc = cf_op_set_strv(op, "nids", nids, n);
-	if (!rc && s.mr_set && p->mode == CF_ADD)
-		rc = cf_op_set_bool(op, "multi_rail", s.mr);
+	for (i = 0; i < LNE_PEER_A__COUNT; i++)
+		if (!rc && s.got[i] && p->mode == CF_ADD)
+			rc = cf_op_set_bool(op, lne_peer_desc[i].name, s.v[i]);
 	rc = cfp_push(p, op, rc);
 out:
 	free(nids);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "conf-int.h"
+#include "engine/peer-attrs.h"
 
 /* One object of either side: its key and the text of what it holds. */
 struct item {
@@ -183,7 +184,10 @@ static char *route_val(const struct cf_op *op)
 static int item_of(const struct cf_op *op, struct item *it)
 {
 	static const char *const net_skip[] = {"net", "interface", NULL};
-	static const char *const peer_skip[] = {"primary", "multi_rail", NULL};
+	/* a peer's settings are compared apart (Multi-Rail) or not at all (YAML has no key) */
+#define PEER_SKIP(id, name, ...) #name,
+	static const char *const peer_skip[] = {"primary", LNE_PEER_ATTRS(PEER_SKIP) NULL};
+#undef PEER_SKIP
 	static const char *const tbf_skip[] = {"service", "queue", NULL};
 	static const char *const global_skip[] = {"name", NULL};
 	char a[LNE_NID_STR_MAX], b[LNE_NID_STR_MAX];

@@ -87,7 +87,7 @@ struct ctl_counters *ctl_counters_read(sd_bus *bus)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	struct ctl_counters *c = calloc(1, sizeof(*c));
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	size_t cap = 0;
 	int rc;
 
@@ -118,7 +118,6 @@ struct ctl_counters *ctl_counters_read(sd_bus *bus)
 		else
 			break;
 	}
-	sd_bus_message_unref(r);
 	return c;
 }
 

@@ -11,9 +11,11 @@
 #define LNETCTL_LNETCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "common/cleanup.h"
 #include "conf.h"
 
 /* Exit codes (lnetctl(8), EXIT STATUS). */
@@ -149,6 +151,32 @@ int ctl_lnd_timeout(sd_bus *bus, uint32_t *out);
 int ctl_read_dict(sd_bus_message *r, int (*entry)(sd_bus_message *r, const char *key, void *arg),
 		  void *arg);
 /*
+ * A reply's a{sv} keys, described once per record: each key a field of the
+ * caller's record (offsetof) holding one basic value, or a reader of its
+ * own for anything else.  The table ends with a NULL key.
+ */
+struct ctl_key {
+	const char *key;
+	char type;  /* the variant's: 's' (const char *, into the reply), 'b' (int), 'u'
+		       (uint32_t), 'i' (int32_t), 't' (uint64_t) */
+	size_t off; /* where it goes in the record */
+	/* instead, when set: read the "v" at @r into @rec (> 0), or fail (< 0) */
+	int (*read)(sd_bus_message *r, void *rec);
+};
+#define CTL_KEY(key, type, rec, field)                \
+	{                                             \
+		key, type, offsetof(rec, field), NULL \
+	}
+#define CTL_KEY_FN(key, fn)   \
+	{                     \
+		key, 0, 0, fn \
+	}
+/*
+ * ctl_read_dict()'s entry for a table: the value of @key into @rec (> 0),
+ * 0 for a key not in @keys (skipped), -EBADMSG for a value of another type.
+ */
+int ctl_key_entry(sd_bus_message *r, const char *key, const struct ctl_key *keys, void *rec);
+/*
  * Send @m, built so far with @rc (a negative errno: it failed, say why), and
  * drop it and the reply: 0, or the exit code after saying why not.
  */
@@ -164,6 +192,12 @@ int ctl_bus_error(const sd_bus_error *e, int rc);
  * delete) is refused, as the single-object commands do; else (import) it is
  * no change.
  */
+/*
+ * One operation @op (taken, freed here, also on failure; NULL: out of
+ * memory) as an ApplyWith with exclusive: how lnetctl changes the
+ * configuration.  Its exit code.
+ */
+int ctl_apply_op(struct cf_op *op);
 int ctl_apply(sd_bus *bus, const struct cf_doc *doc, bool dry, bool exclusive, uint64_t *gen,
 	      char ***changes, const char *fname);
 /* An "as" into a NULL-terminated list (NULL when empty; ctl_strv_free); 1 or -errno. */
@@ -171,6 +205,12 @@ int ctl_read_strv(sd_bus_message *m, char ***out);
 /* The same, only if lnetd's configuration is still at generation @at (else Busy). */
 int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, uint64_t *gen,
 		 char ***changes, const char *fname);
+/*
+ * import --if-empty: while true, ctl_apply() applies only into a configuration
+ * never changed (ApplyWith's if_empty, generation 0); else nothing is done and
+ * *changes holds lnetd's one note, "!not empty: ...".
+ */
+extern bool ctl_if_empty;
 /* The desired state as operations. */
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen);
 int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc);
@@ -226,8 +266,8 @@ void ctl_counters_by_type(struct yout *y, const struct ctl_counters *c, const ch
 /* --- commands ------------------------------------------------------------------- */
 
 extern const struct ctl_cmd ctl_net_cmds[], ctl_peer_cmds[], ctl_route_cmds[], ctl_udsp_cmds[],
-	ctl_global_cmds[], ctl_conf_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[], ctl_policy_cmds[],
-	ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[], ctl_disc_cmds[], ctl_fault_cmds[],
-	ctl_health_cmds[];
+	ctl_global_cmds[], ctl_conf_cmds[], ctl_lnet_cmds[], ctl_misc_cmds[], ctl_tbf_cmds[],
+	ctl_policy_cmds[], ctl_selection_cmds[], ctl_dp_cmds[], ctl_routing_cmds[], ctl_disc_cmds[],
+	ctl_fault_cmds[], ctl_health_cmds[];
 
 #endif /* LNETCTL_LNETCTL_H */

@@ -17,10 +17,10 @@
 const char *ctl_cmd_name = "";
 
 static const struct ctl_cmd *const families[] = {
-	ctl_net_cmds,	 ctl_peer_cmds,	     ctl_route_cmds,  ctl_udsp_cmds,
-	ctl_global_cmds, ctl_conf_cmds,	     ctl_misc_cmds,   ctl_tbf_cmds,
-	ctl_policy_cmds, ctl_selection_cmds, ctl_dp_cmds,     ctl_routing_cmds,
-	ctl_disc_cmds,	 ctl_fault_cmds,     ctl_health_cmds, NULL,
+	ctl_net_cmds,	    ctl_peer_cmds, ctl_route_cmds,   ctl_udsp_cmds, ctl_global_cmds,
+	ctl_conf_cmds,	    ctl_lnet_cmds, ctl_misc_cmds,    ctl_tbf_cmds,  ctl_policy_cmds,
+	ctl_selection_cmds, ctl_dp_cmds,   ctl_routing_cmds, ctl_disc_cmds, ctl_fault_cmds,
+	ctl_health_cmds,    NULL,
 };
 
 int ctl_usage(const char *fmt, ...)

@@ -200,7 +200,7 @@ static int gateway_check(struct lnetd *d, const struct lne_peer *peer, const str
 		if (!lne_nid_equal(&nids[i], prim))
 			break;
 	if (peer && peer->implicit)
-		return op->u.peer.mr == 0 && i == op->u.peer.n
+		return op->u.peer.multi_rail == 0 && i == op->u.peer.n
 			       ? 1
 			       : say(m, -EBUSY,
 				     "%s is a route's gateway: its peer is non-Multi-Rail with this "
@@ -270,15 +270,16 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	const char **fresh = NULL;
 	struct lne_peer *peer;
 	size_t i, n = op->u.peer.n, nfresh = 0;
+	struct lne_peer_conf pc;
 	bool created;
-	int rc, mr;
+	int rc;
 
 	rc = nid_parse(op->u.peer.primary, &prim, pbuf, m);
 	if (rc)
 		return rc;
 	peer = lne_peer_find(d->mirror, &prim);
-	if (peer && !peer->implicit && !peer->discovered && op->u.peer.mr >= 0 &&
-	    peer->mr != !!op->u.peer.mr)
+	if (peer && !peer->implicit && !peer->discovered && op->u.peer.multi_rail >= 0 &&
+	    peer->mr != !!op->u.peer.multi_rail)
 		return say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
 			   peer->mr ? "Multi-Rail" : "non-Multi-Rail");
 	/* A peer of a few NIDs (a site import's 50,000) needs no allocation. */
@@ -308,9 +309,9 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		goto out;
 	/* a peer discovery made becomes configured, and goes to the store */
 	created = !peer || peer->implicit || peer->discovered;
-	mr = op->u.peer.mr < 0 ? 1 : !!op->u.peer.mr;
+	lnetd_peer_conf(op, &prim, &pc);
 	if (created) {
-		rc = lne_peer_add(d->mirror, &prim, mr, &lerr);
+		rc = lne_peer_add(d->mirror, &pc, &lerr);
 		if (rc) {
 			rc = say(m, rc, "%s", lerr.msg);
 			goto out;
@@ -333,13 +334,13 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	}
 	if (created) {
 		/* A new peer goes to the store whole: one change, not one per NID. */
-		struct st_peer sp = {pbuf, mr, nfresh, fresh, op->u.peer.lock == 1};
+		struct st_peer sp = {pbuf, (int)pc.multi_rail, nfresh, fresh, (int)pc.lock_prim};
 
 		rc = store_peer_add(d->store, &sp, &serr);
 	} else {
 		for (i = 0; !rc && i < nfresh; i++)
 			rc = store_peer_nid_add(d->store, pbuf, fresh[i], &serr);
-		if (!rc && op->u.peer.lock == 1 && !store_peer_is_locked(d->store, pbuf)) {
+		if (!rc && op->u.peer.lock_prim == 1 && !store_peer_is_locked(d->store, pbuf)) {
 			rc = store_peer_set_locked(d->store, pbuf, 1, &serr);
 			n += !rc; /* a change: not "exists already" */
 		}
@@ -397,7 +398,7 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		struct lne_nid prim = owner->primary;
 
 		lne_nid_format(&prim, pbuf, sizeof(pbuf));
-		if (op->u.peer.mr >= 0 && owner->mr != !!op->u.peer.mr) {
+		if (op->u.peer.multi_rail >= 0 && owner->mr != !!op->u.peer.multi_rail) {
 			rc = say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
 				 owner->mr ? "Multi-Rail" : "non-Multi-Rail");
 			goto out;
@@ -406,7 +407,7 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 			keep_primary |= lne_nid_equal(&all[i], &prim);
 		if (!keep_primary) {
 			/* Made again with the first NID as primary, as it was otherwise. */
-			if (op->u.peer.mr < 0)
+			if (op->u.peer.multi_rail < 0)
 				mr_was = owner->mr;
 			rc = lne_peer_del(d->mirror, &prim, &lerr);
 			if (rc) {
@@ -447,7 +448,7 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 			add.u.peer.n = n - 1;
 		}
 		add.u.peer.nids = rest;
-		add.u.peer.mr = op->u.peer.mr >= 0 ? op->u.peer.mr : mr_was;
+		add.u.peer.multi_rail = op->u.peer.multi_rail >= 0 ? op->u.peer.multi_rail : mr_was;
 		rc = op_peer_add(d, &add, m);
 	}
 out:

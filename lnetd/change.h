@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/peer-attrs.h"
 #include "lnetd.h"
 #include "nrs.h"
 
@@ -55,8 +56,13 @@ struct lnetd_op {
 			const char *primary;
 			const char *const *nids; /* add: NIDs to add; del: to delete (none: all) */
 			size_t n;
-			int mr;	  /* add: 0, 1, or -1 (not said: Multi-Rail if new) */
-			int lock; /* add: 1 locks its primary NID (--lock_prim); 0, -1: as it is */
+			/*
+			 * add: each setting of engine/peer-attrs.h 0, 1, or -1: not
+			 * said, a new peer gets the table's default and an existing
+			 * one keeps its own (lock_prim: 1 locks the primary NID; 0
+			 * and -1 leave it as it is)
+			 */
+			LNE_PEER_FIELDS(int);
 			bool force; /* del: a locked peer goes too (else it keeps its primary) */
 		} peer;
 		struct st_route route; /* hops, priority, sensitivity: ST_UNSET for defaults */
@@ -88,7 +94,21 @@ struct lnetd_change_err {
 	char msg[640];
 };
 
-const char *lnetd_obj_name(enum lnetd_obj obj);	   /* "net", "peer", ... */
+const char *lnetd_obj_name(enum lnetd_obj obj);
+
+/*
+ * The peer an add @op makes: @primary, and each setting as the op gives it,
+ * else the table's default (engine/peer-attrs.h).
+ */
+static inline void lnetd_peer_conf(const struct lnetd_op *op, const struct lne_nid *primary,
+				   struct lne_peer_conf *pc)
+{
+	int k;
+
+	pc->primary = *primary;
+	for (k = 0; k < LNE_PEER_A__COUNT; k++)
+		pc->v[k] = op->u.peer.v[k] < 0 ? lne_peer_desc[k].def : (u32) !!op->u.peer.v[k];
+} /* "net", "peer", ... */
 const char *lnetd_verb_name(enum lnetd_verb verb); /* "add", "del", "set" */
 int lnetd_obj_lookup(const char *name);		   /* or -1 */
 int lnetd_verb_lookup(const char *name);	   /* or -1 */

@@ -58,6 +58,7 @@ static void usage(FILE *f)
 		"  --metrics-file=PATH        keep PATH current for Prometheus (node_exporter's\n"
 		"                             textfile collector: PATH ends in .prom)\n"
 		"  --metrics-interval=SECONDS rewrite it this often (default %u), and on changes\n"
+		"  --metrics-peers            and a series per peer NI in it (many, at scale)\n"
 		"  --router-check-interval=SECONDS\n"
 		"                             the userspace engine pings each gateway this\n"
 		"                             often (default 60; 0: never)\n"
@@ -188,6 +189,7 @@ int main(int argc, char **argv)
 		{"history-days", required_argument, NULL, 'd'},
 		{"metrics-file", required_argument, NULL, 'm'},
 		{"metrics-interval", required_argument, NULL, 'i'},
+		{"metrics-peers", no_argument, NULL, 'N'},
 		{"router-check-interval", required_argument, NULL, 'c'},
 		{"router-ping-timeout", required_argument, NULL, 't'},
 		{"avoid-asym-router-failure", required_argument, NULL, 'a'},
@@ -208,6 +210,7 @@ int main(int argc, char **argv)
 	unsigned int keep = STORE_KEEP_CHANGES, days = STORE_KEEP_DAYS;
 	unsigned int metrics_interval = LNETD_METRICS_INTERVAL_DEFAULT;
 	const char *metrics_file = NULL, *private_socket = NULL;
+	bool metrics_peers = false;
 	struct store_err serr = {""};
 	char *path = NULL, *why = NULL;
 	sigset_t mask;
@@ -275,6 +278,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'N':
+			metrics_peers = true;
+			break;
 		case 'c':
 		case 't':
 			if (parse_count(c == 'c' ? "--router-check-interval"
@@ -308,6 +314,10 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		log_error("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (metrics_peers && !metrics_file) {
+		log_error("--metrics-peers: there is no --metrics-file to put them in");
 		return 2;
 	}
 	/*
@@ -393,7 +403,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (metrics_file) {
-		rc = lnetd_metrics_start(&d, metrics_file, metrics_interval);
+		rc = lnetd_metrics_start(&d, metrics_file, metrics_interval, metrics_peers);
 		if (rc < 0)
 			goto out;
 	}

@@ -8,6 +8,13 @@
  * runs LNet (backend.h): its counters, and its health and TBF policies
  * where it tells them (the mirror's where the mirror is the engine);
  * nothing of an engine that is not there now.
+ *
+ * Its cost is bounded whatever the number of peers (issue 31): the peer
+ * NIs' series are left out unless asked for (--metrics-peers); the counts
+ * of configured objects follow the history's summaries of the changes
+ * since the last count (O(what changed)), not a reading of the whole
+ * store; and the file is written at most once per gap (at least 1 s, and
+ * 20 times what the last write cost), however many changes come.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +67,7 @@ struct rows {
 
 struct collect {
 	struct lnetd *d;
+	bool peers; /* the peer NIs' series too (--metrics-peers) */
 	struct rows g[G__COUNT];
 	int err;
 };
@@ -165,6 +173,8 @@ static int add_count(void *arg, const char *nid, bool local, const char *name, u
 		;
 	if (k == COLS || (nid && k > 5))
 		return 0; /* by message type: not exported */
+	if (g == G_PNI && !c->peers)
+		return 0;
 	/* A NID's counters come together: a new row when the NID changes. */
 	r = rs->n ? &rs->r[rs->n - 1] : NULL;
 	if (!r || (nid && strcmp(r->lab[1], nid)))
@@ -224,7 +234,7 @@ static int collect_health(struct collect *c)
 	int rc;
 
 	if (ops->health) {
-		rc = ops->health(c->d->backend, true, &h);
+		rc = ops->health(c->d->backend, c->peers, &h);
 		if (rc)
 			return rc == -ENODEV ? 0 : rc;
 		for (i = 0; !c->err && i < h->n; i++) {
@@ -235,6 +245,8 @@ static int collect_health(struct collect *c)
 				add_ni(c, nid, o->ifname, o->health, o->up);
 				continue;
 			}
+			if (!c->peers)
+				continue;
 			lne_nid_format(&o->peer, prim, sizeof(prim));
 			add_pni(c, nid, prim, o->health);
 		}
@@ -246,7 +258,7 @@ static int collect_health(struct collect *c)
 		add_ni(c, nid, ni->ifname, (uint32_t)ni->health, ni->up);
 	}
 	cur = (struct lne_cursor){0};
-	while (!c->err && (p = lne_peer_next(c->d->mirror, &cur))) {
+	while (c->peers && !c->err && (p = lne_peer_next(c->d->mirror, &cur))) {
 		lne_nid_format(&p->primary, prim, sizeof(prim));
 		lne_list_for_each_entry(pnet, &p->pnets, link)
 			lne_list_for_each_entry(pni, &pnet->pnis, pnet_link) {
@@ -367,78 +379,6 @@ static int collect_tbf(struct collect *c)
 
 /* --- the configuration ------------------------------------------------------------ */
 
-int lnetd_status_read(struct lnetd *d, struct lnetd_status *s)
-{
-	static const char *const kinds[LNETD_KINDS] = {"net",  "peer",	 "route",
-						       "udsp", "global", "tbf"};
-	struct st_state st = {0};
-	size_t i, n[LNETD_KINDS];
-	int k;
-
-	if (store_state_get(d->store, &st))
-		return -EIO;
-	memset(s, 0, sizeof(*s));
-	n[0] = st.n_ni;
-	n[1] = st.n_peer;
-	n[2] = st.n_route;
-	n[3] = st.n_rule;
-	n[4] = st.n_global;
-	n[5] = st.n_tbf;
-	st_state_clear(&st);
-	for (i = 0; i < d->nnis; i++)
-		s->applied[0] += lnetd_ni_applied(d, &d->nis[i], s->why, sizeof(s->why));
-	/* Applied: in the engine that runs LNet.  The userspace engine is the mirror; the
-	 * engine (backend.h: applied) says whether it holds what the mirror does. */
-	s->in_module = backend_applied(d, NULL, s->why, sizeof(s->why));
-	for (k = 0; k < LNETD_KINDS; k++) {
-		s->kind[k] = kinds[k];
-		s->configured[k] = (uint32_t)n[k];
-		if (k)
-			s->applied[k] = s->in_module ? (uint32_t)n[k] : 0;
-	}
-	return 0;
-}
-
-/* The routes through a gateway on a net no NI is configured on (kept: lnetd(8)). */
-static int routes_pending(struct lnetd *d, lnetd_pending_fn fn, void *arg)
-{
-	char net[LNE_NET_STR_MAX], rnet[LNE_NET_STR_MAX], gw[LNE_NID_STR_MAX];
-	char key[LNE_NET_STR_MAX + LNE_NID_STR_MAX + 2], why[LNE_NET_STR_MAX + 32];
-	const struct lne_route *r;
-	int rc = 0;
-
-	lne_list_for_each_entry(r, &d->mirror->routes, link) {
-		lne_net_format(lne_nid_net(&r->gw->nid), net, sizeof(net));
-		if (rc < 0 || lnetd_net_configured(d, net))
-			continue;
-		lne_net_format(r->rnet->id, rnet, sizeof(rnet));
-		lne_nid_format(&r->gw->nid, gw, sizeof(gw));
-		snprintf(key, sizeof(key), "%s %s", rnet, gw);
-		snprintf(why, sizeof(why), "no NI is configured on %s", net);
-		rc = fn(arg, "route", key, why);
-	}
-	return rc;
-}
-
-int lnetd_pending_each(struct lnetd *d, const struct lnetd_status *s, lnetd_pending_fn fn,
-		       void *arg)
-{
-	size_t i;
-	const char *module = backend_ops_of(d)->module ?: d->engine;
-	int rc = s->in_module ? 0 : fn(arg, "module", module, s->why);
-
-	for (i = 0; rc >= 0 && i < d->nnis; i++) {
-		const struct lnetd_ni *n = &d->nis[i];
-		char key[LNETD_NI_NAME_MAX];
-
-		if (n->nreal)
-			continue;
-		lnetd_ni_name(n, key, sizeof(key));
-		rc = fn(arg, "net", key, n->reason);
-	}
-	return rc < 0 ? rc : routes_pending(d, fn, arg);
-}
-
 static int add_pending(void *arg, const char *kind, const char *object, const char *reason)
 {
 	struct collect *c = arg;
@@ -479,8 +419,21 @@ enum {
 	COUNTER,
 	GAUGE,
 	SECONDS,
-	ONE
+	ONE,
+	HOW = 0x0f,
+	LUSTRE = 0x10 /* a family of Lustre's exporters: their labels */
 };
+
+/*
+ * Where a family means what one of Lustre's exporters exports, it has that
+ * name and those labels: the node's LNet statistics (/sys/kernel/debug/lnet/stats,
+ * lnetctl stats show) are lustre_exporter's lustre_*_count_total,
+ * lustre_*_bytes_total, lustre_errors_total, lustre_allocated and
+ * lustre_maximum with component="lnet", target="lnet" (the names DDN's
+ * lustrefs-exporter uses too).  The rest keep lnet_* names: no exporter has
+ * them (lnetd(8) METRICS says why for the local NIs').
+ */
+static const char *const lustre_labels[] = {"component", "lnet", "target", "lnet", NULL};
 
 static const struct family {
 	enum group g;
@@ -503,17 +456,26 @@ static const struct family {
 	{                                                                                      \
 		g, 5, COUNTER, p "_dropped_bytes_total", "Payload bytes dropped" what "."      \
 	}
-	COUNTS(G_NODE, "lnet", " by this node"),
+	{G_NODE, 0, COUNTER | LUSTRE, "lustre_send_count_total", "Messages this node sent."},
+	{G_NODE, 1, COUNTER | LUSTRE, "lustre_receive_count_total", "Messages this node received."},
+	{G_NODE, 2, COUNTER | LUSTRE, "lustre_drop_count_total", "Messages this node dropped."},
+	{G_NODE, 3, COUNTER | LUSTRE, "lustre_send_bytes_total", "Payload bytes this node sent."},
+	{G_NODE, 4, COUNTER | LUSTRE, "lustre_receive_bytes_total",
+	 "Payload bytes this node received."},
+	{G_NODE, 5, COUNTER | LUSTRE, "lustre_drop_bytes_total",
+	 "Payload bytes this node dropped."},
 	COUNTS(G_NI, "lnet_ni", " through a local NI"),
 	COUNTS(G_PNI, "lnet_peer_ni", " to or from a peer NI"),
-	{G_NODE, 6, COUNTER, "lnet_errors_total", "Messages that failed."},
-	{G_NODE, 7, COUNTER, "lnet_routed_messages_total", "Messages this router passed on."},
-	{G_NODE, 8, COUNTER, "lnet_routed_bytes_total", "Payload bytes this router passed on."},
+	{G_NODE, 6, COUNTER | LUSTRE, "lustre_errors_total", "Messages that failed."},
+	{G_NODE, 7, COUNTER | LUSTRE, "lustre_route_count_total",
+	 "Messages this router passed on."},
+	{G_NODE, 8, COUNTER | LUSTRE, "lustre_route_bytes_total",
+	 "Payload bytes this router passed on."},
 	{G_NODE, 9, COUNTER, "lnet_connections_made_total", "Connections made to peers."},
 	{G_NODE, 10, COUNTER, "lnet_connections_accepted_total", "Connections peers made."},
 	{G_NODE, 11, COUNTER, "lnet_connections_closed_total", "Connections closed."},
-	{G_NODE, 12, GAUGE, "lnet_messages_in_flight", "Messages allocated now."},
-	{G_NODE, 13, GAUGE, "lnet_messages_in_flight_max", "The most messages allocated at once."},
+	{G_NODE, 12, GAUGE | LUSTRE, "lustre_allocated", "Messages allocated now."},
+	{G_NODE, 13, GAUGE | LUSTRE, "lustre_maximum", "The most messages allocated at once."},
 	{G_NODE, 14, COUNTER, "lnet_test_puts_served_total",
 	 "PUTs the traffic generator's test service took."},
 	{G_NODE, 15, COUNTER, "lnet_test_gets_served_total",
@@ -560,9 +522,9 @@ static const struct family {
 	 "Time dispatched requests of a class waited."},
 };
 
-int lnetd_metrics_render(struct lnetd *d, struct mx *m)
+int lnetd_metrics_render(struct lnetd *d, struct mx *m, bool peers)
 {
-	struct collect c = {.d = d};
+	struct collect c = {.d = d, .peers = peers};
 	size_t f, i;
 	int rc;
 
@@ -577,18 +539,21 @@ int lnetd_metrics_render(struct lnetd *d, struct mx *m)
 	for (f = 0; !rc && f < sizeof(families) / sizeof(families[0]); f++) {
 		const struct family *fa = &families[f];
 		const struct rows *rs = &c.g[fa->g];
+		int how = fa->how & HOW;
 
 		if (!rs->n)
 			continue;
-		mx_family(m, fa->name,
-			  fa->how == COUNTER || fa->how == SECONDS ? "counter" : "gauge", fa->help);
+		mx_family(m, fa->name, how == COUNTER || how == SECONDS ? "counter" : "gauge",
+			  fa->help);
 		for (i = 0; i < rs->n; i++) {
-			const char *const *lab = (const char *const *)rs->r[i].lab;
+			const char *const *lab = fa->how & LUSTRE
+							 ? lustre_labels
+							 : (const char *const *)rs->r[i].lab;
 
-			if (fa->how == SECONDS)
+			if (how == SECONDS)
 				mx_seconds(m, lab, rs->r[i].v[fa->col]);
 			else
-				mx_u64(m, lab, fa->how == ONE ? 1 : rs->r[i].v[fa->col]);
+				mx_u64(m, lab, how == ONE ? 1 : rs->r[i].v[fa->col]);
 		}
 	}
 	collect_free(&c);
@@ -600,20 +565,39 @@ int lnetd_metrics_render(struct lnetd *d, struct mx *m)
 struct lnetd_metrics {
 	char *path, *tmp;
 	uint64_t interval_us;
+	bool peers;	  /* --metrics-peers */
+	uint64_t writes;  /* files written (the one being written counts) */
+	uint64_t last_us; /* when the last write ended (CLOCK_MONOTONIC) */
+	uint64_t gap_us;  /* the least time from one write to the next */
 	sd_event_source *timer;
 	bool failing; /* the last write failed (said once) */
 };
 
 static struct lnetd_metrics *metrics; /* one lnetd, one file */
 
-static int write_file(struct lnetd *d, const struct lnetd_metrics *mt)
+static uint64_t clock_us(clockid_t id)
 {
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static int write_file(struct lnetd *d, struct lnetd_metrics *mt)
+{
+	uint64_t cpu = clock_us(CLOCK_THREAD_CPUTIME_ID);
 	struct mx m = {0};
 	size_t off = 0;
 	ssize_t w;
 	int fd, rc;
 
-	rc = lnetd_metrics_render(d, &m);
+	rc = lnetd_metrics_render(d, &m, mt->peers);
+	if (rc)
+		goto out;
+	mx_family(&m, "lnetd_metrics_writes_total", "counter",
+		  "Times lnetd wrote this file, this time included.");
+	mx_u64(&m, NULL, mt->writes + 1);
+	rc = m.err;
 	if (rc)
 		goto out;
 	fd = open(mt->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -637,8 +621,15 @@ static int write_file(struct lnetd *d, const struct lnetd_metrics *mt)
 		rc = -errno;
 	if (rc)
 		unlink(mt->tmp);
+	else
+		mt->writes++;
 out:
 	mx_free(&m);
+	/* The next write waits 20 times what this one cost, 1 s at least. */
+	cpu = clock_us(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	mt->gap_us = 20 * cpu > LNETD_METRICS_GAP_MS * 1000u ? 20 * cpu
+							     : LNETD_METRICS_GAP_MS * 1000u;
+	mt->last_us = clock_us(CLOCK_MONOTONIC);
 	return rc;
 }
 
@@ -655,11 +646,13 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	else if (!rc && metrics->failing)
 		log_notice("--metrics-file: %s is written again", metrics->path);
 	metrics->failing = rc != 0;
-	sd_event_source_set_time_relative(s, metrics->interval_us);
+	sd_event_source_set_time(s, metrics->last_us + (metrics->interval_us > metrics->gap_us
+								? metrics->interval_us
+								: metrics->gap_us));
 	return sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
 
-int lnetd_metrics_start(struct lnetd *d, const char *path, unsigned int interval_s)
+int lnetd_metrics_start(struct lnetd *d, const char *path, unsigned int interval_s, bool peers)
 {
 	struct lnetd_metrics *mt = calloc(1, sizeof(*mt));
 	int rc = -ENOMEM;
@@ -667,13 +660,16 @@ int lnetd_metrics_start(struct lnetd *d, const char *path, unsigned int interval
 	if (!mt || asprintf(&mt->tmp, "%s.tmp", path) < 0 || !(mt->path = strdup(path)))
 		goto fail;
 	mt->interval_us = (uint64_t)interval_s * 1000000u;
+	mt->peers = peers;
 	rc = write_file(d, mt);
 	if (rc) {
 		log_error("--metrics-file: cannot write %s: %s", path, strerror(-rc));
 		goto fail;
 	}
-	rc = sd_event_add_time_relative(d->event, &mt->timer, CLOCK_MONOTONIC, mt->interval_us, 0,
-					on_timer, d);
+	rc = sd_event_add_time(d->event, &mt->timer, CLOCK_MONOTONIC,
+			       mt->last_us + (mt->interval_us > mt->gap_us ? mt->interval_us
+									   : mt->gap_us),
+			       0, on_timer, d);
 	if (rc < 0)
 		goto fail;
 	metrics = mt;
@@ -689,15 +685,18 @@ fail:
 
 void lnetd_metrics_soon(struct lnetd *d)
 {
-	uint64_t when, now;
+	uint64_t when, now, due;
 
 	(void)d;
 	if (!metrics ||
 	    sd_event_now(sd_event_source_get_event(metrics->timer), CLOCK_MONOTONIC, &now) < 0)
 		return;
-	/* Within 100 ms, so a burst of changes writes it once. */
-	if (sd_event_source_get_time(metrics->timer, &when) >= 0 && when > now + 100000)
-		sd_event_source_set_time(metrics->timer, now + 100000);
+	/* Within 100 ms, so a burst of changes writes it once, and a gap after the last write. */
+	due = now + 100000;
+	if (due < metrics->last_us + metrics->gap_us)
+		due = metrics->last_us + metrics->gap_us;
+	if (sd_event_source_get_time(metrics->timer, &when) >= 0 && when > due)
+		sd_event_source_set_time(metrics->timer, due);
 }
 
 void lnetd_metrics_stop(struct lnetd *d)

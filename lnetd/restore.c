@@ -60,7 +60,9 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 
 		rc = lne_nid_parse(p->nid, &prim, &err);
 		if (!rc)
-			rc = lne_peer_add(ln, &prim, p->mr, &err);
+			rc = lne_peer_add(
+				ln, &(struct lne_peer_conf){.primary = prim, .multi_rail = p->mr},
+				&err);
 		for (k = 0; !rc && k < p->nnids; k++) {
 			rc = lne_nid_parse(p->nids[k], &nid, &err);
 			if (!rc)

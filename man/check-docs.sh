@@ -218,6 +218,95 @@ else
 	not_ok "lnetd.8 describes org.lnetd1.Manager: missing$missing"
 fi
 
+# --- claims the programs contradict -------------------------------------------------
+
+# clauses FILE: the page as plain running text, one clause a line (macros'
+# names and quotes dropped, split at sentence ends, ';' and ':'), lowercase.
+clauses() {
+	plain "$1" | awk '
+		/^\.(SH|SS|PP|TP|IP|RS|RE|EX|EE|P|LP|br)([ \t]|$)/ { print "."; next }
+		/^\.\\"/ { next }
+		/^\.[A-Za-z]+/ { sub(/^\.[A-Za-z]+[ \t]*/, ""); gsub(/"/, "") }
+		{ print }' | tr '\n' ' ' | sed -e 's/\([.;:]\) /\1\n/g' | tr '[:upper:]' '[:lower:]'
+}
+clauses "$MAN/lnetctl.8" >"$T/clauses"
+clauses "$MAN/lnetd.8" >>"$T/clauses"
+
+# A command lnetctl has is never called missing: no clause saying something is
+# not here, is not, does not exist here or is not implemented names one (its
+# full name, or a family's first word: "debug", "fault").
+{
+	cat "$T/commands"
+	cut -d' ' -f1 "$T/commands"
+} | sort -u >"$T/names"
+grep -E "(is|are) not (here|available|supported|in lnetctl)|(is|are) not[.;:]?\$|(do|does) not exist (here|in lnetctl|in lnetd)|not (yet )?implemented" \
+	"$T/clauses" >"$T/absent"
+missing=
+while IFS= read -r c; do
+	if grep -Eq "(^|[^a-z_-])$c([^a-z_-]|\$)" "$T/absent"; then
+		missing="$missing '$c'"
+		diag "$(grep -E "(^|[^a-z_-])$c([^a-z_-]|\$)" "$T/absent" | head -n 2)"
+	fi
+done <"$T/names"
+if [ -s "$T/names" ] && [ -z "$missing" ]; then
+	ok "no page calls a command lnetctl has missing"
+else
+	not_ok "a page calls commands lnetctl has missing:$missing"
+fi
+
+# NRS TBF requests are scheduled: by lnetk's request sources (kernel/nrs.c) and
+# the userspace engine's test service (lnetd/backend/userspace/dp-svc.c).
+if [ -f "$TOP_SRCDIR/kernel/nrs.c" ] || [ -f "$TOP_SRCDIR/lnetd/backend/userspace/dp-svc.c" ]; then
+	if grep -E "(does|do) not schedule|schedules? (nothing|no )|nothing feeds requests" \
+		"$T/clauses" >"$T/tbfclaim"; then
+		not_ok "no page says TBF requests go unscheduled (the engines schedule them)"
+		diag "$(cat "$T/tbfclaim")"
+	else
+		ok "no page says TBF requests go unscheduled (the engines schedule them)"
+	fi
+else
+	skip "TBF scheduling claims: no engine here schedules requests"
+fi
+
+# "Run time only" is said of an option, never of a whole command whose other
+# options change the configuration ("net set" with a tunable does): a clause
+# calling a command's effect run-time only names the option it means.
+grep -E "run[ -]?time only|not part of the configuration" "$T/clauses" >"$T/runtime"
+missing=
+while IFS= read -r c; do
+	case $c in *" "*) ;; *) continue ;; esac
+	if grep -E "(^|[^a-z_-])$c([^a-z_-]|\$)" "$T/runtime" | grep -qv -- "--[a-z]"; then
+		missing="$missing '$c'"
+		diag "$(grep -E "(^|[^a-z_-])$c([^a-z_-]|\$)" "$T/runtime" | head -n 2)"
+	fi
+done <"$T/commands"
+if [ -z "$missing" ]; then
+	ok "run-time-only claims name their option, not a whole command"
+else
+	not_ok "run-time-only claims about whole commands:$missing"
+fi
+
+# --- README's map of the tree ------------------------------------------------------
+
+# Every folder of the tree, and of lnetd/backend/ and tests/, is in README.md's
+# map as `NAME/` (a tarball has no README.md: skipped).
+if [ -r "$TOP_SRCDIR/README.md" ]; then
+	missing=
+	for d in "$TOP_SRCDIR"/*/ "$TOP_SRCDIR"/lnetd/backend/*/ "$TOP_SRCDIR"/tests/*/; do
+		d=${d%/}
+		d=${d##*/}
+		case $d in build* | autom4te.cache | m4 | \*) continue ;; esac
+		grep -qF "\`$d/\`" "$TOP_SRCDIR/README.md" || missing="$missing $d/"
+	done
+	if [ -z "$missing" ]; then
+		ok "README.md's map names every folder of the tree"
+	else
+		not_ok "README.md's map misses:$missing"
+	fi
+else
+	skip "README.md's map: no README.md here (a tarball)"
+fi
+
 # --- every page formats cleanly ---------------------------------------------------
 
 for page in lnetctl.8 lnetd.8 lnet.conf.5; do

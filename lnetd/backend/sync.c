@@ -502,7 +502,12 @@ static void peer_add(struct sync *s, const struct lne_peer *w, size_t n)
 		return;
 	p = lne_peer_find(have(s), &w->primary);
 	if (!p || p->implicit)
-		local(s, lne_peer_add(have(s), &w->primary, w->mr, &le), &le, "a peer");
+		local(s,
+		      lne_peer_add(have(s),
+				   &(struct lne_peer_conf){.primary = w->primary,
+							   .multi_rail = w->mr},
+				   &le),
+		      &le, "a peer");
 	for (i = 0; i < n; i++)
 		local(s, lne_peer_add_nid(have(s), &w->primary, &s->nids[i], &le), &le,
 		      "a peer NID");

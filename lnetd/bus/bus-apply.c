@@ -44,6 +44,22 @@ static int run_numbered(struct lnetd *d, const struct caller *c, struct lnetd_op
  * queue's rules, said by @owns) is taken by slot_take().  A slot per
  * operation was 456 bytes each, 23 MB copied by realloc for a site import.
  */
+/* Apply's global and tbf fields, by the index each is read into. */
+enum {
+	GLOBAL_F_NAME,
+	GLOBAL_F_VALUE,
+	GLOBAL_F__COUNT
+};
+enum {
+	TBF_F_SERVICE,
+	TBF_F_QUEUE,
+	TBF_F_TYPE,
+	TBF_F_DEPTH,
+	TBF_F_RULES,
+	TBF_F_COMMAND,
+	TBF_F__COUNT
+};
+
 struct apply_slot {
 	enum {
 		OWNS_NOTHING,
@@ -54,22 +70,17 @@ struct apply_slot {
 		struct ni_fields ni;
 		struct route_fields route;
 		struct rule_fields rule;
-		struct {
-			const char *primary;
-			char **nids;
-			int mr, lock, force;
-			struct field f[6];
-		} peer;
+		struct peer_fields peer;
 		struct {
 			const char *name;
 			uint32_t value;
-			struct field f[3];
+			struct field f[GLOBAL_F__COUNT + 1];
 		} global;
 		struct {
 			const char *service, *queue, *type, *command;
 			uint32_t depth;
 			char **rules;
-			struct field f[7];
+			struct field f[TBF_F__COUNT + 1];
 		} tbf;
 	} u;
 };
@@ -151,48 +162,37 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 	case OBJ_NET:
 		bus_ni_fields_init(&slot->u.ni);
 		rc = bus_read_fields(m, slot->u.ni.f, what, e);
-		if (rc >= 0 && !need(&slot->u.ni.f[0], what, e))
+		if (rc >= 0 && !need(&slot->u.ni.f[NI_F_NET], what, e))
 			rc = -EINVAL;
-		if (rc >= 0 && v == VERB_ADD && !slot->u.ni.f[1].given && !slot->u.ni.f[2].given)
+		if (rc >= 0 && v == VERB_ADD && !slot->u.ni.f[NI_F_INTERFACE].given &&
+		    !slot->u.ni.f[NI_F_PATTERN].given)
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: an NI needs 'interface' or 'pattern'", what);
 		bus_ni_fields_op(&slot->u.ni, op);
 		break;
 	case OBJ_PEER:
-		slot->u.peer.mr = 1;
-		slot->u.peer.f[0] = (struct field){"primary", 's', &slot->u.peer.primary};
-		slot->u.peer.f[1] =
-			(struct field){"nids", 'a', &slot->u.peer.nids, .max = LNETD_PEER_NIDS_MAX};
+		bus_peer_fields_init(&slot->u.peer);
 		slot->owns = OWNS_NIDS;
-		slot->u.peer.f[2] = (struct field){"multi_rail", 'b', &slot->u.peer.mr};
-		slot->u.peer.f[3] = (struct field){"lock_prim", 'b', &slot->u.peer.lock};
-		slot->u.peer.f[4] = (struct field){"force", 'b', &slot->u.peer.force};
 		rc = bus_read_fields(m, slot->u.peer.f, what, e);
-		if (rc >= 0 && !need(&slot->u.peer.f[0], what, e))
+		if (rc >= 0 && !need(&slot->u.peer.f[PEER_F_PRIMARY], what, e))
 			rc = -EINVAL;
-		op->u.peer.primary = slot->u.peer.primary;
-		op->u.peer.nids = (const char *const *)slot->u.peer.nids;
-		for (op->u.peer.n = 0; slot->u.peer.nids && slot->u.peer.nids[op->u.peer.n];
-		     op->u.peer.n++)
-			;
-		op->u.peer.mr = slot->u.peer.f[2].given ? slot->u.peer.mr : -1;
-		op->u.peer.lock = slot->u.peer.f[3].given ? slot->u.peer.lock : -1;
-		op->u.peer.force = slot->u.peer.force;
+		bus_peer_fields_op(&slot->u.peer, op);
 		break;
 	case OBJ_ROUTE:
 		bus_route_fields_init(&slot->u.route);
 		rc = bus_read_fields(m, slot->u.route.f, what, e);
-		if (rc >= 0 &&
-		    (!need(&slot->u.route.f[0], what, e) || !need(&slot->u.route.f[1], what, e)))
+		if (rc >= 0 && (!need(&slot->u.route.f[ROUTE_F_NET], what, e) ||
+				!need(&slot->u.route.f[ROUTE_F_GATEWAY], what, e)))
 			rc = -EINVAL;
 		bus_route_fields_op(&slot->u.route, op);
 		break;
 	case OBJ_GLOBAL:
-		slot->u.global.f[0] = (struct field){"name", 's', &slot->u.global.name};
-		slot->u.global.f[1] = (struct field){"value", 'u', &slot->u.global.value};
+		slot->u.global.f[GLOBAL_F_NAME] = (struct field){"name", 's', &slot->u.global.name};
+		slot->u.global.f[GLOBAL_F_VALUE] =
+			(struct field){"value", 'u', &slot->u.global.value};
 		rc = bus_read_fields(m, slot->u.global.f, what, e);
-		if (rc >= 0 &&
-		    (!need(&slot->u.global.f[0], what, e) || !need(&slot->u.global.f[1], what, e)))
+		if (rc >= 0 && (!need(&slot->u.global.f[GLOBAL_F_NAME], what, e) ||
+				!need(&slot->u.global.f[GLOBAL_F_VALUE], what, e)))
 			rc = -EINVAL;
 		op->u.global.name = slot->u.global.name;
 		op->u.global.value = slot->u.global.value;
@@ -200,57 +200,58 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 	case OBJ_UDSP:
 		bus_rule_fields_init(&slot->u.rule);
 		rc = bus_read_fields(m, slot->u.rule.f, what, e);
-		if (rc >= 0 && v == VERB_DEL && !slot->u.rule.f[4].given && !slot->u.rule.all &&
-		    !slot->u.rule.f[0].given && !slot->u.rule.f[1].given &&
-		    !slot->u.rule.f[2].given)
+		if (rc >= 0 && v == VERB_DEL && !slot->u.rule.f[RULE_F_IDX].given &&
+		    !slot->u.rule.all && !slot->u.rule.f[RULE_F_SRC].given &&
+		    !slot->u.rule.f[RULE_F_DST].given && !slot->u.rule.f[RULE_F_RTE].given)
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: say which rule ('idx', its 'src', 'dst' and "
 					       "'rte') or 'all'",
 					       what);
-		if (rc >= 0 && v == VERB_ADD && slot->u.rule.f[5].given)
+		if (rc >= 0 && v == VERB_ADD && slot->u.rule.f[RULE_F_ALL].given)
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: 'all' is for deleting rules", what);
 		if (rc >= 0 && v == VERB_DEL && slot->u.rule.all &&
-		    (slot->u.rule.f[0].given || slot->u.rule.f[1].given ||
-		     slot->u.rule.f[2].given || slot->u.rule.f[4].given))
+		    (slot->u.rule.f[RULE_F_SRC].given || slot->u.rule.f[RULE_F_DST].given ||
+		     slot->u.rule.f[RULE_F_RTE].given || slot->u.rule.f[RULE_F_IDX].given))
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: 'all' deletes every rule: it takes no "
 					       "src, dst, rte or idx",
 					       what);
-		if (rc >= 0 && v == VERB_DEL && slot->u.rule.f[6].given)
+		if (rc >= 0 && v == VERB_DEL && slot->u.rule.f[RULE_F_KIND].given)
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: 'kind' is for adding rules", what);
 		bus_rule_fields_op(&slot->u.rule, op);
 		break;
 	case OBJ_TBF:
-		slot->u.tbf.f[0] = (struct field){"service", 's', &slot->u.tbf.service};
-		slot->u.tbf.f[1] = (struct field){"queue", 's', &slot->u.tbf.queue};
-		slot->u.tbf.f[2] = (struct field){"type", 's', &slot->u.tbf.type};
-		slot->u.tbf.f[3] = (struct field){"depth", 'u', &slot->u.tbf.depth};
-		slot->u.tbf.f[4] =
+		slot->u.tbf.f[TBF_F_SERVICE] = (struct field){"service", 's', &slot->u.tbf.service};
+		slot->u.tbf.f[TBF_F_QUEUE] = (struct field){"queue", 's', &slot->u.tbf.queue};
+		slot->u.tbf.f[TBF_F_TYPE] = (struct field){"type", 's', &slot->u.tbf.type};
+		slot->u.tbf.f[TBF_F_DEPTH] = (struct field){"depth", 'u', &slot->u.tbf.depth};
+		slot->u.tbf.f[TBF_F_RULES] =
 			(struct field){"rules", 'a', &slot->u.tbf.rules, .max = LNETD_TBF_LIST_MAX};
 		slot->owns = OWNS_RULES;
-		slot->u.tbf.f[5] = (struct field){"command", 's', &slot->u.tbf.command};
+		slot->u.tbf.f[TBF_F_COMMAND] = (struct field){"command", 's', &slot->u.tbf.command};
 		rc = bus_read_fields(m, slot->u.tbf.f, what, e);
-		if (rc >= 0 && !need(&slot->u.tbf.f[0], what, e))
+		if (rc >= 0 && !need(&slot->u.tbf.f[TBF_F_SERVICE], what, e))
 			rc = -EINVAL;
-		if (rc >= 0 && v == VERB_ADD && !need(&slot->u.tbf.f[5], what, e))
+		if (rc >= 0 && v == VERB_ADD && !need(&slot->u.tbf.f[TBF_F_COMMAND], what, e))
 			rc = -EINVAL;
-		if (rc >= 0 && v != VERB_ADD && slot->u.tbf.f[5].given)
+		if (rc >= 0 && v != VERB_ADD && slot->u.tbf.f[TBF_F_COMMAND].given)
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: 'command' is for adding a rule command", what);
 		op->u.tbf = (struct lnetd_tbf_op){
 			.service = slot->u.tbf.service,
 			.queue = slot->u.tbf.queue,
 			.type = slot->u.tbf.type,
-			.depth = given_or_unset(&slot->u.tbf.f[3], slot->u.tbf.depth),
-			.rules = slot->u.tbf.f[4].given ? (const char *const *)slot->u.tbf.rules
-							: NULL,
+			.depth = given_or_unset(&slot->u.tbf.f[TBF_F_DEPTH], slot->u.tbf.depth),
+			.rules = slot->u.tbf.f[TBF_F_RULES].given
+					 ? (const char *const *)slot->u.tbf.rules
+					 : NULL,
 			.command = slot->u.tbf.command};
 		for (op->u.tbf.nrules = 0; slot->u.tbf.rules && slot->u.tbf.rules[op->u.tbf.nrules];
 		     op->u.tbf.nrules++)
 			;
-		if (slot->u.tbf.f[4].given && !slot->u.tbf.rules)
+		if (slot->u.tbf.f[TBF_F_RULES].given && !slot->u.tbf.rules)
 			op->u.tbf.rules = no_rules; /* an empty list: no rule but default */
 		break;
 	}
@@ -281,7 +282,24 @@ static size_t op_items(const struct lnetd_op *op)
 	return 1 + (op->obj == OBJ_PEER ? op->u.peer.n : op->obj == OBJ_TBF ? op->u.tbf.nrules : 0);
 }
 
-/* Apply(ops, dry_run) and ApplyWith(ops, {dry_run, exclusive}). */
+/*
+ * ApplyWith's if_empty: nothing is applied unless the configuration was never
+ * changed (generation 0; one emptied by changes is not, so what an admin
+ * deleted is not brought back), said by the reply's one note.  Checked in the
+ * same dispatch as the change, so no other change comes between.
+ */
+static bool if_empty_skip(const struct lnetd *d, bool if_empty, char **summary)
+{
+	if (!if_empty || d->generation == 0)
+		return false;
+	if (asprintf(summary,
+		     "!not empty: the configuration is at generation %llu; nothing was applied",
+		     (unsigned long long)d->generation) < 0)
+		*summary = NULL;
+	return true;
+}
+
+/* Apply(ops, dry_run) and ApplyWith(ops, {dry_run, exclusive, generation, if_empty}). */
 static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error *e)
 {
 	struct apply_slot slot;
@@ -290,9 +308,9 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	char *summary = NULL;
 	size_t n = 0, cap = 0, i, items = 0;
-	bool authorised;
+	bool authorised, skip;
 	struct caller c;
-	int rc, dry = 0, exclusive = 0;
+	int rc, dry = 0, exclusive = 0, if_empty = 0;
 	uint64_t at = 0;
 
 	rc = sd_bus_message_enter_container(m, 'a', "(ssa{sv})");
@@ -337,6 +355,7 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 		struct field f[] = {{"dry_run", 'b', &dry},
 				    {"exclusive", 'b', &exclusive},
 				    {"generation", 't', &at},
+				    {"if_empty", 'b', &if_empty},
 				    {NULL}};
 
 		rc = bus_read_fields(m, f, "ApplyWith", e);
@@ -368,7 +387,8 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 		rc = bus_authorise(m, &c, e);
 	else if (rc >= 0)
 		c = (struct caller){.who = {.uid = 0, .command = ""}};
-	if (rc == 0 && !authorised) {
+	skip = rc >= 0 && if_empty_skip(d, if_empty, &summary);
+	if (rc == 0 && !authorised && !skip) {
 		rc = run_numbered(d, &c, ops, n, dry, LNETD_UNPRIV_BUDGET_US, &summary, e);
 		if (rc == -ETIME) {
 			rc = bus_authorise(m, &c, e);
@@ -386,7 +406,7 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 		sd_bus_error_free(e);
 		rc = sd_bus_error_set(e, SD_BUS_ERROR_ACCESS_DENIED, why);
 	}
-	if (rc == 0 && authorised)
+	if (rc == 0 && authorised && !skip)
 		rc = run_numbered(d, &c, ops, n, dry, 0, &summary, e);
 	if (rc == 0)
 		rc = sd_bus_message_new_method_return(m, &reply);
@@ -511,12 +531,16 @@ static int export_state(sd_bus_message *r, const struct st_state *st)
 	}
 	for (i = 0; rc >= 0 && i < st->n_peer; i++) {
 		const struct st_peer *p = &st->peer[i];
+		const int set[LNE_PEER_A__COUNT] = {
+			[LNE_PEER_A_MULTI_RAIL] = p->mr, [LNE_PEER_A_LOCK_PRIM] = p->locked};
 
 		rc = op_open(r, "add", "peer");
 		if (rc >= 0)
 			rc = put_s(r, "primary", p->nid);
-		if (rc >= 0)
-			rc = bus_put_basic(r, "multi_rail", 'b', &p->mr);
+		/* Lustre's YAML keys always; lnetd's own when they are not the default */
+		for (k = 0; rc >= 0 && k < LNE_PEER_A__COUNT; k++)
+			if (lne_peer_desc[k].yaml[0] || (u32)set[k] != lne_peer_desc[k].def)
+				rc = bus_put_basic(r, lne_peer_desc[k].name, 'b', &set[k]);
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(r, 'e', "sv");
 		if (rc >= 0)

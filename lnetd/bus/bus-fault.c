@@ -29,6 +29,23 @@ static int kind_arg(const char *kind, bool *delay, sd_bus_error *e)
 	return 0;
 }
 
+/*
+ * What every fault call checks once its arguments are read, in this order:
+ * a change needs the right to change (@change), and the engine must keep
+ * rules (@can: its operation is there; else NotSupported naming @what).
+ * 0: go on; else what the handler returns (1: polkit was asked).
+ */
+static int fault_may(sd_bus_message *m, const struct lnetd *d, bool change, bool can,
+		     const char *what, sd_bus_error *e)
+{
+	struct caller c;
+	int rc = change ? bus_authorise(m, &c, e) : 0;
+
+	if (rc != 0)
+		return rc;
+	return can ? 0 : bus_engine_cannot(d, what, e);
+}
+
 /* FaultAdd(s kind, a{ss} options) -> u id */
 int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
@@ -37,7 +54,6 @@ int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_err lerr = {.msg = ""};
 	const char *kind, *key, *value, *keys[FAULT_OPTS_MAX], *values[FAULT_OPTS_MAX];
 	struct bk_fault f;
-	struct caller c;
 	uint32_t id;
 	int rc, count = 0;
 
@@ -61,11 +77,9 @@ int bus_method_fault_add(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		rc = sd_bus_message_exit_container(m);
 	if (rc < 0)
 		return rc;
-	rc = bus_authorise(m, &c, e);
+	rc = fault_may(m, d, true, backend_ops_of(d)->fault_add != NULL, "add fault rules", e);
 	if (rc != 0)
 		return rc;
-	if (!backend_ops_of(d)->fault_add)
-		return bus_engine_cannot(d, "add fault rules", e);
 	f = (struct bk_fault){.attr = &a, .key = keys, .value = values, .n = (unsigned int)count};
 	rc = backend_ops_of(d)->fault_add(d->backend, &f, &id, &lerr);
 	if (rc < 0)
@@ -94,7 +108,6 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lne_err lerr = {.msg = ""};
 	struct lne_nid sn, dn;
 	bool has_s, has_d;
-	struct caller c;
 	uint32_t gone;
 	bool delay;
 	int all, rc;
@@ -112,11 +125,9 @@ int bus_method_fault_delete(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	if (!all && !has_s && !has_d)
 		return sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					 "say which rules: a source, a destination, or all");
-	rc = bus_authorise(m, &c, e);
+	rc = fault_may(m, d, true, backend_ops_of(d)->fault_del != NULL, "delete fault rules", e);
 	if (rc != 0)
 		return rc;
-	if (!backend_ops_of(d)->fault_del)
-		return bus_engine_cannot(d, "delete fault rules", e);
 	rc = backend_ops_of(d)->fault_del(d->backend, delay, has_s ? &sn : NULL, has_d ? &dn : NULL,
 					  all, &gone, &lerr);
 	if (rc < 0)
@@ -130,7 +141,6 @@ int bus_method_fault_reset(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	struct lne_err lerr = {.msg = ""};
 	const char *kind;
-	struct caller c;
 	bool delay;
 	int rc;
 
@@ -140,11 +150,9 @@ int bus_method_fault_reset(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = kind_arg(kind, &delay, e);
 	if (rc < 0)
 		return rc;
-	rc = bus_authorise(m, &c, e);
+	rc = fault_may(m, d, true, backend_ops_of(d)->fault_reset != NULL, "reset fault rules", e);
 	if (rc != 0)
 		return rc;
-	if (!backend_ops_of(d)->fault_reset)
-		return bus_engine_cannot(d, "reset fault rules", e);
 	rc = backend_ops_of(d)->fault_reset(d->backend, delay, &lerr);
 	if (rc < 0)
 		return bus_engine_fail(e, rc, lerr.msg);
@@ -193,7 +201,7 @@ int bus_method_fault_list(sd_bus_message *m, void *userdata, sd_bus_error *e)
 {
 	struct lnetd *d = userdata;
 	struct lne_err lerr = {.msg = ""};
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *kind;
 	bool delay;
 	int rc;
@@ -204,22 +212,20 @@ int bus_method_fault_list(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	rc = kind_arg(kind, &delay, e);
 	if (rc < 0)
 		return rc;
-	if (!backend_ops_of(d)->fault_list)
-		return bus_engine_cannot(d, "list fault rules", e);
+	rc = fault_may(m, d, false, backend_ops_of(d)->fault_list != NULL, "list fault rules", e);
+	if (rc != 0)
+		return rc;
 	rc = sd_bus_message_new_method_return(m, &r);
 	if (rc >= 0)
 		rc = sd_bus_message_open_container(r, 'a', "(ua{ss}a{st})");
 	if (rc >= 0) {
 		rc = backend_ops_of(d)->fault_list(d->backend, delay, put_rule, r, &lerr);
-		if (rc < 0 && lerr.msg[0]) {
-			sd_bus_message_unref(r);
+		if (rc < 0 && lerr.msg[0])
 			return bus_engine_fail(e, rc, lerr.msg);
-		}
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_close_container(r);
 	if (rc >= 0)
 		rc = sd_bus_send(NULL, r, NULL);
-	sd_bus_message_unref(r);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "common/cleanup.h"
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 #include "lnetd/store/store.h"
@@ -22,12 +23,6 @@ struct caller {
 	struct st_who who;
 	char cmd[512];
 };
-
-/*
- * A local released when it goes out of scope, whichever return is taken:
- * _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
- */
-#define _cleanup_(f) __attribute__((cleanup(f)))
 
 /* The one place an errno and a sentence become a D-Bus error. */
 int bus_fail(sd_bus_error *e, int rc, const char *msg);
@@ -118,30 +113,79 @@ static inline int64_t given_or_unset(const struct field *f, uint32_t v)
 
 /* --- the fields of an object: its Add method's options, and Apply's operations ---- */
 
+/*
+ * The fields of an object are read by name (bus_read_fields()); the code
+ * that checks them afterwards names each by its index here, never by a
+ * number.
+ */
+
 /* An NI (bus-ni.c): AddNI's options, and Apply's "net" objects. */
+enum {
+	NI_F_NET,
+	NI_F_INTERFACE,
+	NI_F_PATTERN,
+	NI_F_CPTS,
+	NI_F_TUN
+};
 struct ni_fields {
 	const char *net, *ifname, *pattern, *cpts;
 	uint32_t tun[LNE_TUN__COUNT];
-	struct field f[4 + LNE_TUN__COUNT + 1]; /* the last one's name NULL: the end */
+	struct field f[NI_F_TUN + LNE_TUN__COUNT + 1]; /* the last one's name NULL: the end */
 };
 void bus_ni_fields_init(struct ni_fields *nf);
 void bus_ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op);
 
+/*
+ * A peer (bus-peer.c): AddPeer's options and Apply's "peer" objects, one
+ * decoder for both: its key (primary, nids), Apply's force, and a field per
+ * setting of engine/peer-attrs.h, each -1 when not given.
+ */
+enum {
+	PEER_F_PRIMARY,
+	PEER_F_NIDS,
+	PEER_F_FORCE,
+	PEER_F_ATTRS
+};
+struct peer_fields {
+	const char *primary;
+	char **nids; /* malloc'd (bus_strv_free), strings in the message */
+	int force;
+	int v[LNE_PEER_A__COUNT];
+	struct field f[PEER_F_ATTRS + LNE_PEER_A__COUNT + 1]; /* the last one's name NULL */
+};
+void bus_peer_fields_init(struct peer_fields *pf);
+void bus_peer_fields_op(const struct peer_fields *pf, struct lnetd_op *op);
+
 /* A route (bus-route.c): AddRoute's options, and Apply's "route" objects. */
+enum {
+	ROUTE_F_NET,
+	ROUTE_F_GATEWAY,
+	ROUTE_F_ATTRS
+};
 struct route_fields {
 	const char *net, *gateway;
 	uint32_t v[LNE_ROUTE_A__COUNT];
-	struct field f[2 + LNE_ROUTE_A__COUNT + 1]; /* the last one's name NULL: the end */
+	struct field f[ROUTE_F_ATTRS + LNE_ROUTE_A__COUNT + 1]; /* the last one's name NULL */
 };
 void bus_route_fields_init(struct route_fields *rf);
 void bus_route_fields_op(const struct route_fields *rf, struct lnetd_op *op);
 
 /* A rule (bus-rule.c): AddRule's options, and Apply's "udsp" objects. */
+enum {
+	RULE_F_SRC,
+	RULE_F_DST,
+	RULE_F_RTE,
+	RULE_F_PRIORITY,
+	RULE_F_IDX,
+	RULE_F_ALL,
+	RULE_F_KIND,
+	RULE_F__COUNT
+};
 struct rule_fields {
 	const char *src, *dst, *rte, *kind;
 	uint32_t prio, idx;
 	int all;
-	struct field f[8];
+	struct field f[RULE_F__COUNT + 1]; /* the last one's name NULL: the end */
 };
 void bus_rule_fields_init(struct rule_fields *rf);
 void bus_rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op);

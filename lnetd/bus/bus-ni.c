@@ -17,12 +17,12 @@ void bus_ni_fields_init(struct ni_fields *nf)
 	int k;
 
 	memset(nf, 0, sizeof(*nf));
-	nf->f[0] = (struct field){"net", 's', &nf->net};
-	nf->f[1] = (struct field){"interface", 's', &nf->ifname};
-	nf->f[2] = (struct field){"pattern", 's', &nf->pattern};
-	nf->f[3] = (struct field){"cpts", 's', &nf->cpts};
+	nf->f[NI_F_NET] = (struct field){"net", 's', &nf->net};
+	nf->f[NI_F_INTERFACE] = (struct field){"interface", 's', &nf->ifname};
+	nf->f[NI_F_PATTERN] = (struct field){"pattern", 's', &nf->pattern};
+	nf->f[NI_F_CPTS] = (struct field){"cpts", 's', &nf->cpts};
 	for (k = 0; k < LNE_TUN__COUNT; k++)
-		nf->f[4 + k] = (struct field){lne_tun_desc[k].name, 'u', &nf->tun[k]};
+		nf->f[NI_F_TUN + k] = (struct field){lne_tun_desc[k].name, 'u', &nf->tun[k]};
 }
 
 void bus_ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op)
@@ -34,7 +34,7 @@ void bus_ni_fields_op(const struct ni_fields *nf, struct lnetd_op *op)
 				  .pattern = nf->pattern && *nf->pattern ? nf->pattern : NULL,
 				  .cpts = nf->cpts && *nf->cpts ? nf->cpts : NULL};
 	for (k = 0; k < LNE_TUN__COUNT; k++)
-		op->u.ni.tun[k] = given_or_unset(&nf->f[4 + k], nf->tun[k]);
+		op->u.ni.tun[k] = given_or_unset(&nf->f[NI_F_TUN + k], nf->tun[k]);
 }
 
 int bus_method_add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -48,7 +48,8 @@ int bus_method_add_ni(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	bus_ni_fields_init(&nf);
 	rc = sd_bus_message_read(m, "ss", &net, &ifname);
 	if (rc >= 0)
-		rc = bus_read_fields(m, nf.f + 2, "AddNI", e); /* net and interface are arguments */
+		rc = bus_read_fields(m, nf.f + NI_F_PATTERN, "AddNI",
+				     e); /* net and interface are arguments */
 	if (rc < 0)
 		return rc;
 	nf.net = net;

@@ -12,33 +12,53 @@
 #include "lnetd/change.h"
 #include "lnetd/lnetd.h"
 
+void bus_peer_fields_init(struct peer_fields *pf)
+{
+	int k;
+
+	memset(pf, 0, sizeof(*pf));
+	pf->f[PEER_F_PRIMARY] = (struct field){"primary", 's', &pf->primary};
+	pf->f[PEER_F_NIDS] = (struct field){"nids", 'a', &pf->nids, .max = LNETD_PEER_NIDS_MAX};
+	pf->f[PEER_F_FORCE] = (struct field){"force", 'b', &pf->force};
+	for (k = 0; k < LNE_PEER_A__COUNT; k++)
+		pf->f[PEER_F_ATTRS + k] = (struct field){lne_peer_desc[k].name, 'b', &pf->v[k]};
+}
+
+void bus_peer_fields_op(const struct peer_fields *pf, struct lnetd_op *op)
+{
+	int k;
+
+	op->u.peer.primary = pf->primary;
+	op->u.peer.nids = (const char *const *)pf->nids;
+	for (op->u.peer.n = 0; pf->nids && pf->nids[op->u.peer.n]; op->u.peer.n++)
+		;
+	op->u.peer.force = pf->force;
+	/* not given: -1, whichever call it came by (a new peer gets the default) */
+	for (k = 0; k < LNE_PEER_A__COUNT; k++)
+		op->u.peer.v[k] = pf->f[PEER_F_ATTRS + k].given ? !!pf->v[k] : -1;
+}
+
 static int peer_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb, sd_bus_error *e)
 {
 	struct lnetd_op op = {.verb = verb, .obj = OBJ_PEER};
 	const char *what = verb == VERB_ADD ? "AddPeer" : "DeletePeer";
-	char **nids = NULL;
+	struct peer_fields pf;
 	struct caller c;
-	size_t n = 0;
-	int rc, mr = 1, lock = 0;
-	struct field f[] = {{"multi_rail", 'b', &mr}, {"lock_prim", 'b', &lock}, {NULL}};
+	int rc;
 
-	rc = sd_bus_message_read(m, "s", &op.u.peer.primary);
+	bus_peer_fields_init(&pf);
+	rc = sd_bus_message_read(m, "s", &pf.primary);
 	if (rc >= 0)
-		rc = bus_read_strv_max(m, LNETD_PEER_NIDS_MAX, &nids, what, "nids", e);
-	/* options: multi_rail (default true), lock_prim (default false) */
+		rc = bus_read_strv_max(m, LNETD_PEER_NIDS_MAX, &pf.nids, what, "nids", e);
+	/* AddPeer's options: the settings alone (primary and nids are arguments) */
 	if (rc >= 0 && verb == VERB_ADD)
-		rc = bus_read_fields(m, f, what, e);
-	for (; nids && nids[n]; n++)
-		;
-	op.u.peer.nids = (const char *const *)nids;
-	op.u.peer.n = n;
-	op.u.peer.mr = mr;
-	op.u.peer.lock = lock;
+		rc = bus_read_fields(m, pf.f + PEER_F_ATTRS, what, e);
+	bus_peer_fields_op(&pf, &op);
 	if (rc >= 0)
 		rc = bus_authorise(m, &c, e);
 	if (rc == 0)
 		rc = bus_run(d, &c, &op, 1, false, NULL, e);
-	bus_strv_free(nids);
+	bus_strv_free(pf.nids);
 	if (rc > 0) /* polkit is asked: the call comes back with the answer */
 		return 1;
 	return rc < 0 ? rc : bus_reply_generation(m, d);

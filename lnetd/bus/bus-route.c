@@ -19,10 +19,10 @@ void bus_route_fields_init(struct route_fields *rf)
 	int k;
 
 	memset(rf, 0, sizeof(*rf));
-	rf->f[0] = (struct field){"net", 's', &rf->net};
-	rf->f[1] = (struct field){"gateway", 's', &rf->gateway};
+	rf->f[ROUTE_F_NET] = (struct field){"net", 's', &rf->net};
+	rf->f[ROUTE_F_GATEWAY] = (struct field){"gateway", 's', &rf->gateway};
 	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
-		rf->f[2 + k] = (struct field){lne_route_desc[k].name, 'u', &rf->v[k]};
+		rf->f[ROUTE_F_ATTRS + k] = (struct field){lne_route_desc[k].name, 'u', &rf->v[k]};
 }
 
 void bus_route_fields_op(const struct route_fields *rf, struct lnetd_op *op)
@@ -31,7 +31,7 @@ void bus_route_fields_op(const struct route_fields *rf, struct lnetd_op *op)
 
 	op->u.route = (struct st_route){.net = rf->net, .gateway = rf->gateway};
 	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
-		op->u.route.v[k] = given_or_unset(&rf->f[2 + k], rf->v[k]);
+		op->u.route.v[k] = given_or_unset(&rf->f[ROUTE_F_ATTRS + k], rf->v[k]);
 }
 
 static int route_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb, sd_bus_error *e)
@@ -43,7 +43,7 @@ static int route_method(sd_bus_message *m, struct lnetd *d, enum lnetd_verb verb
 	bus_route_fields_init(&rf);
 	rc = sd_bus_message_read(m, "ss", &rf.net, &rf.gateway);
 	if (rc >= 0 && verb == VERB_ADD)
-		rc = bus_read_fields(m, rf.f + 2, "AddRoute", e);
+		rc = bus_read_fields(m, rf.f + ROUTE_F_ATTRS, "AddRoute", e);
 	if (rc < 0)
 		return rc;
 	bus_route_fields_op(&rf, &op);

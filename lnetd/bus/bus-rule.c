@@ -22,13 +22,13 @@
 void bus_rule_fields_init(struct rule_fields *rf)
 {
 	memset(rf, 0, sizeof(*rf));
-	rf->f[0] = (struct field){"src", 's', &rf->src};
-	rf->f[1] = (struct field){"dst", 's', &rf->dst};
-	rf->f[2] = (struct field){"rte", 's', &rf->rte};
-	rf->f[3] = (struct field){"priority", 'u', &rf->prio};
-	rf->f[4] = (struct field){"idx", 'u', &rf->idx};
-	rf->f[5] = (struct field){"all", 'b', &rf->all};
-	rf->f[6] = (struct field){"kind", 's', &rf->kind};
+	rf->f[RULE_F_SRC] = (struct field){"src", 's', &rf->src};
+	rf->f[RULE_F_DST] = (struct field){"dst", 's', &rf->dst};
+	rf->f[RULE_F_RTE] = (struct field){"rte", 's', &rf->rte};
+	rf->f[RULE_F_PRIORITY] = (struct field){"priority", 'u', &rf->prio};
+	rf->f[RULE_F_IDX] = (struct field){"idx", 'u', &rf->idx};
+	rf->f[RULE_F_ALL] = (struct field){"all", 'b', &rf->all};
+	rf->f[RULE_F_KIND] = (struct field){"kind", 's', &rf->kind};
 }
 
 void bus_rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op)
@@ -36,8 +36,8 @@ void bus_rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op)
 	op->u.rule.src = rf->src;
 	op->u.rule.dst = rf->dst;
 	op->u.rule.rte = rf->rte;
-	op->u.rule.priority = given_or_unset(&rf->f[3], rf->prio);
-	op->u.rule.idx = given_or_unset(&rf->f[4], rf->idx);
+	op->u.rule.priority = given_or_unset(&rf->f[RULE_F_PRIORITY], rf->prio);
+	op->u.rule.idx = given_or_unset(&rf->f[RULE_F_IDX], rf->idx);
 	op->u.rule.all = rf->all;
 	op->u.rule.kind = rf->kind;
 }
@@ -53,10 +53,10 @@ int bus_method_add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	bus_rule_fields_init(&rf);
 	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
 	if (rc >= 0)
-		rc = bus_read_fields(m, rf.f + 3, "AddRule", e);
+		rc = bus_read_fields(m, rf.f + RULE_F_PRIORITY, "AddRule", e);
 	if (rc < 0)
 		return rc;
-	if (rf.f[5].given)
+	if (rf.f[RULE_F_ALL].given)
 		return bus_fail(e, -EINVAL, "AddRule: unknown field 'all'");
 	bus_rule_fields_op(&rf, &op);
 	rc = bus_authorise(m, &c, e);
@@ -93,13 +93,14 @@ int bus_method_delete_rule_matching(sd_bus_message *m, void *userdata, sd_bus_er
 	bus_rule_fields_init(&rf);
 	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
 	if (rc >= 0)
-		rc = bus_read_fields(m, rf.f + 4, "DeleteRuleMatching", e);
+		rc = bus_read_fields(m, rf.f + RULE_F_IDX, "DeleteRuleMatching", e);
 	if (rc < 0)
 		return rc;
-	if (rf.f[5].given || rf.f[6].given)
+	if (rf.f[RULE_F_ALL].given || rf.f[RULE_F_KIND].given)
 		return bus_fail(e, -EINVAL,
-				rf.f[5].given ? "DeleteRuleMatching: unknown field 'all'"
-					      : "DeleteRuleMatching: unknown field 'kind'");
+				rf.f[RULE_F_ALL].given
+					? "DeleteRuleMatching: unknown field 'all'"
+					: "DeleteRuleMatching: unknown field 'kind'");
 	if (!*rf.src && !*rf.dst && !*rf.rte)
 		return bus_fail(e, -EINVAL, "DeleteRuleMatching: a rule has a src, dst or rte");
 	bus_rule_fields_op(&rf, &op);

@@ -22,14 +22,19 @@ int bus_method_tbf_set_policy(sd_bus_message *m, void *userdata, sd_bus_error *e
 	struct lnetd_op op = {.verb = VERB_SET, .obj = OBJ_TBF};
 	const char *type = NULL;
 	uint32_t depth = 0;
-	struct field f[] = {{"type", 's', &type}, {"depth", 'u', &depth}, {NULL}};
+	enum {
+		F_TYPE,
+		F_DEPTH
+	};
+	struct field f[] = {
+		[F_TYPE] = {"type", 's', &type}, [F_DEPTH] = {"depth", 'u', &depth}, {NULL}};
 	int rc;
 
 	rc = sd_bus_message_read(m, "ss", &op.u.tbf.service, &op.u.tbf.queue);
 	if (rc >= 0)
 		rc = bus_read_fields(m, f, "TbfSetPolicy", e);
 	op.u.tbf.type = type;
-	op.u.tbf.depth = given_or_unset(&f[1], depth);
+	op.u.tbf.depth = given_or_unset(&f[F_DEPTH], depth);
 	return rc < 0 ? rc : bus_change_one(m, d, &op, e);
 }
 

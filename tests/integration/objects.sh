@@ -73,6 +73,35 @@ check "and Apply (an import) takes it as it is, changing nothing" has 'tas 5 0'
 bcall ListPeers
 check "ListPeers shows it still implicit" has '"10.0.0.254@tcp" 7 "multi_rail" b false "implicit" b true "discovered" b false "locked" b false'
 
+# A missing multi_rail means one thing in AddPeer and Apply alike: Multi-Rail
+# for a new peer, the peer's own for an existing one.
+lacks() {
+	case $OUT in *"$1"*) diag "did not expect: $1" "got: $OUT" && return 1 ;; esac
+}
+bcall AddPeer 'sasa{sv}' 10.0.0.5@tcp 0 1 multi_rail b false
+check "AddPeer makes a non-Multi-Rail peer" has 't 6'
+bcall AddPeer 'sasa{sv}' 10.0.0.5@tcp 1 10.0.0.6@tcp 0
+check "AddPeer without multi_rail adds a NID to it, keeping its setting" has 't 7'
+bcall Apply 'a(ssa{sv})b' 1 add peer 2 primary s 10.0.0.5@tcp nids as 1 10.0.0.7@tcp false
+check "and so does Apply" has 'tas 8 '
+bcall ListPeers
+check "the peer is still non-Multi-Rail" has '"10.0.0.5@tcp" 7 "multi_rail" b false'
+check "with its three NIDs" \
+	has '"nids" a(su) 3 "10.0.0.5@tcp" 1000 "10.0.0.6@tcp" 1000 "10.0.0.7@tcp" 1000'
+bcall AddPeer 'sasa{sv}' 10.0.0.8@tcp 0 0
+bcall Apply 'a(ssa{sv})b' 1 add peer 1 primary s 10.0.0.11@tcp false
+bcall ListPeers
+check "a new peer AddPeer makes without multi_rail is Multi-Rail" \
+	has '"10.0.0.8@tcp" 7 "multi_rail" b true'
+check "and one Apply makes" has '"10.0.0.11@tcp" 7 "multi_rail" b true'
+bcall Export
+check "Export says multi_rail always" has '"primary" s "10.0.0.8@tcp" "multi_rail" b true'
+check "and lock_prim only where it is set" lacks 'lock_prim'
+bcall Apply 'a(ssa{sv})b' 1 add peer 2 primary s 10.0.0.12@tcp lock_prim b true false
+bcall Export
+check "so a locked peer's Export carries it, for an Apply to restore" \
+	has '"primary" s "10.0.0.12@tcp" "multi_rail" b true "lock_prim" b true'
+
 bcall ListPeers
 before_peers=$OUT
 bcall ListRoutes
@@ -84,5 +113,5 @@ bcall ListPeers
 check "peers are the same after the restart" test "$OUT" = "$before_peers"
 bcall ListRoutes
 check "routes are the same after the restart" test "$OUT" = "$before_routes"
-bprop Generation && check "and so is the generation" has 't 5'
+bprop Generation && check "and so is the generation" has 't 11'
 finish

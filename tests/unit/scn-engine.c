@@ -93,7 +93,11 @@ static int do_peer(struct lne_inst *ln, const struct scn_cmd *c, char *out, size
 		return -EINVAL;
 	rc = nid_arg(c->args[0], &prim, out, len);
 	if (!rc)
-		rc = lne_peer_add(ln, &prim, strcmp(scn_opt(c, "mr", "1"), "0") != 0, &err);
+		rc = lne_peer_add(ln,
+				  &(struct lne_peer_conf){
+					  .primary = prim,
+					  .multi_rail = strcmp(scn_opt(c, "mr", "1"), "0") != 0},
+				  &err);
 	for (i = 1; !rc && i < c->nargs; i++) {
 		rc = nid_arg(c->args[i], &nid, out, len);
 		if (!rc)

@@ -305,7 +305,10 @@ void simnet_peer(struct simnode *n, const char *const *nids)
 	struct lne_nid prim = simnet_nid(nids[0]);
 	struct lne_err err;
 
-	ck_assert_msg(!lne_peer_add(n->ln, &prim, true, &err), "%s", err.msg);
+	ck_assert_msg(!lne_peer_add(n->ln,
+				    &(struct lne_peer_conf){.primary = prim, .multi_rail = true},
+				    &err),
+		      "%s", err.msg);
 	for (nids++; *nids; nids++) {
 		struct lne_nid x = simnet_nid(*nids);
 

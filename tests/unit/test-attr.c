@@ -15,6 +15,7 @@
 
 #include "engine/model.h"
 #include "engine/nid.h"
+#include "engine/peer-attrs.h"
 #include "engine/route-attrs.h"
 #include "engine/tunables.h"
 #include "kernel/uapi/lnetk.h"
@@ -300,6 +301,51 @@ START_TEST(route_table_consistent)
 }
 END_TEST
 
+/*
+ * A peer's settings (engine/peer-attrs.h): each name, option and YAML key
+ * once, lookups by name, booleans with a boolean default, and a new peer in
+ * the model takes Multi-Rail from lne_peer_conf as the table says it keeps.
+ */
+START_TEST(peer_table_consistent)
+{
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_peer_conf pc = {0};
+	u32 v[LNE_PEER_A__COUNT];
+	int i, j;
+
+	lne_peer_defaults(v);
+	for (i = 0; i < LNE_PEER_A__COUNT; i++) {
+		const struct lne_peer_desc *a = &lne_peer_desc[i];
+
+		ck_assert_uint_le(a->def, 1);
+		ck_assert_uint_eq(v[i], a->def);
+		ck_assert_int_eq(lne_peer_attr_by_name(a->name), i);
+		ck_assert_msg(a->option[0] && a->help[0], "%s: option and help", a->name);
+		for (j = 0; j < i; j++) {
+			ck_assert_str_ne(lne_peer_desc[j].name, a->name);
+			ck_assert_str_ne(lne_peer_desc[j].option, a->option);
+			ck_assert_msg(!a->yaml[0] || strcmp(lne_peer_desc[j].yaml, a->yaml),
+				      "%s: YAML key twice", a->name);
+		}
+	}
+	/* the key is not a setting */
+	ck_assert_int_eq(lne_peer_attr_by_name("primary"), -ENOENT);
+	ck_assert_int_eq(lne_peer_attr_by_name("nids"), -ENOENT);
+	ck_assert(lne_peer_desc[LNE_PEER_A_MULTI_RAIL].engine);
+	ck_assert_str_eq(lne_peer_desc[LNE_PEER_A_MULTI_RAIL].yaml, "Multi-Rail");
+
+	ck_assert_ptr_nonnull(ln);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(
+			lne_nid_parse(i ? "10.0.0.2@tcp" : "10.0.0.1@tcp", &pc.primary, NULL), 0);
+		pc.multi_rail = (u32)i;
+		ck_assert_int_eq(lne_peer_add(ln, &pc, NULL), 0);
+		ck_assert_int_eq(lne_peer_find(ln, &pc.primary)->mr, i);
+	}
+	lne_inst_free(ln);
+}
+END_TEST
+
 Suite *make_attr_suite(void)
 {
 	Suite *s = suite_create("attr");
@@ -313,6 +359,9 @@ Suite *make_attr_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("route");
 	tcase_add_test(tc, route_table_consistent);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("peer");
+	tcase_add_test(tc, peer_table_consistent);
 	suite_add_tcase(s, tc);
 	return s;
 }

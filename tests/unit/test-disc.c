@@ -348,7 +348,10 @@ START_TEST(configured_kept)
 	struct lne_peer *peer;
 
 	simnet_pair(&s, 4096, A_NIDS, B_NIDS, true, &a, &b);
-	ck_assert_int_eq(lne_peer_add(a->ln, &p, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(a->ln,
+				      &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				      NULL),
+			 0);
 	ck_assert_int_eq(lne_peer_add_nid(a->ln, &p, &extra, NULL), 0);
 	/* a configured peer is not discovered on a send */
 	put(a, "10.0.1.2@tcp", &r);
@@ -389,7 +392,10 @@ START_TEST(configuring_takes_over)
 	p = peer_is(a, "10.0.1.2@tcp", "10.0.0.2@tcp", 2);
 	ck_assert(p->discovered);
 	/* its primary NID configured: the peer is configured, its other NID still discovered */
-	ck_assert_int_eq(lne_peer_add(a->ln, &b0, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(a->ln,
+				      &(struct lne_peer_conf){.primary = b0, .multi_rail = true},
+				      NULL),
+			 0);
 	p = peer_is(a, "10.0.1.2@tcp", "10.0.0.2@tcp", 2);
 	ck_assert(!p->discovered && !p->first_pni.discovered);
 	ck_assert(p->disc & LNE_DISC_DONE);
@@ -403,7 +409,10 @@ START_TEST(configuring_takes_over)
 	put(a, "10.0.0.2@tcp", &d);
 	simnet_pump(&s);
 	peer_is(a, "10.0.1.2@tcp", "10.0.0.2@tcp", 2);
-	ck_assert_int_eq(lne_peer_add(a->ln, &b1, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(a->ln,
+				      &(struct lne_peer_conf){.primary = b1, .multi_rail = true},
+				      NULL),
+			 0);
 	ck_assert(!peer_is(a, "10.0.1.2@tcp", "10.0.1.2@tcp", 1)->discovered);
 	peer_is(a, "10.0.0.2@tcp", "10.0.0.2@tcp", 1);
 	/* and a discovered peer's primary NID added to a configured peer takes the peer */
@@ -451,7 +460,10 @@ START_TEST(modes)
 	ck_assert_int_eq(lne_node_discover(&a->node, &p, false, on_disc, &r, NULL), -EOPNOTSUPP);
 
 	ck_assert_int_eq(lne_global_set(a->ln, LNE_G_DISCOVERY, 2, NULL), 0);
-	ck_assert_int_eq(lne_peer_add(a->ln, &p, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(a->ln,
+				      &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				      NULL),
+			 0);
 	ck_assert_int_eq(lne_node_discover(&a->node, &p, false, on_disc, &r, NULL), 0);
 	simnet_pump(&s);
 	ck_assert_int_eq(r.n, 1);
@@ -562,8 +574,14 @@ START_TEST(malformed_changes_nothing)
 	ck_assert_uint_eq(a->node.dst.pushes_recvd, 6);
 
 	/* a ping reply naming NIDs of two configured peers: refused, both stay */
-	ck_assert_int_eq(lne_peer_add(a->ln, &c1, true, NULL), 0);
-	ck_assert_int_eq(lne_peer_add(a->ln, &c2, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(a->ln,
+				      &(struct lne_peer_conf){.primary = c1, .multi_rail = true},
+				      NULL),
+			 0);
+	ck_assert_int_eq(lne_peer_add(a->ln,
+				      &(struct lne_peer_conf){.primary = c2, .multi_rail = true},
+				      NULL),
+			 0);
 	ck_assert_int_eq(lne_node_discover(&a->node, &c1, false, on_disc, &r, NULL), 0);
 	simnet_pump(&s);
 	ck_assert_int_eq(r.n, 1);

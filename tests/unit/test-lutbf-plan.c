@@ -16,186 +16,8 @@
 
 #include "engine/tbf.h"
 #include "lnetd/backend/lustre/lu-tbf.h"
+#include "lutbf-sim.h"
 #include "unit.h"
-
-#define SIM_RULES 64
-#define SIM_CPTS  4
-
-struct srule {
-	char name[16];
-	char conds[256];
-	unsigned rate;
-};
-
-struct sim {
-	char policy[2][64]; /* "fifo", "tbf nid" */
-	unsigned ncpt;
-	bool has_hp;
-	unsigned n[2][SIM_CPTS];
-	struct srule r[2][SIM_CPTS][SIM_RULES];
-};
-
-static int sim_find(struct sim *s, int q, unsigned k, const char *name)
-{
-	unsigned i;
-
-	for (i = 0; i < s->n[q][k]; i++)
-		if (!strcmp(s->r[q][k][i].name, name))
-			return (int)i;
-	return -1;
-}
-
-static void sim_insert(struct sim *s, int q, unsigned k, unsigned at, const struct srule *r)
-{
-	memmove(&s->r[q][k][at + 1], &s->r[q][k][at], (s->n[q][k] - at) * sizeof(*r));
-	s->r[q][k][at] = *r;
-	s->n[q][k]++;
-}
-
-static void sim_remove(struct sim *s, int q, unsigned k, unsigned at)
-{
-	memmove(&s->r[q][k][at], &s->r[q][k][at + 1], (s->n[q][k] - at - 1) * sizeof(struct srule));
-	s->n[q][k]--;
-}
-
-static void sim_fresh(struct sim *s, int q, const char *policy)
-{
-	unsigned k;
-
-	snprintf(s->policy[q], sizeof(s->policy[q]), "%s", policy);
-	for (k = 0; k < s->ncpt; k++) {
-		s->n[q][k] = 1;
-		snprintf(s->r[q][k][0].name, 16, "default");
-		snprintf(s->r[q][k][0].conds, 256, "*");
-		s->r[q][k][0].rate = 10000;
-	}
-}
-
-/* One write, as Lustre takes it; the errno it would give. */
-static int sim_write(struct sim *s, const struct lutbf_write *w)
-{
-	char text[4096], *p, *conds = NULL, *end;
-	const char *words[8] = {NULL};
-	unsigned k, rate = 0, nw = 0;
-	const char *rank = NULL;
-	int q, at, nx;
-
-	snprintf(text, sizeof(text), "%s", w->text);
-	if (w->file == LUTBF_POLICIES) {
-		/* "tbf <q> <type>": the policy "tbf <type>" on queue q */
-		char name[16], queue[8], type[32], policy[64];
-
-		ck_assert_int_eq(sscanf(text, "%15s %7s %31s", name, queue, type), 3);
-		q = !strcmp(queue, "hp");
-		ck_assert(q || !strcmp(queue, "reg"));
-		ck_assert(!q || s->has_hp);
-		snprintf(policy, sizeof(policy), "%s %s", name, type);
-		if (strcmp(s->policy[q], policy))
-			sim_fresh(s, q, policy);
-		return 0;
-	}
-	/* "<q> start <name> <conds> rate=<n> rank=<r>[ realtime=1]" and the others */
-	q = !strncmp(text, "hp ", 3);
-	ck_assert_msg(!strncmp(text, q ? "hp " : "reg ", q ? 3 : 4), "%s", w->text);
-	ck_assert(!q || s->has_hp);
-	p = text + (q ? 3 : 4);
-	if (!strncmp(p, "start ", 6)) {
-		conds = strchr(p + 6, ' ');
-		ck_assert_ptr_nonnull(conds);
-		*conds++ = '\0';
-		end = strrchr(conds, '}'); /* as Lustre cuts them */
-		ck_assert_ptr_nonnull(end);
-		*++end = '\0';
-		words[nw++] = "start";
-		words[nw++] = p + 6;
-		p = end + 1;
-	}
-	for (; (p = strtok(p, " ")); p = NULL) {
-		ck_assert(nw < 8);
-		words[nw++] = p;
-	}
-	for (k = 2; k < nw; k++) {
-		if (!strncmp(words[k], "rate=", 5))
-			rate = (unsigned)strtoul(words[k] + 5, NULL, 10);
-		else if (!strncmp(words[k], "rank=", 5))
-			rank = words[k] + 5;
-		else
-			ck_assert_msg(!strcmp(words[k], "realtime=1"), "%s", w->text);
-	}
-	ck_assert_msg(strncmp(s->policy[q], "tbf", 3) == 0, "%s on %s", w->text, s->policy[q]);
-	ck_assert(!rate || rate <= LUTBF_RATE_MAX);
-	for (k = 0; k < s->ncpt; k++) {
-		at = sim_find(s, q, k, words[1]);
-		nx = rank ? sim_find(s, q, k, rank) : 0;
-		if (!strcmp(words[0], "stop")) {
-			ck_assert(strcmp(words[1], "default"));
-			if (at >= 0)
-				sim_remove(s, q, k, (unsigned)at);
-		} else if (!strcmp(words[0], "start")) {
-			struct srule r = {.rate = rate ? rate : 10000};
-
-			ck_assert_msg(at < 0, "start of %s: EEXIST", words[1]);
-			ck_assert_msg(nx >= 0, "rank=%s: ENOENT", rank);
-			snprintf(r.name, sizeof(r.name), "%s", words[1]);
-			snprintf(r.conds, sizeof(r.conds), "%s", conds);
-			sim_insert(s, q, k, (unsigned)nx, &r);
-		} else {
-			struct srule r;
-
-			ck_assert_msg(!strcmp(words[0], "change") && at >= 0, "%s", w->text);
-			ck_assert(rate || rank);
-			if (rate)
-				s->r[q][k][at].rate = rate;
-			if (rank) {
-				ck_assert(nx >= 0);
-				r = s->r[q][k][at];
-				sim_remove(s, q, k, (unsigned)at);
-				nx = sim_find(s, q, k, rank);
-				sim_insert(s, q, k, (unsigned)nx, &r);
-			}
-		}
-	}
-	return 0;
-}
-
-/* The sim's two listings, parsed as lutbf_read() would. */
-static void sim_shown(const struct sim *s, struct lutbf_shown *out)
-{
-	static char text[1 << 16];
-	char msg[256];
-	size_t n = 0;
-	unsigned k, i;
-	int q;
-
-	n += (size_t)snprintf(text + n, sizeof(text) - n, "\n");
-	for (q = 0; q < (s->has_hp ? 2 : 1); q++) {
-		n += (size_t)snprintf(text + n, sizeof(text) - n,
-				      "%s:\n  - name: fifo\n    state: started\n    fallback: yes\n"
-				      "    queued: 0\n    active: 0\n\n",
-				      q ? "high_priority_requests" : "regular_requests");
-		if (strcmp(s->policy[q], "fifo"))
-			n += (size_t)snprintf(
-				text + n, sizeof(text) - n,
-				"  - name: %s\n    state: started\n    fallback: no\n\n",
-				s->policy[q]);
-	}
-	ck_assert_int_eq(lutbf_parse_policies(text, out, msg, sizeof(msg)), 0);
-	n = 0;
-	for (q = 0; q < (s->has_hp ? 2 : 1); q++) {
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s:\n",
-				      q ? "high_priority_requests" : "regular_requests");
-		if (!strcmp(s->policy[q], "fifo"))
-			continue;
-		for (k = 0; k < s->ncpt; k++) {
-			n += (size_t)snprintf(text + n, sizeof(text) - n, "CPT %u:\n", k);
-			for (i = 0; i < s->n[q][k]; i++)
-				n += (size_t)snprintf(text + n, sizeof(text) - n,
-						      "%s %s %u, ref 0\n", s->r[q][k][i].name,
-						      s->r[q][k][i].conds, s->r[q][k][i].rate);
-		}
-	}
-	ck_assert_int_eq(lutbf_parse_rules(text, out, msg, sizeof(msg)), 0);
-}
 
 static struct lne_tbf *policy_of(const char *type, const char *const *cmds, size_t n)
 {
@@ -273,6 +95,7 @@ static void converge(struct sim *s, const struct lutbf_want *w)
 START_TEST(plan_cases)
 {
 	const char *one[] = {"start cli nid={0@lo} rate=20"};
+	const char *job[] = {"start j jobid={dd.0} rate=20"};
 	const char *ab[] = {"start a nid={0@lo} rate=30", "start b nid={10.1.0.1@tcp} rate=40"};
 	const char *ba[] = {"start b nid={10.1.0.1@tcp} rate=40", "start a nid={0@lo} rate=30"};
 	char move_a[] = "reg change a rank=default";
@@ -290,9 +113,9 @@ START_TEST(plan_cases)
 	ck_assert_str_eq(said.text[0], "ost_io reg: the policy is 'fifo', lnetd wants 'tbf nid'");
 	ck_assert_int_eq(lutbf_plan(&w, &shown, &p), 0);
 	ck_assert_str_eq(plan_text(&p),
-			 "P: tbf reg nid | reg start cli nid={0@lo} rate=10 rank=default | "
-			 "reg change default rate=5000 | P: tbf hp nid | hp start cli nid={0@lo} "
-			 "rate=10 rank=default | hp change default rate=5000");
+			 "P: tbf reg nid | reg start cli nid={0@lo} rate=20 rank=default | "
+			 "reg change default rate=10000 | P: tbf hp nid | hp start cli nid={0@lo} "
+			 "rate=20 rank=default | hp change default rate=10000");
 	lutbf_plan_free(&p);
 	converge(&s, &w);
 
@@ -304,17 +127,17 @@ START_TEST(plan_cases)
 	s.n[1][0] = 3;
 	snprintf(s.r[1][0][2].name, 16, "default");
 	snprintf(s.r[1][0][2].conds, 256, "*");
-	s.r[1][0][2].rate = 5000;
+	s.r[1][0][2].rate = 10000;
 	sim_shown(&s, &shown);
 	said.n = 0;
 	ck_assert_int_eq(lutbf_compare(&w, &shown, collect, &said), 2);
 	ck_assert_str_eq(
 		said.text[0],
-		"ost_io reg CPT 1: rule cli rate is 50, lnetd wants 10 (20 RPC/s over 2 CPTs)");
+		"ost_io reg CPT 1: rule cli rate is 50, lnetd wants 20 (20 RPC/s divided by 1)");
 	ck_assert_str_eq(said.text[1], "ost_io hp CPT 0: rule intruder (nid={1@lo}, rate 5) is not "
 				       "lnetd's");
 	ck_assert_int_eq(lutbf_plan(&w, &shown, &p), 0);
-	ck_assert_str_eq(plan_text(&p), "reg change cli rate=10 | hp stop intruder");
+	ck_assert_str_eq(plan_text(&p), "reg change cli rate=20 | hp stop intruder");
 	lutbf_plan_free(&p);
 	converge(&s, &w);
 	snprintf(s.r[0][0][0].conds, 256, "nid={0@lo 10.1.0.1@tcp}");
@@ -327,7 +150,7 @@ START_TEST(plan_cases)
 			 "lnetd wants 'nid={0@lo}'");
 	ck_assert_int_eq(lutbf_plan(&w, &shown, &p), 0);
 	ck_assert_str_eq(plan_text(&p),
-			 "reg stop cli | reg start cli nid={0@lo} rate=10 rank=default");
+			 "reg stop cli | reg start cli nid={0@lo} rate=20 rank=default");
 	lutbf_plan_free(&p);
 	converge(&s, &w);
 	lutbf_want_free(&w);
@@ -358,13 +181,31 @@ START_TEST(plan_cases)
 	s.r[0][1][1] = s.r[0][0][2];
 	sim_shown(&s, &shown);
 	ck_assert_int_eq(lutbf_plan(&w, &shown, &p), 0);
-	ck_assert_str_eq(plan_text(&p), "reg stop a | reg start a nid={0@lo} rate=15 rank=b");
+	ck_assert_str_eq(plan_text(&p), "reg stop a | reg start a nid={0@lo} rate=30 rank=b");
 	lutbf_plan_free(&p);
 	converge(&s, &w);
 
-	/* the CPT count changed since the conversion */
+	/* the CPT count changed since the conversion: nothing to a nid type, whose rates
+	 * are not divided... */
 	lutbf_want_free(&w);
 	want_of("nid", ba, 2, 1, true, &w);
+	sim_shown(&s, &shown);
+	said.n = 0;
+	ck_assert_int_eq(lutbf_compare(&w, &shown, collect, &said), 0);
+	lutbf_want_free(&w);
+	/* ...but drift to a type whose rates are (20 over 2 CPTs: 10 in each) */
+	memset(&s, 0, sizeof(s));
+	s.ncpt = 2;
+	s.has_hp = true;
+	sim_fresh(&s, 0, "fifo");
+	sim_fresh(&s, 1, "fifo");
+	want_of("jobid", job, 1, 2, true, &w);
+	converge(&s, &w);
+	ck_assert_int_eq(s.r[0][1][0].rate, 10);
+	ck_assert_int_eq(s.r[1][0][1].rate, 5000);
+	lutbf_want_free(&w);
+	want_of("jobid", job, 1, 1, true, &w);
+	sim_shown(&s, &shown);
 	said.n = 0;
 	ck_assert_int_gt(lutbf_compare(&w, &shown, collect, &said), 0);
 	ck_assert_str_eq(

@@ -264,48 +264,65 @@ START_TEST(convert_rates)
 			 0);
 	ck_assert_str_eq(w.q[LUTBF_REG].policy, "tbf nid");
 	ck_assert_int_eq(w.ncpt, 2);
+	/* keyed by nid: a class lives in one CPT, the rate is not divided */
+	ck_assert_int_eq(w.q[LUTBF_REG].div, 1);
 	r = wrule(&w, LUTBF_REG, "cli");
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(r->rate, 10);
+	ck_assert_int_eq(r->rate, 20);
 	ck_assert_int_eq(r->asked, 20);
 	ck_assert(r->realtime);
 	ck_assert_str_eq(r->conds, "nid={0@lo}");
 	ck_assert_str_eq(r->shown, "nid={0@lo}");
 	r = wrule(&w, LUTBF_HP, "default");
-	ck_assert_int_eq(r->rate, 5000);
+	ck_assert_int_eq(r->rate, 10000);
 	ck_assert_str_eq(r->conds, "*");
 	ck_assert_str_eq(w.q[LUTBF_HP].rules.r[w.q[LUTBF_HP].rules.n - 1].name, "default");
 	lutbf_want_free(&w);
 
-	/* rounded to the nearest */
-	ck_assert_int_eq(
-		conv1("nid", "start c nid={0@lo} rate=21", caps(v2_17_57, 2), &w, msg, 512), 0);
-	ck_assert_int_eq(wrule(&w, LUTBF_REG, "c")->rate, 11);
-	lutbf_want_free(&w);
-	ck_assert_int_eq(conv1("nid", "start c nid={0@lo} rate=4", caps(v2_17_57, 3), &w, msg, 512),
+	/* 1 RPC/s of a nid class over 2 CPTs: 1 */
+	ck_assert_int_eq(conv1("nid", "start c nid={0@lo} rate=1", caps(v2_17_57, 2), &w, msg, 512),
 			 0);
 	ck_assert_int_eq(wrule(&w, LUTBF_REG, "c")->rate, 1);
 	lutbf_want_free(&w);
-	ck_assert_int_eq(conv1("nid", "start c nid={0@lo} rate=1999998", caps(v2_17_57, 2), &w, msg,
-			       512),
+
+	/* other types: divided by the CPTs, rounded to the nearest */
+	ck_assert_int_eq(
+		conv1("jobid", "start c jobid={x} rate=21", caps(v2_17_57, 2), &w, msg, 512), 0);
+	ck_assert_int_eq(w.q[LUTBF_REG].div, 2);
+	ck_assert_int_eq(wrule(&w, LUTBF_REG, "c")->rate, 11);
+	ck_assert_int_eq(wrule(&w, LUTBF_REG, "default")->rate, 5000);
+	lutbf_want_free(&w);
+	ck_assert_int_eq(conv1("opcode", "start c opcode={ost_write} rate=4", caps(v2_17_57, 3), &w,
+			       msg, 512),
+			 0);
+	ck_assert_int_eq(wrule(&w, LUTBF_REG, "c")->rate, 1);
+	lutbf_want_free(&w);
+	ck_assert_int_eq(conv1("jobid", "start c jobid={x} rate=1999998", caps(v2_17_57, 2), &w,
+			       msg, 512),
 			 0);
 	ck_assert_int_eq(wrule(&w, LUTBF_REG, "c")->rate, 999999);
 	lutbf_want_free(&w);
 
 	/* what cannot be held */
-	ck_assert_int_eq(conv1("nid", "start c nid={0@lo} rate=1", caps(v2_17_57, 2), &w, msg, 512),
+	ck_assert_int_eq(conv1("jobid", "start c jobid={x} rate=1", caps(v2_17_57, 2), &w, msg,
+			       512),
 			 -ERANGE);
 	ck_assert_str_eq(msg, "ost_io reg rule c: 1 RPC/s cannot be spread over the 2 CPU "
 			      "partitions of ost_io (Lustre's rate is per partition, at least 1 "
 			      "in each)");
-	ck_assert_int_eq(conv1("nid", "start c nid={0@lo} rate=1999999", caps(v2_17_57, 2), &w, msg,
-			       512),
+	ck_assert_int_eq(conv1("jobid", "start c jobid={x} rate=1999999", caps(v2_17_57, 2), &w,
+			       msg, 512),
 			 -ERANGE);
 	ck_assert(strstr(msg, "1999999 RPC/s over 2 CPU partitions is 1000000 in each"));
 	ck_assert_int_eq(conv1("nid", "change default rate=1000000", caps(v2_17_57, 1), &w, msg,
 			       512),
 			 -ERANGE);
-	ck_assert(strstr(msg, "rule default: 1000000 RPC/s over 1 CPU partitions"));
+	ck_assert(strstr(msg, "rule default: 1000000 RPC/s: Lustre holds at most 999999 per rule"));
+	ck_assert_int_eq(conv1("nid", "start c nid={0@lo} rate=1000000", caps(v2_17_57, 2), &w, msg,
+			       512),
+			 -ERANGE);
+	ck_assert(strstr(msg, "at most 999999 per rule (a nid-keyed class lives in one CPU "
+			      "partition)"));
 	ck_assert_int_eq(w.q[LUTBF_REG].rules.n, 0); /* left empty */
 }
 END_TEST
@@ -468,6 +485,7 @@ START_TEST(convert_nid_lists)
 END_TEST
 
 void lutbf_tests_plan(TCase *tc);
+void lutbf_tests_engine(TCase *tc);
 
 Suite *make_lutbf_suite(void)
 {
@@ -481,6 +499,7 @@ Suite *make_lutbf_suite(void)
 	tcase_add_test(tc, convert_refusals);
 	tcase_add_test(tc, convert_nid_lists);
 	lutbf_tests_plan(tc);
+	lutbf_tests_engine(tc);
 	suite_add_tcase(s, tc);
 	return s;
 }

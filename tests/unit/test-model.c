@@ -159,7 +159,9 @@ START_TEST(ni_refusals_change_nothing)
 	struct lne_nid p = N("10.0.0.50@tcp");
 
 	ck_assert_int_eq(ni_add(ln, "10.0.0.1@tcp", NULL), 0);
-	ck_assert_int_eq(lne_peer_add(ln, &p, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				      NULL),
+			 0);
 	REFUSED(ln, -EEXIST, ni_add(ln, "10.0.0.1@tcp", err));
 	REFUSED(ln, -EEXIST, ni_add(ln, "10.0.0.50@tcp", err));
 	REFUSED(ln, -EINVAL, ni_add(ln, "0@lo", err));
@@ -210,12 +212,18 @@ START_TEST(peer_nid_has_one_owner)
 	struct lne_nid a = N("10.0.0.1@tcp"), a2 = N("10.1.0.1@o2ib"), b = N("10.0.0.2@tcp");
 	struct lne_err err;
 
-	ck_assert_int_eq(lne_peer_add(ln, &a, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &(struct lne_peer_conf){.primary = a, .multi_rail = true},
+				      NULL),
+			 0);
 	ck_assert_int_eq(lne_peer_add_nid(ln, &a, &a2, NULL), 0);
-	ck_assert_int_eq(lne_peer_add(ln, &b, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &(struct lne_peer_conf){.primary = b, .multi_rail = true},
+				      NULL),
+			 0);
 	ck_assert_int_eq(lne_peer_add_nid(ln, &b, &a2, &err), -EEXIST);
 	ck_assert_ptr_nonnull(strstr(err.msg, "10.1.0.1@o2ib: already a NID of peer 10.0.0.1@tcp"));
-	ck_assert_int_eq(lne_peer_add(ln, &a2, true, &err), -EEXIST);
+	ck_assert_int_eq(
+		lne_peer_add(ln, &(struct lne_peer_conf){.primary = a2, .multi_rail = true}, &err),
+		-EEXIST);
 	ck_assert_ptr_nonnull(strstr(err.msg, "peer 10.0.0.1@tcp"));
 	/* Found by any of its NIDs. */
 	ck_assert_ptr_eq(lne_peer_of(lne_peer_ni_find(ln, &a2)), lne_peer_find(ln, &a));
@@ -231,7 +239,9 @@ START_TEST(peer_goes_with_its_last_nid)
 	struct lne_nid a = N("10.0.0.1@tcp"), a2 = N("10.0.0.2@tcp"), a3 = N("10.1.0.1@o2ib");
 	struct lne_err er;
 
-	ck_assert_int_eq(lne_peer_add(ln, &a, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &(struct lne_peer_conf){.primary = a, .multi_rail = true},
+				      NULL),
+			 0);
 	ck_assert_int_eq(lne_peer_add_nid(ln, &a, &a2, NULL), 0);
 	ck_assert_int_eq(lne_peer_add_nid(ln, &a, &a3, NULL), 0);
 	REFUSED(ln, -EBUSY, lne_peer_del_nid(ln, &a, &a, err)); /* the primary, others remain */
@@ -256,7 +266,9 @@ START_TEST(peer_max_interfaces)
 	int i;
 
 	ck_assert_int_eq(lne_global_set(ln, LNE_G_MAX_INTERFACES, 16, NULL), 0);
-	ck_assert_int_eq(lne_peer_add(ln, &p, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				      NULL),
+			 0);
 	for (i = 2; i <= 16; i++) {
 		snprintf(buf, sizeof(buf), "10.0.0.%d@tcp", i);
 		ck_assert_int_eq(lne_peer_add_nid(ln, &p, NP(buf), NULL), 0);
@@ -295,13 +307,17 @@ START_TEST(route_gateway_is_a_peer)
 	ck_assert_ptr_null(lne_peer_find(ln, &gw)); /* the implicit peer went with its routes */
 
 	/* An explicit peer outlives the routes through it. */
-	ck_assert_int_eq(lne_peer_add(ln, &gw2, true, NULL), 0);
+	ck_assert_int_eq(
+		lne_peer_add(ln, &(struct lne_peer_conf){.primary = gw2, .multi_rail = true}, NULL),
+		0);
 	ck_assert_int_eq(lne_route_add(ln, o2ib, &gw2, 1, 0, 1, NULL), 0);
 	ck_assert_int_eq(lne_route_del(ln, o2ib, &gw2, NULL), 0);
 	ck_assert_ptr_nonnull(lne_peer_find(ln, &gw2));
 	/* And an implicit one becomes explicit when added by name. */
 	ck_assert_int_eq(lne_route_add(ln, o2ib, &gw, 1, 0, 1, NULL), 0);
-	ck_assert_int_eq(lne_peer_add(ln, &gw, true, NULL), 0);
+	ck_assert_int_eq(
+		lne_peer_add(ln, &(struct lne_peer_conf){.primary = gw, .multi_rail = true}, NULL),
+		0);
 	ck_assert(!lne_peer_find(ln, &gw)->implicit);
 	ck_assert_int_eq(lne_route_del(ln, o2ib, &gw, NULL), 0);
 	ck_assert_ptr_nonnull(lne_peer_find(ln, &gw));
@@ -361,7 +377,9 @@ START_TEST(generation_bumps_on_every_change)
 	ck_assert_int_eq(ni_add(ln, "10.0.0.1@tcp", NULL), 0);
 	ck_assert_uint_gt(lne_generation(ln), g);
 	g = lne_generation(ln);
-	ck_assert_int_eq(lne_peer_add(ln, &p, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				      NULL),
+			 0);
 	ck_assert_uint_gt(lne_generation(ln), g);
 	g = lne_generation(ln);
 	ck_assert_int_eq(lne_peer_ni_set_health(ln, &p, 10, NULL), 0);
@@ -386,7 +404,11 @@ START_TEST(cursor_resumes_after_changes)
 	memset(seen, 0, sizeof(seen));
 	for (i = 0; i < 1000; i++) {
 		snprintf(buf, sizeof(buf), "%d@gni", i);
-		ck_assert_int_eq(lne_peer_add(ln, NP(buf), true, NULL), 0);
+		ck_assert_int_eq(lne_peer_add(ln,
+					      &(struct lne_peer_conf){.primary = *(NP(buf)),
+								      .multi_rail = true},
+					      NULL),
+				 0);
 	}
 	while ((peer = lne_peer_next(ln, &c))) {
 		int k = (int)lne_nid_ip4(&peer->primary);
@@ -419,7 +441,11 @@ START_TEST(many_peers_hash)
 		nid.addr[1] = (u8)(i >> 16);
 		nid.addr[2] = (u8)(i >> 8);
 		nid.addr[3] = (u8)i;
-		ck_assert_int_eq(lne_peer_add(ln, &nid, true, NULL), 0);
+		ck_assert_int_eq(
+			lne_peer_add(ln,
+				     &(struct lne_peer_conf){.primary = nid, .multi_rail = true},
+				     NULL),
+			0);
 	}
 	ck_assert_uint_ge(ln->hmask + 1, 100000);
 	for (i = 0; i < 100000; i += 7) {
@@ -502,7 +528,8 @@ START_TEST(peer_get_agrees_with_add)
 		if (op < 3) {
 			bool mr = rnd() % 2;
 
-			ra = lne_peer_add(a, &p, mr, &ea);
+			ra = lne_peer_add(
+				a, &(struct lne_peer_conf){.primary = p, .multi_rail = mr}, &ea);
 			rb = add_by_get(b, &p, mr, &eb);
 			if (rb == -EEXIST && !strcmp(eb.msg, "found")) {
 				/* What lne_peer_add() says of an explicit peer. */
@@ -570,8 +597,11 @@ START_TEST(reserve_sizes_the_hash_once)
 	/* Counted, asserted once: check records every assertion's place. */
 	for (i = 0; i < 1000; i++) {
 		nth_nid(i, &nid);
-		bad += !!lne_peer_add(grown, &nid, true, NULL);
-		bad += !!lne_peer_add(reserved, &nid, true, NULL);
+		bad += !!lne_peer_add(
+			grown, &(struct lne_peer_conf){.primary = nid, .multi_rail = true}, NULL);
+		bad += !!lne_peer_add(reserved,
+				      &(struct lne_peer_conf){.primary = nid, .multi_rail = true},
+				      NULL);
 	}
 	/* Some already in: moved into the new table. */
 	lne_inst_reserve(reserved, 40000);
@@ -587,8 +617,12 @@ START_TEST(reserve_sizes_the_hash_once)
 		nth_nid(i, &nid);
 		nth_nid(i - 1, &p);
 		if (i % 2) {
-			bad += !!lne_peer_add(grown, &nid, true, NULL);
-			bad += !!lne_peer_add(reserved, &nid, true, NULL);
+			bad += !!lne_peer_add(
+				grown, &(struct lne_peer_conf){.primary = nid, .multi_rail = true},
+				NULL);
+			bad += !!lne_peer_add(
+				reserved,
+				&(struct lne_peer_conf){.primary = nid, .multi_rail = true}, NULL);
 		} else {
 			bad += !!lne_peer_add_nid(grown, &p, &nid, NULL);
 			bad += !!lne_peer_add_nid(reserved, &p, &nid, NULL);

@@ -189,7 +189,10 @@ static void add_peer(struct simnode *n, const char *const *nids)
 	struct lne_nid p = N(nids[0]);
 	struct lne_err err;
 
-	ck_assert_msg(!lne_peer_add(n->ln, &p, true, &err), "%s", err.msg);
+	ck_assert_msg(!lne_peer_add(n->ln,
+				    &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				    &err),
+		      "%s", err.msg);
 	for (nids++; *nids; nids++) {
 		struct lne_nid x = N(*nids);
 

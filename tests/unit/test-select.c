@@ -43,7 +43,9 @@ static void add_peer(struct lne_inst *ln, const char *prim, const char *other)
 {
 	struct lne_nid p = nid_of(prim), o;
 
-	ck_assert_int_eq(lne_peer_add(ln, &p, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				      NULL),
+			 0);
 	if (other) {
 		o = nid_of(other);
 		ck_assert_int_eq(lne_peer_add_nid(ln, &p, &o, NULL), 0);
@@ -151,7 +153,10 @@ START_TEST(non_mr_peer_moves_when_kept_ni_cannot_reach)
 
 	add_ni(ln, "10.0.0.1@tcp", LNE_CPT_ANY);
 	add_ni(ln, "10.1.0.1@o2ib", LNE_CPT_ANY);
-	ck_assert_int_eq(lne_peer_add(ln, &prim, false, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln,
+				      &(struct lne_peer_conf){.primary = prim, .multi_rail = false},
+				      NULL),
+			 0);
 	ck_assert_int_eq(lne_peer_add_nid(ln, &prim, &second, NULL), 0);
 	ck_assert_int_eq(lne_rule_add(ln, "tcp", NULL, NULL, 0, -1, NULL, NULL, &err), 0);
 	req.dst = prim;

@@ -175,7 +175,10 @@ static int w_peer_add(void *ctx, const struct lne_peer *want, const struct lne_n
 	t = target(w);
 	had = lne_peer_find(t, &want->primary);
 	if (!had || had->implicit)
-		rc = lne_peer_add(t, &want->primary, want->mr, NULL);
+		rc = lne_peer_add(t,
+				  &(struct lne_peer_conf){.primary = want->primary,
+							  .multi_rail = want->mr},
+				  NULL);
 	for (i = 0; !rc && i < n; i++)
 		rc = lne_peer_add_nid(t, &want->primary, &nids[i], NULL);
 	return rc;
@@ -308,7 +311,9 @@ static void peer(struct lne_inst *ln, const char *primary, const char *other)
 	struct lne_nid p = N(primary), o;
 	struct lne_err err;
 
-	ck_assert_msg(!lne_peer_add(ln, &p, true, &err), "%s", err.msg);
+	ck_assert_msg(!lne_peer_add(ln, &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				    &err),
+		      "%s", err.msg);
 	if (other) {
 		o = N(other);
 		ck_assert_msg(!lne_peer_add_nid(ln, &p, &o, &err), "%s", err.msg);

@@ -619,6 +619,55 @@ START_TEST(class_limit_and_reclaim)
 }
 END_TEST
 
+/*
+ * Every request field, alone: a rule on it matches a request that agrees on
+ * that field only, and not one that differs on that field only.  The cases
+ * are indexed by field, so a field added to tbf.h without a case here fails
+ * (its condition is NULL), as a match that falls to another field would.
+ */
+START_TEST(every_field_alone)
+{
+	static const struct {
+		const char *cond; /* the rule's condition on the field */
+		const char *nid, *jobid;
+		u32 num; /* opcode, uid or gid */
+	} cases[LNE_TBF_NFIELDS + 1] = {
+		[LNE_TBF_I_NID] = {"nid={192.168.7.7@tcp}", "192.168.7.7@tcp", NULL, 0},
+		[LNE_TBF_I_JOBID] = {"jobid={dd.*}", NULL, "dd.7", 0},
+		[LNE_TBF_I_OPCODE] = {"opcode={ost_write}", NULL, NULL, 4},
+		[LNE_TBF_I_UID] = {"uid={77}", NULL, NULL, 77},
+		[LNE_TBF_I_GID] = {"gid={77}", NULL, NULL, 77},
+	};
+	int i;
+
+	ck_assert_ptr_null(cases[LNE_TBF_NFIELDS].cond);
+	for (i = 0; i < LNE_TBF_NFIELDS; i++) {
+		struct lne_tbf *tbf = policy(LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_NAME, "+"));
+		u32 op = i == LNE_TBF_I_OPCODE ? cases[i].num : 1;
+		u32 uid = i == LNE_TBF_I_UID ? cases[i].num : 9;
+		u32 gid = i == LNE_TBF_I_GID ? cases[i].num : 9;
+		char name[16], cmd[128];
+
+		ck_assert_msg(cases[i].cond, "field %d has no case", i);
+		ck_assert_int_lt(lne_tbf_type_format((u8)(1u << i), name, sizeof(name)),
+				 (int)sizeof(name));
+		ck_assert_msg(!strncmp(cases[i].cond, name, strlen(name)), "%s: not %s",
+			      cases[i].cond, name);
+		snprintf(cmd, sizeof(cmd), "start f %s", cases[i].cond);
+		cmd_ok(tbf, cmd, 0);
+		/* agreeing on the field alone, every other field as the base request */
+		ck_assert_str_eq(rule_of(tbf, LNE_TBF_REG,
+					 cases[i].nid ? cases[i].nid : "10.0.0.1@tcp",
+					 cases[i].jobid ? cases[i].jobid : "make.1", op, uid, gid),
+				 "f");
+		/* the base request: differs on the field alone */
+		ck_assert_str_eq(rule_of(tbf, LNE_TBF_REG, "10.0.0.1@tcp", "make.1", 1, 9, 9),
+				 "default");
+		lne_tbf_free(tbf);
+	}
+}
+END_TEST
+
 START_TEST(opcodes_table)
 {
 	ck_assert_int_eq(lne_tbf_opcode_lookup("ost_read", 8), 3);
@@ -645,5 +694,6 @@ void tbf_sched_tests(TCase *tc)
 	tcase_add_test(tc, statistics);
 	tcase_add_test(tc, cancel_and_free);
 	tcase_add_test(tc, class_limit_and_reclaim);
+	tcase_add_test(tc, every_field_alone);
 	tcase_add_test(tc, opcodes_table);
 }

@@ -30,7 +30,9 @@ static void peer(struct lne_inst *ln, const char *prim, const char *more)
 {
 	struct lne_nid p = *NP(prim);
 
-	ck_assert_int_eq(lne_peer_add(ln, &p, true, NULL), 0);
+	ck_assert_int_eq(lne_peer_add(ln, &(struct lne_peer_conf){.primary = p, .multi_rail = true},
+				      NULL),
+			 0);
 	if (more)
 		ck_assert_int_eq(lne_peer_add_nid(ln, &p, NP(more), NULL), 0);
 }
@@ -427,7 +429,11 @@ START_TEST(incremental_equals_recompute)
 
 			if (lne_peer_find(ln, p))
 				lne_peer_del(ln, p, NULL);
-			else if (!lne_peer_add(ln, p, true, NULL) && rnd(2))
+			else if (!lne_peer_add(ln,
+					       &(struct lne_peer_conf){.primary = *p,
+								       .multi_rail = true},
+					       NULL) &&
+				 rnd(2))
 				lne_peer_add_nid(ln, p, NP(remote[rnd(9)]), NULL);
 			break;
 		}

@@ -118,7 +118,7 @@ wait_until "$WAIT" test -S "$T/dpa.bus" -a -S "$T/dpb.bus"
 for n in dpa dpb; do
 	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/$n.bus $IP netns exec "$n" \
 		lnetd --engine=kernel --state-dir="$T/$n.state" --metrics-file="$T/$n.prom" \
-		--metrics-interval=1 2>>"$T/lnetd-$n.log" &
+		--metrics-interval=1 --metrics-peers 2>>"$T/lnetd-$n.log" &
 	echo $! >"$T/$n.pid" # ip execs lnetd: the same process
 done
 for n in dpa dpb; do

@@ -511,7 +511,10 @@ void case_writer(struct lt *t)
 	c.ifname = "d1";
 	c.tun = NULL;
 	rc = rc ?: lne_ni_add(want, &c, &e);
-	rc = rc ?: lne_peer_add(want, &pp, true, &e);
+	rc = rc
+		     ?: lne_peer_add(want,
+				     &(struct lne_peer_conf){.primary = pp, .multi_rail = true},
+				     &e);
 	nids[0] = nid("10.1.5.2@tcp");
 	rc = rc ?: lne_peer_add_nid(want, &pp, &nids[0], &e);
 	rc = rc ?: lne_route_add(want, LNE_MKNET(LNE_LND_TCP, 7), &gw, 2, 3, 1, &e);

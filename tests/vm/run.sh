@@ -24,8 +24,9 @@
 #   valgrind     LNETD_VM_VALGRIND=1 runs lnetd under memcheck in the guest
 #                (slow: the scale case is left out)
 #   only         LNETD_VM_ONLY="fuzz refuse" runs only those guest groups
-#                (genl-test's names; "rmmod", "lnetd", "dp" and "interop" for the
-#                steps after them); the others print nothing.  "lustre" is the
+#                (genl-test's names; "rmmod", "lnetd", "dp", "interop", "caps"
+#                (caps.sh) and "lnetsvc" (lnet-service.sh) for the steps after
+#                them); the others print nothing.  "lustre" is the
 #                lustre guests' group (below): LNETD_VM_ONLY=lustre boots only
 #                them, without the lnetk guest
 #   upstream     upstream Lustre's LNet for the interop group (figures of
@@ -301,7 +302,8 @@ main_prepare() {
 	# once when missing, about 3 minutes); without ../shared/lustre the
 	# guest skips the interop group.
 	upstream_skip=""
-	if ! wanted_here interop && ! wanted_here dp; then
+	if ! wanted_here interop && ! wanted_here dp && ! wanted_here caps &&
+		! wanted_here lnetsvc; then
 		upstream_skip="not asked for (LNETD_VM_ONLY)"
 	elif [ -n "${LNETD_VM_UPSTREAM:-}" ]; then
 		upstream=$LNETD_VM_UPSTREAM
@@ -329,6 +331,27 @@ main_prepare() {
 			install -D -m 644 "$veth" "$1/lib/modules/$kver/kernel/drivers/net/${veth##*/}" &&
 			copy_with_libs "$iproute_ip" "$1" && mv "$1/bin/ip" "$1/bin/ip2" &&
 			install -m 755 "$here/dp.sh" "$1/bin/dp.sh" || return 1
+		# the capability runs (caps.sh): util-linux's setpriv as setpriv2 (busybox's
+		# sh would run its own applet, which has no --bounding-set), iproute2's ss,
+		# the units as built
+		copy_with_libs "$(command -v setpriv)" "$1" && mv "$1/bin/setpriv" "$1/bin/setpriv2" &&
+			copy_with_libs "$(command -v ss)" "$1" &&
+			install -D -m 755 "$here/caps.sh" "$1/opt/lnetd/tests/vm/caps.sh" &&
+			install -D -m 644 "$top/tests/lib/caps.sh" "$1/opt/lnetd/tests/lib/caps.sh" || return 1
+		for u in lnetd.service lnetd-lustre.service lnetd-userspace.service \
+			lnet.service.d/lnetd.conf; do
+			install -D -m 644 "$build/systemd/$u" "$1/opt/lnetd/systemd/$u" || return 1
+		done
+		# what Lustre's lnet.service runs (lnet-service.sh): its unit from the
+		# 2.17.57 tarball, with the paths a Lustre package gives it
+		install -D -m 755 "$here/lnet-service.sh" "$1/opt/lnetd/tests/vm/lnet-service.sh" ||
+			return 1
+		lustre_src=$("$here/upstream.sh" --where 2>/dev/null)/lustre-release-c881f8eb.tar.xz
+		if [ -r "$lustre_src" ]; then
+			tar -xJOf "$lustre_src" --wildcards '*/lustre/scripts/systemd/lnet.service.in' |
+				sed -e 's|@sbindir@|/usr/sbin|g' -e 's|@sysconfdir@|/etc|g' \
+					>"$1/opt/lnetd/systemd/lnet.service" || return 1
+		fi
 		# the data path's figures with lnetk nodes (LNETD_VM_ONLY=dpbench): bench/dp.sh,
 		# the namespace helpers and the figure, trace and plot helpers it
 		# sources, tcp-rr (make bench builds it) and iproute2's tc as /bin/tc2

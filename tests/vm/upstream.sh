@@ -17,7 +17,7 @@
 # KVER defaults to $LNETD_VM_KVER, else the newest installed
 # /usr/src/linux-headers-*-amd64 (as tests/vm/run.sh picks it).
 # A build takes 3 to 35 minutes (README.md of ../shared/lustre); its log is
-# ROOT/<key>.log.  Exit status 0 with the folder on stdout, else 1 and why
+# ROOT/<key>.log.  Builds of one key are serialised (flock on ROOT/<key>.lock).  Exit status 0 with the folder on stdout, else 1 and why
 # on stderr.
 # `upstream.sh --where` only prints the folder of the scripts and tarballs
 # (status 1 when there is none).
@@ -75,8 +75,14 @@ elif mkdir -p /var/cache/lnetd-upstream 2>/dev/null && [ -w /var/cache/lnetd-ups
 else
 	root=${XDG_CACHE_HOME:-$HOME/.cache}/lnetd-upstream
 fi
+# One build per key at a time: scripts/test starts the builds early, in the
+# background, and a tier that needs one meanwhile waits here for it.
 if ! built "$root"; then
 	mkdir -p "$root"
+	exec 9>"$root/$key.lock"
+	flock 9
+fi
+if ! built "$root"; then
 	echo "upstream.sh: building $key in $root (log: $root/$key.log)" >&2
 	if [ "$version" = full ]; then
 		bash "$script" "$root/$key" "$kver" >"$root/$key.log" 2>&1

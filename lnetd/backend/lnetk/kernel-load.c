@@ -105,7 +105,8 @@ static int load_peer(const struct lnetk_peer *p, void *arg)
 	/* What the module's discovery found is its own: lnetd never pushed it. */
 	if (p->discovered)
 		return 0;
-	if (lne_peer_add(l->ln, &primary, p->mr, &l->err))
+	if (lne_peer_add(l->ln, &(struct lne_peer_conf){.primary = primary, .multi_rail = p->mr},
+			 &l->err))
 		return load_refused(l, "peer", p->primary);
 	for (i = 0; i < p->nnis; i++) {
 		if (p->nis[i].discovered)

@@ -106,6 +106,11 @@ int lutbf_version_cmp(const struct lutbf_version *v, unsigned major, unsigned mi
 	return 0;
 }
 
+const char *lutbf_service_name(size_t i)
+{
+	return i < sizeof(services) / sizeof(services[0]) ? services[i].service : NULL;
+}
+
 bool lutbf_service_known(const char *service)
 {
 	size_t i;
@@ -184,6 +189,7 @@ struct conv {
 	char *msg;
 	size_t len;
 	unsigned items; /* NID items of the current term */
+	unsigned div;	/* the current queue's divisor: its CPTs, or 1 when keyed by nid */
 };
 
 static int refuse(struct conv *c, int rc, const char *fmt, ...)
@@ -425,7 +431,7 @@ static int conds_convert(struct conv *c, const char *in, struct str *conds, stru
 
 static int rate_per_cpt(struct conv *c, uint32_t asked, uint32_t *out)
 {
-	unsigned n = c->caps->ncpt;
+	unsigned n = c->div;
 	uint64_t per = ((uint64_t)asked + n / 2) / n;
 
 	if (asked < n)
@@ -433,6 +439,11 @@ static int rate_per_cpt(struct conv *c, uint32_t asked, uint32_t *out)
 			      "%u RPC/s cannot be spread over the %u CPU partitions of %s "
 			      "(Lustre's rate is per partition, at least 1 in each)",
 			      asked, n, c->service);
+	if (per > LUTBF_RATE_MAX && n == 1)
+		return refuse(c, -ERANGE, "%u RPC/s: Lustre holds at most %u per rule%s", asked,
+			      LUTBF_RATE_MAX,
+			      c->caps->ncpt > 1 ? " (a nid-keyed class lives in one CPU partition)"
+						: "");
 	if (per > LUTBF_RATE_MAX)
 		return refuse(c, -ERANGE,
 			      "%u RPC/s over %u CPU partitions is %llu in each; Lustre holds "
@@ -564,6 +575,11 @@ static int queue_convert(struct conv *c, const struct lne_tbf *tbf, int q, struc
 			   "tbf_depth (%u), one for every service",
 			   c->service, c->qname, qi.depth, c->caps->depth);
 	snprintf(w->q[q].policy, sizeof(w->q[q].policy), "tbf %s", type);
+	/* A class keyed by nid lives in the CPT that receives its peer's requests: the
+	 * rate is that class's whole rate, not divided (lnetctl(8) says so). */
+	c->div = qi.fields & LNE_TBF_NID ? 1 : c->caps->ncpt;
+	w->q[q].div = c->div;
+	w->q[q].by_nid = qi.fields & LNE_TBF_NID;
 	rules->r = calloc(qi.nrules ? qi.nrules : 1, sizeof(*rules->r));
 	if (!rules->r)
 		return -ENOMEM;

@@ -98,7 +98,7 @@ static void order_text(const struct lutbf_rules *rs, const struct lutbf_rules *o
 	}
 }
 
-static void compare_cpt(struct talk *t, const struct lutbf_want *w, const struct lutbf_rules *want,
+static void compare_cpt(struct talk *t, unsigned div, const struct lutbf_rules *want,
 			const struct lutbf_rules *have)
 {
 	char a[512], b[512];
@@ -117,8 +117,8 @@ static void compare_cpt(struct talk *t, const struct lutbf_want *w, const struct
 			tell(t, "rule %s tests '%.400s', lnetd wants '%.400s'", wr->name,
 			     have->r[at].conds, wr->shown);
 		if (have->r[at].rate != wr->rate)
-			tell(t, "rule %s rate is %u, lnetd wants %u (%u RPC/s over %u CPTs)",
-			     wr->name, have->r[at].rate, wr->rate, wr->asked, w->ncpt);
+			tell(t, "rule %s rate is %u, lnetd wants %u (%u RPC/s divided by %u)",
+			     wr->name, have->r[at].rate, wr->rate, wr->asked, div);
 	}
 	for (i = 0; i < have->n; i++)
 		if (find(want, have->r[i].name) < 0)
@@ -154,15 +154,15 @@ int lutbf_compare(const struct lutbf_want *w, const struct lutbf_shown *s, lutbf
 			tell(&t, "nrs_tbf_rule lists no CPT");
 			continue;
 		}
-		if (s->q[q].ncpt != w->ncpt)
+		if (s->q[q].ncpt != w->ncpt && !w->q[q].by_nid)
 			tell(&t, "%zu CPU partitions are listed, lnetd's rates were divided by %u",
-			     s->q[q].ncpt, w->ncpt);
+			     s->q[q].ncpt, w->q[q].div);
 		for (k = 0; k < s->q[q].ncpt; k++) {
 			if (k && rules_same(&s->q[q].rules[k], &s->q[q].rules[0]))
 				continue;
 			snprintf(t.where, sizeof(t.where), "%s %s CPT %d", w->service, qnames[q],
 				 s->q[q].cpt[k]);
-			compare_cpt(&t, w, &w->q[q].rules, &s->q[q].rules[k]);
+			compare_cpt(&t, w->q[q].div, &w->q[q].rules, &s->q[q].rules[k]);
 		}
 	}
 	return t.n;

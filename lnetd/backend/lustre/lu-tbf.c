@@ -89,12 +89,14 @@ static int read_all(const char *path, char **out)
 	return 0;
 }
 
-static int write_one(const char *path, const char *text)
+static int write_one(const struct lutbf_env *env, const char *path, const char *text)
 {
 	size_t n = strlen(text);
 	ssize_t put;
 	int fd, rc = 0;
 
+	if (env && env->write)
+		return env->write(env->write_arg, path, text);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -215,7 +217,7 @@ static int policy_write(const struct lutbf_env *env, const char *service, int q,
 			 sp + 1);
 	else
 		snprintf(text, sizeof(text), "%s %s", policy, qnames[q]);
-	rc = write_one(path, text);
+	rc = write_one(env, path, text);
 	if (rc)
 		return say(msg, len, rc, "writing '%s' to %s: %s", text, path, strerror(-rc));
 	return 0;
@@ -231,7 +233,7 @@ static int plan_write(const struct lutbf_env *env, const char *service, const st
 		       path, sizeof(path), msg, len);
 	if (rc)
 		return rc;
-	rc = write_one(path, w->text);
+	rc = write_one(env, path, w->text);
 	if (rc)
 		return say(msg, len, rc, "writing '%.300s' to %s: %s", w->text, path,
 			   strerror(-rc));

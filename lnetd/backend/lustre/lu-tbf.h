@@ -22,13 +22,15 @@
  * (a client, a job, ...) gets that many RPCs per second.  Lustre keeps one
  * rule list per CPU partition (CPT) of the service, each with its own
  * buckets, so a Lustre rule of rate r lets a class that spreads over n CPTs
- * through at n x r.  lutbf_convert() writes rate / n (rounded to the
- * nearest; a rate below n cannot be held and is refused), so the node's
- * total is the rate asked.  n is the number of "CPT k:" sections the
- * service's nrs_tbf_rule lists (its CPT pattern, e.g. ptlrpc's
- * oss_io_cpts, may leave some CPTs out).  A class whose requests all land
- * in one CPT (LNet hands a peer's requests to the CPT that receives them)
- * gets rate / n: that is Lustre's design, which the conversion cannot see.
+ * through at n x r.  A class keyed by nid does not spread: LNet hands a
+ * peer's requests to one CPT, so it gets r.  lutbf_convert() therefore
+ * writes, per queue, rate / n (rounded to the nearest; a rate below n
+ * cannot be held and is refused) when the queue's type has no nid (jobid,
+ * opcode, uid, gid and their '+' combinations), and the rate as asked when
+ * it has one (nid, nid+opcode, ...): the lead's decision, which lnetctl(8)
+ * states.  n is the number of "CPT k:" sections the service's
+ * nrs_tbf_rule lists (its CPT pattern, e.g. ptlrpc's oss_io_cpts, may leave
+ * some CPTs out); lutbf_want's q[].div says which divisor was used.
  *
  * What Lustre's TBF can hold (checked against the version from
  * /sys/fs/lustre/version; 2.15 and later are driven):
@@ -127,6 +129,8 @@ struct lutbf_want {
 	bool has_hp;
 	struct {
 		char policy[LUTBF_POLICY_MAX]; /* "tbf nid" */
+		unsigned div; /* lnetd's rates were divided by it: ncpt, or 1 (nid types) */
+		bool by_nid;  /* the type has nid: rates not divided, whatever the CPTs */
 		struct lutbf_rules rules;
 	} q[LUTBF_NQUEUES];
 };
@@ -154,6 +158,8 @@ int lutbf_service_dir(const char *debugfs, const char *service, char *dir, size_
 		      size_t len);
 /* Whether lnetd knows @service as a Lustre service with NRS. */
 bool lutbf_service_known(const char *service);
+/* The services lnetd knows, in the table's order: @i from 0 until NULL. */
+const char *lutbf_service_name(size_t i);
 
 /*
  * Parse nrs_policies' text into @s->policy and @s->has_hp, and
@@ -208,6 +214,10 @@ void lutbf_plan_free(struct lutbf_plan *p);
 struct lutbf_env {
 	const char *debugfs; /* NULL: /sys/kernel/debug */
 	const char *sys;     /* NULL: /sys (fs/lustre/version, module/ptlrpc/parameters) */
+	/* The unit suite's Lustre: each write to a service's file goes to it
+	 * (0 or -errno) instead of write(2).  NULL on a node. */
+	int (*write)(void *arg, const char *path, const char *text);
+	void *write_arg;
 };
 
 /* The service's two files read and parsed. */

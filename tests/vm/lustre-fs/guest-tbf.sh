@@ -2,7 +2,7 @@
 # tests/vm/lustre-fs/guest-tbf.sh - lnetd's TBF layer for Lustre's services
 # (lnetd/backend/lustre/lu-tbf.h, through the lutbf tool) against the real
 # ost_io of the guest's OSS: rules applied, listed as lnetd means them
-# (rates divided by the service's CPTs), drift made behind the library's
+# (rates divided by the service's CPTs unless the type has nid), drift made behind the library's
 # back with lctl and found, put back; refusals that change nothing; the
 # other services; the rules gone with the last OST and applied again.
 # Run by init once the file system is mounted; one TAP line per case; its
@@ -27,7 +27,8 @@ tap() {
 rules() { lctl get_param -n "$P.nrs_tbf_rule" 2>/dev/null; }
 policies() { lctl get_param -n "$P.nrs_policies" 2>/dev/null; }
 
-# per TOTAL: the per-CPT rate lnetd writes for TOTAL (rounded to nearest).
+# per TOTAL: the per-CPT rate lnetd writes for TOTAL (rounded to nearest)
+# when the type has no nid (a nid class lives in one CPT: TOTAL as it is).
 per() { echo $((($1 + ncpt / 2) / ncpt)); }
 
 # listed NAME CONDS RATE [QUEUES]: every CPT of the queues (default: both)
@@ -123,15 +124,15 @@ ncpt=$(rules | awk '/^regular_requests:/ { r = 1; next } /^high_priority_request
 echo "# ost_io has $ncpt CPU partitions (libcfs cpu_npartitions=${LUSTRE_FS_CPTS:-default})"
 [ "$ncpt" -ge 1 ] || ncpt=1
 tap "both queues run tbf nid" policy_is "tbf nid"
-c_first() { listed cli 'nid={0@lo}' "$(per 20)" && listed default '*' "$(per 10000)"; }
-tap "every CPT lists the rule at 20/$ncpt and the default at 10000/$ncpt" c_first
+c_first() { listed cli 'nid={0@lo}' 20 && listed default '*' 10000; }
+tap "every CPT lists the nid rule at 20 and the default at 10000 (not divided: nid)" c_first
 tap "lutbf check finds no drift right after apply" lutbf check ost_io "$CLI"
 tap "applying the same again writes nothing" applied_with 0 "$CLI"
 
 lctl set_param "$P.nrs_tbf_rule=change cli rate=50" >/dev/null
 tap "a rate changed behind the library's back is drift" expect_drift "rule cli rate is 50" "$CLI"
 tap "apply puts it back with one change per queue" applied_with 2 "$CLI"
-tap "the rate is back" listed cli 'nid={0@lo}' "$(per 20)"
+tap "the rate is back" listed cli 'nid={0@lo}' 20
 
 lctl set_param "$P.nrs_tbf_rule=start intruder nid={1@lo} rate=5" >/dev/null
 tap "a rule started behind the library's back is drift" \
@@ -143,7 +144,7 @@ lctl set_param "$P.nrs_policies=fifo" >/dev/null
 tap "the policy set back to fifo behind the library's back is drift" \
 	expect_drift "the policy is 'fifo', lnetd wants 'tbf nid'" "$CLI"
 lutbf apply ost_io "$CLI" >/dev/null
-c_back() { policy_is 'tbf nid' && listed cli 'nid={0@lo}' "$(per 20)"; }
+c_back() { policy_is 'tbf nid' && listed cli 'nid={0@lo}' 20; }
 tap "apply starts tbf nid and the rule again" c_back
 # one queue off TBF: nrs_tbf_rule then fails to read (ENODEV) for both
 lctl set_param "$P.nrs_policies=fifo hp" >/dev/null
@@ -153,11 +154,11 @@ c_hp_back() { lutbf apply ost_io "$CLI" && c_back; }
 tap "apply starts tbf nid on hp, keeps reg's rule, and lists both" c_hp_back
 
 lctl set_param "$P.nrs_tbf_rule=stop cli" >/dev/null
-lctl set_param "$P.nrs_tbf_rule=start cli nid={0@lo 10.1.0.1@tcp} rate=$(per 20)" >/dev/null
+lctl set_param "$P.nrs_tbf_rule=start cli nid={0@lo 10.1.0.1@tcp} rate=20" >/dev/null
 tap "other conditions under lnetd's rule name are drift" \
 	expect_drift "rule cli tests 'nid={0@lo 10.1.0.1@tcp}', lnetd wants 'nid={0@lo}'" "$CLI"
 lutbf apply ost_io "$CLI" >/dev/null
-tap "apply restarts the rule with lnetd's conditions" listed cli 'nid={0@lo}' "$(per 20)"
+tap "apply restarts the rule with lnetd's conditions" listed cli 'nid={0@lo}' 20
 
 A='start a nid={0@lo} rate=30'
 B='start b nid={10.1.0.1@tcp} rate=40'
@@ -173,7 +174,7 @@ lutbf apply ost_io "$B" "$A" >/dev/null
 tap "apply puts the order back" c_order 'a b default'
 
 c_hp() {
-	lutbf apply ost_io 'hp start hpr nid={0@lo} rate=100' && listed hpr 'nid={0@lo}' "$(per 100)" hp &&
+	lutbf apply ost_io 'hp start hpr nid={0@lo} rate=100' && listed hpr 'nid={0@lo}' 100 hp &&
 		order reg default && order hp 'hpr default'
 }
 tap "an hp rule is listed in the hp queue only" c_hp
@@ -190,13 +191,13 @@ c_opcode() {
 tap "an opcode rule: tbf opcode" c_opcode
 c_combined() {
 	lutbf apply ost_io --type nid+opcode 'start w nid={0@lo}&opcode={ost_write} rate=20' &&
-		policy_is 'tbf nid+opcode' && listed w 'nid={0@lo}&opcode={ost_write}' "$(per 20)"
+		policy_is 'tbf nid+opcode' && listed w 'nid={0@lo}&opcode={ost_write}' 20
 }
 tap "a combined type (2.17): nid+opcode, '&' in the conditions" c_combined
 c_commas() {
 	lutbf apply ost_io 'start l nid={10.1.0.[1,3]@tcp} rate=10' &&
 		lutbf check ost_io 'start l nid={10.1.0.[1,3]@tcp} rate=10' &&
-		listed l 'nid={10.1.0.[1]@tcp 10.1.0.[3]@tcp}' "$(per 10)"
+		listed l 'nid={10.1.0.[1]@tcp 10.1.0.[3]@tcp}' 10
 }
 tap "a NID list with ',' is written as its ranges, which Lustre takes" c_commas
 
@@ -208,13 +209,17 @@ tap "a type of 24 characters is refused, nothing written" \
 	refused "at most 19 characters" ost_io --type nid+jobid+opcode+uid+gid "$CLI"
 tap "a depth other than ptlrpc's tbf_depth is refused, nothing written" \
 	refused "tbf_depth" ost_io --depth 5 "$CLI"
-tap "a rate above 999,999 per CPT is refused, nothing written" \
-	refused "at most 999999 per partition" ost_io "start big nid={0@lo} rate=$((1000000 * ncpt))"
+tap "a nid rule above 999,999 is refused, nothing written" \
+	refused "at most 999999 per rule" ost_io "start big nid={0@lo} rate=1000000"
+tap "a jobid rule above 999,999 per CPT is refused, nothing written" \
+	refused "at most 999999 per" ost_io --type jobid "start big jobid={x} rate=$((1000000 * ncpt))"
 if [ "$ncpt" -ge 2 ]; then
-	tap "a rate below the CPT count is refused, nothing written" \
-		refused "cannot be spread over the $ncpt CPU partitions" ost_io 'start one nid={0@lo} rate=1'
+	tap "a jobid rate below the CPT count is refused, nothing written" \
+		refused "cannot be spread over the $ncpt CPU partitions" ost_io --type jobid 'start one jobid={x} rate=1'
+	c_judge() { ! lutbf judge ost_io --type jobid 'start one jobid={x} rate=1' && lutbf judge ost_io 'start one nid={0@lo} rate=1'; }
+	tap "the engine's judge refuses it too (TBF running: the CPTs known), and takes 1/s of a nid class" c_judge
 	lutbf release ost_io
-	c_put_back() { refused 'cannot be spread' ost_io 'start one nid={0@lo} rate=1' && policy_is fifo; }
+	c_put_back() { refused 'cannot be spread' ost_io --type jobid 'start one jobid={x} rate=1' && policy_is fifo; }
 	tap "refused after starting TBF to count the CPTs: the old policy is put back" c_put_back
 fi
 lutbf apply ost_io "$CLI" >/dev/null
@@ -250,12 +255,45 @@ c_names() {
 }
 tap "opcode names are Lustre's: mds_getattr_name is written mds_getattr_lock (mdt)" c_names
 
+# The lustre engine's TBF side (lustre-tbf.h) as lnetd runs it: `lutbf
+# watch` holds one policy, polling every 200 ms as after an OSS uevent.
+# Each case waits for a state that must come (a rule listed again), up to
+# a bound far beyond a TCG guest's slowest poll: the verdict is whether
+# it came, never how soon.
+# until_ok SECONDS CMD...: CMD succeeds before SECONDS pass.
+until_ok() {
+	_end=$(($(now_ms) + $1 * 1000))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(now_ms)" -lt "$_end" ] || {
+			"$@"
+			return 1
+		}
+		sleep 0.2
+	done
+}
+lutbf release ost_io
+lutbf watch 200 ost_io "$CLI" >/tmp/watch.log 2>&1 &
+watcher=$!
+c_w_sync() { until_ok 60 listed cli 'nid={0@lo}' 20 && grep -q 'sync: 1 applied, 0 failed' /tmp/watch.log; }
+tap "the engine's sync applies lnetd's policy to ost_io" c_w_sync
+lctl set_param "$P.nrs_tbf_rule=change cli rate=50" >/dev/null
+c_w_drift() {
+	until_ok 60 grep -q 'TBF drift on service ost_io: ost_io reg CPT [0-9]*: rule cli rate is 50' /tmp/watch.log &&
+		until_ok 60 listed cli 'nid={0@lo}' 20
+}
+tap "drift made with lctl is logged by the engine and put back, with no admin action" c_w_drift
+lctl set_param "$P.nrs_tbf_rule=start intruder nid={1@lo} rate=5" >/dev/null
+c_w_intruder() { until_ok 60 unlisted intruder && listed cli 'nid={0@lo}' 20; }
+tap "a rule started behind lnetd's back is stopped by the engine" c_w_intruder
+c_w_view() { lutbf view | grep -qx "ost_io reg nid: start cli nid={0@lo} rate=20"; }
+tap "the engine's view lists what ost_io runs, in lnetd's rates" c_w_view
+
 # The last OST unmounted: ost_io and its rules go; a target mounted again
-# brings ost_io back without them, and the library applies them again
-# (lnetd's lustre engine will on the OSS uevent).  A wbcfs target always
-# registers as new, and the MGS refuses an index it knows (-98): the
-# target mounted again is OST0001.
-lutbf apply ost_io "$CLI" >/dev/null
+# brings ost_io back without them, and the engine applies them again on
+# its own (lnetd's lustre engine: the OSS uevent starts the fast poll).  A
+# wbcfs target always registers as new, and the MGS refuses an index it
+# knows (-98): the target mounted again is OST0001.
 umount /mnt/ost0
 c_gone() {
 	lutbf apply ost_io "$CLI" >/tmp/gone.out 2>&1
@@ -264,9 +302,16 @@ c_gone() {
 	[ $_rc = 2 ] && grep -q 'not on this node' /tmp/gone.out
 }
 tap "with the last OST unmounted, apply says ost_io is not on the node" c_gone
+c_w_gone() { until_ok 60 grep -q 'service ost_io is gone' /tmp/watch.log; }
+tap "the engine notes ost_io gone" c_w_gone
 tap "an OST mounted again (OST0001)" timed mount-ost1 mount_target OST 1 10.1.0.1@tcp /mnt/ost1
-tap "ost_io is back running fifo, without the rule" policy_is fifo
-c_again() { lutbf apply ost_io "$CLI" && listed cli 'nid={0@lo}' "$(per 20)"; }
-tap "the library applies the rule again" c_again
+c_w_back() {
+	until_ok 120 listed cli 'nid={0@lo}' 20 && policy_is 'tbf nid' &&
+		grep -q 'service ost_io appeared: applying' /tmp/watch.log
+}
+tap "ost_io back: the engine applied the rule again with no admin action" c_w_back
+kill "$watcher"
+wait "$watcher" 2>/dev/null
+sed 's/^/# watch: /' /tmp/watch.log | head -n 40
 lutbf release ost_io
 exit $fails

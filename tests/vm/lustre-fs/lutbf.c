@@ -12,6 +12,16 @@
  *   lutbf convert SERVICE [OPTIONS] [RULE...]   print Lustre's form only
  *   lutbf show    SERVICE                       what the service lists
  *   lutbf release SERVICE                       back to fifo
+ *   lutbf judge   SERVICE [OPTIONS] [RULE...]   the lustre engine's judge
+ *                                               (lustre-tbf.h): exit 1 refused
+ *   lutbf view                                  the lustre engine's tbf_read:
+ *                                               what Lustre runs, lnetd's rates
+ *   lutbf watch   PERIOD_MS SERVICE [OPTIONS] [RULE...]
+ *                 the lustre engine's TBF side holding that policy, as lnetd
+ *                 does: one sync, then a poll every PERIOD_MS (services that
+ *                 appear are applied, drift is put back) until killed; one
+ *                 line per event it logs, and "poll N: ..." per poll that did
+ *                 something
  *
  *   OPTIONS: --type T (both queues; default nid), --reg-type T,
  *            --hp-type T, --depth N (both queues)
@@ -25,15 +35,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/tbf.h"
 #include "lnetd/backend/lustre/lu-tbf.h"
+#include "lnetd/backend/lustre/lustre-tbf.h"
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: lutbf apply|check|convert SERVICE [--type T] [--reg-type T] "
-			"[--hp-type T] [--depth N] [RULE...]\n"
-			"       lutbf show|release SERVICE\n");
+	fprintf(stderr,
+		"usage: lutbf apply|check|convert SERVICE [--type T] [--reg-type T] "
+		"[--hp-type T] [--depth N] [RULE...]\n"
+		"       lutbf show|release SERVICE\n"
+		"       lutbf judge SERVICE [...] | lutbf view | lutbf watch PERIOD_MS SERVICE [...]\n");
 	exit(2);
 }
 
@@ -122,6 +136,52 @@ static int show(const char *service)
 	return 0;
 }
 
+static void log_line(void *arg, int level, const char *sentence)
+{
+	(void)arg;
+	(void)level;
+	printf("%s\n", sentence);
+	fflush(stdout);
+}
+
+static int watch(long period_ms, struct lne_tbf *tbf)
+{
+	struct ltbf *t = ltbf_new(NULL, log_line, NULL);
+	struct ltbf_result r;
+	char why[1024];
+	unsigned long n;
+
+	if (!t || period_ms <= 0)
+		return 2;
+	ltbf_sync(t, &tbf, 1, &r);
+	printf("sync: %u applied, %u failed\n", r.applied, r.failed);
+	fflush(stdout);
+	for (n = 1;; n++) {
+		usleep((useconds_t)period_ms * 1000);
+		ltbf_poll(t, &tbf, 1, &r);
+		if (r.applied || r.drift || r.appeared || r.failed)
+			printf("poll %lu: %u appeared, %u drift, %u applied, %u failed%s%s\n", n,
+			       r.appeared, r.drift, r.applied, r.failed,
+			       ltbf_applied(t, why, sizeof(why)) ? "" : ": ",
+			       ltbf_applied(t, why, sizeof(why)) ? "" : why);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static int view_one(void *arg, const struct bk_tbf_policy *p)
+{
+	size_t q, i;
+
+	(void)arg;
+	for (q = 0; q < p->nqueues; q++)
+		for (i = 0; i < p->queues[q].nrules; i++)
+			printf("%s %s %s: %s\n", p->service,
+			       p->queues[q].queue == LNE_TBF_HP ? "hp" : "reg", p->queues[q].type,
+			       p->queues[q].rules[i].text);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd, *service;
@@ -133,6 +193,17 @@ int main(int argc, char **argv)
 	size_t writes;
 	int rc, q;
 
+	if (argc == 2 && !strcmp(argv[1], "view")) {
+		struct lne_err err = {.pos = -1, .msg = ""};
+
+		if (ltbf_read(NULL, view_one, NULL, &err)) {
+			fprintf(stderr, "lutbf: %s\n", err.msg);
+			return 2;
+		}
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "watch"))
+		return watch(strtol(argv[2], NULL, 10), build(argv[3], argc - 4, argv + 4));
 	if (argc < 3)
 		usage();
 	cmd = argv[1];
@@ -155,6 +226,13 @@ int main(int argc, char **argv)
 			printf("applied to %s with %zu writes\n", service, writes);
 		lne_tbf_free(tbf);
 		return rc == -EINVAL || rc == -ERANGE || rc == -EOPNOTSUPP ? 1 : rc ? 2 : 0;
+	}
+	if (!strcmp(cmd, "judge")) {
+		rc = ltbf_judge(NULL, tbf, msg, sizeof(msg));
+		if (rc)
+			fprintf(stderr, "lutbf: %s\n", msg);
+		lne_tbf_free(tbf);
+		return rc ? 1 : 0;
 	}
 	if (!strcmp(cmd, "check")) {
 		rc = lutbf_check(NULL, tbf, to_stdout, NULL, msg, sizeof(msg));

@@ -19,8 +19,9 @@
 # Where things are:
 #   Lustre     $LNETD_LUSTRE_FULL: a whole Lustre built by
 #              ../shared/lustre/build-full.sh (modules/, bin/, lib/, plugin/,
-#              PLUGINDIR, host-modules); default the cached 2.17.57 build.
-#              Skips when it is missing: it is never built here (35 min).
+#              PLUGINDIR, host-modules); else tests/vm/upstream.sh full
+#              finds it in the cache outside the clone, or builds it there
+#              (about 11 minutes on a quiet two-core machine).
 #   work dir   as tests/vm/run.sh chooses it ($2, $LNETD_VM_WORKDIR, the
 #              build dir's tests/vm/work, or /tmp/lnetd-vm-<uid>): the
 #              uncompressed kernel and the busybox tree are shared with it
@@ -66,7 +67,16 @@ else
 	work=${TMPDIR:-/tmp}/lnetd-vm-$(id -u)
 fi
 
-full=${LNETD_LUSTRE_FULL:-/var/cache/lnetd-upstream/full-2.17.57-6.1.0-56-amd64-3f7f21cb78e0}
+if [ -n "${LNETD_LUSTRE_FULL:-}" ]; then
+	full=$LNETD_LUSTRE_FULL
+elif "$here/../upstream.sh" --where >/dev/null 2>&1; then
+	# found in, or built into, the cache outside the clone (tests/vm/upstream.sh)
+	mkdir -p "$work" || fail "create $work"
+	full=$("$here/../upstream.sh" full ${LNETD_VM_KVER:+"$LNETD_VM_KVER"} 2>"$work/upstream-full.log") ||
+		fail "build the whole Lustre with tests/vm/upstream.sh full" "$work/upstream-full.log"
+else
+	skip "no ../shared/lustre to build the whole Lustre from (set LNETD_LUSTRE_FULL)"
+fi
 [ -f "$full/.built" ] && [ -d "$full/modules" ] ||
 	skip "no whole Lustre build at $full (../shared/lustre/build-full.sh OUTDIR; set LNETD_LUSTRE_FULL)"
 kver=${LNETD_VM_KVER:-$(cat "$full/.built")}
@@ -126,10 +136,10 @@ fi
 # --- lutbf: lnetd's TBF layer, for the guest --------------------------------
 # Built here with the engine it needs, without a sanitizer build's flags.
 prog=$lw/lutbf
-srcs="$here/lutbf.c $(ls "$top"/lnetd/backend/lustre/lu-tbf*.c) $(ls "$top"/engine/*.c)"
+srcs="$here/lutbf.c $(ls "$top"/lnetd/backend/lustre/lu-tbf*.c) $top/lnetd/backend/lustre/lustre-tbf.c $(ls "$top"/engine/*.c)"
 stale=no
 [ -x "$prog" ] || stale=yes
-for f in $srcs "$top"/lnetd/backend/lustre/lu-tbf.h "$top"/engine/*.h; do
+for f in $srcs "$top"/lnetd/backend/lustre/lu-tbf.h "$top"/lnetd/backend/lustre/lustre-tbf.h "$top"/engine/*.h; do
 	[ "$f" -nt "$prog" ] && stale=yes
 done
 if [ "$stale" = yes ]; then
@@ -232,6 +242,10 @@ fs | bench)
 	[ "$mode" = fs ] && cpts=${LUSTRE_FS_CPTS:-2}
 	guest "$lw/$mode.log" 900 "$mode"
 	echo "# qemu exit status $?, wall $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s (cpu_npartitions ${cpts:-default})"
+	# the T3 figures (bench-t3.sh's "FIGURE" lines) for make bench's report
+	if [ "$mode" = bench ] && [ -n "${BENCH_FIGURES:-}" ]; then
+		tr -d '\r' <"$lw/$mode.log" | grep '^FIGURE	' >>"$BENCH_FIGURES"
+	fi
 	tap "$lw/$mode.log"
 	;;
 rails)
