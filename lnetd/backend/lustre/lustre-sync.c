@@ -24,6 +24,7 @@
 #include "lu-int.h"
 #include "lu-writer.h"
 #include "lustre-int.h"
+#include "lustre-tbf.h"
 
 #define DRIFT_LOG_MAX 8 /* requests of one drift repair named in the log */
 
@@ -426,6 +427,10 @@ int lb_judge(struct backend *b, const struct lnetd_op *ops, size_t n, size_t *in
 	size_t i;
 	int rc = 0;
 
+	/* TBF policies: the services', judged by the TBF side whether lnet.ko is there or not */
+	rc = lustre_tbf_judge(b, ops, n, index, msg, len);
+	if (rc)
+		return rc;
 	/* lnet.ko away: nothing to ask; what it cannot hold stays pending with its sentence */
 	if (!lb->loaded || lb_open(lb, &lu, &err))
 		return 0;

@@ -49,11 +49,12 @@
 
 #include "lnetd/log.h"
 #include "lustre-int.h"
+#include "lustre-tbf.h"
 
-#define POLL_MIN_USEC 3000000ull  /* drift is found within this, at the least */
+#define POLL_MIN_USEC 3000000ull   /* drift is found within this, at the least */
 #define POLL_MAX_USEC 600000000ull /* ... and at the most: 10 minutes */
-#define POLL_SHARE    10	  /* the poll's period is 10 times the read's */
-#define RETRY_USEC    250000ull	  /* after losing lnet.ko in the middle of a request */
+#define POLL_SHARE    10	   /* the poll's period is 10 times the read's */
+#define RETRY_USEC    250000ull	   /* after losing lnet.ko in the middle of a request */
 #define UEVENT_ROOM   (256 << 10)
 #define LET_GO_WHY                                                                              \
 	"LNet was unconfigured behind lnetd's back: lnetd configures it again when lnet.ko is " \
@@ -329,6 +330,11 @@ static void uevent(struct lbackend *lb, const char *buf, size_t len)
 		else if (!strncmp(p, "SUBSYSTEM=", 10))
 			subsystem = p + 10;
 	}
+	if (action && subsystem && !strcmp(subsystem, "lustre") && !strcmp(action, "add")) {
+		/* an OSS or MDS came: its services (and their TBF policies) follow */
+		lustre_tbf_kick(&lb->b);
+		return;
+	}
 	if (!action || !devpath || !subsystem || strcmp(subsystem, "module") ||
 	    strcmp(devpath, "/module/lnet"))
 		return;
@@ -423,6 +429,7 @@ static void lb_stop(struct backend *b)
 
 	if (!lb)
 		return;
+	lustre_tbf_stop(&lb->b);
 	sd_event_source_disable_unref(lb->uev_io);
 	if (lb->uev >= 0)
 		close(lb->uev);
@@ -453,6 +460,9 @@ static int lb_start(struct lnetd *d, struct backend **out)
 		rc = sd_event_add_defer(d->event, &lb->appear, on_appear, lb);
 	if (rc >= 0)
 		rc = sd_event_source_set_enabled(lb->appear, SD_EVENT_OFF);
+	/* NRS TBF on Lustre's services: hG's side (lustre-tbf.h), its own timer */
+	if (rc >= 0)
+		rc = lustre_tbf_start(&lb->b, d, NULL, 0);
 	if (rc < 0) {
 		lb_stop(&lb->b);
 		return rc;
@@ -472,6 +482,9 @@ static int lb_start(struct lnetd *d, struct backend **out)
 static void lb_sync(struct backend *b)
 {
 	struct lbackend *lb = (struct lbackend *)b;
+
+	/* the services' policies are Lustre's, whether lnet.ko is loaded or not */
+	lustre_tbf_sync(b);
 
 	if (!lb->loaded) {
 		/* a load the uevents did not tell */
@@ -500,7 +513,7 @@ static bool lb_applied(const struct backend *b, const struct lnetd_ni *n, char *
 	if (!n) {
 		if (!lb->applied)
 			snprintf(why, len, "%s", lb->why);
-		return lb->applied;
+		return lb->applied && lustre_tbf_applied(b, why, len);
 	}
 	for (k = 0; k < n->nreal; k++)
 		for (i = 0; i < lb->nrefused; i++)
@@ -521,8 +534,8 @@ const struct backend_ops bk_lustre_ops = {
 	.applied = lb_applied,
 	.judge = lb_judge,
 	.mirror_replaced = lb_mirror_replaced,
-	/* NRS TBF on Lustre's services: lustre-tbf.c (hG's branch) fills these two in */
-	.tbf_read = NULL,
+	/* NRS TBF on Lustre's services: lustre-tbf.h (its sync follows lb_sync) */
+	.tbf_read = lustre_tbf_read,
 	.tbf_changed = NULL,
 	/* health and peer states: the mirror's until the library reads lnet.ko's */
 	.route_states = lb_route_states,
