@@ -7,3 +7,4 @@
  */
 BACKEND_ENGINE(bk_lnetk_ops)	 /* kernel: the lnetk module (lnetk/) */
 BACKEND_ENGINE(bk_userspace_ops) /* userspace: the engine inside lnetd (userspace/) */
+BACKEND_ENGINE(bk_lustre_ops)	 /* lustre: Lustre's own lnet.ko (lustre/) */

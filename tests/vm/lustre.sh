@@ -14,6 +14,12 @@
 # unnumbered TAP lines and its verdict marker; run.sh numbers them and
 # fails a boot that printed no PASS verdict.  LNETD_VM_LUSTRE_PEERS sets the
 # scale case's peer count (1000).
+#
+# Each guest also runs lnetd --engine=lustre on that lnet.ko
+# (tests/vm/lustre-engine.sh; lnetd and lnetctl from LNETD_BUILDDIR, else
+# the current directory).  LNETD_VM_LUSTRE_CASES=engine runs only those
+# cases; =k1 runs bench K1 instead (bench/k1.sh; sizes in
+# LNETD_VM_K1_PEERS, e.g. 10000,50000).
 set -u
 work=$1 kver=$2 vmlinux=$3 base=$4
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,7 +46,12 @@ copy_with_libs() {
 
 # --- the guest program: the library, the engine, the cases ------------------
 prog=$work/lustre-test
-srcs="$here/lustre-test.c $here/lustre-cases.c $(ls "$top"/lnetd/backend/lustre/lu-*.c)
+# the library without its TBF layer (lu-tbf*.c: lnetd's, with _GNU_SOURCE)
+lusrcs=""
+for f in "$top"/lnetd/backend/lustre/lu-*.c; do
+	case $f in */lu-tbf*) ;; *) lusrcs="$lusrcs $f" ;; esac
+done
+srcs="$here/lustre-test.c $here/lustre-cases.c $lusrcs
 	$(ls "$top"/engine/*.c)"
 stale=no
 [ -x "$prog" ] || stale=yes
@@ -53,6 +64,33 @@ if [ "$stale" = yes ]; then
 		-Wformat=2 -Wshadow -Werror -I"$top" -pthread -o "$prog" $srcs \
 		>"$work/lustre-test.log" 2>&1 || fail_all "build lustre-test" "$work/lustre-test.log"
 fi
+
+# --- lnetd --engine=lustre in the guest (lustre-engine.sh): lnetd and lnetctl
+# from the build (LNETD_BUILDDIR, else the current directory), a private bus
+build=${LNETD_BUILDDIR:-$(pwd)}
+dbus_daemon=$(command -v dbus-daemon || true)
+lnetd_skip=""
+if [ ! -x "$build/lnetd/lnetd" ] || [ ! -x "$build/lnetctl/lnetctl" ]; then
+	lnetd_skip="lnetd is not built (set LNETD_BUILDDIR)"
+elif [ -z "$dbus_daemon" ] || [ ! -r /usr/share/dbus-1/session.conf ]; then
+	lnetd_skip="dbus-daemon not found (apt-get install dbus-daemon)"
+fi
+lnetd_tree() {
+	if [ -n "$lnetd_skip" ]; then
+		echo "$lnetd_skip" >"$1/lnetd-skip"
+		return 0
+	fi
+	copy_with_libs "$build/lnetd/lnetd" "$1" && copy_with_libs "$build/lnetctl/lnetctl" "$1" &&
+		copy_with_libs "$dbus_daemon" "$1" &&
+		install -m 755 "$here/lustre-engine.sh" "$1/bin/lustre-engine.sh" &&
+		install -m 755 "$top/bench/k1.sh" "$1/bin/k1.sh" &&
+		mkdir -p "$1/etc/lnetd-vm" "$1/var/lib/dbus" &&
+		sed 's|<policy context="default">|&<allow user="*"/>|' \
+			/usr/share/dbus-1/session.conf >"$1/etc/lnetd-vm/bus.conf" &&
+		echo 'root:x:0:0:root:/root:/bin/sh' >"$1/etc/passwd" &&
+		echo 'root:x:0:' >"$1/etc/group" &&
+		echo 0123456789abcdef0123456789abcdef >"$1/etc/machine-id"
+}
 
 sunrpc=$(find "/lib/modules/$kver/kernel/net/sunrpc" -maxdepth 1 -name 'sunrpc.ko*' | head -n 1)
 dummy=$(find "/lib/modules/$kver/kernel/drivers/net" -name 'dummy.ko*' | head -n 1)
@@ -88,7 +126,7 @@ for v in $versions; do
 			chmod 755 "$root/usr/sbin/ksocklnd-config" &&
 			echo "$v" >"$root/etc/lustre/version" && echo "$modes" >"$root/etc/lustre/modes" &&
 			"$root/bin/busybox" depmod -b "$root" "$kver" &&
-			copy_with_libs "$prog" "$root" &&
+			copy_with_libs "$prog" "$root" && lnetd_tree "$root" &&
 			install -m 755 "$here/lustre-init" "$root/init" &&
 			(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/lustre-$v.cpio.gz"
 	} >"$work/lustre-root-$v.log" 2>&1 ||
@@ -96,6 +134,8 @@ for v in $versions; do
 done
 
 append='console=ttyS0 quiet panic=-1'
+[ -n "${LNETD_VM_LUSTRE_CASES:-}" ] && append="$append LNETD_VM_LUSTRE_CASES=${LNETD_VM_LUSTRE_CASES//[^a-z0-9]/}"
+[ -n "${LNETD_VM_K1_PEERS:-}" ] && append="$append LNETD_VM_K1_PEERS=${LNETD_VM_K1_PEERS//[^0-9,]/}"
 [ -n "${LNETD_VM_LUSTRE_PEERS:-}" ] && append="$append LNETD_VM_LUSTRE_PEERS=${LNETD_VM_LUSTRE_PEERS//[^0-9]/}"
 accel="-accel tcg"
 [ "${LNETD_VM_KVM:-0}" = 1 ] && accel="-accel kvm -cpu host"

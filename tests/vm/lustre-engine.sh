@@ -1,0 +1,237 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/vm/lustre-engine.sh VERSION - in a lustre guest (tests/vm/lustre-init
+# runs it, in the guest's initial namespace: lnet.ko is not netns-aware):
+# lnetd --engine=lustre owns upstream's lnet.ko, and upstream's own lnetctl
+# (upstream-lnetctl) reads back what lnetd configured.
+#
+# Started before `modprobe lnet` (everything pending "lnet.ko not loaded",
+# then configured when it appears), drift by upstream's lnetctl put back, a
+# late interface, lnetd started after lnet.ko, rmmod + modprobe healed,
+# 1,000+ peers, refusals (judged, and kept pending with lnet.ko's sentence),
+# the data path (ping, discover, stats).  Every wait is for a condition,
+# bounded by WAIT seconds; figures are printed as # lines, never asserted.
+#
+# Prints unnumbered TAP lines ("ok - VERSION/engine: ..."); exits 1 if one failed.
+export PATH=/bin
+version=$1
+peers=${LNETD_VM_LUSTRE_ENGINE_PEERS:-1000}
+WAIT=${LNETD_VM_LUSTRE_WAIT:-120}
+T=/tmp/le
+failed=0
+rm -rf "$T" && mkdir -p "$T/state"
+UL=upstream-lnetctl
+L=lnetctl
+DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/bus
+export DBUS_SYSTEM_BUS_ADDRESS
+case $version in
+2.15.* | 2.16.*) modargs_libcfs="cpu_npartitions=2" modargs="" ;;
+*) modargs_libcfs="cpu_npartitions=2" modargs="cpu_npartitions=2" ;;
+esac
+modargs="$modargs tiny_router_buffers=512 small_router_buffers=1024 large_router_buffers=64"
+
+say() { echo "ok - $version/engine: $1"; }
+bad() {
+	echo "not ok - $version/engine: $1"
+	failed=$((failed + 1))
+	[ -f /tmp/le-out ] && sed 's/^/# /' /tmp/le-out | tail -n 30
+	tail -n 15 "$T/lnetd.log" 2>/dev/null | sed 's/^/# lnetd: /'
+}
+# check DESCRIPTION COMMAND...: one TAP line for COMMAND's exit status.
+check() {
+	desc=$1
+	shift
+	if "$@" >/tmp/le-out 2>&1; then say "$desc"; else bad "$desc"; fi
+}
+# wait_until COMMAND...: until it succeeds, at most WAIT seconds.
+wait_until() {
+	_end=$(($(cut -d. -f1 /proc/uptime) + WAIT))
+	until "$@" >/tmp/le-out 2>&1; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt "$_end" ] || return 1
+		sleep 0.1
+	done
+}
+# has PATTERN COMMAND...: COMMAND's output has a line matching PATTERN (grep -E).
+has() {
+	_p=$1
+	shift
+	"$@" >"$T/has" 2>&1
+	grep -E -q -- "$_p" "$T/has" || { cat "$T/has" && return 1; }
+}
+hasnt() {
+	_p=$1
+	shift
+	"$@" >"$T/has" 2>&1
+	! grep -E -q -- "$_p" "$T/has" || { cat "$T/has" && return 1; }
+}
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$1" '{ printf "%.2f", $1 - a }' /proc/uptime; }
+
+lnet_load() { modprobe libcfs $modargs_libcfs && modprobe lnet $modargs; }
+lnet_gone() { [ ! -e /sys/module/lnet ]; }
+# As lustre_rmmod does: LNet unconfigured, then the modules out (lnetd holds
+# nothing open between its requests, so rmmod only waits for one under way).
+lnet_unload() {
+	$UL lnet unconfigure >/dev/null 2>&1
+	for m in ksocklnd lnet; do
+		[ -e /sys/module/$m ] || continue
+		wait_until rmmod $m || return 1
+	done
+}
+lnetd_start() {
+	lnetd --engine=lustre --state-dir="$T/state" >>"$T/lnetd.log" 2>&1 &
+	LNETD_PID=$!
+	wait_until $L status
+}
+lnetd_stop() {
+	kill "$LNETD_PID" 2>/dev/null
+	wait "$LNETD_PID" 2>/dev/null
+}
+# lnetd applied everything: its Status has no pending object
+applied() { $L status >"$T/st" 2>&1 && grep -q "pending: \[\]" "$T/st" || { cat "$T/st"; return 1; }; }
+# upstream's lnetctl sees NID $1 in its net show
+ul_ni() { has "nid: $1" $UL net show; }
+ul_peer() { has "$1" $UL peer show --nid "$1"; }
+
+# --- a clean start: what the library's cases left goes --------------------------
+lnet_unload
+dbus-daemon --config-file=/etc/lnetd-vm/bus.conf --address="$DBUS_SYSTEM_BUS_ADDRESS" --nofork \
+	>"$T/bus.log" 2>&1 &
+BUS_PID=$!
+wait_until [ -S "$T/bus" ] || bad "a private bus"
+
+# --- 1. started before lnet.ko: everything pending, then configured ----------------
+check "lnetd --engine=lustre starts without lnet.ko" lnetd_start
+check "the configuration is kept while lnet.ko is away" sh -c "
+	$L net add --net tcp --if d0 --peer-credits 16 &&
+	$L peer add --prim_nid 10.1.0.100@tcp --nid 10.1.0.101@tcp &&
+	$L route add --net tcp5 --gateway 10.1.0.200@tcp --hop 2 --priority 3 &&
+	$L udsp add --src tcp --priority 1 &&
+	$L set drop_asym_route 1 &&
+	$L set tiny_buffers 512 && $L set small_buffers 1024 && $L set large_buffers 64"
+check "Status says every object waits: lnet.ko not loaded" has "lnet.ko not loaded" $L status
+check "net show says the NI is pending: lnet.ko not loaded" has "reason: lnet.ko not loaded" \
+	$L net show
+check "ping without lnet.ko: a sentence naming it" has "lnet.ko not loaded" $L ping 10.1.0.1@tcp
+t0=$(uptime_s)
+check "modprobe lnet" lnet_load
+check "lnet.ko appeared: upstream's lnetctl sees lnetd's NI" wait_until ul_ni 10.1.0.1@tcp
+echo "# $version: configured $(since "$t0") s after modprobe began"
+check "lnetd says everything is applied" wait_until applied
+check "upstream net show -v: the NI's peer_credits" has "peer_credits: 16" $UL net show -v
+check "upstream peer show: the peer and its NIDs" sh -c \
+	"$UL peer show --nid 10.1.0.100@tcp | grep -q 10.1.0.101@tcp"
+check "upstream route show: hop and priority" sh -c "
+	$UL route show -v >$T/r && grep -q 'net: tcp5' $T/r && grep -q 'gateway: 10.1.0.200@tcp' $T/r &&
+	grep -Eq 'hop: 2' $T/r && grep -Eq 'priority: 3' $T/r || { cat $T/r; exit 1; }"
+check "upstream udsp show: the rule" sh -c "
+	$UL udsp show >$T/u && grep -q 'src: tcp' $T/u && grep -q 'priority: 1' $T/u || { cat $T/u; exit 1; }"
+check "upstream global show: drop_asym_route 1" has "drop_asym_route: 1" $UL global show
+
+# --- 2. refusals: judged with the version's limit, or pending with its sentence ------
+check "discovery 2 refused, naming lnet.ko's limit" sh -c \
+	"! $L set discovery 2 >$T/o 2>&1 && grep -q 'lnet.ko' $T/o && grep -q 'on or off only' $T/o ||
+	{ cat $T/o; exit 1; }"
+case $version in
+2.15.* | 2.16.*) ;;
+*)
+	check "route sensitivity refused where lnet.ko keeps none" sh -c \
+		"! $L route add --net tcp6 --gateway 10.1.0.201@tcp --health-sensitivity 2 >$T/o 2>&1 &&
+		grep -q 'sensitivity' $T/o || { cat $T/o; exit 1; }"
+	;;
+esac
+case $version in
+2.15.*)
+	check "an IPv6 peer refused: lnet.ko 2.15 takes only IPv4 NIDs" sh -c \
+		"! $L peer add --prim_nid 2001:db8:1::9@tcp >$T/o 2>&1 && grep -q 'IPv4' $T/o ||
+		{ cat $T/o; exit 1; }"
+	check "an IPv6 NI is kept pending with lnet.ko's sentence" sh -c "
+		$L net add --net tcp3 --if d3 >/dev/null 2>&1
+		$L net show --net tcp3 >$T/o 2>&1; grep -q 'status: pending' $T/o &&
+		grep -q 'IPv4' $T/o || { cat $T/o; exit 1; }"
+	$L net del --net tcp3 >/dev/null 2>&1
+	;;
+esac
+check "an NI lnet.ko refuses is pending with lnet.ko's sentence" sh -c "
+	$L net add --net tcp4 --if d2 --peer-timeout 0 >/dev/null 2>&1
+	$L net show --net tcp4 >$T/o 2>&1; grep -q 'status: pending' $T/o &&
+	grep -q 'peer_timeout 0' $T/o || { cat $T/o; exit 1; }"
+check "... while the other NIs are applied" has "status: (up|applied)" $L net show --net tcp
+check "... and Status names it" has "peer_timeout 0" $L status
+$L net del --net tcp4 >/dev/null 2>&1
+check "without it, everything is applied again" wait_until applied
+
+# --- 3. drift by upstream's lnetctl, put back --------------------------------------
+t0=$(uptime_s)
+check "upstream lnetctl deletes lnetd's peer" $UL peer del --prim_nid 10.1.0.100@tcp
+check "the peer is put back" wait_until ul_peer 10.1.0.100@tcp
+echo "# $version: a deleted peer was back $(since "$t0") s later"
+check "upstream lnetctl adds an NI of its own" $UL net add --net tcp1 --if d1
+check "the NI lnetd does not own goes" wait_until hasnt "nid: 10.2.0.1@tcp1" $UL net show
+check "upstream lnetctl deletes lnetd's route" $UL route del --net tcp5 --gateway 10.1.0.200@tcp
+check "the route is put back" wait_until has "tcp5" $UL route show
+
+# --- 4. a late interface gets its NI ------------------------------------------------
+check "an NI on an interface not there yet is pending" sh -c "
+	$L net add --net tcp2 --if d9 >/dev/null 2>&1; $L net show --net tcp2 | grep -q pending"
+check "the interface appears" sh -c \
+	"ip link add d9 type dummy && ip addr add 10.9.0.1/24 dev d9 && ip link set d9 up"
+check "lnet.ko gets its NI" wait_until ul_ni 10.9.0.1@tcp2
+
+# --- 5. the data path -----------------------------------------------------------------
+check "ping of lnet.ko's own NID through lnetd" has "10.1.0.1@tcp" $L ping 10.1.0.1@tcp
+check "discover of lnet.ko's own NID through lnetd" has "10.1.0.1@tcp" $L discover 10.1.0.1@tcp
+check "stats show: lnet.ko's counters" has "send_count" $L stats show
+check "what lnet.ko cannot do: NotSupported with a sentence" has "lustre engine cannot" \
+	$L fault drop show
+
+# --- 6. 1,000+ peers ----------------------------------------------------------------
+awk -v n="$peers" 'BEGIN {
+	print "peer:"
+	for (i = 0; i < n; i++) {
+		a = int(i / 250) + 20; b = i % 250 + 1
+		printf "-   primary nid: 10.%d.%d.1@tcp\n    Multi-Rail: True\n    peer ni:\n", a, b
+		printf "    -   nid: 10.%d.%d.1@tcp\n    -   nid: 10.%d.%d.2@tcp\n", a, b, a, b
+	}
+}' >"$T/peers.yaml"
+last="10.$(((peers - 1) / 250 + 20)).$(((peers - 1) % 250 + 1))"
+t0=$(uptime_s)
+check "lnetctl import of $peers peers" $L import "$T/peers.yaml"
+check "... all applied" wait_until applied
+echo "# $version: $peers peers imported and applied in $(since "$t0") s"
+check "upstream sees the first peer's NIDs" has "10.20.1.2@tcp" $UL peer show --nid 10.20.1.1@tcp
+check "upstream sees the last peer's NIDs" has "$last.2@tcp" $UL peer show --nid "$last.1@tcp"
+
+# --- 7. rmmod + modprobe: healed when lnet.ko returns ---------------------------------
+check "lnet unconfigure and rmmod (lustre_rmmod's way) while lnetd runs" lnet_unload
+check "lnetd says lnet.ko is not loaded" wait_until has "lnet.ko not loaded" $L status
+t0=$(uptime_s)
+check "modprobe lnet again" lnet_load
+check "healed: the NI is back" wait_until ul_ni 10.1.0.1@tcp
+check "healed: everything applied" wait_until applied
+echo "# $version: reload with $((peers + 1)) peers healed $(since "$t0") s after modprobe began"
+check "healed: the last peer is back" has "$last.2@tcp" $UL peer show --nid "$last.1@tcp"
+check "healed: the rule is back" has "src: tcp" $UL udsp show
+grep -E "lnet.ko .*appeared" "$T/lnetd.log" | tail -n 1 | sed 's/^/# /'
+
+# --- 8. lnetd started after lnet.ko, with drift while it was away ---------------------
+lnetd_stop
+check "while lnetd is away, upstream deletes a peer" $UL peer del --prim_nid 10.20.1.1@tcp
+t0=$(uptime_s)
+check "lnetd starts beside a configured lnet.ko" lnetd_start
+check "... and puts the peer back" wait_until ul_peer 10.20.1.1@tcp
+check "... everything applied" wait_until applied
+echo "# $version: lnetd's start beside lnet.ko made it equal in $(since "$t0") s"
+grep -E "at start" "$T/lnetd.log" | tail -n 1 | sed 's/^/# /'
+# what lnet.ko normalises (conns_per_peer, tos, the device's CPT, NI order) is no
+# drift: the start changed the one peer, never an NI (which would drop its peers)
+check "... changing only what drifted (1 change: the peer)" \
+	sh -c "grep 'at start' $T/lnetd.log | tail -n 1 | grep -q ', 1 changes made'"
+
+# --- the end: lnetd stopped, LNet left to the guest's own rmmod -----------------------
+lnetd_stop
+$UL lnet unconfigure >/dev/null 2>&1
+kill "$BUS_PID" 2>/dev/null
+wait 2>/dev/null
+grep -E "changed behind|drift|refused|error" "$T/lnetd.log" | head -n 20 | sed 's/^/# lnetd: /'
+exit $((failed > 0))
