@@ -55,9 +55,6 @@
 #include "engine/error.h" /* struct lne_err: errno + sentence */
 #include "engine/model.h"
 
-/* The lustre engine's lu-writer.h declares the same shape under the same guard. */
-#ifndef BK_WRITER_DECLARED
-#define BK_WRITER_DECLARED
 struct bk_writer {
 	/* deletions; @have is the object in the engine's copy (the "pushed" instance) */
 	int (*rule_del)(void *ctx, u32 idx, struct lne_err *err);
@@ -82,7 +79,6 @@ struct bk_writer {
 	int (*batch_send)(void *ctx, size_t *applied, struct lne_err *err);
 	void (*batch_abort)(void *ctx);
 };
-#endif
 
 /* How a sync goes; what is not the writer's requests (all optional). */
 struct bk_sync_opts {
