@@ -41,21 +41,6 @@ static const struct {
 	{"mgs", "mgs/MGS"},
 };
 
-static int say(char *msg, size_t len, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int say(char *msg, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (msg && len) {
-		va_start(ap, fmt);
-		vsnprintf(msg, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /* --- versions and places ------------------------------------------------------------ */
 
 static bool read_uint(const char **p, unsigned *out)
@@ -85,11 +70,11 @@ int lutbf_version_parse(const char *text, struct lutbf_version *v, char *msg, si
 	while (*p == ' ' || *p == '\t')
 		p++;
 	if (!read_uint(&p, &r.major) || *p++ != '.' || !read_uint(&p, &r.minor))
-		return say(msg, len, -EINVAL, "'%.40s' is not a Lustre version (e.g. 2.17.57)",
-			   text);
+		return lutbf_say(msg, len, -EINVAL,
+				 "'%.40s' is not a Lustre version (e.g. 2.17.57)", text);
 	if (*p == '.' && !read_uint((p++, &p), &r.patch))
-		return say(msg, len, -EINVAL, "'%.40s' is not a Lustre version (e.g. 2.17.57)",
-			   text);
+		return lutbf_say(msg, len, -EINVAL,
+				 "'%.40s' is not a Lustre version (e.g. 2.17.57)", text);
 	/* a fourth number, a -suffix or a newline may follow */
 	*v = r;
 	return 0;
@@ -133,15 +118,16 @@ int lutbf_service_dir(const char *debugfs, const char *service, char *dir, size_
 		n = snprintf(dir, size, "%s/lustre/%s/%s", debugfs ? debugfs : "/sys/kernel/debug",
 			     services[i].dir, service);
 		if (n < 0 || (size_t)n >= size)
-			return say(msg, len, -ENAMETOOLONG, "the path of service %s is too long",
-				   service);
+			return lutbf_say(msg, len, -ENAMETOOLONG,
+					 "the path of service %s is too long", service);
 		return 0;
 	}
-	return say(msg, len, -ENOENT,
-		   "'%.40s' is not a Lustre service with NRS (ost, ost_create, ost_io, ost_seq, "
-		   "ost_out, mdt, mdt_readpage, mdt_out, mdt_seqs, mdt_seqm, mdt_fld, mdt_io, "
-		   "ldlm_cbd, ldlm_canceld, mgs)",
-		   service);
+	return lutbf_say(
+		msg, len, -ENOENT,
+		"'%.40s' is not a Lustre service with NRS (ost, ost_create, ost_io, ost_seq, "
+		"ost_out, mdt, mdt_readpage, mdt_out, mdt_seqs, mdt_seqm, mdt_fld, mdt_io, "
+		"ldlm_cbd, ldlm_canceld, mgs)",
+		service);
 }
 
 /* --- growing strings ---------------------------------------------------------------- */
@@ -203,7 +189,8 @@ static int refuse(struct conv *c, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return say(c->msg, c->len, rc, "%s %s rule %s: %s", c->service, c->qname, c->rule, why);
+	return lutbf_say(c->msg, c->len, rc, "%s %s rule %s: %s", c->service, c->qname, c->rule,
+			 why);
 }
 
 static bool v217(const struct conv *c)
@@ -552,28 +539,31 @@ static int queue_convert(struct conv *c, const struct lne_tbf *tbf, int q, struc
 	if (q == LUTBF_HP && !c->caps->has_hp) {
 		if (!hp_asks(tbf))
 			return 0;
-		return say(c->msg, c->len, -EINVAL,
-			   "%s has no high-priority queue: hp rules other than reg's cannot be "
-			   "held",
-			   c->service);
+		return lutbf_say(
+			c->msg, c->len, -EINVAL,
+			"%s has no high-priority queue: hp rules other than reg's cannot be "
+			"held",
+			c->service);
 	}
 	if (strchr(type, '+') && !v217(c)) {
 		vtext(&c->caps->ver, v, sizeof(v));
-		return say(c->msg, c->len, -EINVAL,
-			   "%s %s: type %s cannot be held: Lustre %s has one field per TBF type "
-			   "(nid+opcode and the like came in 2.17.0)",
-			   c->service, c->qname, type, v);
+		return lutbf_say(
+			c->msg, c->len, -EINVAL,
+			"%s %s: type %s cannot be held: Lustre %s has one field per TBF type "
+			"(nid+opcode and the like came in 2.17.0)",
+			c->service, c->qname, type, v);
 	}
 	if (strlen(type) > LUTBF_TYPE_MAX)
-		return say(c->msg, c->len, -EINVAL,
-			   "%s %s: type %s cannot be held: Lustre's TBF type is at most %d "
-			   "characters",
-			   c->service, c->qname, type, LUTBF_TYPE_MAX);
+		return lutbf_say(c->msg, c->len, -EINVAL,
+				 "%s %s: type %s cannot be held: Lustre's TBF type is at most %d "
+				 "characters",
+				 c->service, c->qname, type, LUTBF_TYPE_MAX);
 	if (c->caps->depth && qi.depth != c->caps->depth)
-		return say(c->msg, c->len, -EINVAL,
-			   "%s %s: depth %u cannot be held: Lustre's bucket depth is ptlrpc's "
-			   "tbf_depth (%u), one for every service",
-			   c->service, c->qname, qi.depth, c->caps->depth);
+		return lutbf_say(
+			c->msg, c->len, -EINVAL,
+			"%s %s: depth %u cannot be held: Lustre's bucket depth is ptlrpc's "
+			"tbf_depth (%u), one for every service",
+			c->service, c->qname, qi.depth, c->caps->depth);
 	snprintf(w->q[q].policy, sizeof(w->q[q].policy), "tbf %s", type);
 	/* A class keyed by nid lives in the CPT that receives its peer's requests: the
 	 * rate is that class's whole rate, not divided (lnetctl(8) says so). */
@@ -620,11 +610,11 @@ int lutbf_convert(const struct lne_tbf *tbf, const struct lutbf_caps *caps, stru
 		return lutbf_service_dir(NULL, c.service, v, sizeof(v), msg, len);
 	if (lutbf_version_cmp(&caps->ver, 2, 15, 0) < 0) {
 		vtext(&caps->ver, v, sizeof(v));
-		return say(msg, len, -EOPNOTSUPP,
-			   "Lustre %s is older than 2.15, the oldest lnetd drives TBF on", v);
+		return lutbf_say(msg, len, -EOPNOTSUPP,
+				 "Lustre %s is older than 2.15, the oldest lnetd drives TBF on", v);
 	}
 	if (!caps->ncpt || caps->ncpt > LUTBF_CPT_MAX)
-		return say(msg, len, -EINVAL, "%s: %u CPU partitions", c.service, caps->ncpt);
+		return lutbf_say(msg, len, -EINVAL, "%s: %u CPU partitions", c.service, caps->ncpt);
 	snprintf(out->service, sizeof(out->service), "%s", c.service);
 	out->ver = caps->ver;
 	out->ncpt = caps->ncpt;

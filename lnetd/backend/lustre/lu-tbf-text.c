@@ -17,21 +17,6 @@
 
 #include "lu-tbf.h"
 
-static int say(char *msg, size_t len, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int say(char *msg, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (msg && len) {
-		va_start(ap, fmt);
-		vsnprintf(msg, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /* The next line of *@p without its end-of-line and trailing blanks. */
 static bool next_line(const char **p, const char **line, size_t *n)
 {
@@ -143,33 +128,35 @@ int lutbf_parse_policies(const char *text, struct lutbf_shown *s, char *msg, siz
 		if (!n)
 			continue;
 		if (!printable(line, n))
-			return say(msg, len, -EINVAL, "nrs_policies line %zu: control characters",
-				   lno);
+			return lutbf_say(msg, len, -EINVAL,
+					 "nrs_policies line %zu: control characters", lno);
 		sec = section(line, n);
 		if (sec >= 0) {
 			if (q >= 0)
 				pick(pols, npol, got[q], sizeof(got[q]));
 			if (seen[sec])
-				return say(msg, len, -EINVAL, "nrs_policies line %zu: %.*s twice",
-					   lno, (int)n, line);
+				return lutbf_say(msg, len, -EINVAL,
+						 "nrs_policies line %zu: %.*s twice", lno, (int)n,
+						 line);
 			q = sec;
 			seen[q] = true;
 			npol = 0;
 			continue;
 		}
 		if (q < 0)
-			return say(msg, len, -EINVAL,
-				   "nrs_policies line %zu: '%.*s' before regular_requests:", lno,
-				   (int)(n < 60 ? n : 60), line);
+			return lutbf_say(msg, len, -EINVAL,
+					 "nrs_policies line %zu: '%.*s' before regular_requests:",
+					 lno, (int)(n < 60 ? n : 60), line);
 		if (n > 8 && !memcmp(line, "- name: ", 8)) {
 			if (npol == POLS_MAX)
-				return say(msg, len, -EINVAL,
-					   "nrs_policies line %zu: more than %d policies", lno,
-					   POLS_MAX);
+				return lutbf_say(msg, len, -EINVAL,
+						 "nrs_policies line %zu: more than %d policies",
+						 lno, POLS_MAX);
 			if (n - 8 >= LUTBF_POLICY_MAX)
-				return say(msg, len, -EINVAL,
-					   "nrs_policies line %zu: a policy name of %zu characters",
-					   lno, n - 8);
+				return lutbf_say(
+					msg, len, -EINVAL,
+					"nrs_policies line %zu: a policy name of %zu characters",
+					lno, n - 8);
 			memset(&pols[npol], 0, sizeof(pols[npol]));
 			memcpy(pols[npol].name, line + 8, n - 8);
 			npol++;
@@ -177,10 +164,11 @@ int lutbf_parse_policies(const char *text, struct lutbf_shown *s, char *msg, siz
 		}
 		colon = memchr(line, ':', n);
 		if (!colon || !npol || colon[1] != ' ')
-			return say(msg, len, -EINVAL,
-				   "nrs_policies line %zu: '%.*s' is neither '- name: <policy>' "
-				   "nor '<key>: <value>'",
-				   lno, (int)(n < 60 ? n : 60), line);
+			return lutbf_say(
+				msg, len, -EINVAL,
+				"nrs_policies line %zu: '%.*s' is neither '- name: <policy>' "
+				"nor '<key>: <value>'",
+				lno, (int)(n < 60 ? n : 60), line);
 		v = colon + 2;
 		vn = n - (size_t)(v - line);
 		if ((size_t)(colon - line) == 5 && !memcmp(line, "state", 5))
@@ -191,7 +179,7 @@ int lutbf_parse_policies(const char *text, struct lutbf_shown *s, char *msg, siz
 	if (q >= 0)
 		pick(pols, npol, got[q], sizeof(got[q]));
 	if (!seen[LUTBF_REG])
-		return say(msg, len, -EINVAL, "nrs_policies lists no regular_requests:");
+		return lutbf_say(msg, len, -EINVAL, "nrs_policies lists no regular_requests:");
 	for (q = 0; q < LUTBF_NQUEUES; q++)
 		memcpy(s->q[q].policy, got[q], sizeof(got[q]));
 	s->has_hp = seen[LUTBF_HP];
@@ -320,23 +308,23 @@ int lutbf_parse_rules(const char *text, struct lutbf_shown *s, char *msg, size_t
 		if (!n)
 			continue;
 		if (!printable(line, n)) {
-			rc = say(msg, len, -EINVAL, "nrs_tbf_rule line %zu: control characters",
-				 lno);
+			rc = lutbf_say(msg, len, -EINVAL,
+				       "nrs_tbf_rule line %zu: control characters", lno);
 			break;
 		}
 		sec = section(line, n);
 		if (sec >= 0) {
 			if (sec <= q || t.q[sec].ncpt)
-				rc = say(msg, len, -EINVAL,
-					 "nrs_tbf_rule line %zu: %.*s out of place", lno, (int)n,
-					 line);
+				rc = lutbf_say(msg, len, -EINVAL,
+					       "nrs_tbf_rule line %zu: %.*s out of place", lno,
+					       (int)n, line);
 			q = sec;
 			continue;
 		}
 		if (q < 0) {
-			rc = say(msg, len, -EINVAL,
-				 "nrs_tbf_rule line %zu: '%.*s' before regular_requests:", lno,
-				 (int)(n < 60 ? n : 60), line);
+			rc = lutbf_say(msg, len, -EINVAL,
+				       "nrs_tbf_rule line %zu: '%.*s' before regular_requests:",
+				       lno, (int)(n < 60 ? n : 60), line);
 			break;
 		}
 		if (n > 5 && !memcmp(line, "CPT ", 4) && line[n - 1] == ':') {
@@ -346,45 +334,45 @@ int lutbf_parse_rules(const char *text, struct lutbf_shown *s, char *msg, size_t
 			} else if (span_uint(line + 4, n - 5, 1u << 20, &v)) {
 				cpt = (int)v;
 			} else {
-				rc = say(msg, len, -EINVAL,
-					 "nrs_tbf_rule line %zu: '%.*s' is not 'CPT <n>:'", lno,
-					 (int)(n < 60 ? n : 60), line);
+				rc = lutbf_say(msg, len, -EINVAL,
+					       "nrs_tbf_rule line %zu: '%.*s' is not 'CPT <n>:'",
+					       lno, (int)(n < 60 ? n : 60), line);
 				break;
 			}
 			rc = add_cpt(&t, q, cpt);
 			if (rc)
-				rc = say(msg, len, rc == -ENOMEM ? rc : -EINVAL,
-					 "nrs_tbf_rule line %zu: %s", lno,
-					 rc == -EEXIST ? "a CPT listed twice"
-						       : "too many CPTs, or no memory");
+				rc = lutbf_say(msg, len, rc == -ENOMEM ? rc : -EINVAL,
+					       "nrs_tbf_rule line %zu: %s", lno,
+					       rc == -EEXIST ? "a CPT listed twice"
+							     : "too many CPTs, or no memory");
 			continue;
 		}
 		if (!t.q[q].ncpt) {
-			rc = say(msg, len, -EINVAL,
-				 "nrs_tbf_rule line %zu: a rule before any 'CPT <n>:'", lno);
+			rc = lutbf_say(msg, len, -EINVAL,
+				       "nrs_tbf_rule line %zu: a rule before any 'CPT <n>:'", lno);
 			break;
 		}
 		rc = rule_line(line, n, &r);
 		if (rc == -ENOMEM)
 			break;
 		if (rc) {
-			rc = say(msg, len, -EINVAL,
-				 "nrs_tbf_rule line %zu: '%.*s' is not '<name> <conditions> "
-				 "<rate>, ref <n>'",
-				 lno, (int)(n < 60 ? n : 60), line);
+			rc = lutbf_say(msg, len, -EINVAL,
+				       "nrs_tbf_rule line %zu: '%.*s' is not '<name> <conditions> "
+				       "<rate>, ref <n>'",
+				       lno, (int)(n < 60 ? n : 60), line);
 			break;
 		}
 		rc = add_rule(&t.q[q].rules[t.q[q].ncpt - 1], &r);
 		if (rc) {
 			free(r.conds);
-			rc = say(msg, len, rc == -ENOMEM ? rc : -EINVAL,
-				 "nrs_tbf_rule line %zu: %s", lno,
-				 rc == -EEXIST ? "a rule listed twice in one CPT"
-					       : "too many rules in one CPT");
+			rc = lutbf_say(msg, len, rc == -ENOMEM ? rc : -EINVAL,
+				       "nrs_tbf_rule line %zu: %s", lno,
+				       rc == -EEXIST ? "a rule listed twice in one CPT"
+						     : "too many rules in one CPT");
 		}
 	}
 	if (!rc && q < 0)
-		rc = say(msg, len, -EINVAL, "nrs_tbf_rule lists no regular_requests:");
+		rc = lutbf_say(msg, len, -EINVAL, "nrs_tbf_rule lists no regular_requests:");
 	if (rc) {
 		lutbf_shown_free(&t);
 		return rc;

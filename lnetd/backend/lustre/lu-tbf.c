@@ -24,10 +24,7 @@
 
 static const char *const qnames[LUTBF_NQUEUES] = {"reg", "hp"};
 
-static int say(char *msg, size_t len, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int say(char *msg, size_t len, int rc, const char *fmt, ...)
+int lutbf_say(char *msg, size_t len, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -123,12 +120,13 @@ static int file_path(const struct lutbf_env *env, const char *service, const cha
 		return rc;
 	n = snprintf(path, size, "%s/%s", dir, file);
 	if (n < 0 || (size_t)n >= size)
-		return say(msg, len, -ENAMETOOLONG, "the path of %s is too long", dir);
+		return lutbf_say(msg, len, -ENAMETOOLONG, "the path of %s is too long", dir);
 	if (access(dir, F_OK))
-		return say(msg, len, -ENOENT,
-			   "service %s is not on this node (no %s: its target is not mounted, or "
-			   "debugfs is not mounted)",
-			   service, dir);
+		return lutbf_say(
+			msg, len, -ENOENT,
+			"service %s is not on this node (no %s: its target is not mounted, or "
+			"debugfs is not mounted)",
+			service, dir);
 	return 0;
 }
 
@@ -144,7 +142,7 @@ int lutbf_read(const struct lutbf_env *env, const char *service, struct lutbf_sh
 		return rc;
 	rc = read_all(path, &text);
 	if (rc)
-		return say(msg, len, rc, "reading %s: %s", path, strerror(-rc));
+		return lutbf_say(msg, len, rc, "reading %s: %s", path, strerror(-rc));
 	rc = lutbf_parse_policies(text, &t, msg, len);
 	free(text);
 	if (rc)
@@ -157,7 +155,7 @@ int lutbf_read(const struct lutbf_env *env, const char *service, struct lutbf_sh
 	if (rc == -ENODEV) /* a queue runs no TBF */
 		rc = 0;
 	else if (rc)
-		return say(msg, len, rc, "reading %s: %s", path, strerror(-rc));
+		return lutbf_say(msg, len, rc, "reading %s: %s", path, strerror(-rc));
 	else
 		rc = lutbf_parse_rules(text, &t, msg, len);
 	free(text);
@@ -182,7 +180,8 @@ int lutbf_caps_read(const struct lutbf_env *env, const struct lutbf_shown *s,
 	snprintf(path, sizeof(path), "%s/fs/lustre/version", sys);
 	rc = read_all(path, &text);
 	if (rc)
-		return say(msg, len, rc, "reading %s: %s (is Lustre loaded?)", path, strerror(-rc));
+		return lutbf_say(msg, len, rc, "reading %s: %s (is Lustre loaded?)", path,
+				 strerror(-rc));
 	rc = lutbf_version_parse(text, &caps->ver, msg, len);
 	free(text);
 	if (rc)
@@ -219,7 +218,7 @@ static int policy_write(const struct lutbf_env *env, const char *service, int q,
 		snprintf(text, sizeof(text), "%s %s", policy, qnames[q]);
 	rc = write_one(env, path, text);
 	if (rc)
-		return say(msg, len, rc, "writing '%s' to %s: %s", text, path, strerror(-rc));
+		return lutbf_say(msg, len, rc, "writing '%s' to %s: %s", text, path, strerror(-rc));
 	return 0;
 }
 
@@ -235,8 +234,8 @@ static int plan_write(const struct lutbf_env *env, const char *service, const st
 		return rc;
 	rc = write_one(env, path, w->text);
 	if (rc)
-		return say(msg, len, rc, "writing '%.300s' to %s: %s", w->text, path,
-			   strerror(-rc));
+		return lutbf_say(msg, len, rc, "writing '%.300s' to %s: %s", w->text, path,
+				 strerror(-rc));
 	return 0;
 }
 
@@ -286,7 +285,8 @@ static int policies_then_convert(const struct lutbf_env *env, const struct lne_t
 	if (!rc && (changed[LUTBF_REG] || changed[LUTBF_HP]))
 		rc = lutbf_read(env, service, s, msg, len);
 	if (!rc && !s->q[LUTBF_REG].ncpt)
-		rc = say(msg, len, -EPROTO, "%s lists no CPU partition while TBF runs", service);
+		rc = lutbf_say(msg, len, -EPROTO, "%s lists no CPU partition while TBF runs",
+			       service);
 	if (!rc) {
 		caps->ncpt = (unsigned)s->q[LUTBF_REG].ncpt;
 		rc = lutbf_convert(tbf, caps, w, msg, len);
@@ -328,7 +328,7 @@ int lutbf_apply(const struct lutbf_env *env, const struct lne_tbf *tbf, size_t *
 	if (!rc)
 		rc = lutbf_read(env, service, &s, msg, len);
 	if (!rc && lutbf_compare(&w, &s, first_say, first))
-		rc = say(msg, len, -EIO, "the writes were taken, but %s", first);
+		rc = lutbf_say(msg, len, -EIO, "the writes were taken, but %s", first);
 	lutbf_plan_free(&p);
 	lutbf_want_free(&w);
 	lutbf_shown_free(&s);

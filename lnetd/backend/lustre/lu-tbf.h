@@ -245,4 +245,8 @@ int lutbf_check(const struct lutbf_env *env, const struct lne_tbf *tbf, lutbf_sa
 /* lnetd no longer has a policy for @service: back to fifo if TBF runs. */
 int lutbf_release(const struct lutbf_env *env, const char *service, char *msg, size_t len);
 
+/* The library's refusals: @fmt into @msg (@len bytes, if any), then @rc. */
+int lutbf_say(char *msg, size_t len, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif /* LNETD_LU_TBF_H */
