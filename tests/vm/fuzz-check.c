@@ -59,12 +59,34 @@ void state_free(struct state *st)
 	sb_free(&st->tbf);
 }
 
+/* The first line where @a and @b differ, both versions: what a change touched. */
+static void first_line_diff(const char *what, const struct strbuf *a, const struct strbuf *b)
+{
+	size_t i = 0, la, lb, start;
+
+	while (i < a->len && i < b->len && a->s[i] == b->s[i])
+		i++;
+	if (i == a->len && i == b->len)
+		return;
+	start = i;
+	while (start > 0 && a->s[start - 1] != '\n')
+		start--;
+	for (la = start; la < a->len && a->s[la] != '\n'; la++)
+		;
+	for (lb = start; lb < b->len && b->s[lb] != '\n'; lb++)
+		;
+	diag("%s before: %.*s", what, (int)(la - start), a->s + start);
+	diag("%s after:  %.*s", what, (int)(lb - start), b->s + start);
+}
+
 void state_diff(const struct state *a, const struct state *b)
 {
 	diag("before: rc %d, generation %" PRIu64 ", %zu + %zu bytes", a->rc, a->snap.generation,
 	     a->snap.text.len, a->tbf.len);
 	diag("after:  rc %d, generation %" PRIu64 ", %zu + %zu bytes", b->rc, b->snap.generation,
 	     b->snap.text.len, b->tbf.len);
+	first_line_diff("state", &a->snap.text, &b->snap.text);
+	first_line_diff("tbf", &a->tbf, &b->tbf);
 }
 
 /* The kernel log from where we started: /dev/kmsg, record by record. */

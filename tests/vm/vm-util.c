@@ -182,6 +182,16 @@ void sb_free(struct strbuf *sb)
 
 /* --- the instance's state as text ------------------------------------------- */
 
+/*
+ * What was configured, and only that: the values the module changes by
+ * itself (an NI's link state, health and credits, a peer NI's health and
+ * credits) are left out.  Recovery pings and traffic move them at any
+ * moment, so a comparison that held them judged the machine's load, not
+ * the request (a fuzz run in CI saw a peer NI's health go from 140 to 139
+ * around a refused message).  Changes to them are asserted where they are
+ * made, with recovery held off.
+ */
+
 static int text_ni(const struct lnetk_ni *ni, void *arg)
 {
 	int k;
@@ -190,9 +200,8 @@ static int text_ni(const struct lnetk_ni *ni, void *arg)
 		  ni->ifname, ni->cpts, ni->dev_cpt);
 	for (k = 0; k < LNE_TUN__COUNT; k++) /* every tunable, given or not */
 		sb_printf(arg, "%c%u", k ? '/' : '=', ni->tun.v[k]);
-	sb_printf(arg, " tun_has=%#x up=%d health=%u tx=%d prio=%u/%d net_prio=%u/%d\n",
-		  ni->tun_has, ni->up, ni->health, ni->tx_credits, ni->prio, ni->prio_rule,
-		  ni->net_prio, ni->net_prio_rule);
+	sb_printf(arg, " tun_has=%#x prio=%u/%d net_prio=%u/%d\n", ni->tun_has, ni->prio,
+		  ni->prio_rule, ni->net_prio, ni->net_prio_rule);
 	return 0;
 }
 
@@ -213,10 +222,8 @@ static int text_peer(const struct lnetk_peer *peer, void *arg)
 	for (i = 0; i < peer->nnis; i++) {
 		const struct lnetk_peer_ni *p = &peer->nis[i];
 
-		sb_printf(sb,
-			  "  pni %s health=%u credits=%d prio=%u/%d net_prio=%u/%d gw_routes=%u",
-			  p->nid, p->health, p->credits, p->prio, p->prio_rule, p->net_prio,
-			  p->net_prio_rule, p->gw_routes);
+		sb_printf(sb, "  pni %s prio=%u/%d net_prio=%u/%d gw_routes=%u", p->nid, p->prio,
+			  p->prio_rule, p->net_prio, p->net_prio_rule, p->gw_routes);
 		text_prefs(sb, "src", p->pref_src, p->npref_src);
 		text_prefs(sb, "gw", p->pref_gw, p->npref_gw);
 		sb_printf(sb, "\n");
