@@ -150,6 +150,16 @@ if [ "$stale" = yes ]; then
 		fail "build lutbf" "$lw/lutbf.log"
 fi
 
+# --- lnetd --engine=lustre, its lnetctl and a private bus, for every guest ----
+# from the build (LNETD_BUILDDIR, else the current directory: make check runs
+# from the top build dir).  Upstream's lnetctl goes in as upstream-lnetctl:
+# it reads back what lnetd configured, and configures nothing.
+build=${LNETD_BUILDDIR:-$(pwd)}
+[ -x "$build/lnetd/lnetd" ] && [ -x "$build/lnetctl/lnetctl" ] ||
+	skip "lnetd is not built in $build (run from the build dir, or set LNETD_BUILDDIR)"
+dbus_daemon=$(command -v dbus-daemon) && [ -r /usr/share/dbus-1/session.conf ] ||
+	skip "dbus-daemon not found (apt-get install dbus-daemon)"
+
 # --- the initramfs: one for every mode --------------------------------------
 # host_module NAME ROOT: a module of the guest's kernel and what it needs.
 host_module() {
@@ -169,16 +179,25 @@ cp -a "$base" "$root" &&
 	for m in $(cat "$full/host-modules") dummy virtio_net virtio_pci; do
 		host_module "$m" "$root" || exit 1
 	done &&
-	for b in lctl lfs lnetctl mount.lustre; do
+	for b in lctl lfs mount.lustre; do
 		copy_with_libs "$full/bin/$b" "$root" || exit 1
 	done &&
+	copy_with_libs "$full/bin/lnetctl" "$root" /bin/upstream-lnetctl &&
+	copy_with_libs "$build/lnetd/lnetd" "$root" && copy_with_libs "$build/lnetctl/lnetctl" "$root" &&
+	copy_with_libs "$dbus_daemon" "$root" &&
+	mkdir -p "$root/etc/lnetd-fs" "$root/var/lib/dbus" &&
+	sed 's|<policy context="default">|&<allow user="*"/>|' \
+		/usr/share/dbus-1/session.conf >"$root/etc/lnetd-fs/bus.conf" &&
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd" &&
+	echo 'root:x:0:' >"$root/etc/group" &&
+	echo 0123456789abcdef0123456789abcdef >"$root/etc/machine-id" &&
 	cp -a "$full"/lib/*.so* "$root/usr/lib/x86_64-linux-gnu/" &&
 	install -m 755 "$full"/plugin/*.so "$root$plugindir/" &&
 	"$busybox" depmod -b "$root" "$kver" &&
 	copy_with_libs "$prog" "$root" &&
 	install -m 755 "$here/init" "$root/init" &&
-	install -m 644 "$here/fixture.sh" "$here/guest-tbf.sh" "$here/bench-t3.sh" \
-		"$here/rails.sh" "$root/lib/lustre-fs/" &&
+	install -m 644 "$here/fixture.sh" "$here/guest-tbf.sh" "$here/guest-lnetd.sh" \
+		"$here/bench-t3.sh" "$here/rails.sh" "$root/lib/lustre-fs/" &&
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$lw/initramfs.cpio.gz" ||
 	fail "build the initramfs in $root"
 echo "# initramfs: $(du -m "$lw/initramfs.cpio.gz" | cut -f1) MiB, built in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
