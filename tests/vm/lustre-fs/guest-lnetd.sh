@@ -91,7 +91,7 @@ slower_than_rule() {
 	awk -v n="$1" -v rpcs="$rpcs" -v c="$took" -v r="$2" -v k="$ncpt" 'BEGIN {
 		min = (n - 3 * k) / (r * k)
 		printf "# %d writes, %d ost_write RPCs, in %.2f s (a rule of %d/s in %d CPTs needs %.2f s at least): %.1f RPC/s\n",
-			n, rpcs, c / 100, r, k, min, c > 0 ? rpcs * 100 / c : 0
+			n, rpcs, c / 100, r, k, min, (c > 0 ? rpcs * 100 / c : 0)
 		exit !(rpcs >= n && c / 100 >= min)
 	}'
 }

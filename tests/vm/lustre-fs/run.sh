@@ -2,19 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/vm/lustre-fs/run.sh [fs|bench|rails] [WORKDIR] - a whole upstream
 # Lustre file system in qemu (TCG): servers on the in-memory OSD
-# osd-wbcfs, a client, and lnetd's TBF layer for Lustre's services
-# (lnetd/backend/lustre/lu-tbf.h) driving upstream's NRS TBF.
+# osd-wbcfs, a client, and every guest's LNet configured by lnetd
+# --engine=lustre (fixture.sh's configure_lnet: lnetctl lnet configure,
+# lnetctl net add, over a private bus; upstream's lnetctl is in the guest
+# as upstream-lnetctl, to read back).
 #
-#   fs     one guest of 1 GiB: LNet (configure_lnet, the hook lnetd's lustre
-#          engine will fill), MGS+MDT and an OST, a client over 0@lo, I/O
-#          round trips, then guest-tbf.sh: rules applied to ost_io through
-#          the library, read back, drift found.  TAP.
+#   fs     one guest of 1 GiB: MGS+MDT and an OST, a client over 0@lo, I/O
+#          round trips, then guest-tbf.sh (lnetd's TBF layer, lu-tbf.h,
+#          driving ost_io through the lutbf tool: rules, drift, refusals,
+#          remount) and guest-lnetd.sh (the same as an admin does it:
+#          lnetctl tbf through lnetd, asserted in Lustre's nrs_tbf_rule and
+#          by the client's writes).  TAP.  make check (lu-tbf.am).
 #   bench  the same guest, then bench-t3.sh: the T3 figures (achieved /
 #          configured rates of ost_write under rules applied through the
 #          library).  Figures, with TAP lines only for what is guaranteed.
+#          make bench.
 #   rails  two guests joined by two rails (-netdev socket on 127.0.0.1):
-#          servers on one, a client on the other, a dd over both rails and
-#          each rail's byte counters.  TAP.
+#          servers on one, a client on the other (rails.sh): the dd's bytes
+#          on both rails without a UDSP rule, >= 95 % on the rail that
+#          lnetd's rules prefer, and that rail's link taken down mid-dd
+#          losing nothing.  TAP.  make check (run-rails.sh).
 #
 # Where things are:
 #   Lustre     $LNETD_LUSTRE_FULL: a whole Lustre built by
@@ -146,8 +153,10 @@ if [ "$stale" = yes ]; then
 	# shellcheck disable=SC2086
 	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		-Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror -D_GNU_SOURCE \
-		-I"$top" -o "$prog" $srcs >"$lw/lutbf.log" 2>&1 ||
-		fail "build lutbf" "$lw/lutbf.log"
+		-I"$top" -o "$prog.$$" $srcs >"$lw/lutbf.log.$$" 2>&1 ||
+		fail "build lutbf" "$lw/lutbf.log.$$"
+	# renamed into place: make check -j runs the fs and rails modes at once
+	mv -f "$prog.$$" "$prog" && rm -f "$lw/lutbf.log.$$"
 fi
 
 # --- lnetd --engine=lustre, its lnetctl and a private bus, for every guest ----
@@ -168,7 +177,9 @@ host_module() {
 	done
 }
 
-root=$lw/root
+# one tree and image per mode (make check -j runs fs and rails at once)
+root=$lw/root-$mode
+initrd=$lw/initramfs-$mode.cpio.gz
 t0=$(date +%s.%N)
 rm -rf "$root"
 plugindir=$(cat "$full/PLUGINDIR" 2>/dev/null || echo /usr/lib/lustre)
@@ -198,9 +209,9 @@ cp -a "$base" "$root" &&
 	install -m 755 "$here/init" "$root/init" &&
 	install -m 644 "$here/fixture.sh" "$here/guest-tbf.sh" "$here/guest-lnetd.sh" \
 		"$here/bench-t3.sh" "$here/rails.sh" "$root/lib/lustre-fs/" &&
-	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$lw/initramfs.cpio.gz" ||
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$initrd" ||
 	fail "build the initramfs in $root"
-echo "# initramfs: $(du -m "$lw/initramfs.cpio.gz" | cut -f1) MiB, built in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+echo "# initramfs: $(du -m "$initrd" | cut -f1) MiB, built in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 
 # --- the guests -------------------------------------------------------------
 accel="-accel tcg"
@@ -215,7 +226,7 @@ guest() {
 	[ -n "${cpts:-}" ] && _append="$_append LUSTRE_FS_CPTS=$cpts"
 	# shellcheck disable=SC2086
 	timeout "$_secs" "$qemu" $accel -smp 2 -m 1024 -nodefaults -no-user-config -display none \
-		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$lw/initramfs.cpio.gz" \
+		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$initrd" \
 		-append "$_append" "$@" </dev/null >"$_log" 2>&1 &
 	guest_pid=$!
 	[ "${GUEST_BG:-0}" = 1 ] && return 0
