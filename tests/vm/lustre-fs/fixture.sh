@@ -101,7 +101,7 @@ udsp_rail1() {
 # LUSTRE_FS_CPTS partitions), lnetd started, `lnetctl lnet configure` and
 # one `lnetctl net add` per interface of the LNet net "tcp" (e.g. "d0" or
 # "eth0 eth1"), then lnetd says it applied them and upstream's lnetctl lists
-# them.
+# them.  LNET_TIMEOUT, if set: the transaction timeout (below).
 # ------------------------------------------------------------------------------
 configure_lnet() {
 	if [ -n "${LUSTRE_FS_CPTS:-}" ]; then
@@ -116,8 +116,13 @@ configure_lnet() {
 		return 1
 	}
 	lnetctl lnet configure --timeout 120 || return 1
+	# LNET_TIMEOUT: LNet's transaction_timeout, which the NIs' LND timeout
+	# then follows (a third of it with the default two resends)
+	if [ -n "${LNET_TIMEOUT:-}" ]; then
+		lnetctl set transaction_timeout "$LNET_TIMEOUT" || return 1
+	fi
 	for _if in "$@"; do
-		lnetctl net add --net tcp --if "$_if" || return 1
+		lnetctl net add --net tcp --if "$_if" ${LNET_TIMEOUT:+--lnd-timeout 0} || return 1
 	done
 	wait_for 120 lnetd_applied || return 1
 	upstream-lnetctl net show >/tmp/ulnet.out 2>&1

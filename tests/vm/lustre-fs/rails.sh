@@ -71,6 +71,13 @@ eventually() {
 }
 
 tap "two rails up: eth0 10.2.0.$me, eth1 10.3.0.$me" rails_up
+# A write's bulk in flight on the rail that goes down is resent on the
+# other once the LND gives up on its connection; Lustre's server evicts the
+# client when its bulk times out first (the dd then fails with EIO, seen
+# with the LND's default 50 s).  As Multi-Rail's guidance has it, LNet's
+# transaction timeout (the LND's timeout a third of it) is set well below
+# Lustre's, through lnetd.
+LNET_TIMEOUT=30
 tap "LNet configured with an NI on each rail (configure_lnet)" \
 	timed configure-lnet configure_lnet eth0 eth1
 c_two() { [ "$(upstream-lnetctl net show | grep -c 'nid: 10\.[23]\.0\.')" = 2 ]; }
@@ -105,6 +112,8 @@ if [ "$role" = server ]; then
 		echo "# the client did not say done within 600 s"
 	fi
 	sed 's/^/# control: /' /tmp/ctl.log 2>/dev/null
+	upstream-lnetctl net show -v 2 2>/dev/null | grep -E 'nid:|status:|health value|fatal' | tr -s ' ' | paste -sd ' ' | sed 's/^/# server: /'
+	grep -E 'eth1|10\.3\.0|pending|NI ' "$LNETD_LOG" | tail -n 8 | sed 's/^/# server lnetd: /'
 	kill "$ctl" 2>/dev/null
 	c_ctl() { [ "$(cat /tmp/ctl.log 2>/dev/null | tr '\n' ' ')" = "rule down done " ]; }
 	tap "the client asked for the rule, the link down and said done" c_ctl
@@ -112,6 +121,13 @@ if [ "$role" = server ]; then
 fi
 
 # --- the client -----------------------------------------------------------
+# lnet_state: what lnet.ko says of its NIs and the server's peer NIs
+# (status, health), and what lnetd logged of the rails.
+lnet_state() {
+	upstream-lnetctl net show -v 2 2>/dev/null | grep -E 'nid:|status:|health value|fatal' | tr -s ' ' | paste -sd ' '
+	upstream-lnetctl peer show -v 2 2>/dev/null | grep -E 'nid:|state:|health value' | tr -s ' ' | paste -sd ' '
+	grep -E 'eth1|10\.3\.0|pending|NI ' "$LNETD_LOG" | tail -n 8
+}
 # ask WORD: the server does WORD and answers "ok".
 ask() {
 	_a=$(echo "$1" | nc -w 30 10.2.0.1 7000)
@@ -170,6 +186,8 @@ c_flowing() { [ $(($(tx_bytes eth1) - b0)) -ge $((4 * 1048576)) ]; }
 tap "the dd under way: 4 MiB of it on rail 1" wait_for 120 c_flowing
 c_down() { kill -0 "$ddpid" && ip link set eth1 down && ask down; }
 tap "rail 1's link goes down on both nodes while the dd runs" c_down
+sleep 2
+lnet_state | sed 's/^/# down: /'
 b1=$(tx_bytes eth1) a1=$(tx_bytes eth0)
 t0=$(now_ms)
 dd if=/tmp/ref bs=1M skip=8 2>/dev/null >&3
@@ -182,6 +200,7 @@ c_same() {
 		[ "$(md5sum </mnt/lustre/failover)" = "$(md5sum </tmp/ref)" ]
 }
 tap "nothing lost: the 24 MiB read back identical" c_same
+lnet_state | sed 's/^/# after: /'
 rm -f /tmp/ref
 tap "the client unmounts" umount /mnt/lustre
 tap "the server heard the client out" ask done
