@@ -97,8 +97,29 @@ slower_than_rule() {
 }
 
 # --- the client writes to OST0001 (OST0000 went in guest-tbf.sh) ----------
-prepare() { lfs setstripe -c 1 -i 1 $F && dd if=/dev/zero of=$F bs=4k count=64 2>/dev/null && sync; }
-tap "a file on OST0001 for the client's writes" wait_for 120 prepare
+# OST0000 is set inactive on the client and the MDT, so that nothing waits
+# for it (a sync of every file did, for minutes, under load); the file is
+# made and synced alone, in the background, waited for at most 300 s.
+lctl set_param osc.lustre-OST0000-osc-[!M]*.active=0 osp.lustre-OST0000-osc-MDT0000.active=0 >/dev/null 2>&1
+prepare() {
+	until lfs setstripe -c 1 -i 1 $F 2>/dev/null; do sleep 0.5; done
+	dd if=/dev/zero of=$F bs=4k count=64 conv=fsync 2>/dev/null
+}
+c_prepare() {
+	prepare &
+	_p=$!
+	_end=$(($(now_ms) + 300000))
+	while kill -0 $_p 2>/dev/null; do
+		[ "$(now_ms)" -lt "$_end" ] || {
+			kill -9 $_p
+			echo "not made within 300 s"
+			return 1
+		}
+		sleep 0.2
+	done
+	wait $_p
+}
+tap "a file on OST0001 for the client's writes" c_prepare
 
 writes 20 && echo "# no rule (fifo): 20 writes, $rpcs ost_write RPCs, in $(awk -v c="$took" 'BEGIN { printf "%.2f", c / 100 }') s"
 
