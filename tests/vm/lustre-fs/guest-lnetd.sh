@@ -124,6 +124,9 @@ tap "a file on OST0001 for the client's writes" c_prepare
 writes 20 && echo "# no rule (fifo): 20 writes, $rpcs ost_write RPCs, in $(awk -v c="$took" 'BEGIN { printf "%.2f", c / 100 }') s"
 
 # --- a nid rule, through lnetctl --------------------------------------------
+# lnetd writes a nid rule's rate undivided (a remote client's requests reach
+# one CPT); this client is on the server's node, over 0@lo, whose requests
+# reach every CPT: the bound counts all of them.
 CLI='start cli nid={0@lo} rate=4'
 tap "lnetctl tbf rule --service ost_io '$CLI' (lnetd stores it)" lnetctl tbf rule --service ost_io "$CLI"
 c_show() { lnetctl tbf show --service ost_io | grep -q 'start cli nid={0@lo} rate=4'; }
