@@ -14,11 +14,14 @@
 # ost_write's bulk is pulled by the server (a GET), so where it goes is the
 # server's choice as much as the client's, and the UDSP rules go on both
 # nodes.  The client asks the server over rail 0, by a line to its control
-# port (busybox nc: "rule", "down", "done"), answered "ok".
+# port (busybox nc: "rule", "tbf", "untbf", "down", "done"), answered "ok".
 #  1. no rule: both rails carry the dd's bytes (each at least 5 %);
 #  2. on both nodes `lnetctl udsp add` prefers rail 1's NIs (local NIs and
 #     peer NIs, priority 0): at least 95 % of the dd's bytes on rail 1;
-#  3. that rail's link goes down (ip link set eth1 down on both nodes)
+#  3. a nid rule of 2/s on the server's ost_io (its lnetd, lnetctl tbf)
+#     holds the client's direct writes to it: undivided, in the one CPT of
+#     the server's two that the client's requests reach;
+#  4. that rail's link goes down (ip link set eth1 down on both nodes)
 #     while a dd is under way (it reads a FIFO that is half fed: it cannot
 #     have ended), then the rest is fed: the dd completes and the file reads
 #     back identical (after the client's cached pages are dropped).
@@ -93,6 +96,11 @@ if [ "$role" = server ]; then
 		echo "$cmd" >>/tmp/ctl.log
 		case $cmd in
 		rule) udsp_rail1 >/tmp/ctl.out 2>&1 ;;
+		tbf) lnetctl tbf rule --service ost_io 'start cli nid={10.2.0.2@tcp 10.3.0.2@tcp} rate=2' >/tmp/ctl.out 2>&1 &&
+			wait_for 60 lnetd_applied >>/tmp/ctl.out 2>&1 &&
+			lctl get_param -n ost.OSS.ost_io.nrs_tbf_rule >/tmp/tbf-rules 2>&1 &&
+			grep -q '^cli nid={10.2.0.2@tcp 10.3.0.2@tcp} 2, ref' /tmp/tbf-rules ;;
+		untbf) lnetctl tbf del --service ost_io >/tmp/ctl.out 2>&1 ;;
 		down) ip link set eth1 down >/tmp/ctl.out 2>&1 ;;
 		done) touch /tmp/client-done ;;
 		*) false ;;
@@ -112,11 +120,12 @@ if [ "$role" = server ]; then
 		echo "# the client did not say done within 600 s"
 	fi
 	sed 's/^/# control: /' /tmp/ctl.log 2>/dev/null
+	awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^CPT / { n++ } END { printf "# server: ost_io ran the client'"'"'s rule in %d CPTs\n", n }' /tmp/tbf-rules 2>/dev/null
 	upstream-lnetctl net show -v 2 2>/dev/null | grep -E 'nid:|status:|health value|fatal' | tr -s ' ' | paste -sd ' ' | sed 's/^/# server: /'
 	grep -E 'eth1|10\.3\.0|pending|NI ' "$LNETD_LOG" | tail -n 8 | sed 's/^/# server lnetd: /'
 	kill "$ctl" 2>/dev/null
-	c_ctl() { [ "$(cat /tmp/ctl.log 2>/dev/null | tr '\n' ' ')" = "rule down done " ]; }
-	tap "the client asked for the rule, the link down and said done" c_ctl
+	c_ctl() { [ "$(cat /tmp/ctl.log 2>/dev/null | tr '\n' ' ')" = "rule tbf untbf down done " ]; }
+	tap "the client asked for the rule, the TBF rule and its end, the link down, and said done" c_ctl
 	exit $fails
 fi
 
@@ -171,6 +180,27 @@ c_one() {
 		awk -v a="$sent0" -v b="$sent1" 'BEGIN { exit !(a + b >= 16384 && b >= 0.95 * (a + b)) }'
 }
 tap "with the rules: at least 95 % of a 16 MiB dd's bytes on rail 1" c_one
+
+# A TBF rule on the server's ost_io for this client, by the server's lnetd:
+# a nid rule's rate is written undivided, since a remote client's requests
+# reach one CPT of the server's (two: run.sh rails).  20 direct writes then
+# take at least what one CPT's bucket lets through, (20 - 3) / 2 s: a bound
+# no load can break, which requests reaching both CPTs would (twice the rate).
+cs() { awk '{ printf "%d", $1 * 100 }' /proc/uptime; }
+c_tbf() {
+	lfs setstripe -c 1 -i 0 /mnt/lustre/tbf 2>/dev/null
+	dd if=/dev/zero of=/mnt/lustre/tbf bs=4k count=4 oflag=direct 2>/dev/null || return 1
+	_t0=$(cs)
+	dd if=/dev/zero of=/mnt/lustre/tbf bs=4k count=20 oflag=direct conv=notrunc 2>/dev/null || return 1
+	_c=$(($(cs) - _t0))
+	awk -v c="$_c" 'BEGIN {
+		printf "# 20 direct writes under the server'"'"'s nid rule of 2/s: %.2f s (one CPT: 8.5 s at least), %.1f RPC/s\n", c / 100, (c > 0 ? 2000 / c : 0)
+		exit !(c >= 850)
+	}'
+}
+tap "the server's lnetd holds a nid rule of 2/s for this client on ost_io" ask tbf
+tap "the client's writes are held to 2/s in all: the rule's rate, undivided, in one CPT" c_tbf
+tap "the server's lnetd deletes the rule" ask untbf
 
 # rail 1 down mid-dd: the dd reads a FIFO fed 8 MiB, then (rail 1 carrying
 # them) the link goes down on both nodes, then the other 16 MiB are fed.

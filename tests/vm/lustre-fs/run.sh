@@ -35,8 +35,8 @@
 #              (same names), this script's own files go to lustre-fs/.
 #   kernel     $LNETD_VM_KVER, else the one the Lustre build is for.
 #   CPTs       $LUSTRE_FS_CPTS: libcfs's cpu_npartitions in the guest (fs
-#              defaults to 2, so that rates are divided for real; bench and
-#              rails to the kernel's choice, 1 on two vCPUs).
+#              and rails default to 2, so that rates are divided for real,
+#              bench to the kernel's choice, 1 on two vCPUs).
 set -u
 LC_ALL=C
 export LC_ALL
@@ -279,7 +279,7 @@ fs | bench)
 	tap "$lw/$mode.log"
 	;;
 rails)
-	cpts=${LUSTRE_FS_CPTS:-}
+	cpts=${LUSTRE_FS_CPTS:-2}
 	# two ports on 127.0.0.1 that nothing listens on now
 	base_port=$((20000 + ($$ % 20000)))
 	while ss -ltn 2>/dev/null | grep -q -E ":($base_port|$((base_port + 1))) "; do
@@ -298,7 +298,7 @@ rails)
 		-netdev socket,id=r1,connect=127.0.0.1:$((base_port + 1)) -device virtio-net-pci,netdev=r1,mac=52:54:00:4c:01:02"
 	# shellcheck disable=SC2086
 	guest "$lw/rails-client.log" 900 rails-client $rails
-	echo "# client qemu exit status $?, wall $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+	echo "# client qemu exit status $?, wall $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s (cpu_npartitions ${cpts:-default})"
 	# the server powers off once the client is gone; a server that did not
 	# is stopped here
 	for _ in $(seq 300); do
