@@ -29,11 +29,79 @@ timed() {
 }
 
 # ------------------------------------------------------------------------------
-# configure_lnet NID_IFACES...: THE HOOK.  LNet is configured here and only
-# here.  Today upstream's lnetctl does it; lnetd's lustre engine will take
-# this function over (start lnetd with the lustre engine, `lnetctl net add`
-# through it, wait until lnetd reports the NIs applied).  Arguments: the
-# interfaces of the one LNet net "tcp", e.g. "d0" or "eth0 eth1".
+# lnetd --engine=lustre owns the guest's LNet and the TBF policies of its
+# Lustre services, as on an admin's node: a private system bus, lnetd's
+# store in /var/lib/lnetd, every change through lnetd's lnetctl (D-Bus);
+# upstream's lnetctl is upstream-lnetctl and only reads back.
+# ------------------------------------------------------------------------------
+DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/lnetd-fs-bus
+export DBUS_SYSTEM_BUS_ADDRESS
+LNETD_LOG=/tmp/lnetd.log
+
+# wait_for SECONDS COMMAND...: COMMAND succeeds within SECONDS (polled every
+# 0.2 s); the verdict is whether it came, never how soon.
+wait_for() {
+	_wend=$(($(now_ms) + $1 * 1000))
+	shift
+	until "$@" >/tmp/wait.out 2>&1; do
+		[ "$(now_ms)" -lt "$_wend" ] || {
+			cat /tmp/wait.out
+			return 1
+		}
+		sleep 0.2
+	done
+}
+
+# lnetd_start: the bus (once) and lnetd --engine=lustre, answering.
+lnetd_start() {
+	if [ ! -S /run/lnetd-fs-bus ]; then
+		mkdir -p /run /var/lib/lnetd
+		dbus-daemon --config-file=/etc/lnetd-fs/bus.conf --address="$DBUS_SYSTEM_BUS_ADDRESS" \
+			--nofork >/tmp/bus.log 2>&1 &
+		wait_for 30 test -S /run/lnetd-fs-bus || return 1
+	fi
+	lnetd --engine=lustre --state-dir=/var/lib/lnetd >>"$LNETD_LOG" 2>&1 &
+	LNETD_PID=$!
+	echo "$LNETD_PID" >/run/lnetd.pid
+	wait_for 60 lnetctl status
+}
+
+# lnetd_stop: lnetd gone (SIGTERM), what it configured left in place.
+lnetd_stop() {
+	_pid=$(cat /run/lnetd.pid 2>/dev/null)
+	[ -n "$_pid" ] || return 1
+	kill "$_pid" && while kill -0 "$_pid" 2>/dev/null; do sleep 0.1; done
+	rm -f /run/lnetd.pid
+}
+
+# lnetd_applied: lnetd's Status lists nothing pending.
+lnetd_applied() {
+	lnetctl status >/tmp/status.out 2>&1 && grep -q 'pending: \[\]' /tmp/status.out || {
+		cat /tmp/status.out
+		return 1
+	}
+}
+
+# udsp_rail1: (rails.sh, both nodes) this node's lnetd prefers rail 1, its local NIs and the
+# peers' (lnetd applies the rules to lnet.ko; upstream's lnetctl lists them).
+udsp_rail1() {
+	lnetctl udsp add --src '10.3.0.[1-2]@tcp' --priority 0 &&
+		lnetctl udsp add --dst '10.3.0.[1-2]@tcp' --priority 0 &&
+		wait_for 60 lnetd_applied &&
+		upstream-lnetctl udsp show >/tmp/udsp.out 2>&1 &&
+		[ "$(grep -c '10\.3\.0\.\[1-2\]@tcp' /tmp/udsp.out)" -ge 2 ] || {
+		cat /tmp/udsp.out
+		return 1
+	}
+}
+
+# ------------------------------------------------------------------------------
+# configure_lnet NID_IFACES...: LNet is configured here and only here, by
+# lnetd's lustre engine as an admin would have it: lnet.ko loaded (with
+# LUSTRE_FS_CPTS partitions), lnetd started, `lnetctl lnet configure` and
+# one `lnetctl net add` per interface of the LNet net "tcp" (e.g. "d0" or
+# "eth0 eth1"), then lnetd says it applied them and upstream's lnetctl lists
+# them.  LNET_TIMEOUT, if set: the transaction timeout (below).
 # ------------------------------------------------------------------------------
 configure_lnet() {
 	if [ -n "${LUSTRE_FS_CPTS:-}" ]; then
@@ -43,11 +111,29 @@ configure_lnet() {
 			modprobe lnet cpu_npartitions="$LUSTRE_FS_CPTS" || return 1
 	fi
 	modprobe lnet || return 1
-	lnetctl lnet configure || return 1
+	lnetd_start || {
+		tail -n 20 "$LNETD_LOG"
+		return 1
+	}
+	lnetctl lnet configure --timeout 120 || return 1
+	# LNET_TIMEOUT: LNet's transaction_timeout, which the NIs' LND timeout
+	# then follows (a third of it with the default two resends)
+	if [ -n "${LNET_TIMEOUT:-}" ]; then
+		lnetctl set transaction_timeout "$LNET_TIMEOUT" || return 1
+	fi
 	for _if in "$@"; do
-		lnetctl net add --net tcp --if "$_if" 2>&1 | grep -v 'ksocklnd-config: not found'
+		lnetctl net add --net tcp --if "$_if" ${LNET_TIMEOUT:+--lnd-timeout 0} || return 1
 	done
-	lnetctl net show | grep -q 'net type: tcp'
+	wait_for 120 lnetd_applied || return 1
+	upstream-lnetctl net show >/tmp/ulnet.out 2>&1
+	for _if in "$@"; do
+		_ip=$(ip -4 -o addr show dev "$_if" | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+		grep -q "nid: $_ip@tcp" /tmp/ulnet.out || {
+			echo "# upstream's lnetctl does not list $_ip@tcp:"
+			sed 's/^/#   /' /tmp/ulnet.out
+			return 1
+		}
+	done
 }
 
 # load_lustre: every module the servers and the client need (lnet before).

@@ -2,19 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/vm/lustre-fs/run.sh [fs|bench|rails] [WORKDIR] - a whole upstream
 # Lustre file system in qemu (TCG): servers on the in-memory OSD
-# osd-wbcfs, a client, and lnetd's TBF layer for Lustre's services
-# (lnetd/backend/lustre/lu-tbf.h) driving upstream's NRS TBF.
+# osd-wbcfs, a client, and every guest's LNet configured by lnetd
+# --engine=lustre (fixture.sh's configure_lnet: lnetctl lnet configure,
+# lnetctl net add, over a private bus; upstream's lnetctl is in the guest
+# as upstream-lnetctl, to read back).
 #
-#   fs     one guest of 1 GiB: LNet (configure_lnet, the hook lnetd's lustre
-#          engine will fill), MGS+MDT and an OST, a client over 0@lo, I/O
-#          round trips, then guest-tbf.sh: rules applied to ost_io through
-#          the library, read back, drift found.  TAP.
+#   fs     one guest of 1 GiB: MGS+MDT and an OST, a client over 0@lo, I/O
+#          round trips, then guest-tbf.sh (lnetd's TBF layer, lu-tbf.h,
+#          driving ost_io through the lutbf tool: rules, drift, refusals,
+#          remount) and guest-lnetd.sh (the same as an admin does it:
+#          lnetctl tbf through lnetd, asserted in Lustre's nrs_tbf_rule and
+#          by the client's writes).  TAP.  make check (lu-tbf.am).
 #   bench  the same guest, then bench-t3.sh: the T3 figures (achieved /
 #          configured rates of ost_write under rules applied through the
 #          library).  Figures, with TAP lines only for what is guaranteed.
+#          make bench.
 #   rails  two guests joined by two rails (-netdev socket on 127.0.0.1):
-#          servers on one, a client on the other, a dd over both rails and
-#          each rail's byte counters.  TAP.
+#          servers on one, a client on the other (rails.sh): the dd's bytes
+#          on both rails without a UDSP rule, >= 95 % on the rail that
+#          lnetd's rules prefer, and that rail's link taken down mid-dd
+#          losing nothing.  TAP.  make check (run-rails.sh).
 #
 # Where things are:
 #   Lustre     $LNETD_LUSTRE_FULL: a whole Lustre built by
@@ -28,8 +35,8 @@
 #              (same names), this script's own files go to lustre-fs/.
 #   kernel     $LNETD_VM_KVER, else the one the Lustre build is for.
 #   CPTs       $LUSTRE_FS_CPTS: libcfs's cpu_npartitions in the guest (fs
-#              defaults to 2, so that rates are divided for real; bench and
-#              rails to the kernel's choice, 1 on two vCPUs).
+#              and rails default to 2, so that rates are divided for real,
+#              bench to the kernel's choice, 1 on two vCPUs).
 set -u
 LC_ALL=C
 export LC_ALL
@@ -146,9 +153,21 @@ if [ "$stale" = yes ]; then
 	# shellcheck disable=SC2086
 	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		-Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror -D_GNU_SOURCE \
-		-I"$top" -o "$prog" $srcs >"$lw/lutbf.log" 2>&1 ||
-		fail "build lutbf" "$lw/lutbf.log"
+		-I"$top" -o "$prog.$$" $srcs >"$lw/lutbf.log.$$" 2>&1 ||
+		fail "build lutbf" "$lw/lutbf.log.$$"
+	# renamed into place: make check -j runs the fs and rails modes at once
+	mv -f "$prog.$$" "$prog" && rm -f "$lw/lutbf.log.$$"
 fi
+
+# --- lnetd --engine=lustre, its lnetctl and a private bus, for every guest ----
+# from the build (LNETD_BUILDDIR, else the current directory: make check runs
+# from the top build dir).  Upstream's lnetctl goes in as upstream-lnetctl:
+# it reads back what lnetd configured, and configures nothing.
+build=${LNETD_BUILDDIR:-$(pwd)}
+[ -x "$build/lnetd/lnetd" ] && [ -x "$build/lnetctl/lnetctl" ] ||
+	skip "lnetd is not built in $build (run from the build dir, or set LNETD_BUILDDIR)"
+dbus_daemon=$(command -v dbus-daemon) && [ -r /usr/share/dbus-1/session.conf ] ||
+	skip "dbus-daemon not found (apt-get install dbus-daemon)"
 
 # --- the initramfs: one for every mode --------------------------------------
 # host_module NAME ROOT: a module of the guest's kernel and what it needs.
@@ -158,7 +177,9 @@ host_module() {
 	done
 }
 
-root=$lw/root
+# one tree and image per mode (make check -j runs fs and rails at once)
+root=$lw/root-$mode
+initrd=$lw/initramfs-$mode.cpio.gz
 t0=$(date +%s.%N)
 rm -rf "$root"
 plugindir=$(cat "$full/PLUGINDIR" 2>/dev/null || echo /usr/lib/lustre)
@@ -169,19 +190,28 @@ cp -a "$base" "$root" &&
 	for m in $(cat "$full/host-modules") dummy virtio_net virtio_pci; do
 		host_module "$m" "$root" || exit 1
 	done &&
-	for b in lctl lfs lnetctl mount.lustre; do
+	for b in lctl lfs mount.lustre; do
 		copy_with_libs "$full/bin/$b" "$root" || exit 1
 	done &&
+	copy_with_libs "$full/bin/lnetctl" "$root" /bin/upstream-lnetctl &&
+	copy_with_libs "$build/lnetd/lnetd" "$root" && copy_with_libs "$build/lnetctl/lnetctl" "$root" &&
+	copy_with_libs "$dbus_daemon" "$root" &&
+	mkdir -p "$root/etc/lnetd-fs" "$root/var/lib/dbus" &&
+	sed 's|<policy context="default">|&<allow user="*"/>|' \
+		/usr/share/dbus-1/session.conf >"$root/etc/lnetd-fs/bus.conf" &&
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd" &&
+	echo 'root:x:0:' >"$root/etc/group" &&
+	echo 0123456789abcdef0123456789abcdef >"$root/etc/machine-id" &&
 	cp -a "$full"/lib/*.so* "$root/usr/lib/x86_64-linux-gnu/" &&
 	install -m 755 "$full"/plugin/*.so "$root$plugindir/" &&
 	"$busybox" depmod -b "$root" "$kver" &&
 	copy_with_libs "$prog" "$root" &&
 	install -m 755 "$here/init" "$root/init" &&
-	install -m 644 "$here/fixture.sh" "$here/guest-tbf.sh" "$here/bench-t3.sh" \
-		"$here/rails.sh" "$root/lib/lustre-fs/" &&
-	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$lw/initramfs.cpio.gz" ||
+	install -m 644 "$here/fixture.sh" "$here/guest-tbf.sh" "$here/guest-lnetd.sh" \
+		"$here/bench-t3.sh" "$here/rails.sh" "$root/lib/lustre-fs/" &&
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$initrd" ||
 	fail "build the initramfs in $root"
-echo "# initramfs: $(du -m "$lw/initramfs.cpio.gz" | cut -f1) MiB, built in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+echo "# initramfs: $(du -m "$initrd" | cut -f1) MiB, built in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 
 # --- the guests -------------------------------------------------------------
 accel="-accel tcg"
@@ -196,7 +226,7 @@ guest() {
 	[ -n "${cpts:-}" ] && _append="$_append LUSTRE_FS_CPTS=$cpts"
 	# shellcheck disable=SC2086
 	timeout "$_secs" "$qemu" $accel -smp 2 -m 1024 -nodefaults -no-user-config -display none \
-		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$lw/initramfs.cpio.gz" \
+		-serial stdio -no-reboot -kernel "$vmlinux" -initrd "$initrd" \
 		-append "$_append" "$@" </dev/null >"$_log" 2>&1 &
 	guest_pid=$!
 	[ "${GUEST_BG:-0}" = 1 ] && return 0
@@ -249,7 +279,7 @@ fs | bench)
 	tap "$lw/$mode.log"
 	;;
 rails)
-	cpts=${LUSTRE_FS_CPTS:-}
+	cpts=${LUSTRE_FS_CPTS:-2}
 	# two ports on 127.0.0.1 that nothing listens on now
 	base_port=$((20000 + ($$ % 20000)))
 	while ss -ltn 2>/dev/null | grep -q -E ":($base_port|$((base_port + 1))) "; do
@@ -268,7 +298,7 @@ rails)
 		-netdev socket,id=r1,connect=127.0.0.1:$((base_port + 1)) -device virtio-net-pci,netdev=r1,mac=52:54:00:4c:01:02"
 	# shellcheck disable=SC2086
 	guest "$lw/rails-client.log" 900 rails-client $rails
-	echo "# client qemu exit status $?, wall $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+	echo "# client qemu exit status $?, wall $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s (cpu_npartitions ${cpts:-default})"
 	# the server powers off once the client is gone; a server that did not
 	# is stopped here
 	for _ in $(seq 300); do
