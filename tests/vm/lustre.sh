@@ -133,7 +133,7 @@ for v in $versions; do
 		fail_all "the initramfs of $v in $root" "$work/lustre-root-$v.log"
 done
 
-append='console=ttyS0 quiet panic=-1'
+append='console=ttyS0 quiet panic=-1 no_timer_check'
 [ -n "${LNETD_VM_LUSTRE_CASES:-}" ] && append="$append LNETD_VM_LUSTRE_CASES=${LNETD_VM_LUSTRE_CASES//[^a-z0-9]/}"
 [ -n "${LNETD_VM_K1_PEERS:-}" ] && append="$append LNETD_VM_K1_PEERS=${LNETD_VM_K1_PEERS//[^0-9,]/}"
 [ -n "${LNETD_VM_LUSTRE_PEERS:-}" ] && append="$append LNETD_VM_LUSTRE_PEERS=${LNETD_VM_LUSTRE_PEERS//[^0-9]/}"

@@ -222,7 +222,7 @@ accel="-accel tcg"
 guest() {
 	_log=$1 _secs=$2 _mode=$3
 	shift 3
-	_append="console=ttyS0 quiet panic=-1 LUSTRE_FS_MODE=$_mode"
+	_append="console=ttyS0 quiet panic=-1 no_timer_check LUSTRE_FS_MODE=$_mode"
 	[ -n "${cpts:-}" ] && _append="$_append LUSTRE_FS_CPTS=$cpts"
 	# shellcheck disable=SC2086
 	timeout "$_secs" "$qemu" $accel -smp 2 -m 1024 -nodefaults -no-user-config -display none \
