@@ -78,7 +78,7 @@ if [ -z "${BUS_CONF:-}" ]; then
 	}
 fi
 wait_for() {
-	_end=$(($(date +%s) + 30))
+	_end=$(($(date +%s) + 120))
 	until "$@" >/dev/null 2>&1; do
 		[ "$(date +%s)" -lt $_end ] || return 1
 		sleep 0.1
