@@ -185,6 +185,73 @@ check "stats show: lnet.ko's counters" has "send_count" $L stats show
 check "what lnet.ko cannot do: NotSupported with a sentence" has "lustre engine cannot" \
 	$L fault drop show
 
+# --- 5b. lnet.ko's own running state in net show -v and peer show -v -----------------
+# FILE NID KEY: KEY's value in the block of NID in a show -v (the first after "nid: NID")
+val() {
+	awk -v nid="nid: $2" -v key="$3:" '
+	!f && (i = index($0, nid)) && substr($0, i + length(nid)) ~ /^[ "]*$/ { f = 1; next }
+	f && (i = index($0, key)) { v = substr($0, i + length(key)); gsub(/[ "]/, "", v); print v; exit }
+	' "$1"
+}
+# FILE NID KEY WANT: val is WANT (not empty)
+is() {
+	[ -n "$4" ] && [ "$(val "$1" "$2" "$3")" = "$4" ] && return 0
+	echo "want $3: $4 for $2 in:" && cat "$1" && return 1
+}
+# A B C: numbers, A <= B <= C (B read between A and C, of a value that only grows)
+between() {
+	case "$1$2$3" in *[!0-9]* | "") return 1 ;; esac
+	[ "$1" -le "$2" ] && [ "$2" -le "$3" ]
+}
+# upstream's show -v (level 3: health stats on every version), ours, upstream's again
+three() {
+	$UL "$1" show -v 3 $2 >"$T/u1" 2>&1
+	$L "$1" show -v $2 >"$T/o" 2>&1
+	$UL "$1" show -v 3 $2 >"$T/u2" 2>&1
+}
+t5b=$(uptime_s)
+ni=10.1.0.1@tcp pni=10.1.0.101@tcp
+check "upstream lnetctl sets lnet.ko's health of a peer NI to 0" \
+	$UL peer set --nid $pni --health 0
+three peer "--nid $pni"
+check "peer show -v: that peer NI's health value is lnet.ko's (0)" is "$T/o" $pni "health value" 0
+check "... as upstream's lnetctl reads it" is "$T/u2" $pni "health value" 0
+check "peer show -v: its state is lnet.ko's" \
+	is "$T/o" $pni state "$(val "$T/u2" $pni state)"
+a=$(val "$T/u1" $pni send_count) o=$(val "$T/o" $pni send_count) c=$(val "$T/u2" $pni send_count)
+echo "# $version: peer NI send_count upstream $a, lnetd $o, upstream $c"
+check "peer show -v: its send_count is lnet.ko's (between upstream's two reads)" \
+	between "$a" "$o" "$c"
+# lnet.ko's recovery pings of its own NI raise its health by health_sensitivity
+# each: at 0 (lnet.ko then takes retry_count to 0 too) a health set stays as set
+gl() { $L global show | sed -n "s/^ *$1: *//p"; }
+retry=$(gl retry_count) sens=$(gl health_sensitivity)
+check "lnetd sets retry_count and health_sensitivity 0" \
+	sh -c "$L set retry_count 0 && $L set health_sensitivity 0"
+check "... upstream reads health_sensitivity 0" has "health_sensitivity: 0" $UL global show
+check "upstream lnetctl sets lnet.ko's health of lnetd's NI to 0" $UL net set --nid $ni --health 0
+three net "--net tcp"
+check "net show -v: the NI's health value is lnet.ko's (0)" is "$T/o" $ni "health value" 0
+check "... as upstream's lnetctl reads it" is "$T/u2" $ni "health value" 0
+a=$(val "$T/u1" $ni send_count) o=$(val "$T/o" $ni send_count) c=$(val "$T/u2" $ni send_count)
+echo "# $version: NI send_count upstream $a, lnetd $o, upstream $c"
+check "net show -v: the NI's send_count is lnet.ko's (between upstream's two reads)" \
+	between "$a" "$o" "$c"
+a=$(val "$T/u1" $ni interrupts) o=$(val "$T/o" $ni interrupts) c=$(val "$T/u2" $ni interrupts)
+check "net show -v: its health counters are lnet.ko's (interrupts, between)" \
+	between "$a" "$o" "$c"
+check "lnetd's net set --health acts on lnet.ko" $L net set --nid $ni --health 700
+$UL net show -v 3 --net tcp >"$T/u1" 2>&1
+check "... upstream's net show -v reads it back" is "$T/u1" $ni "health value" 700
+check "lnetd's health_sensitivity and retry_count back" \
+	sh -c "$L set health_sensitivity $sens && $L set retry_count $retry"
+check "lnetd's peer set --health acts on lnet.ko" $L peer set --nid 10.1.0.100@tcp --health 0
+$UL peer show -v 3 --nid 10.1.0.100@tcp >"$T/u1" 2>&1
+check "... upstream's peer show -v reads it back" is "$T/u1" 10.1.0.100@tcp "health value" 0
+$L net set --nid $ni --health 1000 >/dev/null 2>&1
+for n in 10.1.0.100@tcp $pni; do $L peer set --nid $n --health 1000 >/dev/null 2>&1; done
+echo "# $version: the running-state cases took $(since "$t5b") s"
+
 # --- 6. 1,000+ peers ----------------------------------------------------------------
 awk -v n="$peers" 'BEGIN {
 	print "peer:"

@@ -130,6 +130,34 @@ int lu_ni_del(struct lu *lu, const struct lne_nid *nid, struct lne_err *err);
 /* Every NI but 0@lo (lnet.ko's own), into a malloc()ed array. */
 int lu_ni_list(struct lu *lu, struct lu_ni **nis, size_t *n, struct lne_err *err);
 
+/*
+ * What lnet.ko keeps of a local NI or peer NI while it runs (net show -v,
+ * peer show -v): its own status, health and counters, never the store's.
+ * Read over /dev/lnet on every version (GET_LOCAL_NI, GET_NI_MSG_STATS and
+ * GET_NI_HSTATS for an NI; GET_PEER_NI's bulk for a peer NI), as upstream's
+ * lnetctl does on 2.15 and as its fallback: nid4 only.
+ */
+struct lu_msg_counts {
+	u32 get, put, reply, ack;
+};
+struct lu_nid_state {
+	struct lne_nid nid;
+	bool up;		      /* an NI: its status is up */
+	u8 state;		      /* a peer NI: enum lne_pni_state, lnet.ko's aliveness */
+	s32 health;		      /* 0 to 1000 */
+	s32 fatal;		      /* an NI: its fatal error flag (the link's) */
+	u32 send, recv, drop;	      /* messages */
+	struct lu_msg_counts msgs[3]; /* sent, received, dropped by type */
+	/* an NI: interrupts, dropped, aborted, no route, timeouts, error;
+	 * a peer NI: dropped, timeout, error, network timeout (and 0, 0) */
+	u32 hs[6];
+	u32 ping_count;
+	u64 next_ping;			  /* lnet.ko's clock, seconds */
+	s32 rtr_credits, min_rtr_credits; /* a peer NI */
+};
+/* Every NI's (0@lo's too, first), into a malloc()ed array. */
+int lu_ni_states(struct lu *lu, struct lu_nid_state **out, size_t *n, struct lne_err *err);
+
 /* --- peers ------------------------------------------------------------- */
 struct lu_peer {
 	struct lne_nid primary;
@@ -140,6 +168,7 @@ struct lu_peer {
 	u32 state;	  /* lnet.ko's state bits, as it gives them */
 	size_t n;	  /* NIDs, the primary among them, in lnet.ko's order */
 	struct lne_nid *nids;
+	struct lu_nid_state *st; /* each NID's running state (over /dev/lnet), else NULL */
 };
 
 /*

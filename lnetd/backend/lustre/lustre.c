@@ -537,13 +537,16 @@ const struct backend_ops bk_lustre_ops = {
 	/* NRS TBF on Lustre's services: lustre-tbf.h (its sync follows lb_sync) */
 	.tbf_read = lustre_tbf_read,
 	.tbf_changed = NULL,
-	/* health and peer states: the mirror's until the library reads lnet.ko's */
+	/* NI and peer NI status, health and counters: lnet.ko's own (lustre-state.c) */
+	.health = lb_health,
 	.route_states = lb_route_states,
 	.set_health = lb_set_health,
 	.ping = lb_ping,
 	.discover = lb_discover,
 	.counters = lb_counters,
 	.counters_reset = lb_counters_reset,
+	.health_stats = lb_health_stats,
+	.rtr_credits = lb_rtr_credits,
 	/* lnet.ko has none of these for lnetd: NotSupported, "the lustre engine cannot ..." */
 	.selftest = NULL,
 	.test_service = NULL,
@@ -552,7 +555,5 @@ const struct backend_ops bk_lustre_ops = {
 	.fault_del = NULL,
 	.fault_reset = NULL,
 	.fault_list = NULL,
-	.health_stats = NULL,
-	.rtr_credits = NULL,
 	.recovery = NULL,
 };
