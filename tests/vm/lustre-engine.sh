@@ -283,6 +283,7 @@ grep -E "lnet.ko .*appeared" "$T/lnetd.log" | tail -n 1 | sed 's/^/# /'
 
 # --- 8. lnetd started after lnet.ko, with drift while it was away ---------------------
 lnetd_stop
+reads0=$(grep -c "drift poll's read took" "$T/lnetd.log")
 check "while lnetd is away, upstream deletes a peer" $UL peer del --prim_nid 10.20.1.1@tcp
 t0=$(uptime_s)
 check "lnetd starts beside a configured lnet.ko" lnetd_start
@@ -294,6 +295,23 @@ grep -E "at start" "$T/lnetd.log" | tail -n 1 | sed 's/^/# /'
 # drift: the start changed the one peer, never an NI (which would drop its peers)
 check "... changing only what drifted (1 change: the peer)" \
 	sh -c "grep 'at start' $T/lnetd.log | tail -n 1 | grep -q ', 1 changes made'"
+# the drift poll's read: lnet.ko's peer list whole, and only the peers whose entry
+# changed plus a rolling 1/16 of them looked into (the full read at start: every one)
+more_reads() { [ "$(grep -c "drift poll's read took" "$T/lnetd.log")" -gt "$reads0" ]; }
+check "lnetd logs what its drift poll's read took" wait_until more_reads
+pr=$(grep "drift poll's read took" "$T/lnetd.log" | tail -n 1 |
+	sed -n 's/.*(\([0-9]*\) peers listed, \([0-9]*\) looked into.*/\1 \2/p')
+check "the drift poll looks into fewer peers than lnet.ko's list has" \
+	sh -c 'set -- $1; [ "$1" -gt 1000 ] && [ "$2" -lt "$1" ]' - "$pr"
+grep -E "at start|drift poll's read took" "$T/lnetd.log" | tail -n 2 | sed "s/^/# $version: /"
+t0=$(uptime_s)
+check "upstream lnetctl deletes a NID of lnetd's last peer (its list entry stays)" \
+	$UL peer del --prim_nid "$last.1@tcp" --nid "$last.2@tcp"
+# found by the rolling re-read: within 16 polls of at least 3 s each
+w=$WAIT WAIT=$((WAIT * 4))
+check "... the NID is put back" wait_until has "$last.2@tcp" $UL peer show --nid "$last.1@tcp"
+WAIT=$w
+echo "# $version: a NID deleted from one of $((peers + 1)) peers was back $(since "$t0") s later"
 
 # --- the end: lnetd stopped, LNet left to the guest's own rmmod -----------------------
 lnetd_stop

@@ -250,18 +250,17 @@ int lu_ioc_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p,
 	return rc;
 }
 
-int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
-		     size_t *large, struct lne_err *err)
+int lu_ioc_peer_list(struct lu *lu, u64 **out, size_t *nout, size_t *large, struct lne_err *err)
 {
 	struct lu_ioc_peer r;
 	struct lu_ioc_id *ids = NULL;
-	size_t cap = 0, bcap = 16 * LU_PNI_ENTRY, i, n;
-	u8 *bulk = malloc(bcap);
+	size_t cap = 0, i, n;
+	u64 *v;
 	int rc = -EAGAIN, tries;
 
+	*out = NULL;
+	*nout = 0;
 	*large = 0;
-	if (!bulk)
-		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
 	for (tries = 0; tries < 8; tries++) {
 		memset(&r, 0, sizeof(r));
 		r.size = cap * sizeof(*ids);
@@ -288,21 +287,46 @@ int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg
 		}
 		break;
 	}
+	n = rc ? 0 : r.count < cap ? r.count : cap;
+	v = rc ? NULL : malloc((n ? n : 1) * sizeof(*v));
+	if (!rc && !v)
+		rc = -ENOMEM;
 	if (rc) {
 		free(ids);
-		free(bulk);
 		return rc == -ENOMEM ? lne_err_set(err, rc, NULL, -1, "out of memory")
 				     : lu_refused(lu, err, rc, NULL, "list its peers");
 	}
-	n = r.count < cap ? r.count : cap;
 	for (i = 0; i < n; i++) {
+		if (!ids[i].nid)
+			++*large; /* a large primary NID: counted, not written */
+		else
+			v[(*nout)++] = ids[i].nid;
+	}
+	free(ids);
+	*out = v;
+	return 0;
+}
+
+int lu_ioc_peer_get4(struct lu *lu, u64 nid4, struct lu_peer *p, u8 **buf, size_t *cap)
+{
+	return peer_get4(lu, nid4, p, buf, cap);
+}
+
+int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
+		     size_t *large, struct lne_err *err)
+{
+	size_t bcap = 16 * LU_PNI_ENTRY, i, n;
+	u8 *bulk = malloc(bcap);
+	u64 *ids = NULL;
+	int rc;
+
+	if (!bulk)
+		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
+	rc = lu_ioc_peer_list(lu, &ids, &n, large, err);
+	for (i = 0; !rc && i < n; i++) {
 		struct lu_peer p;
 
-		if (!ids[i].nid) {
-			++*large; /* a large primary NID: counted, not written */
-			continue;
-		}
-		rc = peer_get4(lu, ids[i].nid, &p, &bulk, &bcap);
+		rc = peer_get4(lu, ids[i], &p, &bulk, &bcap);
 		if (rc == -ENOENT) {
 			rc = 0; /* gone since the list: not ours to show */
 			continue;
@@ -320,8 +344,6 @@ int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg
 		}
 		rc = fn(&p, arg);
 		lu_peer_free(&p);
-		if (rc)
-			break;
 	}
 	free(ids);
 	free(bulk);

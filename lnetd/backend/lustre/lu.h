@@ -312,4 +312,31 @@ int lu_discover(struct lu *lu, const struct lne_nid *nid, bool force, struct lu_
  */
 int lu_read(struct lu *lu, struct lne_inst *into, struct lne_err *err);
 
+/*
+ * The drift poll's cheaper read.  lnet.ko's peer list (GET_PEER_LIST: one
+ * request for every primary NID) is cheap; each peer's NIDs and state cost
+ * a request per peer (GET_PEER_NI).  lu_read_since() reads the list whole
+ * and looks into a peer only when its list entry is new since @memo's
+ * read, or lnetd's copy @prev lacks it, or the rolling re-read reaches it
+ * (1/LU_MEMO_PASS of the list a read, at least LU_MEMO_SLICE peers: every
+ * peer is looked into again within LU_MEMO_PASS reads, which finds a NID
+ * added to or deleted from a peer whose primary stayed); the others are
+ * taken from @prev as they were.  @prev NULL: a full read (lu_read()'s).
+ * @memo (zeroed at first; lu_memo_free()) is what the next read compares.
+ */
+#define LU_MEMO_PASS  16
+#define LU_MEMO_SLICE 512
+struct lu_memo {
+	struct lu_memo_peer {
+		u64 nid4;
+		bool configured; /* lnetd's kind: LNET_PEER_CONFIGURED */
+	} * v;			 /* by nid4 */
+	size_t n;
+	size_t cursor;		/* the rolling re-read's next place in the list */
+	size_t listed, fetched; /* the last read: peers listed, peers read one by one */
+};
+int lu_read_since(struct lu *lu, struct lne_inst *into, const struct lne_inst *prev,
+		  struct lu_memo *memo, struct lne_err *err);
+void lu_memo_free(struct lu_memo *memo);
+
 #endif /* LU_H */

@@ -70,6 +70,9 @@ struct lbackend {
 	char version[32];	    /* the release lnet.ko said at the last open */
 	uint64_t poll_usec;	    /* the drift period in use (lustre.c says how it is chosen) */
 	double last_read_s;	    /* what the last read of lnet.ko took */
+	double full_read_s;	    /* ... the last full one (no copy to compare with) */
+	bool told_read;		    /* the poll's read time was logged since that */
+	struct lu_memo memo;	    /* lnet.ko's peer list at the last read (lu.h) */
 	struct lb_refusal *refused; /* NIs lnet.ko refused at the last sync */
 	size_t nrefused, caprefused;
 	struct lb_ni_print *prints; /* one per NI lnetd added */
