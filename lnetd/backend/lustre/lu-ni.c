@@ -305,6 +305,7 @@ int lu_ni_states(struct lu *lu, struct lu_nid_state **out, size_t *nout, struct 
 		v = m;
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n].nid = ni.nid;
+		memcpy(v[n].ifname, ni.ifname, sizeof(v[n].ifname));
 		v[n].up = ni.up;
 		v[n].send = ni.send;
 		v[n].recv = ni.recv;

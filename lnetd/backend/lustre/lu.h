@@ -142,6 +142,7 @@ struct lu_msg_counts {
 };
 struct lu_nid_state {
 	struct lne_nid nid;
+	char ifname[LNE_IFNAME_MAX];  /* an NI: its interface */
 	bool up;		      /* an NI: its status is up */
 	u8 state;		      /* a peer NI: enum lne_pni_state, lnet.ko's aliveness */
 	s32 health;		      /* 0 to 1000 */

@@ -102,6 +102,7 @@ int lb_health(struct backend *b, bool peers, struct bk_health **out)
 		struct bk_health_one one = {.nid = nis[i].nid, .local = true, .up = nis[i].up};
 
 		one.health = nis[i].health < 0 ? 0 : (uint32_t)nis[i].health;
+		snprintf(one.ifname, sizeof(one.ifname), "%s", nis[i].ifname);
 		rc = bk_health_add(h, &one);
 	}
 	free(nis);
