@@ -252,6 +252,52 @@ $L net set --nid $ni --health 1000 >/dev/null 2>&1
 for n in 10.1.0.100@tcp $pni; do $L peer set --nid $n --health 1000 >/dev/null 2>&1; done
 echo "# $version: the running-state cases took $(since "$t5b") s"
 
+# --- 5c. lnet.ko (configured by lnetd) and an lnetk node in a child namespace ----------
+# lnet.ko is not netns-aware (its NIs live in the initial namespace); lnetk is:
+# its node, driven by an lnetd of its own (--engine=kernel, a bus of its own),
+# sits in namespace "lk", joined to the initial one by a veth pair on net tcp7.
+if [ -f /lnetk-skip ]; then
+	echo "ok - $version/engine: a ping and a discovery with an lnetk node # SKIP $(cat /lnetk-skip)"
+else
+	t5c=$(uptime_s)
+	K="ip2 netns exec lk env DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/lk.bus lnetctl"
+	lk_up() {
+		mkdir -p /run/netns && modprobe veth && modprobe lnetk && ip2 netns add lk &&
+			ip2 link add ve0 type veth peer name ve1 && ip2 link set ve1 netns lk &&
+			ip2 addr add 10.7.0.1/24 dev ve0 && ip2 link set ve0 up &&
+			ip2 -n lk addr add 10.7.0.2/24 dev ve1 && ip2 -n lk link set ve1 up &&
+			ip2 -n lk link set lo up || return 1
+		dbus-daemon --config-file=/etc/lnetd-vm/bus.conf --address="unix:path=$T/lk.bus" \
+			--nofork --nopidfile >>"$T/bus.log" 2>&1 &
+		LK_BUS=$!
+		wait_until [ -S "$T/lk.bus" ] || return 1
+		DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/lk.bus ip2 netns exec lk \
+			lnetd --engine=kernel --state-dir="$T/lk.state" >>"$T/lnetd-lk.log" 2>&1 &
+		LK_PID=$! # ip execs lnetd: the same process
+		wait_until $K status
+	}
+	check "lnetk loads beside lnet.ko, its node in a child namespace (lnetd, kernel engine)" lk_up
+	check "the lnetk node's NI on its veth end (tcp7)" $K net add --net tcp7 --if ve1
+	check "lnetd gives lnet.ko an NI on the other end (tcp7)" $L net add --net tcp7 --if ve0
+	check "... upstream's lnetctl sees it" wait_until ul_ni 10.7.0.1@tcp7
+	check "lnet.ko (through lnetd) pings the lnetk node" has "10.7.0.2@tcp7" \
+		$L ping 10.7.0.2@tcp7
+	check "the lnetk node pings lnet.ko" has "10.7.0.1@tcp7" $K ping 10.7.0.1@tcp7
+	check "lnet.ko (through lnetd) discovers the lnetk node" has "10.7.0.2@tcp7" \
+		$L discover 10.7.0.2@tcp7
+	check "... upstream's lnetctl sees the peer lnet.ko discovered" \
+		has "10.7.0.2@tcp7" $UL peer show --nid 10.7.0.2@tcp7
+	check "the lnetk node discovers lnet.ko" has "10.7.0.1@tcp7" $K discover 10.7.0.1@tcp7
+	$L net del --net tcp7 >/dev/null 2>&1
+	kill "$LK_PID" 2>/dev/null
+	wait "$LK_PID" 2>/dev/null
+	kill "$LK_BUS" 2>/dev/null
+	ip2 netns del lk 2>/dev/null
+	ip2 link del ve0 2>/dev/null
+	check "without tcp7, everything lnetd owns is applied" wait_until applied
+	echo "# $version: the lnetk cases took $(since "$t5c") s"
+fi
+
 # --- 6. 1,000+ peers ----------------------------------------------------------------
 awk -v n="$peers" 'BEGIN {
 	print "peer:"
