@@ -9,7 +9,11 @@
 # then configured when it appears), drift by upstream's lnetctl put back, a
 # late interface, lnetd started after lnet.ko, rmmod + modprobe healed,
 # 1,000+ peers, refusals (judged, and kept pending with lnet.ko's sentence),
-# the data path (ping, discover, stats).  Every wait is for a condition,
+# the data path (ping, discover, stats), lnet.ko's own health, states and
+# counters in show -v (compared with upstream's readout), a ping and a
+# discovery each way with an lnetk node in a child namespace, and the drift
+# poll's cheap read (a NID deleted from one of 1,001 peers put back).
+# Every wait is for a condition,
 # bounded by WAIT seconds; figures are printed as # lines, never asserted.
 #
 # Prints unnumbered TAP lines ("ok - VERSION/engine: ..."); exits 1 if one failed.

@@ -9,7 +9,8 @@
 # when the cache has none), builds an initramfs (busybox, that version's
 # modules with Debian's sunrpc.ko and dummy.ko, upstream's lnetctl and its
 # libraries, a ksocklnd-config stub that exits 0, lustre-test, lustre-init
-# as /init) and boots it under qemu with two vCPUs.  Prints the guests'
+# as /init; lnetk.ko, veth.ko and iproute2's ip as /bin/ip2 for the lnetk
+# node lustre-engine.sh pings) and boots it under qemu with two vCPUs.  Prints the guests'
 # console lines: "LNETK-VM-BOOT: NAME" before each boot, then the guest's
 # unnumbered TAP lines and its verdict marker; run.sh numbers them and
 # fails a boot that printed no PASS verdict.  LNETD_VM_LUSTRE_PEERS sets the
