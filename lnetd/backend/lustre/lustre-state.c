@@ -153,6 +153,10 @@ static int nid_state(struct lu *lu, const struct lne_nid *nid, bool *local, stru
 	if (rc && rc != -ENOENT)
 		return rc;
 	lne_nid_format(nid, s, sizeof(s));
+	if (nid->alen != 4) /* /dev/lnet's GET_NI_HSTATS and GET_PEER_NI carry nid4 only */
+		return lne_err_set(err, -EOPNOTSUPP, NULL, -1,
+				   "%s: lnet.ko %s tells the health of IPv4 NIDs only", s,
+				   lu_vname(lu));
 	return lne_err_set(err, -ENOENT, NULL, -1, "lnet.ko %s has no NI or peer NI %s",
 			   lu_vname(lu), s);
 }
