@@ -237,6 +237,9 @@ check "upstream lnetctl sets lnet.ko's health of lnetd's NI to 0" $UL net set --
 three net "--net tcp"
 check "net show -v: the NI's health value is lnet.ko's (0)" is "$T/o" $ni "health value" 0
 check "... as upstream's lnetctl reads it" is "$T/u2" $ni "health value" 0
+# 2.17's lnet.ko takes an NI set to health 0 down; 2.15's and 2.16's leave it up
+check "net show -v: the NI's status is lnet.ko's ($(val "$T/u2" $ni status))" \
+	is "$T/o" $ni status "$(val "$T/u2" $ni status)"
 a=$(val "$T/u1" $ni send_count) o=$(val "$T/o" $ni send_count) c=$(val "$T/u2" $ni send_count)
 echo "# $version: NI send_count upstream $a, lnetd $o, upstream $c"
 check "net show -v: the NI's send_count is lnet.ko's (between upstream's two reads)" \

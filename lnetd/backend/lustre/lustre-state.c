@@ -101,6 +101,9 @@ int lb_health(struct backend *b, bool peers, struct bk_health **out)
 	for (i = 0; !rc && i < n; i++) {
 		struct bk_health_one one = {.nid = nis[i].nid, .local = true, .up = nis[i].up};
 
+		/* its status as lnet.ko has it (ListNIs' "up" takes it from the state) */
+		one.state = nis[i].up ? LNE_PNI_UP : LNE_PNI_DOWN;
+
 		one.health = nis[i].health < 0 ? 0 : (uint32_t)nis[i].health;
 		snprintf(one.ifname, sizeof(one.ifname), "%s", nis[i].ifname);
 		rc = bk_health_add(h, &one);
