@@ -10,9 +10,13 @@
 # lnetd's restore: the file imported into lnetd's store while lnet.ko is
 # away, then `modprobe lnet` and the wait until lnetd says everything is
 # applied (lnetd's own log line gives the push alone).  Upstream's: `lnetctl
-# lnet configure`, then the timed import.  Prints figures as # lines and
+# lnet configure`, then the timed import (2.16.1: the same peers as `peer add`
+# commands on its lnetctl's standard input, its import failing at ~25).  Prints figures as # lines and
 # "ok"/"not ok" only for whether each restore completed (never for speed):
 #   # K1 VERSION N: upstream X s, lnetd Y s, upstream/lnetd R
+#   # K1 VERSION N: drift read: full F s, the poll's P s (looked into K of N peers), full/poll R
+# (the second: lnetd started again beside the restored lnet.ko reads it whole,
+# then its drift poll reads the peer list and looks into a few peers).
 # Sizes: LNETD_VM_K1_PEERS (kernel command line, "10000,50000" by default);
 # upstream is timed up to LNETD_VM_K1_UPSTREAM_MAX peers (10000: its import
 # is quadratic, more than 11 minutes at 50,000 under TCG).
@@ -78,6 +82,12 @@ for n in $sizes; do
 			printf "        - nid: 10.%d.%d.2@tcp\n", a, b
 		}
 	}' >"$f"
+	awk -v n="$n" 'BEGIN {
+		for (i = 0; i < n; i++) {
+			a = int(i / 250) + 20; b = i % 250 + 1
+			printf "peer add --prim_nid 10.%d.%d.1@tcp --nid 10.%d.%d.2@tcp\n", a, b, a, b
+		}
+	}' >"$T/k1-$n.cmds"
 
 	up=""
 	if [ "$n" -le "$up_max" ]; then
@@ -85,9 +95,13 @@ for n in $sizes; do
 			$UL net add --net tcp --if d0 >/dev/null 2>&1
 		t0=$(now)
 		# 2.15's and 2.16's lnetctl have no --old-api option: 2.15's import is
-		# the ioctl one, 2.16's the netlink one (which stops at ~25 peers)
+		# the ioctl one; 2.16's is the netlink one, which stops at ~25 peers
+		# ("Writer error": its 4 KiB request), so 2.16's figure is its lnetctl
+		# fed the same peers as `peer add` commands on its standard input (one
+		# process, one netlink request per peer: upstream's own per-peer path)
 		case $version in
-		2.15.* | 2.16.*) $UL import "$f" >"$T/up-$n.log" 2>&1 ;;
+		2.15.*) $UL import "$f" >"$T/up-$n.log" 2>&1 ;;
+		2.16.*) $UL <"$T/k1-$n.cmds" >"$T/up-$n.log" 2>&1 ;;
 		*) $UL import --old-api "$f" >"$T/up-$n.log" 2>&1 ;;
 		esac
 		rc=$?
@@ -125,9 +139,25 @@ for n in $sizes; do
 	push=$(sed -n 's/.*appeared: .* changes made in \([0-9.]*\) s.*/\1/p' "$T/lnetd-$n.log" | tail -n 1)
 	kill "$lnetd"
 	wait "$lnetd" 2>/dev/null
+	# the drift poll's read: lnetd started again beside the loaded lnet.ko reads it
+	# whole (every peer, a request each), then its poll reads the peer list and
+	# looks into the peers whose entry changed and a rolling 1/16 of the others
+	lnetd --engine=lustre --state-dir="$T/state" >"$T/lnetd-$n-b.log" 2>&1 &
+	lnetd=$!
+	wait_until grep -q "drift poll's read took" "$T/lnetd-$n-b.log"
+	result $? "lnetd started beside $n peers polls lnet.ko"
+	full=$(sed -n 's/.*at start: .*(its read \([0-9.]*\) s).*/\1/p' "$T/lnetd-$n-b.log" | tail -n 1)
+	poll=$(sed -n "s/.*drift poll's read took \([0-9.]*\) s (\([0-9]*\) peers listed, \([0-9]*\) looked into.*/\1 \2 \3/p" \
+		"$T/lnetd-$n-b.log" | tail -n 1)
+	set -- $poll
+	echo "# K1 $version $n: drift read: full ${full:-?} s, the poll's ${1:-?} s (looked into ${3:-?} of ${2:-?} peers), full/poll $(awk -v a="$full" -v b="${1:-0}" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "?" }')"
+	kill "$lnetd"
+	wait "$lnetd" 2>/dev/null
 	lnet_unload
 	if [ -n "$up" ]; then
-		echo "# K1 $version $n: upstream $up s, lnetd $mine s (its push ${push:-?} s), upstream/lnetd $(awk -v a="$up" -v b="$mine" 'BEGIN { printf "%.1f", a / b }')"
+		how=""
+		case $version in 2.16.*) how=" (its lnetctl fed $n peer add commands: its import stops at ~25 peers)" ;; esac
+		echo "# K1 $version $n: upstream $up s$how, lnetd $mine s (its push ${push:-?} s), upstream/lnetd $(awk -v a="$up" -v b="$mine" 'BEGIN { printf "%.1f", a / b }')"
 	else
 		echo "# K1 $version $n: lnetd $mine s (its push ${push:-?} s); no upstream figure (above $up_max peers, or its import failed)"
 	fi

@@ -155,7 +155,8 @@ struct bk_health_one {
 	struct lne_nid nid;
 	bool local;
 	bool up;       /* a local NI's link */
-	uint8_t state; /* a peer NI's, enum lne_pni_state */
+	uint8_t state; /* a peer NI's, enum lne_pni_state; a local NI's status where the
+			* engine reads one (NA: none, ListNIs then tells the mirror's) */
 	uint32_t health;
 	char ifname[LNE_IFNAME_MAX]; /* a local NI's interface */
 	struct lne_nid peer;	     /* a peer NI's peer, by its primary NID */

@@ -118,6 +118,20 @@ static int append_dev_cpts(sd_bus_message *reply, const struct lnetd *d, const s
 }
 
 /*
+ * An NI's "up": the engine's own status of it where its health view gives
+ * one (a local NI's state not NA: the lustre engine, lnet.ko's status),
+ * else as its ping info tells the peers (lne_ni_reported_up()).
+ */
+static bool ni_up(const struct bk_health *kh, const struct lne_ni *ni, const struct lne_nid *nid)
+{
+	const struct bk_health_one *one = bk_health_find(kh, nid);
+
+	if (one && one->local && one->state != LNE_PNI_NA)
+		return one->state == LNE_PNI_UP;
+	return ni && lne_ni_reported_up(ni);
+}
+
+/*
  * One row per configured NI: (net, interface or "", "applied" or "pending",
  * details).  Applied rows start with the first NI's nid, up and health, and
  * list every NI of the entry (an ip2nets pattern may give several) in
@@ -133,6 +147,7 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	uint32_t health;
 	size_t i, k;
 	bool applied;
+	int up;
 	int rc;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
@@ -154,11 +169,10 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 			/* Health is running state: the engine's, where it tells it. */
 			health = bk_health_get(kh, &n->real[k].nid, ni ? (uint32_t)ni->health : 0);
 			lne_nid_format(&n->real[k].nid, nid, sizeof(nid));
-			/* "up" as its ping info tells the peers (lne_ni_reported_up()) */
+			up = ni_up(kh, ni, &n->real[k].nid);
 			if (!k)
 				rc = sd_bus_message_append(reply, "{sv}{sv}{sv}", "nid", "s", nid,
-							   "up", "b", ni && lne_ni_reported_up(ni),
-							   "health", "u", health);
+							   "up", "b", up, "health", "u", health);
 			if (rc >= 0 && !k)
 				rc = sd_bus_message_open_container(reply, 'e', "sv");
 			if (rc >= 0 && !k)
@@ -169,7 +183,7 @@ int bus_method_list_nis(sd_bus_message *m, void *userdata, sd_bus_error *e)
 				rc = sd_bus_message_open_container(reply, 'a', "(ssbu)");
 			if (rc >= 0)
 				rc = sd_bus_message_append(reply, "(ssbu)", nid, n->real[k].ifname,
-							   ni && lne_ni_reported_up(ni), health);
+							   up, health);
 			if (rc >= 0 && k + 1 == n->nreal) {
 				rc = sd_bus_message_close_container(reply);
 				if (rc >= 0)

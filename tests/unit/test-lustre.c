@@ -337,6 +337,41 @@ START_TEST(peer_bulk)
 }
 END_TEST
 
+/* Each NID's running state comes with it: lnet.ko's aliveness, health, counters. */
+START_TEST(peer_bulk_state)
+{
+	u8 bulk[2 * LU_PNI_ENTRY];
+	struct lu_peer p;
+	u8 *e = bulk + LU_PNI_ENTRY;
+	s32 health = 0, rtr = -3;
+	u32 send = 7, hs_timeout = 5, put_recv = 11;
+
+	pni(bulk, 0, 0x000200000a010101ull);
+	pni(bulk, 1, 0x000200000a010102ull);
+	memcpy(bulk + LU_PNI_CREDITS + LU_PNI_CR_ALIVENESS, "NA", 3);
+	memcpy(e + LU_PNI_CREDITS + LU_PNI_CR_ALIVENESS, "down", 5);
+	memcpy(e + LU_PNI_CREDITS + LU_PNI_CR_RTR_CREDITS, &rtr, 4);
+	memcpy(e + LU_PNI_STATS, &send, 4);
+	/* the messages by type: header 8, index 4, then sent, received (get, put, ...) */
+	memcpy(e + LU_PNI_MSGS + 12 + 20 + 4, &put_recv, 4);
+	memcpy(e + LU_PNI_HSTATS + 4, &hs_timeout, 4);
+	memcpy(e + LU_PNI_HSTATS + LU_PNI_HS_HEALTH, &health, 4);
+	ck_assert_int_eq(lu_peer_parse_bulk(bulk, sizeof(bulk), 2, &p), 0);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_ptr_nonnull(p.st);
+	ck_assert_int_eq(p.st[0].state, LNE_PNI_NA);
+	ck_assert(lne_nid_equal(&p.st[1].nid, &p.nids[1]));
+	ck_assert_int_eq(p.st[1].state, LNE_PNI_DOWN);
+	ck_assert_int_eq(p.st[1].health, 0);
+	ck_assert_int_eq(p.st[1].rtr_credits, -3);
+	ck_assert_uint_eq(p.st[1].send, 7);
+	ck_assert_uint_eq(p.st[1].msgs[1].put, 11);
+	ck_assert_uint_eq(p.st[1].hs[1], 5);
+	lu_peer_free(&p);
+	ck_assert_ptr_null(p.st);
+}
+END_TEST
+
 /* --- a fake /sys and the globals ---------------------------------------------- */
 
 static char root[64];
@@ -761,6 +796,7 @@ Suite *make_lustre_suite(void)
 	tcase_add_test(tc, udsp_round_trip);
 	tcase_add_test(tc, udsp_decode_hostile);
 	tcase_add_test(tc, peer_bulk);
+	tcase_add_test(tc, peer_bulk_state);
 	tcase_add_test(tc, open_without_module);
 	tcase_add_test(tc, release_from_module_version);
 	tcase_add_test(tc, globals_on_sysfs);

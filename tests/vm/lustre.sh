@@ -9,7 +9,8 @@
 # when the cache has none), builds an initramfs (busybox, that version's
 # modules with Debian's sunrpc.ko and dummy.ko, upstream's lnetctl and its
 # libraries, a ksocklnd-config stub that exits 0, lustre-test, lustre-init
-# as /init) and boots it under qemu with two vCPUs.  Prints the guests'
+# as /init; lnetk.ko, veth.ko and iproute2's ip as /bin/ip2 for the lnetk
+# node lustre-engine.sh pings) and boots it under qemu with two vCPUs.  Prints the guests'
 # console lines: "LNETK-VM-BOOT: NAME" before each boot, then the guest's
 # unnumbered TAP lines and its verdict marker; run.sh numbers them and
 # fails a boot that printed no PASS verdict.  LNETD_VM_LUSTRE_PEERS sets the
@@ -92,6 +93,33 @@ lnetd_tree() {
 		echo 0123456789abcdef0123456789abcdef >"$1/etc/machine-id"
 }
 
+# --- lnetk beside lnet.ko (lustre-engine.sh: a ping and a discovery between
+# lnet.ko, configured by lnetd, and an lnetk node in a child namespace over a
+# veth pair): the VM tier's own lnetk.ko when it is newer than every source of
+# the module, else one built here; iproute2's ip as /bin/ip2 (busybox's has no
+# netns).  Without them that case is skipped, saying why.
+lnetk_ko=$work/kmod/lnetk.ko
+if [ ! -f "$lnetk_ko" ] ||
+	[ -n "$(find "$top/kernel" "$top/engine" -name '*.[ch]' -newer "$lnetk_ko" | head -n 1)" ]; then
+	lnetk_ko=$work/kmod-lustre/lnetk.ko
+	"$top/kernel/stage.sh" "$top/kernel" "$work/kmod-lustre" &&
+		make -s -C "/usr/src/linux-headers-$kver" M="$work/kmod-lustre" -j"$(nproc)" modules \
+			>"$work/kmod-lustre.log" 2>&1 || lnetk_ko=""
+fi
+veth=$(find "/lib/modules/$kver/kernel/drivers/net" -name 'veth.ko*' | head -n 1)
+iproute_ip=$(command -v ip || echo /usr/sbin/ip)
+lnetk_tree() {
+	if [ -z "$lnetk_ko" ] || [ -z "$veth" ] || [ ! -x "$iproute_ip" ]; then
+		echo "no lnetk.ko for $kver (see $work/kmod-lustre.log), veth.ko or iproute2's ip" \
+			>"$1/lnetk-skip"
+		return 0
+	fi
+	install -D -m 644 "$lnetk_ko" "$1/lib/modules/$kver/extra/lnetk.ko" &&
+		install -D -m 644 "$veth" "$1/lib/modules/$kver/kernel/drivers/net/${veth##*/}" &&
+		copy_with_libs "$iproute_ip" "$1" && mv "$1/bin/ip" "$1/bin/ip2" &&
+		ln -s busybox "$1/bin/ip" # busybox's ip stays /bin/ip (lustre-init's)
+}
+
 sunrpc=$(find "/lib/modules/$kver/kernel/net/sunrpc" -maxdepth 1 -name 'sunrpc.ko*' | head -n 1)
 dummy=$(find "/lib/modules/$kver/kernel/drivers/net" -name 'dummy.ko*' | head -n 1)
 [ -n "$sunrpc" ] && [ -n "$dummy" ] || fail_all "Debian's sunrpc.ko and dummy.ko for $kver"
@@ -125,6 +153,7 @@ for v in $versions; do
 			printf '#!/bin/sh\nexit 0\n' >"$root/usr/sbin/ksocklnd-config" &&
 			chmod 755 "$root/usr/sbin/ksocklnd-config" &&
 			echo "$v" >"$root/etc/lustre/version" && echo "$modes" >"$root/etc/lustre/modes" &&
+			lnetk_tree "$root" &&
 			"$root/bin/busybox" depmod -b "$root" "$kver" &&
 			copy_with_libs "$prog" "$root" && lnetd_tree "$root" &&
 			install -m 755 "$here/lustre-init" "$root/init" &&

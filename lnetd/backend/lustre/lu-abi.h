@@ -60,7 +60,9 @@ enum lu_ioc_nr {
 	LU_IOC_SET_NUMA_RANGE = 98,
 	LU_IOC_GET_NUMA_RANGE = 99,
 	LU_IOC_GET_PEER_LIST = 100,
+	LU_IOC_GET_NI_MSG_STATS = 101,
 	LU_IOC_SET_HEALTHV = 102,
+	LU_IOC_GET_NI_HSTATS = 103,
 	LU_IOC_ADD_UDSP = 105,
 	LU_IOC_DEL_UDSP = 106,
 	LU_IOC_GET_UDSP_SIZE = 107,
@@ -241,6 +243,39 @@ struct lu_ioc_id {
 #define LU_PNI_HSTATS	      252
 #define LU_PNI_HS_HEALTH      16 /* s32 within the health stats */
 #define LU_PNI_ENTRY	      284
+#define LU_PNI_CR_MIN_RTR     152 /* s32 within the credits */
+#define LU_PNI_MSGS	      180 /* struct lu_ioc_msg_stats: hdr and idx blank */
+
+/* Messages by type, as lnet.ko counts them per NI and peer NI. */
+struct lu_ioc_msgs {
+	u32 get, put, reply, ack, hello;
+};
+
+/* GET_NI_MSG_STATS: a local NI's messages by type, by its index (GET_LOCAL_NI's). */
+struct lu_ioc_msg_stats {
+	struct lu_ioc_hdr hdr;
+	u32 idx;
+	struct lu_ioc_msgs send, recv, drop;
+};
+
+/* GET_NI_HSTATS: a local NI's health and its health counters, by its NID. */
+struct lu_ioc_ni_hstats {
+	struct lu_ioc_hdr hdr;
+	u64 nid;
+	u32 interrupt, dropped, aborted, no_route, timeout, error;
+	s32 fatal;
+	s32 health;
+	u32 ping_count;
+	u64 next_ping;
+};
+
+/* A peer NI's health block in GET_PEER_NI's bulk (at LU_PNI_HSTATS). */
+struct lu_ioc_pni_hstats {
+	u32 dropped, timeout, error, network_timeout;
+	s32 health;
+	u32 ping_count;
+	u64 next_ping;
+};
 
 struct lu_ioc_health {
 	struct lu_ioc_hdr hdr;
@@ -351,6 +386,14 @@ LU_ASSERT_SIZE(lu_ioc_elem_stats, 12);
 LU_ASSERT_SIZE(lu_ioc_peer, 48);
 LU_ASSERT_OFF(lu_ioc_peer, bulk, 40);
 LU_ASSERT_SIZE(lu_ioc_id, 16);
+LU_ASSERT_SIZE(lu_ioc_msgs, 20);
+LU_ASSERT_SIZE(lu_ioc_msg_stats, 72);
+LU_ASSERT_SIZE(lu_ioc_ni_hstats, 64);
+LU_ASSERT_OFF(lu_ioc_ni_hstats, health, 44);
+LU_ASSERT_OFF(lu_ioc_ni_hstats, next_ping, 56);
+LU_ASSERT_SIZE(lu_ioc_pni_hstats, 32);
+LU_ASSERT_OFF(lu_ioc_pni_hstats, health, LU_PNI_HS_HEALTH);
+_Static_assert(LU_PNI_MSGS + sizeof(struct lu_ioc_msg_stats) == LU_PNI_HSTATS, "msg stats");
 LU_ASSERT_SIZE(lu_ioc_health, 24);
 LU_ASSERT_OFF(lu_ioc_health, value, 14);
 LU_ASSERT_SIZE(lu_ioc_cpp, 24);

@@ -97,6 +97,10 @@ int lu_ioc_peer_del(struct lu *lu, const struct lne_nid *primary, const struct l
 /* *large: the peers whose primary NID is large, which /dev/lnet counts but cannot name. */
 int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
 		     size_t *large, struct lne_err *err);
+/* GET_PEER_LIST: every nid4 primary NID, malloc()ed; *large counts the others. */
+int lu_ioc_peer_list(struct lu *lu, u64 **ids, size_t *n, size_t *large, struct lne_err *err);
+/* GET_PEER_NI of one peer (-ENOENT: none); @buf/@cap a bulk it may grow. */
+int lu_ioc_peer_get4(struct lu *lu, u64 nid4, struct lu_peer *p, u8 **buf, size_t *cap);
 int lu_ioc_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p,
 		    struct lne_err *err);
 int lu_ioc_route_add(struct lu *lu, const struct lu_route *r, struct lne_err *err);

@@ -234,3 +234,97 @@ int lu_ioc_ni_list(struct lu *lu, struct lu_ni **out, size_t *nout, struct lne_e
 	*nout = n;
 	return 0;
 }
+
+/* One NI's health (GET_NI_HSTATS, by NID) and messages by type (GET_NI_MSG_STATS, by index). */
+static int ni_state_more(struct lu *lu, u32 idx, u64 nid4, struct lu_nid_state *st)
+{
+	struct lu_ioc_ni_hstats h;
+	struct lu_ioc_msg_stats m;
+	const struct lu_ioc_msgs *by[3] = {&m.send, &m.recv, &m.drop};
+	int rc, k;
+
+	memset(&h, 0, sizeof(h));
+	h.nid = nid4;
+	rc = lu_ioc(lu, LU_IOC_GET_NI_HSTATS, &h, sizeof(h));
+	if (rc)
+		return rc;
+	st->health = h.health;
+	st->fatal = h.fatal;
+	st->hs[0] = h.interrupt;
+	st->hs[1] = h.dropped;
+	st->hs[2] = h.aborted;
+	st->hs[3] = h.no_route;
+	st->hs[4] = h.timeout;
+	st->hs[5] = h.error;
+	st->ping_count = h.ping_count;
+	st->next_ping = h.next_ping;
+	memset(&m, 0, sizeof(m));
+	m.idx = idx;
+	rc = lu_ioc(lu, LU_IOC_GET_NI_MSG_STATS, &m, sizeof(m));
+	if (rc)
+		return rc;
+	for (k = 0; k < 3; k++) {
+		st->msgs[k].get = by[k]->get;
+		st->msgs[k].put = by[k]->put;
+		st->msgs[k].reply = by[k]->reply;
+		st->msgs[k].ack = by[k]->ack;
+	}
+	return 0;
+}
+
+int lu_ni_states(struct lu *lu, struct lu_nid_state **out, size_t *nout, struct lne_err *err)
+{
+	u8 buf[NI_BUF];
+	struct lu_nid_state *v = NULL, *m;
+	struct lu_ni ni;
+	size_t n = 0;
+	u64 cpts, nid4;
+	u32 idx;
+	int rc = 0;
+
+	*out = NULL;
+	*nout = 0;
+	for (idx = 0; idx <= 100000; idx++) {
+		memset(buf, 0, sizeof(buf));
+		((struct lu_ioc_ni *)buf)->idx = idx;
+		rc = lu_ioc(lu, LU_IOC_GET_LOCAL_NI, buf, ni_get_len(lu));
+		if (rc == -ENOENT) {
+			rc = 0;
+			break;
+		}
+		if (rc)
+			break;
+		ni_decode(lu, buf, &ni, &cpts);
+		if (!ni.nid.lnd)
+			continue; /* an IPv6 NI: /dev/lnet shows it blank */
+		m = lne_realloc_array(v, n + 1, sizeof(*v));
+		if (!m) {
+			free(v);
+			return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
+		}
+		v = m;
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].nid = ni.nid;
+		memcpy(v[n].ifname, ni.ifname, sizeof(v[n].ifname));
+		v[n].up = ni.up;
+		v[n].send = ni.send;
+		v[n].recv = ni.recv;
+		v[n].drop = ni.drop;
+		nid4 = ((struct lu_ioc_ni *)buf)->nid;
+		rc = ni_state_more(lu, idx, nid4, &v[n]);
+		if (rc == -ENOENT) {
+			rc = 0; /* gone since GET_LOCAL_NI: leave it out */
+			continue;
+		}
+		if (rc)
+			break;
+		n++;
+	}
+	if (rc) {
+		free(v);
+		return lu_refused(lu, err, rc, NULL, "show its NIs' health");
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}

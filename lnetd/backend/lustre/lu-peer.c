@@ -105,10 +105,49 @@ int lu_ioc_peer_del(struct lu *lu, const struct lne_nid *primary, const struct l
 	return 0;
 }
 
+/* A peer NI's running state from its entry in GET_PEER_NI's bulk. */
+static void pni_state(const u8 *e, struct lu_nid_state *st)
+{
+	struct lu_ioc_msg_stats m;
+	struct lu_ioc_elem_stats c;
+	struct lu_ioc_pni_hstats h;
+	const struct lu_ioc_msgs *by[3] = {&m.send, &m.recv, &m.drop};
+	char alive[8];
+	int k;
+
+	memcpy(alive, e + LU_PNI_CREDITS + LU_PNI_CR_ALIVENESS, sizeof(alive));
+	alive[sizeof(alive) - 1] = 0;
+	st->state = !strcmp(alive, "up")     ? LNE_PNI_UP
+		    : !strcmp(alive, "down") ? LNE_PNI_DOWN
+					     : LNE_PNI_NA;
+	memcpy(&st->rtr_credits, e + LU_PNI_CREDITS + LU_PNI_CR_RTR_CREDITS, 4);
+	memcpy(&st->min_rtr_credits, e + LU_PNI_CREDITS + LU_PNI_CR_MIN_RTR, 4);
+	memcpy(&c, e + LU_PNI_STATS, sizeof(c));
+	st->send = c.send;
+	st->recv = c.recv;
+	st->drop = c.drop;
+	memcpy(&m, e + LU_PNI_MSGS, sizeof(m));
+	for (k = 0; k < 3; k++) {
+		st->msgs[k].get = by[k]->get;
+		st->msgs[k].put = by[k]->put;
+		st->msgs[k].reply = by[k]->reply;
+		st->msgs[k].ack = by[k]->ack;
+	}
+	memcpy(&h, e + LU_PNI_HSTATS, sizeof(h));
+	st->health = h.health;
+	st->hs[0] = h.dropped;
+	st->hs[1] = h.timeout;
+	st->hs[2] = h.error;
+	st->hs[3] = h.network_timeout;
+	st->ping_count = h.ping_count;
+	st->next_ping = h.next_ping;
+}
+
 /*
  * GET_PEER_NI's bulk: @count entries of LU_PNI_ENTRY bytes (fewer when it
  * left out large NIDs).  Every NID is checked; one the engine cannot name
- * is left out.  -EPROTO for a bulk that does not hold what it claims.
+ * is left out.  Each NID's running state (health, aliveness, counters)
+ * goes to p->st beside it.
  */
 int lu_peer_parse_bulk(const u8 *bulk, size_t len, u32 count, struct lu_peer *p)
 {
@@ -117,17 +156,24 @@ int lu_peer_parse_bulk(const u8 *bulk, size_t len, u32 count, struct lu_peer *p)
 	if (count < n)
 		n = count;
 	p->nids = n ? lne_zalloc(n * sizeof(*p->nids)) : NULL;
+	p->st = n ? lne_zalloc(n * sizeof(*p->st)) : NULL;
 	p->n = 0;
-	if (n && !p->nids)
+	if (n && (!p->nids || !p->st)) {
+		lu_peer_free(p);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
+		const u8 *e = bulk + i * LU_PNI_ENTRY;
 		u64 nid4;
 
-		memcpy(&nid4, bulk + i * LU_PNI_ENTRY + LU_PNI_NID, sizeof(nid4));
+		memcpy(&nid4, e + LU_PNI_NID, sizeof(nid4));
 		if (!nid4)
 			break; /* the blank tail: large NIDs were counted, not written */
-		if (lu_nid_from4(nid4, &p->nids[p->n]))
-			p->n++;
+		if (!lu_nid_from4(nid4, &p->nids[p->n]))
+			continue;
+		p->st[p->n].nid = p->nids[p->n];
+		pni_state(e, &p->st[p->n]);
+		p->n++;
 	}
 	return 0;
 }
@@ -135,7 +181,9 @@ int lu_peer_parse_bulk(const u8 *bulk, size_t len, u32 count, struct lu_peer *p)
 void lu_peer_free(struct lu_peer *p)
 {
 	lne_free(p->nids);
+	lne_free(p->st);
 	p->nids = NULL;
+	p->st = NULL;
 	p->n = 0;
 }
 
@@ -202,18 +250,17 @@ int lu_ioc_peer_get(struct lu *lu, const struct lne_nid *nid, struct lu_peer *p,
 	return rc;
 }
 
-int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
-		     size_t *large, struct lne_err *err)
+int lu_ioc_peer_list(struct lu *lu, u64 **out, size_t *nout, size_t *large, struct lne_err *err)
 {
 	struct lu_ioc_peer r;
 	struct lu_ioc_id *ids = NULL;
-	size_t cap = 0, bcap = 16 * LU_PNI_ENTRY, i, n;
-	u8 *bulk = malloc(bcap);
+	size_t cap = 0, i, n;
+	u64 *v;
 	int rc = -EAGAIN, tries;
 
+	*out = NULL;
+	*nout = 0;
 	*large = 0;
-	if (!bulk)
-		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
 	for (tries = 0; tries < 8; tries++) {
 		memset(&r, 0, sizeof(r));
 		r.size = cap * sizeof(*ids);
@@ -240,21 +287,46 @@ int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg
 		}
 		break;
 	}
+	n = rc ? 0 : r.count < cap ? r.count : cap;
+	v = rc ? NULL : malloc((n ? n : 1) * sizeof(*v));
+	if (!rc && !v)
+		rc = -ENOMEM;
 	if (rc) {
 		free(ids);
-		free(bulk);
 		return rc == -ENOMEM ? lne_err_set(err, rc, NULL, -1, "out of memory")
 				     : lu_refused(lu, err, rc, NULL, "list its peers");
 	}
-	n = r.count < cap ? r.count : cap;
 	for (i = 0; i < n; i++) {
+		if (!ids[i].nid)
+			++*large; /* a large primary NID: counted, not written */
+		else
+			v[(*nout)++] = ids[i].nid;
+	}
+	free(ids);
+	*out = v;
+	return 0;
+}
+
+int lu_ioc_peer_get4(struct lu *lu, u64 nid4, struct lu_peer *p, u8 **buf, size_t *cap)
+{
+	return peer_get4(lu, nid4, p, buf, cap);
+}
+
+int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg), void *arg,
+		     size_t *large, struct lne_err *err)
+{
+	size_t bcap = 16 * LU_PNI_ENTRY, i, n;
+	u8 *bulk = malloc(bcap);
+	u64 *ids = NULL;
+	int rc;
+
+	if (!bulk)
+		return lne_err_set(err, -ENOMEM, NULL, -1, "out of memory");
+	rc = lu_ioc_peer_list(lu, &ids, &n, large, err);
+	for (i = 0; !rc && i < n; i++) {
 		struct lu_peer p;
 
-		if (!ids[i].nid) {
-			++*large; /* a large primary NID: counted, not written */
-			continue;
-		}
-		rc = peer_get4(lu, ids[i].nid, &p, &bulk, &bcap);
+		rc = peer_get4(lu, ids[i], &p, &bulk, &bcap);
 		if (rc == -ENOENT) {
 			rc = 0; /* gone since the list: not ours to show */
 			continue;
@@ -272,8 +344,6 @@ int lu_ioc_peer_each(struct lu *lu, int (*fn)(const struct lu_peer *p, void *arg
 		}
 		rc = fn(&p, arg);
 		lu_peer_free(&p);
-		if (rc)
-			break;
 	}
 	free(ids);
 	free(bulk);

@@ -130,6 +130,35 @@ int lu_ni_del(struct lu *lu, const struct lne_nid *nid, struct lne_err *err);
 /* Every NI but 0@lo (lnet.ko's own), into a malloc()ed array. */
 int lu_ni_list(struct lu *lu, struct lu_ni **nis, size_t *n, struct lne_err *err);
 
+/*
+ * What lnet.ko keeps of a local NI or peer NI while it runs (net show -v,
+ * peer show -v): its own status, health and counters, never the store's.
+ * Read over /dev/lnet on every version (GET_LOCAL_NI, GET_NI_MSG_STATS and
+ * GET_NI_HSTATS for an NI; GET_PEER_NI's bulk for a peer NI), as upstream's
+ * lnetctl does on 2.15 and as its fallback: nid4 only.
+ */
+struct lu_msg_counts {
+	u32 get, put, reply, ack;
+};
+struct lu_nid_state {
+	struct lne_nid nid;
+	char ifname[LNE_IFNAME_MAX];  /* an NI: its interface */
+	bool up;		      /* an NI: its status is up */
+	u8 state;		      /* a peer NI: enum lne_pni_state, lnet.ko's aliveness */
+	s32 health;		      /* 0 to 1000 */
+	s32 fatal;		      /* an NI: its fatal error flag (the link's) */
+	u32 send, recv, drop;	      /* messages */
+	struct lu_msg_counts msgs[3]; /* sent, received, dropped by type */
+	/* an NI: interrupts, dropped, aborted, no route, timeouts, error;
+	 * a peer NI: dropped, timeout, error, network timeout (and 0, 0) */
+	u32 hs[6];
+	u32 ping_count;
+	u64 next_ping;			  /* lnet.ko's clock, seconds */
+	s32 rtr_credits, min_rtr_credits; /* a peer NI */
+};
+/* Every NI's (0@lo's too, first), into a malloc()ed array. */
+int lu_ni_states(struct lu *lu, struct lu_nid_state **out, size_t *n, struct lne_err *err);
+
 /* --- peers ------------------------------------------------------------- */
 struct lu_peer {
 	struct lne_nid primary;
@@ -140,6 +169,7 @@ struct lu_peer {
 	u32 state;	  /* lnet.ko's state bits, as it gives them */
 	size_t n;	  /* NIDs, the primary among them, in lnet.ko's order */
 	struct lne_nid *nids;
+	struct lu_nid_state *st; /* each NID's running state (over /dev/lnet), else NULL */
 };
 
 /*
@@ -282,5 +312,32 @@ int lu_discover(struct lu *lu, const struct lne_nid *nid, bool force, struct lu_
  * made; the routes; the UDSP rules in lnet.ko's order; every global it has.
  */
 int lu_read(struct lu *lu, struct lne_inst *into, struct lne_err *err);
+
+/*
+ * The drift poll's cheaper read.  lnet.ko's peer list (GET_PEER_LIST: one
+ * request for every primary NID) is cheap; each peer's NIDs and state cost
+ * a request per peer (GET_PEER_NI).  lu_read_since() reads the list whole
+ * and looks into a peer only when its list entry is new since @memo's
+ * read, or lnetd's copy @prev lacks it, or the rolling re-read reaches it
+ * (1/LU_MEMO_PASS of the list a read, at least LU_MEMO_SLICE peers: every
+ * peer is looked into again within LU_MEMO_PASS reads, which finds a NID
+ * added to or deleted from a peer whose primary stayed); the others are
+ * taken from @prev as they were.  @prev NULL: a full read (lu_read()'s).
+ * @memo (zeroed at first; lu_memo_free()) is what the next read compares.
+ */
+#define LU_MEMO_PASS  16
+#define LU_MEMO_SLICE 512
+struct lu_memo {
+	struct lu_memo_peer {
+		u64 nid4;
+		bool configured; /* lnetd's kind: LNET_PEER_CONFIGURED */
+	} * v;			 /* by nid4 */
+	size_t n;
+	size_t cursor;		/* the rolling re-read's next place in the list */
+	size_t listed, fetched; /* the last read: peers listed, peers read one by one */
+};
+int lu_read_since(struct lu *lu, struct lne_inst *into, const struct lne_inst *prev,
+		  struct lu_memo *memo, struct lne_err *err);
+void lu_memo_free(struct lu_memo *memo);
 
 #endif /* LU_H */

@@ -7,7 +7,8 @@
  * sync, drift, what is applied), lustre-sync.c (a sync: the generic walk
  * of sync.h over the library's requests, and judging what the running
  * version cannot hold), lustre-view.c (running state and the data path:
- * route states, counters, health, ping, discover).  The library underneath
+ * route states, counters, health, ping, discover), lustre-state.c (each
+ * NI's and peer NI's status, health and counters as lnet.ko keeps them).  The library underneath
  * is lu.h; lustre-tbf.c (NRS TBF) is added beside these.
  *
  * lnet.ko is never held open between two operations: a descriptor of
@@ -69,6 +70,9 @@ struct lbackend {
 	char version[32];	    /* the release lnet.ko said at the last open */
 	uint64_t poll_usec;	    /* the drift period in use (lustre.c says how it is chosen) */
 	double last_read_s;	    /* what the last read of lnet.ko took */
+	double full_read_s;	    /* ... the last full one (no copy to compare with) */
+	bool told_read;		    /* the poll's read time was logged since that */
+	struct lu_memo memo;	    /* lnet.ko's peer list at the last read (lu.h) */
 	struct lb_refusal *refused; /* NIs lnet.ko refused at the last sync */
 	size_t nrefused, caprefused;
 	struct lb_ni_print *prints; /* one per NI lnetd added */
@@ -100,5 +104,15 @@ int lb_set_health(struct backend *b, bool peer, const struct lne_nid *nid, uint3
 		  struct lne_err *err);
 int lb_ping(struct backend *b, struct bk_call *c);
 int lb_discover(struct backend *b, struct bk_call *c);
+
+/* lustre-state.c: lnet.ko's own running state of NIs and peer NIs (net/peer show -v) */
+int lb_health(struct backend *b, bool peers, struct bk_health **out);
+int lb_health_stats(struct backend *b, const struct lne_nid *nid, bool *local, uint32_t *health,
+		    bk_kv_fn fn, void *arg, struct lne_err *err);
+int lb_rtr_credits(struct backend *b, const struct lne_nid *nid, int32_t *avail, int32_t *min,
+		   struct lne_err *err);
+/* Each NI's and each owned peer NI's counters through @lu (lb_counters' second half). */
+int lb_counters_by_nid(struct backend *b, struct lu *lu, bk_count_fn fn, void *arg,
+		       struct lne_err *err);
 
 #endif /* LNETD_LUSTRE_INT_H */

@@ -75,9 +75,10 @@ int lb_counters(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *er
 		return rc;
 	rc = lu_stats(lu, &st, err);
 	nh = lu_info(lu)->stats_resends ? 15 : 13;
-	lu_close(lu);
-	if (rc)
+	if (rc) {
+		lu_close(lu);
 		return rc;
+	}
 	{
 		const struct {
 			const char *name;
@@ -96,6 +97,10 @@ int lb_counters(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *er
 	}
 	for (i = 0; !rc && i < nh; i++)
 		rc = fn(arg, NULL, false, health[i], st.health[i]);
+	/* then each NI's and each owned peer NI's, lnet.ko's own (lustre-state.c) */
+	if (!rc)
+		rc = lb_counters_by_nid(b, lu, fn, arg, err);
+	lu_close(lu);
 	return rc < 0 ? rc : 0;
 }
 
