@@ -60,6 +60,7 @@ node_ns a b || {
 node_rails a b 4 10.78 || exit 1
 check "node a starts" node_start a
 check "node b starts" node_start b
+b_pid=${NODE_PIDS##* } # ip netns exec execs lnetd: the same process
 on a net add --net tcp --if a0,a1,a2,a3
 check "a: four NIs on tcp" test "$RC" = 0
 on b net add --net tcp --if b0,b1,b2,b3
@@ -148,6 +149,33 @@ rail0_again() {
 rc=0
 [ "$d0" -ge 40 ] || wait_until "$TEST_WAIT" rail0_again || rc=1
 check "rail 0 carries traffic again" test "$rc" = 0
+
+# --- a request started from input is held its whole delay ------------------
+# The node's clock must be read when input arrives: a delay set from a stale
+# clock (the last tick, seconds before) ends early.  a holds what it sends
+# to b0 for 2 s; b's lnetd is stopped while a's first write reaches it, so a
+# sits idle; b continues at t0, and its ACK starts a's second write, which
+# must then be held 2 s.  Guaranteed whatever the load: b cannot answer
+# before t0, so the second write leaves a at t0 + 2 s or later.
+on a fault delay add --source '*' --dest 10.78.0.2@tcp --rate 1 --latency 2
+check "a: hold what goes to b0 for 2 s" test "$RC" = 0
+kill -STOP "$b_pid"
+node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 64 --count 2 --concurrency 1 \
+	>"$T/held.out" 2>&1 &
+job=$!
+sleep 4 # the first write's 2 s, then idle
+t0=$(now_ms)
+kill -CONT "$b_pid"
+wait $job
+rc=$?
+t1=$(now_ms)
+OUT=$(cat "$T/held.out")
+check "two held writes, b stopped under the first, complete" test "$rc" = 0
+check "neither failed" has "failed: 0"
+diag "the second write, started by b's answer, ended $((t1 - t0)) ms after b continued"
+check "the write b's answer started was held its whole 2 s" test "$((t1 - t0))" -ge 1990
+on a fault delay del --all
+check "a: the delay rule goes" test "$RC" = 0
 
 # --- H2: a peer rail that silently drops everything --------------------------
 # Each failed recovery ping doubles the wait for the next (up to
