@@ -157,6 +157,31 @@ START_TEST(link_down_resends_on_other_rails)
 }
 END_TEST
 
+/*
+ * An NI whose link is down waits for its up event to be pinged: meanwhile
+ * it asks for no tick (its recovery time, once past, asked for one at
+ * once, again and again: the shells' loops spun while a link was down).
+ */
+START_TEST(link_down_asks_for_no_tick)
+{
+	struct pair p;
+	struct lne_nid r0 = N("10.0.0.1@tcp");
+
+	pair_init(&p, A4, B4);
+	ck_assert_uint_eq(lne_node_next_deadline(&p.a->node), ~0ull);
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, false, NULL), 0);
+	simnet_pump(&p.s);
+	ck_assert(lne_node_health(&p.a->node, &r0)->queued);
+	simnet_advance(&p.s, 5000); /* past recovery_interval */
+	ck_assert_uint_eq(lne_node_next_deadline(&p.a->node), ~0ull);
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, true, NULL), 0);
+	simnet_pump(&p.s);
+	simnet_advance(&p.s, 1);
+	ck_assert_int_eq(ni_health(&p, "10.0.0.1@tcp"), LNE_HEALTH_MAX);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 /* The module's way: the instance's link state set from outside, the node follows. */
 START_TEST(links_sync_follows_the_instance)
 {
@@ -580,6 +605,7 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, lnd_timeout_as_upstream);
 	tcase_add_test(tc, link_down_resends_on_other_rails);
 	tcase_add_test(tc, link_down_resends_what_was_unanswered);
+	tcase_add_test(tc, link_down_asks_for_no_tick);
 	tcase_add_test(tc, links_sync_follows_the_instance);
 	tcase_add_test(tc, peer_rail_cut_resends_and_lowers_its_health);
 	tcase_add_test(tc, retry_count_bounds_resends);
