@@ -10,7 +10,9 @@
 #include "siphash.h"
 
 /* The most a ping info takes: the GET asks for it, the answer fits in it. */
-#define PING_INFO_MAX LNW_PING_SIZE(LNW_PING_NIS_MAX)
+#define PING_INFO_MAX	LNW_PING_SIZE(LNW_PING_NIS_MAX)
+/* A peer NI's credits when it is made (engine/model-peer.c): full. */
+#define LNE_PNI_CREDITS 8
 
 /*
  * Buckets of the link, pending, discovery and counter tables: keyed by the
