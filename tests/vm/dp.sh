@@ -369,15 +369,28 @@ pnih_is 10.8.0.2@tcp 1000 || { on dpa peer show -v; on dpa debug recovery --peer
 s1=$(sends 10.8.0.1@tcp)
 out_has "health: a transfer after recovery loses nothing" "failed: 0" \
 	on dpa selftest run --nid 10.8.0.2@tcp --mode write --size 65536 --count 400 --concurrency 8
-echo "# health: rail 0 sent $(($(sends 10.8.0.1@tcp) - s1)) messages of those 400 writes' traffic"
-known_bug "issue 35: after its link's fall lnetk may not use rail 0 again" \
-	"health: rail 0 carries traffic again" sends_above 10.8.0.1@tcp $((s1 + 40))
+d0=$(($(sends 10.8.0.1@tcp) - s1))
+echo "# health: rail 0 sent $d0 messages of those 400 writes' traffic"
+# Rail 0 is chosen again (issue 35: lnetd's link change replaced the module's instance
+# while writes held credits, which never came back: a0 and b0 were left short for good,
+# selection passed a0 over and b0's recovery pings waited for credits).  The first batch
+# may go the other way under load (rail 0's connections still being made): what is
+# guaranteed is that a batch puts 40 on it.
+rail0_again() {
+	_b=$(sends 10.8.0.1@tcp)
+	on dpa selftest run --nid 10.8.0.2@tcp --mode write --size 65536 --count 400 \
+		--concurrency 8 >/dev/null 2>&1
+	[ $(($(sends 10.8.0.1@tcp) - _b)) -ge 40 ] 2>/dev/null
+}
+rc=0
+[ "$d0" -ge 40 ] || wait_until "$WAIT" rail0_again || rc=1
+check "health: rail 0 carries traffic again" test $rc = 0
 # a peer NI's health set below 1000 is the module's recovery's to take back up, as a
 # local NI's is (the userspace engine's health.sh does both)
 check "health: a sets b's NI on rail 0, as its peer, to health 600" \
 	on dpa peer set --nid 10.8.0.2@tcp --health 600
-known_bug "issue 35: lnetk's recovery may not raise that peer NI after its link's fall" \
-	"health: recovery takes it back to 1000" wait_until "$WAIT" pnih_is 10.8.0.2@tcp 1000
+check "health: recovery takes it back to 1000" wait_until "$WAIT" pnih_is 10.8.0.2@tcp 1000
+pnih_is 10.8.0.2@tcp 1000 || { on dpa peer show -v; on dpa debug recovery --peer; } 2>&1 | sed 's/^/# /'
 check "health: a sets its NI on rail 0 to health 300" on dpa net set --nid 10.8.0.1@tcp --health 300
 check "health: recovery takes that back to 1000 too" wait_until "$WAIT" nih_is 10.8.0.1@tcp 1000
 check "health: lnetd heard it from the module (the dp group: HealthChanged)" \
