@@ -195,6 +195,42 @@ static void mark_path_lost(struct lne_node *n, u64 local, u64 via)
 				m->path_lost = true;
 }
 
+/* Send again what was written and waits: sent from @ni4 (if not 0), or marked lost. */
+static void fail_lost(struct lne_node *n, u64 ni4, int err)
+{
+	struct lne_msg *lost = NULL, *m;
+	u32 b;
+	u64 k;
+
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		for (m = n->pending[b]; m; m = m->pnext)
+			if (m->sent && !m->cancelled &&
+			    (m->path_lost || (ni4 && !lne_node_key(n, &m->ni, &k) && k == ni4))) {
+				m->path_lost = false;
+				m->next = lost;
+				lost = m;
+			}
+	while ((m = lost)) {
+		lost = m->next;
+		m->next = NULL;
+		lne_nd_fail_over(n, m, err);
+	}
+}
+
+/*
+ * @l closed after its hellos crossed, and no other connection joins its
+ * two ends: the answers to what was written to it would have come back on
+ * it (a peer answers on the connection a request came by), so that is
+ * sent again, at least once (the peer reset it, or its path went down).
+ */
+void lne_nd_link_lost(struct lne_node *n, struct lne_link *l, int err)
+{
+	if (!l->ready || lne_nd_link_find(n, l->local, l->peer, false))
+		return;
+	mark_path_lost(n, l->local, l->peer);
+	fail_lost(n, 0, err);
+}
+
 /*
  * Local NI @ni4's link went down: its connections close, and those of other
  * NIs that leave by its interface (ops->through), and what was written to
@@ -205,12 +241,10 @@ static void mark_path_lost(struct lne_node *n, u64 local, u64 via)
  */
 void lne_nd_close_ni(struct lne_node *n, u64 ni4)
 {
-	struct lne_msg *lost = NULL, *m;
 	struct lne_link *l;
 	struct lne_nid nid;
 	struct lne_ni *ni;
 	u32 b;
-	u64 k;
 
 	lne_node_nid(n, ni4, &nid);
 	ni = lne_ni_find(n->ln, &nid);
@@ -231,19 +265,7 @@ void lne_nd_close_ni(struct lne_node *n, u64 ni4)
 	for (b = 0; b < LNE_LINK_HASH; b++)
 		while ((l = link_pick(n, b, ni4)))
 			link_close(n, l, -ENETDOWN);
-	for (b = 0; b < LNE_LINK_HASH; b++)
-		for (m = n->pending[b]; m; m = m->pnext)
-			if (m->sent && !m->cancelled &&
-			    (m->path_lost || (!lne_node_key(n, &m->ni, &k) && k == ni4))) {
-				m->path_lost = false;
-				m->next = lost;
-				lost = m;
-			}
-	while ((m = lost)) {
-		lost = m->next;
-		m->next = NULL;
-		lne_nd_fail_over(n, m, -ENETDOWN);
-	}
+	fail_lost(n, ni4, -ENETDOWN);
 }
 
 /*

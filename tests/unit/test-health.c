@@ -217,6 +217,39 @@ START_TEST(credits_in_flight_come_back_to_a_new_instance)
 }
 END_TEST
 
+/*
+ * The peer resets a rail's connections with writes on them unanswered:
+ * the answers would have come back on those connections, so the writes go
+ * again over the other rails at once, not after their timeout (issue 35:
+ * a write lost to a reset that came before the link event).
+ */
+START_TEST(peer_reset_resends_what_was_unanswered)
+{
+	struct pair p;
+	u64 to_b0;
+
+	pair_init(&p, A4, B4);
+	put(&p, 40, true); /* the connections are made */
+	simnet_pump(&p.s);
+	ck_assert_int_eq(p.t.ok, 40);
+	p.b->mute = true; /* what is written now is lost on the wire */
+	to_b0 = sent_puts(&p, "10.0.0.2@tcp");
+	put(&p, 40, true);
+	simnet_pump(&p.s);
+	to_b0 = sent_puts(&p, "10.0.0.2@tcp") - to_b0;
+	ck_assert_uint_gt(to_b0, 0);
+	ck_assert_int_eq(p.t.done, 40);
+	p.b->mute = false;
+	simnet_cut(&p.s, "10.0.0.2@tcp", true);
+	simnet_pump(&p.s);
+	/* b0's share came through over the others; the rest still wait (no timeout yet) */
+	ck_assert_int_eq(p.t.ok, 40 + (int)to_b0);
+	ck_assert_int_eq(p.t.failed, 0);
+	ck_assert_uint_eq(p.a->node.st.resend_count, to_b0);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 /* The module's way: the instance's link state set from outside, the node follows. */
 START_TEST(links_sync_follows_the_instance)
 {
@@ -642,6 +675,7 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, link_down_resends_what_was_unanswered);
 	tcase_add_test(tc, link_down_asks_for_no_tick);
 	tcase_add_test(tc, credits_in_flight_come_back_to_a_new_instance);
+	tcase_add_test(tc, peer_reset_resends_what_was_unanswered);
 	tcase_add_test(tc, links_sync_follows_the_instance);
 	tcase_add_test(tc, peer_rail_cut_resends_and_lowers_its_health);
 	tcase_add_test(tc, retry_count_bounds_resends);
