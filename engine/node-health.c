@@ -507,8 +507,9 @@ u64 lne_nd_recovery_deadline(const struct lne_node *n)
 	const struct lne_stat *s;
 	u64 best = ~0ull;
 
+	/* an NI whose link is down is pinged when it comes up (link_change), not by a tick */
 	for (s = n->recq; s; s = s->h.rnext)
-		if (!s->h.pinging && s->h.next_ping_ms < best)
+		if (!s->h.pinging && !(s->local && s->h.down) && s->h.next_ping_ms < best)
 			best = s->h.next_ping_ms;
 	return best;
 }

@@ -302,6 +302,7 @@ void lne_node_closed(struct lne_node *n, struct lne_link *l, int err)
 		lne_nd_fail_over(n, m, l->close_err);
 	}
 	l->waittail = &l->wait;
+	lne_nd_link_lost(n, l, l->close_err);
 	lne_conn_fail(&l->conn, l->conn.fault);
 	if (n->credq)
 		lne_nd_credq_kick(n);

@@ -10,7 +10,9 @@
 #include "siphash.h"
 
 /* The most a ping info takes: the GET asks for it, the answer fits in it. */
-#define PING_INFO_MAX LNW_PING_SIZE(LNW_PING_NIS_MAX)
+#define PING_INFO_MAX	LNW_PING_SIZE(LNW_PING_NIS_MAX)
+/* A peer NI's credits when it is made (engine/model-peer.c): full. */
+#define LNE_PNI_CREDITS 8
 
 /*
  * Buckets of the link, pending, discovery and counter tables: keyed by the
@@ -119,6 +121,7 @@ struct lne_link *lne_nd_link_get(struct lne_node *n, u64 local, u64 peer, u32 pa
 u64 lne_nd_link_deadline(const struct lne_node *n, const struct lne_link *l);
 /* Close every link of local NI @ni4: what they held fails over. */
 void lne_nd_close_ni(struct lne_node *n, u64 ni4);
+void lne_nd_link_lost(struct lne_node *n, struct lne_link *l, int err);
 /* Close the links that moved no byte for the lnd timeout. */
 void lne_nd_links_stalled(struct lne_node *n);
 

@@ -171,33 +171,101 @@ static struct lne_link *link_pick(struct lne_node *n, u32 b, u64 ni4)
 	return NULL;
 }
 
-/*
- * Local NI @ni4's link went down: its connections close, and what was
- * written to them and not yet answered is taken as lost with them (it sat
- * in a socket buffer that is gone) and sent again: at least once, not
- * exactly once, should the peer have read it before the link went.
- */
-void lne_nd_close_ni(struct lne_node *n, u64 ni4)
+/* The first link of bucket @b marked as leaving by an interface that went down. */
+static struct lne_link *link_path_down(struct lne_node *n, u32 b)
 {
-	struct lne_msg *lost = NULL, *m;
 	struct lne_link *l;
+
+	for (l = n->links[b]; l; l = l->hnext)
+		if (l->path_down)
+			return l;
+	return NULL;
+}
+
+/* What was written from NI @local to @via and waits for its answer: its path went. */
+static void mark_path_lost(struct lne_node *n, u64 local, u64 via)
+{
+	struct lne_msg *m;
 	u32 b;
 	u64 k;
 
 	for (b = 0; b < LNE_LINK_HASH; b++)
-		while ((l = link_pick(n, b, ni4)))
-			link_close(n, l, -ENETDOWN);
+		for (m = n->pending[b]; m; m = m->pnext)
+			if (m->sent && m->via == via && !lne_node_key(n, &m->ni, &k) && k == local)
+				m->path_lost = true;
+}
+
+/* Send again what was written and waits: sent from @ni4 (if not 0), or marked lost. */
+static void fail_lost(struct lne_node *n, u64 ni4, int err)
+{
+	struct lne_msg *lost = NULL, *m;
+	u32 b;
+	u64 k;
+
 	for (b = 0; b < LNE_LINK_HASH; b++)
 		for (m = n->pending[b]; m; m = m->pnext)
-			if (m->sent && !m->cancelled && !lne_node_key(n, &m->ni, &k) && k == ni4) {
+			if (m->sent && !m->cancelled &&
+			    (m->path_lost || (ni4 && !lne_node_key(n, &m->ni, &k) && k == ni4))) {
+				m->path_lost = false;
 				m->next = lost;
 				lost = m;
 			}
 	while ((m = lost)) {
 		lost = m->next;
 		m->next = NULL;
-		lne_nd_fail_over(n, m, -ENETDOWN);
+		lne_nd_fail_over(n, m, err);
 	}
+}
+
+/*
+ * @l closed after its hellos crossed, and no other connection joins its
+ * two ends: the answers to what was written to it would have come back on
+ * it (a peer answers on the connection a request came by), so that is
+ * sent again, at least once (the peer reset it, or its path went down).
+ */
+void lne_nd_link_lost(struct lne_node *n, struct lne_link *l, int err)
+{
+	if (!l->ready || lne_nd_link_find(n, l->local, l->peer, false))
+		return;
+	mark_path_lost(n, l->local, l->peer);
+	fail_lost(n, 0, err);
+}
+
+/*
+ * Local NI @ni4's link went down: its connections close, and those of other
+ * NIs that leave by its interface (ops->through), and what was written to
+ * them and not yet answered is taken as lost with them (it sat in a socket
+ * buffer that is gone, or its answer would come back on a connection that
+ * is) and sent again: at least once, not exactly once, should the peer have
+ * read it before the link went.
+ */
+void lne_nd_close_ni(struct lne_node *n, u64 ni4)
+{
+	struct lne_link *l;
+	struct lne_nid nid;
+	struct lne_ni *ni;
+	u32 b;
+
+	lne_node_nid(n, ni4, &nid);
+	ni = lne_ni_find(n->ln, &nid);
+	/*
+	 * Those of other NIs first, marked before any closes (what fails over
+	 * may open new links, whose routes are their own), so that what they
+	 * held goes again with the NI already down, not back onto its links.
+	 */
+	for (b = 0; ni && n->ops->through && b < LNE_LINK_HASH; b++)
+		for (l = n->links[b]; l; l = l->hnext)
+			if (l->local != ni4 && n->ops->through(n->ctx, l, ni)) {
+				l->path_down = true;
+				mark_path_lost(n, l->local, l->peer);
+			}
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		while ((l = link_path_down(n, b)))
+			link_close(n, l, -ENETDOWN);
+	for (b = 0; b < LNE_LINK_HASH; b++)
+		while ((l = link_pick(n, b, ni4)))
+			link_close(n, l, -ENETDOWN);
+	fail_lost(n, ni4, -ENETDOWN);
 }
 
 /*

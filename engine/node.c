@@ -134,12 +134,23 @@ void lne_nd_credits_back(struct lne_node *n, struct lne_msg *m)
 
 	if (!m->sel_ln)
 		return;
+	ni = lne_ni_find(n->ln, &m->ni);
+	pni = m->pni.alen ? lne_peer_ni_find(n->ln, &m->pni) : NULL;
 	if (m->sel_ln == n->ln) {
-		ni = lne_ni_find(n->ln, &m->ni);
 		if (ni)
 			ni->credits++;
-		pni = m->pni.alen ? lne_peer_ni_find(n->ln, &m->pni) : NULL;
 		if (pni)
+			pni->credits++;
+	} else {
+		/*
+		 * Taken in an instance since replaced: a copy carries the credits
+		 * as they stood (lne_inst_copy), these in flight among them, so
+		 * they come back to it, but never above full (an NI or peer NI
+		 * deleted and added again started full).
+		 */
+		if (ni && ni->credits < (s32)ni->tun.credits)
+			ni->credits++;
+		if (pni && pni->credits < LNE_PNI_CREDITS)
 			pni->credits++;
 	}
 	m->sel_ln = NULL;

@@ -89,8 +89,9 @@ struct lne_link {
 	u64 local, peer;     /* NID keys (nidkey.h) */
 	bool ready;	     /* the hellos crossed */
 	bool hashed;
-	u64 stall_ms;			  /* since when bytes wait and none went (0: none wait) */
-	int close_err;			  /* why it closes: what its messages fail with */
+	bool path_down; /* it leaves by an interface that went down: closing (lne_nd_close_ni) */
+	u64 stall_ms;	/* since when bytes wait and none went (0: none wait) */
+	int close_err;	/* why it closes: what its messages fail with */
 	struct lne_msg *wait, **waittail; /* sent once the hellos have crossed */
 };
 
@@ -123,6 +124,7 @@ struct lne_msg {
 	bool disc_passed;    /* discovery let it go: it is not held again */
 	bool src_given;	     /* the caller chose ni: a resend keeps it */
 	bool recovery;	     /* a recovery ping (node-health.c): its path is fixed, never resent */
+	bool path_lost;	     /* written to a link whose path went down (lne_nd_close_ni) */
 	u64 target;	     /* the destination as asked (hdr.dst_nid becomes the peer NI chosen) */
 	u64 txn_deadline_ms; /* no resend after this (transaction_timeout) */
 	u32 retries;
@@ -177,6 +179,13 @@ struct lne_node_ops {
 	 * message's memory names none (may be NULL: unknown, every NI as near).
 	 */
 	s32 (*cpt)(void *ctx);
+	/*
+	 * Whether @l, another NI's link, leaves by local NI @ni's interface
+	 * (its route goes there: two NIs on one net may reach a peer NI
+	 * through each other's interfaces).  When @ni's link goes down, such
+	 * links close with its own.  NULL: only an NI's own links do.
+	 */
+	bool (*through)(void *ctx, const struct lne_link *l, const struct lne_ni *ni);
 };
 
 /* Health counters of one local NI or peer NI, and its place in recovery (node-health.c). */

@@ -47,6 +47,7 @@ struct klink {
 	struct list_head item; /* in dp->links */
 	struct ksock ks;
 	bool connecting;
+	int ifindex; /* the interface its packets leave by, as its route said (0: unknown) */
 };
 
 struct klisten {

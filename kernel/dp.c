@@ -174,6 +174,16 @@ static int key_sockaddr(const struct lnetk_dp *dp, u64 key, struct sockaddr_stor
 	return lne_nid_sockaddr(&nid, ss, port);
 }
 
+/* The interface @sk's packets leave by, as its route says (0: none known). */
+static int sk_out_ifindex(struct sock *sk)
+{
+	struct dst_entry *dst = sk_dst_get(sk);
+	int ifindex = dst && dst->dev ? dst->dev->ifindex : 0;
+
+	dst_release(dst);
+	return ifindex;
+}
+
 static bool ops_connect(void *ctx, struct lne_link *l)
 {
 	struct lnetk_dp *dp = ctx;
@@ -213,8 +223,10 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 		ks_install(&k->ks, false);
 		k->connecting = true;
 		rc = kernel_connect(k->ks.sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
-		if (!rc || rc == -EINPROGRESS)
+		if (!rc || rc == -EINPROGRESS) {
+			k->ifindex = sk_out_ifindex(k->ks.sock->sk);
 			return true;
+		}
 		if (rc != -EADDRNOTAVAIL)
 			return false;
 		/*
@@ -241,6 +253,27 @@ static void ops_close(void *ctx, struct lne_link *l)
 {
 	(void)ctx;
 	link_free((struct klink *)l);
+}
+
+/*
+ * Whether @l leaves by @ni's interface: a connection from one NI to a peer
+ * NI that only another NI's subnet reaches goes out by that NI's interface
+ * (the kernel routes by destination), and dies with its link.
+ */
+static bool ops_through(void *ctx, const struct lne_link *l, const struct lne_ni *ni)
+{
+	struct lnetk_dp *dp = ctx;
+	const struct klink *k = (const struct klink *)l;
+	struct net_device *dev;
+	bool on;
+
+	if (!k->ifindex || !ni->ifname[0])
+		return false;
+	rcu_read_lock();
+	dev = dev_get_by_name_rcu(dp->net, ni->ifname);
+	on = dev && dev->ifindex == k->ifindex;
+	rcu_read_unlock();
+	return on;
 }
 
 static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
@@ -302,6 +335,7 @@ static const struct lne_node_ops kops = {
 	.state = ops_state,
 	.discovered = ops_discovered,
 	.route = ops_route,
+	.through = ops_through,
 };
 
 /* Read, feed the node, write: one link's turn.  Returns false when it went. */
@@ -388,6 +422,7 @@ static void accept_all(struct lnetk_dp *dp, struct klisten *ls)
 			return;
 		}
 		k->ks.sock = ns;
+		k->ifindex = sk_out_ifindex(ns->sk);
 		tcp_sock_set_nodelay(ns->sk);
 		lne_node_accepted(&dp->node, &k->l);
 		ks_install(&k->ks, false);

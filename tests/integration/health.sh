@@ -1,8 +1,9 @@
 #!/bin/sh
 # Health, resend and recovery between userspace-engine nodes: two lnetd
 # nodes in network namespaces of the test's own, joined by four veth rails.
-#   H1 one rail's link is set down in the middle of a bulk transfer: the
-#      transfer completes, no message is lost, the NI is down at once;
+#   H1 one rail's link is set down in the middle of a bulk transfer whose
+#      writes all cross rails: the transfer completes, no message is lost,
+#      the NI is down at once;
 #   H3 the link comes back: recovery pings the NI back to health 1000 and
 #      traffic spreads over it again;
 #   H2 a peer rail that silently drops everything (fault drop, rate 1):
@@ -60,6 +61,7 @@ node_ns a b || {
 node_rails a b 4 10.78 || exit 1
 check "node a starts" node_start a
 check "node b starts" node_start b
+b_pid=${NODE_PIDS##* } # ip netns exec execs lnetd: the same process
 on a net add --net tcp --if a0,a1,a2,a3
 check "a: four NIs on tcp" test "$RC" = 0
 on b net add --net tcp --if b0,b1,b2,b3
@@ -81,6 +83,13 @@ NODE_PIDS="$NODE_PIDS $!"
 # (busctl says so once it is the bus's monitor: no signal after this is missed)
 check "a watcher of a's bus is listening" \
 	wait_until "$TEST_WAIT" grep -q "Monitoring bus message stream" "$T/signals"
+# Every write crosses rails (pair rules: a1 sends to b0, a0 to b1, a3 to b2, a2 to b3):
+# a1's connections to b0 leave by a0 (10.78.0.0/24 is a0's), so when a0 goes down they
+# die with it, and what they carried unanswered must be sent again as a0's own is.
+for pr in 1.1:0.2 0.1:1.2 3.1:2.2 2.1:3.2; do
+	on a udsp add --src "10.78.${pr%%:*}@tcp" --dst "10.78.${pr#*:}@tcp"
+	check "a: pair rule ${pr%%:*} to ${pr#*:}" test "$RC" = 0
+done
 node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 262144 --count 40000 \
 	--concurrency 16 >"$T/h1.out" 2>&1 &
 job=$!
@@ -96,6 +105,7 @@ wait $job
 rc=$?
 OUT=$(cat "$T/h1.out")
 check "the transfer completes" test "$rc" = 0
+diag "a's resends: $(node_count a resend_count), failed: $(node_count a failed_resends), response timeouts: $(node_count a response_timeout_count)"
 check "no message was lost" has "failed: 0"
 check "every message was sent" has "messages: 40000"
 sent_after=$(count a 10.78.0.1@tcp sent_put true)
@@ -110,6 +120,8 @@ check "counted as dropped locally" test "$(node_count a local_dropped_count)" -g
 check "net show -v counts them on the NI" test "$(ni a 10.78.0.1@tcp dropped)" -ge 1
 on a debug recovery --local
 check "debug recovery --local lists the NI" has "nid-0: 10.78.0.1@tcp"
+on a udsp del --all
+check "a: the pair rules go" test "$RC" = 0
 
 # --- H3: the link comes back: recovery, and traffic spreads again ------------
 t0=$(now_ms)
@@ -148,6 +160,33 @@ rail0_again() {
 rc=0
 [ "$d0" -ge 40 ] || wait_until "$TEST_WAIT" rail0_again || rc=1
 check "rail 0 carries traffic again" test "$rc" = 0
+
+# --- a request started from input is held its whole delay ------------------
+# The node's clock must be read when input arrives: a delay set from a stale
+# clock (the last tick, seconds before) ends early.  a holds what it sends
+# to b0 for 2 s; b's lnetd is stopped while a's first write reaches it, so a
+# sits idle; b continues at t0, and its ACK starts a's second write, which
+# must then be held 2 s.  Guaranteed whatever the load: b cannot answer
+# before t0, so the second write leaves a at t0 + 2 s or later.
+on a fault delay add --source '*' --dest 10.78.0.2@tcp --rate 1 --latency 2
+check "a: hold what goes to b0 for 2 s" test "$RC" = 0
+kill -STOP "$b_pid"
+node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 64 --count 2 --concurrency 1 \
+	>"$T/held.out" 2>&1 &
+job=$!
+sleep 4 # the first write's 2 s, then idle
+t0=$(now_ms)
+kill -CONT "$b_pid"
+wait $job
+rc=$?
+t1=$(now_ms)
+OUT=$(cat "$T/held.out")
+check "two held writes, b stopped under the first, complete" test "$rc" = 0
+check "neither failed" has "failed: 0"
+diag "the second write, started by b's answer, ended $((t1 - t0)) ms after b continued"
+check "the write b's answer started was held its whole 2 s" test "$((t1 - t0))" -ge 1990
+on a fault delay del --all
+check "a: the delay rule goes" test "$RC" = 0
 
 # --- H2: a peer rail that silently drops everything --------------------------
 # Each failed recovery ping doubles the wait for the next (up to

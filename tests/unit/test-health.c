@@ -157,6 +157,99 @@ START_TEST(link_down_resends_on_other_rails)
 }
 END_TEST
 
+/*
+ * An NI whose link is down waits for its up event to be pinged: meanwhile
+ * it asks for no tick (its recovery time, once past, asked for one at
+ * once, again and again: the shells' loops spun while a link was down).
+ */
+START_TEST(link_down_asks_for_no_tick)
+{
+	struct pair p;
+	struct lne_nid r0 = N("10.0.0.1@tcp");
+
+	pair_init(&p, A4, B4);
+	ck_assert_uint_eq(lne_node_next_deadline(&p.a->node), ~0ull);
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, false, NULL), 0);
+	simnet_pump(&p.s);
+	ck_assert(lne_node_health(&p.a->node, &r0)->queued);
+	simnet_advance(&p.s, 5000); /* past recovery_interval */
+	ck_assert_uint_eq(lne_node_next_deadline(&p.a->node), ~0ull);
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, true, NULL), 0);
+	simnet_pump(&p.s);
+	simnet_advance(&p.s, 1);
+	ck_assert_int_eq(ni_health(&p, "10.0.0.1@tcp"), LNE_HEALTH_MAX);
+	simnet_fini(&p.s);
+}
+END_TEST
+
+/*
+ * lnetk replaces its instance with a copy on every change, the credits as
+ * they stand carried over, those of messages in flight included: they
+ * come back to the copy when the messages are written.  They came back to
+ * nobody (the instance they were taken from was gone), so every change
+ * made under traffic left an NI and a peer NI short for good: selection
+ * passed over the NI with fewer credits, and a peer NI at 0 held every
+ * message to it, recovery pings too (issue 35: rail 0 unused, b0 never
+ * recovered, after a link's fall that lnetd told the module of).
+ */
+START_TEST(credits_in_flight_come_back_to_a_new_instance)
+{
+	struct pair p;
+	struct lne_inst *copy, *old;
+	struct lne_nid r0 = N("10.0.0.1@tcp"), b0 = N("10.0.0.2@tcp");
+	s32 full;
+
+	pair_init(&p, A4, B4);
+	full = lne_ni_find(p.a->ln, &r0)->credits;
+	put(&p, 40, true); /* they wait for the hellos, holding credits */
+	ck_assert_int_lt(lne_ni_find(p.a->ln, &r0)->credits, full);
+	copy = lne_inst_copy(p.a->ln);
+	ck_assert_ptr_nonnull(copy);
+	old = p.a->ln;
+	p.a->ln = copy;
+	lne_node_set_inst(&p.a->node, copy);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(p.t.ok, 40);
+	ck_assert_int_eq(lne_ni_find(copy, &r0)->credits, full);
+	ck_assert_int_eq(lne_peer_ni_find(copy, &b0)->credits, 8);
+	lne_inst_free(old);
+	simnet_fini(&p.s);
+}
+END_TEST
+
+/*
+ * The peer resets a rail's connections with writes on them unanswered:
+ * the answers would have come back on those connections, so the writes go
+ * again over the other rails at once, not after their timeout (issue 35:
+ * a write lost to a reset that came before the link event).
+ */
+START_TEST(peer_reset_resends_what_was_unanswered)
+{
+	struct pair p;
+	u64 to_b0;
+
+	pair_init(&p, A4, B4);
+	put(&p, 40, true); /* the connections are made */
+	simnet_pump(&p.s);
+	ck_assert_int_eq(p.t.ok, 40);
+	p.b->mute = true; /* what is written now is lost on the wire */
+	to_b0 = sent_puts(&p, "10.0.0.2@tcp");
+	put(&p, 40, true);
+	simnet_pump(&p.s);
+	to_b0 = sent_puts(&p, "10.0.0.2@tcp") - to_b0;
+	ck_assert_uint_gt(to_b0, 0);
+	ck_assert_int_eq(p.t.done, 40);
+	p.b->mute = false;
+	simnet_cut(&p.s, "10.0.0.2@tcp", true);
+	simnet_pump(&p.s);
+	/* b0's share came through over the others; the rest still wait (no timeout yet) */
+	ck_assert_int_eq(p.t.ok, 40 + (int)to_b0);
+	ck_assert_int_eq(p.t.failed, 0);
+	ck_assert_uint_eq(p.a->node.st.resend_count, to_b0);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 /* The module's way: the instance's link state set from outside, the node follows. */
 START_TEST(links_sync_follows_the_instance)
 {
@@ -580,6 +673,9 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, lnd_timeout_as_upstream);
 	tcase_add_test(tc, link_down_resends_on_other_rails);
 	tcase_add_test(tc, link_down_resends_what_was_unanswered);
+	tcase_add_test(tc, link_down_asks_for_no_tick);
+	tcase_add_test(tc, credits_in_flight_come_back_to_a_new_instance);
+	tcase_add_test(tc, peer_reset_resends_what_was_unanswered);
 	tcase_add_test(tc, links_sync_follows_the_instance);
 	tcase_add_test(tc, peer_rail_cut_resends_and_lowers_its_health);
 	tcase_add_test(tc, retry_count_bounds_resends);

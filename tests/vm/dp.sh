@@ -320,22 +320,46 @@ sends() { # what a's NI $1 has sent (net show -v's send_count)
 		want && $1 == "send_count:" { print $2; exit }'
 }
 sends_above() { [ "$(sends "$1")" -gt "$2" ] 2>/dev/null; }
-# the link goes down under a transfer: what rail 0 held fails, and b's NI on it, as a's
-# peer, may lose health with a0's (its recovery is asserted below, whatever it lost)
+# The link goes down under a transfer: every write is delivered or sent again, none
+# lost.  a's NIs reach b's crosswise too, and a1's connections to b0 leave by a0
+# (10.8.0.0/24 is a0's): when a0 goes down the module closes those as well as a0's
+# own, and sends again what they had not had answered (issue 35: a write or more
+# waited for an ACK that could not come, and failed).  Pair rules make every write
+# cross (a1 sends to b0, a0 to b1), and both rails are shaped to 80 Mbit/s, so that
+# bytes wait in the sockets when the link goes, and 1,000 writes take 3 s or more
+# whatever the guest's speed: the link goes down while they run.
+tc_shape() { # tc_shape IF...: 80 Mbit/s out of each of a's interfaces IF
+	for _if in "$@"; do
+		$TC -n dpa qdisc replace dev "$_if" root tbf rate 80mbit burst 32k latency 200ms ||
+			return 1
+	done
+}
+TC=/bin/tc2
 check "health: b serves the test portal" on dpb selftest service on
+check "health: a sends to b0 from a1" on dpa udsp add --src 10.8.1.1@tcp --dst 10.8.0.2@tcp
+check "health: and to b1 from a0" on dpa udsp add --src 10.8.0.1@tcp --dst 10.8.1.2@tcp
+modprobe sch_tbf
+check "health: a's two rails shaped to 80 Mbit/s" tc_shape a0 a1
 s0=$(sends 10.8.0.1@tcp)
-on dpa selftest run --nid 10.8.0.2@tcp --mode write --size 65536 --count 1500 --concurrency 16 \
+on dpa selftest run --nid 10.8.0.2@tcp --mode write --size 65536 --count 1000 --concurrency 16 \
 	>"$T/h1.out" 2>&1 &
 job=$!
-check "health: a transfer is under way on rail 0" wait_until "$WAIT" sends_above 10.8.0.1@tcp $((s0 + 50))
+check "health: a transfer is under way on rail 0" wait_until "$WAIT" sends_above 10.8.0.1@tcp $((s0 + 20))
 $IP -n dpa link set a0 down
+check "health: the link went down while the transfer ran" kill -0 $job
 check "health: a0's link down: its NI's health is 0 at once" wait_until "$WAIT" nih_is 10.8.0.1@tcp 0
 out_has "health: b's primary NID still answers, over the other rail" "primary nid: 10.8.0.2@tcp" \
 	on dpa ping --timeout 60 10.8.0.2@tcp
 wait $job
-# (the userspace engine's health.sh asserts that nothing is lost; the module lost one of
-# 1,500 in two runs of two: said here, not asserted, until that is found)
-echo "# health: the transfer across the link's fall: $(grep -E 'messages:|failed:' "$T/h1.out" | tr -s ' \n' ' ')"
+h1=$?
+echo "# health: a's counters after the transfer: $(on dpa stats show 2>&1 | grep -E 'resend_count|dropped_count|response_timeout' | tr -s ' \n' ' ')"
+check "health: the transfer completes" test $h1 = 0
+check "health: all 1,000 writes" grep -q "messages: 1000" "$T/h1.out"
+check "health: none lost across the link's fall" grep -q "failed: 0" "$T/h1.out"
+grep -q "failed: 0" "$T/h1.out" || sed 's/^/# /' "$T/h1.out"
+check "health: the pair rules go" on dpa udsp del --all
+$TC -n dpa qdisc del dev a0 root 2>/dev/null
+check "health: and the shaping" $TC -n dpa qdisc del dev a1 root
 echo "# health: b's NI on rail 0, as a's peer, at health $(pnih 10.8.0.2@tcp) before a0's link comes up"
 $IP -n dpa link set a0 up
 check "health: a0's link up: recovery brings its NI back to 1000" \
@@ -345,15 +369,30 @@ pnih_is 10.8.0.2@tcp 1000 || { on dpa peer show -v; on dpa debug recovery --peer
 s1=$(sends 10.8.0.1@tcp)
 out_has "health: a transfer after recovery loses nothing" "failed: 0" \
 	on dpa selftest run --nid 10.8.0.2@tcp --mode write --size 65536 --count 400 --concurrency 8
-echo "# health: rail 0 sent $(($(sends 10.8.0.1@tcp) - s1)) messages of those 400 writes' traffic"
+d0=$(($(sends 10.8.0.1@tcp) - s1))
+echo "# health: rail 0 sent $d0 messages of those 400 writes' traffic"
+# Rail 0 should be chosen again.  Batches of 400 run until one puts 40 on it (the first
+# may go the other way under load while rail 0's connections are made), bounded by WAIT.
+# Still open (issue 35): in one run of two after the fixes here (and in one of eight of
+# health.sh's userspace runs) no batch used rail 0 again although a0 and b0 were at
+# 1000: said here with selection's own explanation, not asserted, until that is found.
+rail0_again() {
+	_b=$(sends 10.8.0.1@tcp)
+	on dpa selftest run --nid 10.8.0.2@tcp --mode write --size 65536 --count 400 \
+		--concurrency 8 >/dev/null 2>&1
+	[ $(($(sends 10.8.0.1@tcp) - _b)) -ge 40 ] 2>/dev/null
+}
+rc=0
+[ "$d0" -ge 40 ] || wait_until "$WAIT" rail0_again || rc=1
 known_bug "issue 35: after its link's fall lnetk may not use rail 0 again" \
-	"health: rail 0 carries traffic again" sends_above 10.8.0.1@tcp $((s1 + 40))
+	"health: rail 0 carries traffic again" test $rc = 0
+[ $rc = 0 ] || { on dpa explain --dst 10.8.0.2@tcp; on dpa net show -v; } 2>&1 | sed 's/^/# /'
 # a peer NI's health set below 1000 is the module's recovery's to take back up, as a
 # local NI's is (the userspace engine's health.sh does both)
 check "health: a sets b's NI on rail 0, as its peer, to health 600" \
 	on dpa peer set --nid 10.8.0.2@tcp --health 600
-known_bug "issue 35: lnetk's recovery may not raise that peer NI after its link's fall" \
-	"health: recovery takes it back to 1000" wait_until "$WAIT" pnih_is 10.8.0.2@tcp 1000
+check "health: recovery takes it back to 1000" wait_until "$WAIT" pnih_is 10.8.0.2@tcp 1000
+pnih_is 10.8.0.2@tcp 1000 || { on dpa peer show -v; on dpa debug recovery --peer; } 2>&1 | sed 's/^/# /'
 check "health: a sets its NI on rail 0 to health 300" on dpa net set --nid 10.8.0.1@tcp --health 300
 check "health: recovery takes that back to 1000 too" wait_until "$WAIT" nih_is 10.8.0.1@tcp 1000
 check "health: lnetd heard it from the module (the dp group: HealthChanged)" \

@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
@@ -33,6 +34,7 @@ struct dplink {
 	sd_event_source *io;
 	uint32_t events; /* what io waits for now: epoll_ctl only when it changes */
 	bool connecting;
+	int ifindex;	      /* the interface it leaves by, as routed (dp-route.c; 0: unknown) */
 	bool woken;	      /* on dp->woken: it has something to write */
 	struct dplink *wnext; /* in dp->woken */
 };
@@ -288,6 +290,12 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 	}
 	if (connect(k->fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
 		return false;
+	{
+		struct sockaddr_storage from;
+
+		nid_addr(dp, l->local, &from, 0);
+		k->ifindex = lnetd_dp_route_oif(&ss, &from);
+	}
 	k->connecting = true;
 	k->events = EPOLLIN | EPOLLOUT;
 	if (sd_event_add_io(dp->d->event, &k->io, k->fd, k->events, on_link_io, k) < 0)
@@ -311,6 +319,15 @@ static void ops_close(void *ctx, struct lne_link *l)
 {
 	(void)ctx;
 	link_free((struct dplink *)l);
+}
+
+/* Whether @l leaves by @ni's interface (node.h): its route said so when it was made. */
+static bool ops_through(void *ctx, const struct lne_link *l, const struct lne_ni *ni)
+{
+	const struct dplink *k = (const struct dplink *)l;
+
+	(void)ctx;
+	return k->ifindex && ni->ifname[0] && (int)if_nametoindex(ni->ifname) == k->ifindex;
 }
 
 static void ops_fault(void *ctx, const struct lne_link *l, enum lnw_fault f)
@@ -378,6 +395,7 @@ static const struct lne_node_ops ops = {
 	.wake = ops_wake,
 	.close = ops_close,
 	.fault = ops_fault,
+	.through = ops_through,
 	.log = lnetd_dp_log,
 	.discovered = lnetd_dp_discovered,
 };
@@ -399,6 +417,14 @@ static int on_accept(sd_event_source *s, int fd, uint32_t events, void *userdata
 		return 0;
 	}
 	k->fd = c;
+	{
+		struct sockaddr_storage here, there;
+		socklen_t hl = sizeof(here), tl = sizeof(there);
+
+		if (!getsockname(c, (struct sockaddr *)&here, &hl) &&
+		    !getpeername(c, (struct sockaddr *)&there, &tl))
+			k->ifindex = lnetd_dp_route_oif(&there, &here);
+	}
 	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	dp->node.now_ms = now_ms();
 	lne_node_accepted(&dp->node, &k->l);

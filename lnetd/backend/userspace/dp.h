@@ -57,4 +57,11 @@ void lnetd_dp_discovered(void *ctx, const struct lne_peer *peer);
 /* The mirror's NIs now: if they changed since the last call, push to the peers. */
 void lnetd_dp_nis_check(struct lnetd_dp *dp);
 
+/*
+ * dp-route.c: the index of the interface the kernel routes packets from
+ * @src to @dst by (0: no route, or it could not say).
+ */
+struct sockaddr_storage;
+int lnetd_dp_route_oif(const struct sockaddr_storage *dst, const struct sockaddr_storage *src);
+
 #endif /* LNETD_DP_H */
