@@ -207,7 +207,8 @@ enum lne_tbf_queue {
 	SEP X(JOBID, "jobid", GLOB, jobid)      \
 	SEP X(OPCODE, "opcode", OPCODE, opcode) \
 	SEP X(UID, "uid", NUM, uid)             \
-	SEP X(GID, "gid", NUM, gid)
+	SEP X(GID, "gid", NUM, gid)             \
+	SEP X(PROJID, "projid", NUM, projid)
 
 enum lne_tbf_kind {
 	LNE_TBF_K_NID,
@@ -231,7 +232,7 @@ enum lne_tbf_field {
 /* Every field: the mask of a type naming them all. */
 #define LNE_TBF_FIELDS ((1 << LNE_TBF_NFIELDS) - 1)
 
-/* "nid, jobid, opcode, uid, gid": a string literal, for errors and help. */
+/* "nid, jobid, opcode, uid, gid, projid": a string literal, for errors and help. */
 #define LNE_TBF_FIELD_NAME(id, name, ...) name
 #define LNE_TBF_FIELD_NAMES		  LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_NAME, ", ")
 
