@@ -258,36 +258,6 @@ static int peer_drop_others(struct lnetd *d, struct lne_peer *peer, const struct
 	return rc;
 }
 
-/*
- * An existing peer's settings that lnetd's store keeps (peer-attrs.h's
- * engine false, --lock_prim): each one @op gives that the stored peer
- * lacks is set, a change of its own (*@n grows: not "exists already").
- */
-static int peer_settings_set(struct lnetd *d, const struct lnetd_op *op, const char *pbuf,
-			     size_t *n, struct store_err *serr)
-{
-	struct st_peer sp = {0};
-	int k, rc = 0;
-	bool given = false;
-
-	for (k = 0; k < LNE_PEER_A__COUNT; k++)
-		given |= !lne_peer_desc[k].engine && op->u.peer.v[k] >= 0;
-	if (!given)
-		return 0;
-	/* not stored (a dry run's new peer): the defaults, and the dry run says the change */
-	if (store_peer_get(d->store, pbuf, &sp, serr))
-		for (k = 0; k < LNE_PEER_A__COUNT; k++)
-			sp.v[k] = (int)lne_peer_desc[k].def;
-	for (k = 0; !rc && k < LNE_PEER_A__COUNT; k++)
-		if (!lne_peer_desc[k].engine && op->u.peer.v[k] >= 0 &&
-		    !!op->u.peer.v[k] != !!sp.v[k]) {
-			rc = store_peer_set(d->store, pbuf, k, !!op->u.peer.v[k], serr);
-			*n += !rc;
-		}
-	st_peer_clear(&sp);
-	return rc;
-}
-
 static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
@@ -368,13 +338,12 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 
 		for (k = 0; k < LNE_PEER_A__COUNT; k++)
 			sp.v[k] = (int)pc.v[k];
-
 		rc = store_peer_add(d->store, &sp, &serr);
 	} else {
 		for (i = 0; !rc && i < nfresh; i++)
 			rc = store_peer_nid_add(d->store, pbuf, fresh[i], &serr);
-		if (!rc)
-			rc = peer_settings_set(d, op, pbuf, &n, &serr);
+		if (!rc) /* --lock_prim: n counts it, a change (not "exists already") */
+			rc = store_peer_update(d->store, pbuf, op->u.peer.v, &n, &serr);
 	}
 	if (rc)
 		rc = say_store(m, rc, &serr);

@@ -375,6 +375,30 @@ int store_peer_set(struct store *st, const char *nid, int k, int v, struct store
 	return peer_change(st, nid, EDIT_SET, NULL, k, v, either(nid, "?"), err);
 }
 
+int store_peer_update(struct store *st, const char *nid, const int *v, size_t *changed,
+		      struct store_err *err)
+{
+	struct st_peer p = {0};
+	bool given = false;
+	int k, rc = 0;
+
+	for (k = 0; k < LNE_PEER_A__COUNT; k++)
+		given |= !lne_peer_desc[k].engine && v[k] >= 0;
+	if (!given)
+		return 0;
+	/* not stored (a dry run's new peer): the defaults; the dry run logs the change */
+	if (store_peer_get(st, nid, &p, err))
+		for (k = 0; k < LNE_PEER_A__COUNT; k++)
+			p.v[k] = (int)lne_peer_desc[k].def;
+	for (k = 0; !rc && k < LNE_PEER_A__COUNT; k++)
+		if (!lne_peer_desc[k].engine && v[k] >= 0 && !!v[k] != !!p.v[k]) {
+			rc = store_peer_set(st, nid, k, !!v[k], err);
+			*changed += !rc;
+		}
+	st_peer_clear(&p);
+	return rc;
+}
+
 bool store_peer_is_locked(struct store *st, const char *nid)
 {
 	struct store_err err = {""};

@@ -239,6 +239,15 @@ int store_ni_list(struct store *st, store_ni_cb cb, void *data);
 int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err);
 /* Set peer @nid's setting @k (enum lne_peer_attr) to @v, 0 or 1 (a change of the peer, in the history). */
 int store_peer_set(struct store *st, const char *nid, int k, int v, struct store_err *err);
+/*
+ * Set each setting of peer @nid that the store alone keeps (peer-attrs.h's
+ * engine false: the model's, Multi-Rail, lnetd judges) whose @v[k] is 0 or
+ * 1 and differs from the stored one (@v[k] < 0: not given), a change each;
+ * *@changed grows by their number.  In a dry run a peer not stored reads as
+ * the defaults.
+ */
+int store_peer_update(struct store *st, const char *nid, const int *v, size_t *changed,
+		      struct store_err *err);
 /* Whether peer @nid is stored with its primary NID locked (no such peer: false). */
 bool store_peer_is_locked(struct store *st, const char *nid);
 /*

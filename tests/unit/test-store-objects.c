@@ -258,6 +258,37 @@ START_TEST(peer_every_setting_round_trips)
 END_TEST
 
 /*
+ * store_peer_update() sets the settings the store alone keeps (the lock)
+ * that are given and differ, and counts them; Multi-Rail, the model's, and
+ * what is not given stay.
+ */
+START_TEST(peer_update_sets_what_differs)
+{
+	struct st_peer p = {.nid = "10.0.0.1@tcp", .mr = 1}, got;
+	int v[LNE_PEER_A__COUNT];
+	size_t n = 0;
+
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_peer_add(st, &p, err));
+	v[LNE_PEER_A_MULTI_RAIL] = 0;
+	v[LNE_PEER_A_LOCK_PRIM] = 1;
+	OK(store_peer_update(st, p.nid, v, &n, err));
+	ck_assert_uint_eq(n, 1);
+	OK(store_peer_update(st, p.nid, v, &n, err));
+	ck_assert_uint_eq(n, 1);
+	v[LNE_PEER_A_LOCK_PRIM] = -1;
+	OK(store_peer_update(st, p.nid, v, &n, err));
+	ck_assert_uint_eq(n, 1);
+	commit("update");
+	OK(store_peer_get(st, p.nid, &got, err));
+	ck_assert_int_eq(got.mr, 1);
+	ck_assert_int_eq(got.locked, 1);
+	st_peer_clear(&got);
+}
+END_TEST
+
+/*
  * The history's record of a peer added (written by the store itself) is the
  * JSON SQLite's json_object() gives for that peer, and the next change's
  * "old", for plain NIDs and for text that JSON must escape.
@@ -501,6 +532,7 @@ void store_objects_tests(TCase *tc)
 	tcase_add_test(tc, peer_nids_keep_the_models_order);
 	tcase_add_test(tc, peer_locked_round_trip);
 	tcase_add_test(tc, peer_every_setting_round_trips);
+	tcase_add_test(tc, peer_update_sets_what_differs);
 	tcase_add_test(tc, peer_add_json_is_sqlites);
 	tcase_add_test(tc, route_and_global_round_trip);
 	tcase_add_test(tc, rule_positions_stay_contiguous);
