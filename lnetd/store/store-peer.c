@@ -391,7 +391,8 @@ int store_peer_update(struct store *st, const char *nid, const int *v, size_t *c
 		for (k = 0; k < LNE_PEER_A__COUNT; k++)
 			p.v[k] = (int)lne_peer_desc[k].def;
 	for (k = 0; !rc && k < LNE_PEER_A__COUNT; k++)
-		if (!lne_peer_desc[k].engine && v[k] >= 0 && !!v[k] != !!p.v[k]) {
+		if (!lne_peer_desc[k].engine && v[k] >= 0 && (u32) !!v[k] != lne_peer_desc[k].def &&
+		    !!v[k] != !!p.v[k]) {
 			rc = store_peer_set(st, nid, k, !!v[k], err);
 			*changed += !rc;
 		}

@@ -241,10 +241,11 @@ int store_peer_add(struct store *st, const struct st_peer *peer, struct store_er
 int store_peer_set(struct store *st, const char *nid, int k, int v, struct store_err *err);
 /*
  * Set each setting of peer @nid that the store alone keeps (peer-attrs.h's
- * engine false: the model's, Multi-Rail, lnetd judges) whose @v[k] is 0 or
- * 1 and differs from the stored one (@v[k] < 0: not given), a change each;
- * *@changed grows by their number.  In a dry run a peer not stored reads as
- * the defaults.
+ * engine false: the model's, Multi-Rail, lnetd judges) whose @v[k] is
+ * not its default and differs from the stored one, a change each; *@changed
+ * grows by their number.  @v[k] < 0 (not given) or at its default leaves it,
+ * as Lustre's flags do (--lock_prim absent never unlocks).  In a dry run a
+ * peer not stored reads as the defaults.
  */
 int store_peer_update(struct store *st, const char *nid, const int *v, size_t *changed,
 		      struct store_err *err);

@@ -259,8 +259,8 @@ END_TEST
 
 /*
  * store_peer_update() sets the settings the store alone keeps (the lock)
- * that are given and differ, and counts them; Multi-Rail, the model's, and
- * what is not given stay.
+ * that are given off their default and differ, and counts them; Multi-Rail,
+ * the model's, what is not given and what is given at its default stay.
  */
 START_TEST(peer_update_sets_what_differs)
 {
@@ -278,6 +278,10 @@ START_TEST(peer_update_sets_what_differs)
 	OK(store_peer_update(st, p.nid, v, &n, err));
 	ck_assert_uint_eq(n, 1);
 	v[LNE_PEER_A_LOCK_PRIM] = -1;
+	OK(store_peer_update(st, p.nid, v, &n, err));
+	ck_assert_uint_eq(n, 1);
+	/* at its default: left, as --lock_prim absent never unlocks */
+	v[LNE_PEER_A_LOCK_PRIM] = 0;
 	OK(store_peer_update(st, p.nid, v, &n, err));
 	ck_assert_uint_eq(n, 1);
 	commit("update");
