@@ -6,13 +6,15 @@
 #include "error.h"
 
 const struct lne_peer_desc lne_peer_desc[LNE_PEER_A__COUNT] = {
-#define LNE_PEER_ROW(id, nm, ym, opt, ng, df, eng, hlp) \
-	[LNE_PEER_A_##id] = {.name = #nm,               \
-			     .yaml = ym,                \
-			     .option = opt,             \
-			     .neg = ng,                 \
-			     .def = df,                 \
-			     .engine = eng,             \
+#define LNE_PEER_ROW(id, nm, ym, opt, ng, df, eng, cl, hst, hlp) \
+	[LNE_PEER_A_##id] = {.name = #nm,                        \
+			     .yaml = ym,                         \
+			     .option = opt,                      \
+			     .neg = ng,                          \
+			     .def = df,                          \
+			     .engine = eng,                      \
+			     .col = #cl,                         \
+			     .hist = hst,                        \
 			     .help = hlp},
 	LNE_PEER_ATTRS(LNE_PEER_ROW)
 #undef LNE_PEER_ROW

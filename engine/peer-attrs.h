@@ -8,11 +8,12 @@
  * lnetd's D-Bus decoder (AddPeer and Apply's peer operations alike) and
  * Export, its change path, and lnetctl's peer add options and its Apply
  * fields walk it; an engine that runs Lustre's LNet walks it to say them
- * (lnetd/backend/lustre/).  A peer's primary NID and its NIDs are its key
- * and stay by name; so do the store's columns and history keys ("mr",
- * "locked": a written format, as the genl ABI is).
+ * (lnetd/backend/lustre/); lnetd's store takes its columns, its history
+ * keys and its struct st_peer's fields from it.  A peer's primary NID and
+ * its NIDs are its key and stay by name.  A new setting is a row here and
+ * its column in a schema migration (schema/, lnetd/store/store.am).
  *
- * A row: X(ID, name, yaml, option, neg, def, engine, help)
+ * A row: X(ID, name, yaml, option, neg, def, engine, col, hist, help)
  *   name     lnetd's D-Bus key (a b), Apply's field, lnetctl's op field
  *   yaml     Lustre's YAML key in a peer block, or "": not in Lustre's
  *            YAML (lnetd keeps it; Export carries it, lnet.conf does not)
@@ -23,6 +24,12 @@
  *   def      what a new peer gets when the setting is not given
  *   engine   the engine's model keeps it (struct lne_peer); else lnetd's
  *            store keeps it and the engine that runs LNet is told
+ *   col      the store's column, history key and struct st_peer field (a
+ *            written format, as the genl ABI is: "mr", "locked")
+ *   hist     where the history's record of a peer has it:
+ *            LNE_PEER_HIST_ALWAYS before "nids", always (schema 1's "mr");
+ *            LNE_PEER_HIST_SET after "nids", only when not @def (a later
+ *            column: a record written before it reads as @def)
  *   help     the option's help
  *
  * Every setting is a boolean (0 or 1) so far; "not given" is a state of its
@@ -35,12 +42,16 @@
 
 #include "port.h"
 
-#define LNE_PEER_ATTRS(X)                                                            \
-	X(MULTI_RAIL, multi_rail, "Multi-Rail", "non-mr", true, 1, true,             \
-	  "the peer is not Multi-Rail")                                              \
-	X(LOCK_PRIM, lock_prim, "", "lock-prim", false, 0, false,                    \
-	  "lock the primary NID: a peer del without --force keeps the peer and its " \
-	  "primary")
+#define LNE_PEER_ATTRS(X)                                                                          \
+	X(MULTI_RAIL, multi_rail, "Multi-Rail", "non-mr", true, 1, true, mr, LNE_PEER_HIST_ALWAYS, \
+	  "the peer is not Multi-Rail")                                                            \
+	X(LOCK_PRIM, lock_prim, "", "lock-prim", false, 0, false, locked, LNE_PEER_HIST_SET,       \
+	  "lock the primary NID: a peer del without --force keeps the peer and its primary")
+
+enum lne_peer_hist {
+	LNE_PEER_HIST_ALWAYS,
+	LNE_PEER_HIST_SET,
+};
 
 enum lne_peer_attr {
 #define LNE_PEER_ENUM(id, ...) LNE_PEER_A_##id,
@@ -60,11 +71,23 @@ enum lne_peer_attr {
 #define LNE_PEER_FIELD_u32(id, name, ...) u32 name;
 #define LNE_PEER_FIELD_int(id, name, ...) int name;
 
+/* The store's fields: by column (.mr) or by index (.v[LNE_PEER_A_MULTI_RAIL]). */
+#define LNE_PEER_COLS(type)                                 \
+	union {                                             \
+		struct {                                    \
+			LNE_PEER_ATTRS(LNE_PEER_COL_##type) \
+		};                                          \
+		type v[LNE_PEER_A__COUNT];                  \
+	}
+#define LNE_PEER_COL_int(id, name, yaml, option, neg, def, engine, col, ...) int col;
+
 struct lne_peer_desc {
 	const char *name, *yaml, *option;
 	bool neg;    /* the option says false */
 	u32 def;     /* a new peer's value */
 	bool engine; /* the model keeps it */
+	const char *col;
+	enum lne_peer_hist hist;
 	const char *help;
 };
 

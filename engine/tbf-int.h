@@ -20,9 +20,11 @@ struct lne_tbf_term {
 	u8 field; /* one enum lne_tbf_field */
 	u8 last;  /* the last term of its '&' group */
 	u16 n;	  /* values in the list; the nid expression counts as one */
+	u8 kind;  /* its field's enum lne_tbf_kind */
+	u8 num;	  /* kinds OPCODE and NUM: its field's index in a class's .num[] */
 	union {
 		struct lne_expr *nid;
-		u32 *num;			     /* opcode, uid, gid */
+		u32 *num;			     /* kinds OPCODE and NUM */
 		char (*glob)[LNE_TBF_JOBID_MAX + 1]; /* jobid */
 	} v;
 };
@@ -102,7 +104,15 @@ extern const char *const tbfi_queue_names[LNE_TBF_NQUEUES];
 /* tbf-rule.c: request fields and rule terms. */
 bool tbfi_span_is(struct lne_span s, const char *word);
 bool tbfi_is_name_char(char ch);
-/* A field's bit by its name, or -ENOENT; a bit's name, or "?"; a bit's index in field_at. */
+/* Each field, in enum lne_tbf_field_index's order: LNE_TBF_FIELD_LIST's rows. */
+struct tbfi_field {
+	const char *name;
+	u8 bit;
+	u8 kind; /* enum lne_tbf_kind */
+	s8 num;	 /* kinds OPCODE and NUM: the index in .num[] (enum lne_tbf_num); else -1 */
+};
+extern const struct tbfi_field tbfi_fields[LNE_TBF_NFIELDS];
+/* A field's bit by its name, or -ENOENT; a bit's name, or "?"; a bit's index in tbfi_fields. */
 int tbfi_field_lookup(struct lne_span s);
 const char *tbfi_field_name(u8 bit);
 int tbfi_field_index(u8 bit);

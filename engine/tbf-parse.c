@@ -193,7 +193,7 @@ static int parse_values(struct cmd *c, struct lne_tbf_term *t, struct lne_span s
 	if (n > LNE_TBF_VALUES_MAX)
 		return tbfi_fail(c, -EINVAL, s.p, "more than %d values in %s={...}",
 				 LNE_TBF_VALUES_MAX, name);
-	if (t->field == LNE_TBF_JOBID) {
+	if (t->kind == LNE_TBF_K_GLOB) {
 		t->v.glob = lne_zalloc(n * sizeof(*t->v.glob));
 		if (!t->v.glob)
 			return -ENOMEM;
@@ -204,15 +204,15 @@ static int parse_values(struct cmd *c, struct lne_tbf_term *t, struct lne_span s
 	}
 	t->n = n;
 	for (p = s.p; next_value(&p, end, &v); i++) {
-		switch (t->field) {
-		case LNE_TBF_JOBID:
+		switch ((enum lne_tbf_kind)t->kind) {
+		case LNE_TBF_K_GLOB:
 			if (v.n > LNE_TBF_JOBID_MAX)
 				return tbfi_fail(c, -EINVAL, v.p,
 						 "jobid '%.*s' is longer than %d characters",
 						 (int)v.n, v.p, LNE_TBF_JOBID_MAX);
 			memcpy(t->v.glob[i], v.p, v.n);
 			break;
-		case LNE_TBF_OPCODE:
+		case LNE_TBF_K_OPCODE:
 			rc = lne_tbf_opcode_lookup(v.p, v.n);
 			if (rc < 0)
 				return tbfi_fail(
@@ -221,7 +221,8 @@ static int parse_values(struct cmd *c, struct lne_tbf_term *t, struct lne_span s
 					(int)v.n, v.p);
 			t->v.num[i] = (u32)rc;
 			break;
-		default:
+		case LNE_TBF_K_NID: /* parse_nid_list()'s */
+		case LNE_TBF_K_NUM:
 			rc = lne_parse_u32(v, false, U32_MAX, &num);
 			if (rc == -ERANGE)
 				return tbfi_fail(c, -EINVAL, v.p, "%s %.*s is above %u", name,
@@ -251,13 +252,15 @@ static int add_term(struct cmd *c, u8 field, const char *at, struct lne_span lis
 	}
 	t = &c->term[c->nterm++];
 	t->field = field;
+	t->kind = tbfi_fields[tbfi_field_index(field)].kind;
+	t->num = (u8)tbfi_fields[tbfi_field_index(field)].num;
 	list = lne_span_trim(list);
 	if (!list.n)
 		return tbfi_fail(c, -EINVAL, at, "%s={} is empty", tbfi_field_name(field));
 	if (!(c->fields & field))
 		c->field_at[tbfi_field_index(field)] = at;
 	c->fields |= field;
-	rc = field == LNE_TBF_NID ? parse_nid_list(c, t, list) : parse_values(c, t, list);
+	rc = t->kind == LNE_TBF_K_NID ? parse_nid_list(c, t, list) : parse_values(c, t, list);
 	*out = t;
 	return rc;
 }

@@ -12,11 +12,12 @@
 
 const char *const tbfi_queue_names[] = {"reg", "hp"};
 
-#define FIELD_ROW(id, name) {name, LNE_TBF_##id},
-static const struct {
-	const char *name;
-	u8 bit;
-} field_table[] = {LNE_TBF_FIELD_LIST(FIELD_ROW, )};
+#define FIELD_NUM_NID(id)	       -1
+#define FIELD_NUM_GLOB(id)	       -1
+#define FIELD_NUM_OPCODE(id)	       LNE_TBF_N_##id
+#define FIELD_NUM_NUM(id)	       LNE_TBF_N_##id
+#define FIELD_ROW(id, name, kind, ...) {name, LNE_TBF_##id, LNE_TBF_K_##kind, FIELD_NUM_##kind(id)},
+const struct tbfi_field tbfi_fields[LNE_TBF_NFIELDS] = {LNE_TBF_FIELD_LIST(FIELD_ROW, )};
 #undef FIELD_ROW
 
 static const struct {
@@ -141,9 +142,9 @@ int tbfi_field_lookup(struct lne_span s)
 {
 	size_t i;
 
-	for (i = 0; i < LNE_ARRAY_SIZE(field_table); i++)
-		if (tbfi_span_is(s, field_table[i].name))
-			return field_table[i].bit;
+	for (i = 0; i < LNE_ARRAY_SIZE(tbfi_fields); i++)
+		if (tbfi_span_is(s, tbfi_fields[i].name))
+			return tbfi_fields[i].bit;
 	return -ENOENT;
 }
 
@@ -151,9 +152,9 @@ const char *tbfi_field_name(u8 bit)
 {
 	size_t i;
 
-	for (i = 0; i < LNE_ARRAY_SIZE(field_table); i++)
-		if (field_table[i].bit == bit)
-			return field_table[i].name;
+	for (i = 0; i < LNE_ARRAY_SIZE(tbfi_fields); i++)
+		if (tbfi_fields[i].bit == bit)
+			return tbfi_fields[i].name;
 	return "?";
 }
 
@@ -210,12 +211,12 @@ int lne_tbf_type_format(u8 mask, char *buf, size_t size)
 	size_t i;
 
 	lne_sb_init(&sb, buf, size);
-	for (i = 0; i < LNE_ARRAY_SIZE(field_table); i++) {
-		if (!(mask & field_table[i].bit))
+	for (i = 0; i < LNE_ARRAY_SIZE(tbfi_fields); i++) {
+		if (!(mask & tbfi_fields[i].bit))
 			continue;
 		if (sb.len)
 			lne_sb_putc(&sb, '+');
-		lne_sb_puts(&sb, field_table[i].name);
+		lne_sb_puts(&sb, tbfi_fields[i].name);
 	}
 	return lne_sb_result(&sb);
 }
@@ -229,9 +230,9 @@ static void terms_free(struct lne_tbf_term *t, u16 n)
 	if (!t)
 		return;
 	for (i = 0; i < n; i++) {
-		if (t[i].field == LNE_TBF_NID)
+		if (t[i].kind == LNE_TBF_K_NID)
 			lne_expr_free(t[i].v.nid);
-		else if (t[i].field == LNE_TBF_JOBID)
+		else if (t[i].kind == LNE_TBF_K_GLOB)
 			lne_free(t[i].v.glob);
 		else
 			lne_free(t[i].v.num);
@@ -283,27 +284,24 @@ static bool num_in(const struct lne_tbf_term *t, u32 v)
 	return false;
 }
 
-/* Every field has its case and none a default: -Wswitch names a missing one. */
+/* Every kind has its case and none a default: -Wswitch names a missing one. */
 static bool term_match(const struct lne_tbf_term *t, const struct lne_tbf_class *c)
 {
 	u16 i;
 
-	switch ((enum lne_tbf_field)t->field) {
-	case LNE_TBF_NID:
+	switch ((enum lne_tbf_kind)t->kind) {
+	case LNE_TBF_K_NID:
 		return lne_expr_match_nid(t->v.nid, &c->nid);
-	case LNE_TBF_JOBID:
+	case LNE_TBF_K_GLOB:
 		for (i = 0; i < t->n; i++)
 			if (glob_match(t->v.glob[i], c->jobid))
 				return true;
 		return false;
-	case LNE_TBF_OPCODE:
-		return num_in(t, c->opcode);
-	case LNE_TBF_UID:
-		return num_in(t, c->uid);
-	case LNE_TBF_GID:
-		return num_in(t, c->gid);
+	case LNE_TBF_K_OPCODE:
+	case LNE_TBF_K_NUM:
+		return num_in(t, c->num[t->num]);
 	}
-	return false; /* not a field: the parser makes no such term */
+	return false; /* not a kind: the parser makes no such term */
 }
 
 bool tbfi_rule_match(const struct lne_tbf_rule *r, const struct lne_tbf_class *c)
@@ -487,16 +485,16 @@ static void sb_term(struct lne_sb *sb, const struct lne_tbf_term *t)
 
 	lne_sb_puts(sb, tbfi_field_name(t->field));
 	lne_sb_puts(sb, "={");
-	if (t->field == LNE_TBF_NID) {
+	if (t->kind == LNE_TBF_K_NID) {
 		room = sb->len < sb->size ? sb->size - sb->len : 0;
 		sb->len += (size_t)lne_expr_format(t->v.nid, room ? sb->buf + sb->len : NULL, room);
 	}
-	for (i = 0; i < t->n && t->field != LNE_TBF_NID; i++) {
+	for (i = 0; i < t->n && t->kind != LNE_TBF_K_NID; i++) {
 		if (i)
 			lne_sb_putc(sb, ' ');
-		if (t->field == LNE_TBF_JOBID) {
+		if (t->kind == LNE_TBF_K_GLOB) {
 			lne_sb_puts(sb, t->v.glob[i]);
-		} else if (t->field == LNE_TBF_OPCODE &&
+		} else if (t->kind == LNE_TBF_K_OPCODE &&
 			   (name = lne_tbf_opcode_name(t->v.num[i]))) {
 			lne_sb_puts(sb, name);
 		} else {

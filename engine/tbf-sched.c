@@ -236,8 +236,8 @@ static u32 mix(u32 h, u32 v)
 	return h ^ (h >> 15);
 }
 
-static u32 key_hash(u8 mask, const struct lne_nid *nid, const char *jobid, u32 opcode, u32 uid,
-		    u32 gid)
+/* @num: a request's or a class's u32 fields (LNE_TBF_NUMS), in their order. */
+static u32 key_hash(u8 mask, const struct lne_nid *nid, const char *jobid, const u32 *num)
 {
 	u32 h = mask;
 	size_t i;
@@ -247,32 +247,28 @@ static u32 key_hash(u8 mask, const struct lne_nid *nid, const char *jobid, u32 o
 	if (mask & LNE_TBF_JOBID)
 		for (i = 0; i < LNE_TBF_JOBID_MAX && jobid[i]; i++)
 			h = (h ^ (u8)jobid[i]) * 16777619u;
-	if (mask & LNE_TBF_OPCODE)
-		h = mix(h, opcode);
-	if (mask & LNE_TBF_UID)
-		h = mix(h, uid);
-	if (mask & LNE_TBF_GID)
-		h = mix(h, gid);
+	for (i = 0; i < LNE_TBF_NFIELDS; i++)
+		if ((mask & tbfi_fields[i].bit) && tbfi_fields[i].num >= 0)
+			h = mix(h, num[tbfi_fields[i].num]);
 	return mix(h, 0x5bd1e995u);
 }
 
 u32 tbfi_req_hash(u8 mask, const struct lne_tbf_req *r)
 {
-	return key_hash(mask, &r->nid, r->jobid, r->opcode, r->uid, r->gid);
+	return key_hash(mask, &r->nid, r->jobid, r->num);
 }
 
 static bool key_equal(const struct lne_tbf_class *c, const struct lne_tbf_req *r)
 {
 	u8 m = c->fields;
+	size_t i;
 
 	if ((m & LNE_TBF_NID) && !lne_nid_equal(&c->nid, &r->nid))
 		return false;
-	if ((m & LNE_TBF_OPCODE) && c->opcode != r->opcode)
-		return false;
-	if ((m & LNE_TBF_UID) && c->uid != r->uid)
-		return false;
-	if ((m & LNE_TBF_GID) && c->gid != r->gid)
-		return false;
+	for (i = 0; i < LNE_TBF_NFIELDS; i++)
+		if ((m & tbfi_fields[i].bit) && tbfi_fields[i].num >= 0 &&
+		    c->num[tbfi_fields[i].num] != r->num[tbfi_fields[i].num])
+			return false;
 	if (m & LNE_TBF_JOBID) {
 		size_t n = bounded_len(r->jobid, LNE_TBF_JOBID_MAX);
 
@@ -391,6 +387,7 @@ static int class_new(struct lne_tbf *tbf, struct head *h, enum lne_tbf_queue qi,
 	bool evict = h->nclasses >= tbf->max_classes;
 	struct lne_tbf_class *c;
 	struct lne_tbf_rule *r;
+	size_t i;
 	int rc;
 
 	if (evict && lne_list_empty(&h->idle))
@@ -410,12 +407,9 @@ static int class_new(struct lne_tbf *tbf, struct head *h, enum lne_tbf_queue qi,
 		c->nid = req->nid;
 	if (h->fields & LNE_TBF_JOBID)
 		memcpy(c->jobid, req->jobid, bounded_len(req->jobid, LNE_TBF_JOBID_MAX));
-	if (h->fields & LNE_TBF_OPCODE)
-		c->opcode = req->opcode;
-	if (h->fields & LNE_TBF_UID)
-		c->uid = req->uid;
-	if (h->fields & LNE_TBF_GID)
-		c->gid = req->gid;
+	for (i = 0; i < LNE_TBF_NFIELDS; i++)
+		if ((h->fields & tbfi_fields[i].bit) && tbfi_fields[i].num >= 0)
+			c->num[tbfi_fields[i].num] = req->num[tbfi_fields[i].num];
 	lne_list_init(&c->fifo);
 	r = tbfi_first_match(h, c);
 	c->rule = r;

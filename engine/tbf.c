@@ -223,8 +223,10 @@ const struct lne_tbf_rule *lne_tbf_class_rule(const struct lne_tbf *tbf,
 int lne_tbf_class_format(const struct lne_tbf_class *c, char *buf, size_t size)
 {
 	char nid[LNE_NID_STR_MAX];
+	const struct tbfi_field *f;
 	const char *name;
 	struct lne_sb sb;
+	int i;
 
 	lne_sb_init(&sb, buf, size);
 	if (c->fields & LNE_TBF_NID) {
@@ -233,16 +235,15 @@ int lne_tbf_class_format(const struct lne_tbf_class *c, char *buf, size_t size)
 	}
 	if (c->fields & LNE_TBF_JOBID)
 		lne_sb_printf(&sb, "%sjobid=%s", sb.len ? " " : "", c->jobid);
-	if (c->fields & LNE_TBF_OPCODE) {
-		name = lne_tbf_opcode_name(c->opcode);
+	for (i = 0; i < LNE_TBF_NFIELDS; i++) {
+		f = &tbfi_fields[i];
+		if (!(c->fields & f->bit) || f->num < 0)
+			continue;
+		name = f->kind == LNE_TBF_K_OPCODE ? lne_tbf_opcode_name(c->num[f->num]) : NULL;
 		if (name)
-			lne_sb_printf(&sb, "%sopcode=%s", sb.len ? " " : "", name);
+			lne_sb_printf(&sb, "%s%s=%s", sb.len ? " " : "", f->name, name);
 		else
-			lne_sb_printf(&sb, "%sopcode=%u", sb.len ? " " : "", c->opcode);
+			lne_sb_printf(&sb, "%s%s=%u", sb.len ? " " : "", f->name, c->num[f->num]);
 	}
-	if (c->fields & LNE_TBF_UID)
-		lne_sb_printf(&sb, "%suid=%u", sb.len ? " " : "", c->uid);
-	if (c->fields & LNE_TBF_GID)
-		lne_sb_printf(&sb, "%sgid=%u", sb.len ? " " : "", c->gid);
 	return lne_sb_result(&sb);
 }

@@ -189,25 +189,42 @@ enum lne_tbf_queue {
 };
 
 /*
- * The request fields, described once: X(ID, name), SEP between rows.  A
- * rule's conditions and a queue's type name them; the order is their bit
- * order.  The enum, the parser's table (tbf-rule.c) and every error and
- * help string that lists them (LNE_TBF_FIELD_NAMES) come from here, and
- * the match (tbf-rule.c) switches over the enum without a default, so a
- * new field missing there is a -Wswitch error.
+ * The request fields, described once: X(ID, name, kind, member), SEP
+ * between rows.  A rule's conditions and a queue's type name them; the
+ * order is their bit order.  kind says what the field holds and how a
+ * condition's values read: NID (a nid expression, the request's nid), GLOB
+ * (jobid globs, the request's jobid), OPCODE (a u32 named by the opcode
+ * table) or NUM (a u32 in decimal).  The enum, the parser's table
+ * (tbf-rule.c), the u32 fields of a request and a class (member, for
+ * OPCODE and NUM: by name or in .num[], LNE_TBF_N_<ID>), the class keys
+ * (tbf-sched.c), the classes' text (tbf.c) and every error and help string
+ * that lists them (LNE_TBF_FIELD_NAMES) come from here.  A new u32 field
+ * is a row; the match (tbf-rule.c) switches over the kinds without a
+ * default, so a new kind missing there is a -Wswitch error.
  */
-#define LNE_TBF_FIELD_LIST(X, SEP) \
-	X(NID, "nid")              \
-	SEP X(JOBID, "jobid") SEP X(OPCODE, "opcode") SEP X(UID, "uid") SEP X(GID, "gid")
+#define LNE_TBF_FIELD_LIST(X, SEP)              \
+	X(NID, "nid", NID, nid)                 \
+	SEP X(JOBID, "jobid", GLOB, jobid)      \
+	SEP X(OPCODE, "opcode", OPCODE, opcode) \
+	SEP X(UID, "uid", NUM, uid)             \
+	SEP X(GID, "gid", NUM, gid)             \
+	SEP X(PROJID, "projid", NUM, projid)
 
-#define LNE_TBF_FIELD_INDEX(id, name) LNE_TBF_I_##id,
+enum lne_tbf_kind {
+	LNE_TBF_K_NID,
+	LNE_TBF_K_GLOB,
+	LNE_TBF_K_OPCODE,
+	LNE_TBF_K_NUM,
+};
+
+#define LNE_TBF_FIELD_INDEX(id, ...) LNE_TBF_I_##id,
 enum lne_tbf_field_index {
 	LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_INDEX, ) LNE_TBF_NFIELDS
 };
 #undef LNE_TBF_FIELD_INDEX
 
 /* Request fields; a queue's type is a mask of them. */
-#define LNE_TBF_FIELD_BIT(id, name) LNE_TBF_##id = 1 << LNE_TBF_I_##id,
+#define LNE_TBF_FIELD_BIT(id, ...) LNE_TBF_##id = 1 << LNE_TBF_I_##id,
 enum lne_tbf_field {
 	LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_BIT, )
 };
@@ -215,9 +232,28 @@ enum lne_tbf_field {
 /* Every field: the mask of a type naming them all. */
 #define LNE_TBF_FIELDS ((1 << LNE_TBF_NFIELDS) - 1)
 
-/* "nid, jobid, opcode, uid, gid": a string literal, for errors and help. */
-#define LNE_TBF_FIELD_NAME(id, name) name
-#define LNE_TBF_FIELD_NAMES	     LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_NAME, ", ")
+/* "nid, jobid, opcode, uid, gid, projid": a string literal, for errors and help. */
+#define LNE_TBF_FIELD_NAME(id, name, ...) name
+#define LNE_TBF_FIELD_NAMES		  LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_NAME, ", ")
+
+/* The u32 fields (kinds OPCODE and NUM): their index in .num[], LNE_TBF_N_<ID>. */
+#define LNE_TBF_U32_NID(...)
+#define LNE_TBF_U32_GLOB(...)
+#define LNE_TBF_U32_OPCODE(...)		      __VA_ARGS__
+#define LNE_TBF_U32_NUM(...)		      __VA_ARGS__
+#define LNE_TBF_NUM_ENUM(id, name, kind, ...) LNE_TBF_U32_##kind(LNE_TBF_N_##id, )
+enum lne_tbf_num {
+	LNE_TBF_FIELD_LIST(LNE_TBF_NUM_ENUM, ) LNE_TBF_NNUMS
+};
+#define LNE_TBF_NUM_MEMBER(id, name, kind, member) LNE_TBF_U32_##kind(u32 member;)
+/* A request's or a class's u32 fields: by name (.uid) or by index (.num[LNE_TBF_N_UID]). */
+#define LNE_TBF_NUMS                                             \
+	union {                                                  \
+		struct {                                         \
+			LNE_TBF_FIELD_LIST(LNE_TBF_NUM_MEMBER, ) \
+		};                                               \
+		u32 num[LNE_TBF_NNUMS];                          \
+	}
 
 struct lne_tbf_class;
 
@@ -227,7 +263,7 @@ struct lne_tbf_req {
 	struct lne_tbf_class *cls; /* engine: the class while queued, else NULL */
 	u64 enqueued;		   /* engine: `now` at enqueue, ns */
 	struct lne_nid nid;	   /* the client */
-	u32 opcode, uid, gid;
+	LNE_TBF_NUMS;		   /* opcode, uid, gid, ... (LNE_TBF_FIELD_LIST) */
 	char jobid[LNE_TBF_JOBID_MAX + 1];
 };
 
@@ -268,12 +304,12 @@ struct lne_tbf_class {
 	u64 lag_ns;	       /* (depth - 1) tokens' time: lag_ns + lag_rem / rate */
 	u32 lag_rem;
 	u32 hash, heap_idx;
-	u8 queue;  /* enum lne_tbf_queue */
-	u8 fields; /* the key: enum lne_tbf_field mask */
-	u8 rt;	   /* follows a realtime rule */
-	u8 active; /* has queued requests, sits in a heap */
-	u8 heap;   /* which: waiting for a token, or ready */
-	u32 opcode, uid, gid;
+	u8 queue;     /* enum lne_tbf_queue */
+	u8 fields;    /* the key: enum lne_tbf_field mask */
+	u8 rt;	      /* follows a realtime rule */
+	u8 active;    /* has queued requests, sits in a heap */
+	u8 heap;      /* which: waiting for a token, or ready */
+	LNE_TBF_NUMS; /* opcode, uid, gid, ... (LNE_TBF_FIELD_LIST) */
 	struct lne_nid nid;
 	char jobid[LNE_TBF_JOBID_MAX + 1];
 	struct lne_tbf_stats stats;

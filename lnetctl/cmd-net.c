@@ -177,7 +177,6 @@ apply:
 static int net_del(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *net = ctl_opt(opt, "net"), *ifs = ctl_opt(opt, "if");
-	sd_bus_message *reply = NULL;
 	struct cf_doc doc = {0};
 	char **ifv = NULL, **changes = NULL;
 	sd_bus *bus = NULL;
@@ -204,23 +203,25 @@ static int net_del(struct ctl_opt *opt, int argc, char **argv)
 		}
 	}
 	rc = ctl_bus(&bus);
-	if (!rc && n <= 1) {
-		rc = ctl_call(bus, "DeleteNI", &reply, "ss", net->val, n ? ifv[0] : "");
-		sd_bus_message_unref(reply);
-	}
-	/* Several interfaces: one change, all of them or none. */
-	for (i = 0; !rc && n > 1 && i < n; i++) {
+	/*
+	 * Through Apply, whatever was named: the whole net (no --if), one
+	 * interface or ip2nets pattern (a digit or '*' first, and a '.', as
+	 * lnetd's DeleteNI tells them), or several interfaces, one change.
+	 */
+	for (i = 0; !rc && i < (n ? n : 1); i++) {
 		struct cf_op *op = cf_op_new("del", "net");
+		bool pattern = n == 1 && strchr(ifv[0], '.') &&
+			       strpbrk(ifv[0], "*[0123456789") == ifv[0];
 
 		if (op && (cf_op_set_str(op, "net", net->val) ||
-			   cf_op_set_str(op, "interface", ifv[i]))) {
+			   (n && cf_op_set_str(op, pattern ? "pattern" : "interface", ifv[i])))) {
 			cf_op_free(op);
 			op = NULL;
 		}
 		if (!op || cf_doc_push(&doc, op))
 			rc = ctl_fail(EXIT_REFUSED, "out of memory");
 	}
-	if (!rc && n > 1)
+	if (!rc)
 		rc = ctl_apply(bus, &doc, false, true, &gen, &changes, NULL);
 	ctl_strv_free(changes);
 	cf_doc_free(&doc);

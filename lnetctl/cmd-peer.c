@@ -718,7 +718,7 @@ static int peer_set(struct ctl_opt *opt, int argc, char **argv)
 }
 
 /* peer add's options for the settings of engine/peer-attrs.h: flags, each */
-#define PEER_OPT(id, name, yaml, option, neg, def, engine, help) {option, 0, NULL, help},
+#define PEER_OPT(id, name, yaml, option, neg, def, engine, col, hist, help) {option, 0, NULL, help},
 
 const struct ctl_cmd ctl_peer_cmds[] = {
 	{"peer add",

@@ -104,11 +104,12 @@ static int rule_kind(sd_bus *bus, uint32_t idx, char *kind, size_t len)
 		      : 0;
 }
 
+/* Delete through Apply, as udsp del does: by pattern (and --id if given), or by --id alone. */
 static int sel_del(struct ctl_opt *opt, enum sel_type t)
 {
 	struct ctl_opt *id = ctl_opt(opt, "id");
-	sd_bus_message *m = NULL, *reply = NULL;
 	const char *src, *dst;
+	struct cf_op *op;
 	char kind[64];
 	sd_bus *bus = NULL;
 	uint32_t idx = 0;
@@ -119,30 +120,28 @@ static int sel_del(struct ctl_opt *opt, enum sel_type t)
 		rc = ctl_usage("say which rule: its pattern, its --id, or both");
 	if (!rc && id->given)
 		rc = ctl_u32(id, UINT32_MAX, &idx);
-	if (!rc)
-		rc = ctl_bus(&bus);
 	if (!rc && !src) {
 		/* By id alone: it must be a rule of this kind. */
-		rc = rule_kind(bus, idx, kind, sizeof(kind));
+		rc = ctl_bus(&bus);
+		if (!rc)
+			rc = rule_kind(bus, idx, kind, sizeof(kind));
 		if (!rc && !*kind)
 			rc = ctl_fail(EXIT_REFUSED, "there is no rule %u", idx);
 		if (!rc && strcmp(kind, sel_kind[t]))
 			rc = ctl_fail(EXIT_REFUSED, "rule %u is a %s rule, not a %s selection rule",
 				      idx, kind, sel_name[t]);
-		if (!rc)
-			rc = ctl_call(bus, "DeleteRule", &reply, "u", idx);
-		return ctl_finish(rc, bus, reply);
+		sd_bus_flush_close_unref(bus);
 	}
 	if (rc)
-		return ctl_finish(rc, bus, NULL);
-	rc = sd_bus_message_new_method_call(bus, &m, LNETD_BUS_NAME, LNETD_BUS_PATH,
-					    LNETD_BUS_MANAGER, "DeleteRuleMatching");
-	if (rc >= 0)
-		rc = sd_bus_message_append(m, "sss", src, dst ?: "", "");
-	if (rc >= 0)
-		rc = id->given ? sd_bus_message_append(m, "a{sv}", 1, "idx", "u", idx)
-			       : sd_bus_message_append(m, "a{sv}", 0);
-	return ctl_finish(ctl_send(bus, m, rc), bus, NULL);
+		return rc;
+	op = cf_op_new("del", "udsp");
+	if (op && ((src && cf_op_set_str(op, "src", src)) ||
+		   (src && dst && cf_op_set_str(op, "dst", dst)) ||
+		   (id->given && cf_op_set_u32(op, "idx", idx)))) {
+		cf_op_free(op);
+		op = NULL;
+	}
+	return ctl_apply_op(op);
 }
 
 /* The rules of this kind, in the design's YAML (the form selection: imports). */

@@ -272,7 +272,7 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	size_t i, n = op->u.peer.n, nfresh = 0;
 	struct lne_peer_conf pc;
 	bool created;
-	int rc;
+	int rc, k;
 
 	rc = nid_parse(op->u.peer.primary, &prim, pbuf, m);
 	if (rc)
@@ -334,16 +334,16 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	}
 	if (created) {
 		/* A new peer goes to the store whole: one change, not one per NID. */
-		struct st_peer sp = {pbuf, (int)pc.multi_rail, nfresh, fresh, (int)pc.lock_prim};
+		struct st_peer sp = {.nid = pbuf, .nnids = nfresh, .nids = fresh};
 
+		for (k = 0; k < LNE_PEER_A__COUNT; k++)
+			sp.v[k] = (int)pc.v[k];
 		rc = store_peer_add(d->store, &sp, &serr);
 	} else {
 		for (i = 0; !rc && i < nfresh; i++)
 			rc = store_peer_nid_add(d->store, pbuf, fresh[i], &serr);
-		if (!rc && op->u.peer.lock_prim == 1 && !store_peer_is_locked(d->store, pbuf)) {
-			rc = store_peer_set_locked(d->store, pbuf, 1, &serr);
-			n += !rc; /* a change: not "exists already" */
-		}
+		if (!rc) /* --lock_prim: n counts it, a change (not "exists already") */
+			rc = store_peer_update(d->store, pbuf, op->u.peer.v, &n, &serr);
 	}
 	if (rc)
 		rc = say_store(m, rc, &serr);

@@ -135,8 +135,8 @@ enum {
 	U_CPTS,
 	U_TUN, /* LNE_TUN__COUNT of them: S_JSON_FIELDS's order */
 	U_NID = U_TUN + LNE_TUN__COUNT,
-	U_MR,
-	U_GW,
+	U_PEER, /* LNE_PEER_A__COUNT of them */
+	U_GW = U_PEER + LNE_PEER_A__COUNT,
 	U_ROUTE,			       /* LNE_ROUTE_A__COUNT of them */
 	U_PRIO = U_ROUTE + LNE_ROUTE_A__COUNT, /* a rule's */
 	U_NAME,
@@ -151,8 +151,7 @@ enum {
 	U_HP_TYPE,
 	U_HP_DEPTH,
 	U_RULES,
-	U_NI_ID,  /* an NI's row, so that one put back takes its place again */
-	U_LOCKED, /* a peer's (schema 0007; absent before: 0) */
+	U_NI_ID, /* an NI's row, so that one put back takes its place again */
 	U__COUNT
 };
 
@@ -240,11 +239,13 @@ static int undo_one(struct store *st, const struct undo_step *u, struct store_er
 		     : del ? store_ni_add(st, &ni, err)
 			   : store_ni_update(st, &ni, err);
 	} else if (!strcmp(u->obj, "peer")) {
-		struct st_peer p = {.nid = o.text[U_NID],
-				    .mr = (int)o.num[U_MR],
-				    .nnids = o.nnids,
-				    .nids = o.nids,
-				    .locked = o.num[U_LOCKED] == 1}; /* NULL (absent) is ST_UNSET */
+		struct st_peer p = {.nid = o.text[U_NID], .nnids = o.nnids, .nids = o.nids};
+		int k;
+
+		/* a setting absent from the record (written before its column): its default */
+		for (k = 0; k < LNE_PEER_A__COUNT; k++)
+			p.v[k] = o.text[U_PEER + k] ? o.num[U_PEER + k] == 1
+						    : (int)lne_peer_desc[k].def;
 
 		/* A modified peer goes back whole: its NIDs in their old order. */
 		rc = del ? 0 : store_peer_del(st, p.nid, err);

@@ -18,6 +18,18 @@
 
 #include "store-int.h"
 
+/* Room for the settings of a peer's history record: ,"col":0 each. */
+#define PEER_JSON_ATTRS (LNE_PEER_A__COUNT * 32)
+
+/* Bind @peer's settings to @s's ?3, ?4, ... (S_PEER_ADD, S_PEER_SET: the columns' order). */
+static void peer_bind(sqlite3_stmt *s, const struct st_peer *peer)
+{
+	int k;
+
+	for (k = 0; k < LNE_PEER_A__COUNT; k++)
+		sqlite3_bind_int(s, 3 + k, peer->v[k]);
+}
+
 /* A string JSON takes as it is: no quote, backslash or control character. */
 static bool json_plain(const char *s)
 {
@@ -44,22 +56,42 @@ static int json_str(struct store *st, struct buf *b, const char *s)
 }
 
 /*
+ * Append @peer's settings whose row's hist is @hist to @b: ,"col":v each
+ * (LNE_PEER_HIST_SET: only those not at their default).
+ */
+static char *peer_json_attrs(char *b, const struct st_peer *peer, enum lne_peer_hist hist)
+{
+	int k;
+
+	for (k = 0; k < LNE_PEER_A__COUNT; k++)
+		if (lne_peer_desc[k].hist == hist &&
+		    (hist == LNE_PEER_HIST_ALWAYS || (u32) !!peer->v[k] != lne_peer_desc[k].def))
+			b += sprintf(b, ",\"%s\":%d", lne_peer_desc[k].col, !!peer->v[k]);
+	return b;
+}
+
+/*
  * @peer's record in the history: the JSON SQLite's json_object() would
- * print for {nid, mr, nids}, keys in this order and without spaces, and
- * "locked":1 after them for a locked peer (schema 0007).
- * Strings JSON takes as they are (every canonical NID) are copied into one
- * allocation sized first; the others go through json_str().
+ * print for {nid, <settings>, nids, <settings>}, keys in this order and
+ * without spaces: those of schema 1 (mr) before nids, always; the later
+ * ones (locked, schema 0007) after nids when not at their default
+ * (peer-attrs.h's hist).  Strings JSON takes as they are (every canonical
+ * NID) are copied into one allocation sized first; the others go through
+ * json_str().
  */
 static int peer_json(struct store *st, const struct st_peer *peer, char **json,
 		     struct store_err *err)
 {
-	size_t i, len = sizeof("{\"nid\":\"\",\"mr\":0,\"nids\":[],\"locked\":1}") +
+	char before[PEER_JSON_ATTRS], after[PEER_JSON_ATTRS];
+	size_t i, len = sizeof("{\"nid\":\"\",\"nids\":[]}") + sizeof(before) + sizeof(after) +
 			strlen(peer->nid);
 	bool plain = json_plain(peer->nid);
 	struct buf b = {0};
 	char *c;
 	int rc;
 
+	*peer_json_attrs(before, peer, LNE_PEER_HIST_ALWAYS) = '\0';
+	*peer_json_attrs(after, peer, LNE_PEER_HIST_SET) = '\0';
 	for (i = 0; plain && i < peer->nnids; i++) {
 		plain = json_plain(peer->nids[i]);
 		len += strlen(peer->nids[i]) + 3;
@@ -68,25 +100,25 @@ static int peer_json(struct store *st, const struct st_peer *peer, char **json,
 		c = *json = malloc(len);
 		if (!c)
 			return st_seterr(err, -ENOMEM, "store: out of memory");
-		c = stpcpy(stpcpy(stpcpy(c, "{\"nid\":\""), peer->nid), "\",\"mr\":");
-		c = stpcpy(stpcpy(c, peer->mr ? "1" : "0"), ",\"nids\":[");
+		c = stpcpy(stpcpy(stpcpy(c, "{\"nid\":\""), peer->nid), "\"");
+		c = stpcpy(stpcpy(c, before), ",\"nids\":[");
 		for (i = 0; i < peer->nnids; i++)
 			c = stpcpy(stpcpy(stpcpy(c, i ? ",\"" : "\""), peer->nids[i]), "\"");
-		strcpy(c, peer->locked ? "],\"locked\":1}" : "]}");
+		strcpy(stpcpy(stpcpy(c, "]"), after), "}");
 		return 0;
 	}
 	rc = st_buf_cat(&b, "{\"nid\":", NULL);
 	if (!rc)
 		rc = json_str(st, &b, peer->nid);
 	if (!rc)
-		rc = st_buf_cat(&b, ",\"mr\":", peer->mr ? "1" : "0", ",\"nids\":[", NULL);
+		rc = st_buf_cat(&b, before, ",\"nids\":[", NULL);
 	for (i = 0; !rc && i < peer->nnids; i++) {
 		rc = i ? st_buf_cat(&b, ",", NULL) : 0;
 		if (!rc)
 			rc = json_str(st, &b, peer->nids[i]);
 	}
 	if (!rc)
-		rc = st_buf_cat(&b, peer->locked ? "],\"locked\":1}" : "]}", NULL);
+		rc = st_buf_cat(&b, "]", after, "}", NULL);
 	if (rc) {
 		free(b.s);
 		b.s = NULL;
@@ -240,9 +272,8 @@ int store_peer_add(struct store *st, const struct st_peer *in, struct store_err 
 	if (!rc) {
 		s = use(st, S_PEER_ADD);
 		bind_text(s, 1, peer->nid);
-		sqlite3_bind_int(s, 2, peer->mr);
-		bind_text(s, 3, packed);
-		sqlite3_bind_int(s, 4, !!peer->locked);
+		bind_text(s, 2, packed);
+		peer_bind(s, peer);
 		rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sqlite3_errcode(st->db);
 		if (rc) /* named before the reset, while SQLite still says why */
 			rc = st_errno(st, rc) == -EEXIST
@@ -260,27 +291,26 @@ int store_peer_add(struct store *st, const struct st_peer *in, struct store_err 
 	return st_op_end(st, &m, rc);
 }
 
-/* What a change does to a stored peer: set mr, add a NID or delete one. */
+/* What a change does to a stored peer: set a setting, add a NID or delete one. */
 enum peer_edit {
-	EDIT_MR,
+	EDIT_SET, /* setting @k becomes @v */
 	EDIT_NID_ADD,
 	EDIT_NID_DEL,
-	EDIT_LOCKED, /* @mr is the new lock */
 };
 
 /*
- * Change peer @primary by @edit (@nid or @mr), write its row, and log it
- * under @key whole, before and after.
+ * Change peer @primary by @edit (@nid, or @k and @v), write its row, and
+ * log it under @key whole, before and after.
  */
 static int peer_change(struct store *st, const char *primary, enum peer_edit edit, const char *nid,
-		       int mr, const char *key, struct store_err *err)
+		       int k, int v, const char *key, struct store_err *err)
 {
 	char *old = NULL, *new = NULL, *packed = NULL;
 	struct st_peer p = {0}, q;
 	const char **nids = NULL;
 	sqlite3_stmt *s;
 	struct mark m;
-	size_t i, k;
+	size_t i, n;
 	int rc;
 
 	if (st->dry)
@@ -294,37 +324,34 @@ static int peer_change(struct store *st, const char *primary, enum peer_edit edi
 	nids = calloc(p.nnids + 1, sizeof(*nids));
 	if (!nids)
 		rc = st_seterr(err, -ENOMEM, "store: out of memory");
-	for (i = k = 0; !rc && i < p.nnids; i++)
+	for (i = n = 0; !rc && i < p.nnids; i++)
 		if (edit != EDIT_NID_DEL || strcmp(p.nids[i], nid))
-			nids[k++] = p.nids[i];
+			nids[n++] = p.nids[i];
 	if (!rc && edit == EDIT_NID_ADD) {
 		/*
 		 * Where the model lists it (and Lustre): after the NIDs of its net,
 		 * the nets in the order they came, the primary's first; so every
 		 * view, a restart's included, gives a peer's NIDs in one order.
 		 */
-		size_t at = net_end(primary, nids, k, nid);
+		size_t at = net_end(primary, nids, n, nid);
 
-		memmove(&nids[at + 1], &nids[at], (k - at) * sizeof(*nids));
+		memmove(&nids[at + 1], &nids[at], (n - at) * sizeof(*nids));
 		nids[at] = nid;
-		k++;
+		n++;
 	}
-	if (!rc && edit == EDIT_NID_DEL && k == p.nnids)
+	if (!rc && edit == EDIT_NID_DEL && n == p.nnids)
 		rc = st_seterr(err, -ENOENT, "NID %s is not a NID of peer %s", nid, primary);
 	q.nids = nids;
-	q.nnids = k;
-	if (edit == EDIT_MR)
-		q.mr = mr;
-	if (edit == EDIT_LOCKED)
-		q.locked = !!mr;
+	q.nnids = n;
+	if (edit == EDIT_SET)
+		q.v[k] = v;
 	if (!rc)
 		rc = peer_pack(&q, &packed, err);
 	if (!rc) {
 		s = use(st, S_PEER_SET);
 		bind_text(s, 1, primary);
-		sqlite3_bind_int(s, 2, q.mr);
-		bind_text(s, 3, packed);
-		sqlite3_bind_int(s, 4, q.locked);
+		bind_text(s, 2, packed);
+		peer_bind(s, &q);
 		rc = st_dml(st, s, K_PEER, primary, err);
 	}
 	if (!rc)
@@ -341,14 +368,36 @@ static int peer_change(struct store *st, const char *primary, enum peer_edit edi
 	return st_op_end(st, &m, rc);
 }
 
-int store_peer_set_mr(struct store *st, const char *nid, int mr, struct store_err *err)
+int store_peer_set(struct store *st, const char *nid, int k, int v, struct store_err *err)
 {
-	return peer_change(st, nid, EDIT_MR, NULL, mr, either(nid, "?"), err);
+	if (k < 0 || k >= LNE_PEER_A__COUNT)
+		return st_seterr(err, -EINVAL, "store: no peer setting %d", k);
+	return peer_change(st, nid, EDIT_SET, NULL, k, v, either(nid, "?"), err);
 }
 
-int store_peer_set_locked(struct store *st, const char *nid, int locked, struct store_err *err)
+int store_peer_update(struct store *st, const char *nid, const int *v, size_t *changed,
+		      struct store_err *err)
 {
-	return peer_change(st, nid, EDIT_LOCKED, NULL, locked, either(nid, "?"), err);
+	struct st_peer p = {0};
+	bool given = false;
+	int k, rc = 0;
+
+	for (k = 0; k < LNE_PEER_A__COUNT; k++)
+		given |= !lne_peer_desc[k].engine && v[k] >= 0;
+	if (!given)
+		return 0;
+	/* not stored (a dry run's new peer): the defaults; the dry run logs the change */
+	if (store_peer_get(st, nid, &p, err))
+		for (k = 0; k < LNE_PEER_A__COUNT; k++)
+			p.v[k] = (int)lne_peer_desc[k].def;
+	for (k = 0; !rc && k < LNE_PEER_A__COUNT; k++)
+		if (!lne_peer_desc[k].engine && v[k] >= 0 && (u32) !!v[k] != lne_peer_desc[k].def &&
+		    !!v[k] != !!p.v[k]) {
+			rc = store_peer_set(st, nid, k, !!v[k], err);
+			*changed += !rc;
+		}
+	st_peer_clear(&p);
+	return rc;
 }
 
 bool store_peer_is_locked(struct store *st, const char *nid)
@@ -402,7 +451,7 @@ int store_peer_nid_add(struct store *st, const char *primary, const char *nid,
 	char key[KEY_MAX];
 
 	snprintf(key, sizeof(key), "%s +nid %s", either(primary, "?"), either(nid, "?"));
-	return peer_change(st, primary, EDIT_NID_ADD, nid, 0, key, err);
+	return peer_change(st, primary, EDIT_NID_ADD, nid, 0, 0, key, err);
 }
 
 int store_peer_nid_del(struct store *st, const char *primary, const char *nid,
@@ -415,7 +464,7 @@ int store_peer_nid_del(struct store *st, const char *primary, const char *nid,
 				 "NID %s is the primary NID of peer %s: delete the peer", nid,
 				 primary);
 	snprintf(key, sizeof(key), "%s -nid %s", either(primary, "?"), either(nid, "?"));
-	return peer_change(st, primary, EDIT_NID_DEL, either(nid, ""), 0, key, err);
+	return peer_change(st, primary, EDIT_NID_DEL, either(nid, ""), 0, 0, key, err);
 }
 
 /*
@@ -460,19 +509,19 @@ static int nids_set(struct st_peer *p, const char *const *v, size_t n, const cha
 }
 
 /*
- * Copy @s's row: primary NID, mr, and the packed NIDs.  The store writes
+ * Copy @s's row: primary NID, the packed NIDs and the settings.  The store writes
  * each NID followed by a space; any run of spaces separates two here (a
  * row edited by hand loses no NID; lnetd_restore() judges what it holds).
  */
 static int peer_read(sqlite3_stmt *s, struct st_peer *p)
 {
-	const char *nids = col_text(s, 2) ?: "", *c;
+	const char *nids = col_text(s, 1) ?: "", *c;
 	size_t n = 0;
-	int rc;
+	int rc, k;
 
 	memset(p, 0, sizeof(*p));
-	p->mr = sqlite3_column_int(s, 1);
-	p->locked = sqlite3_column_int(s, 3);
+	for (k = 0; k < LNE_PEER_A__COUNT; k++)
+		p->v[k] = sqlite3_column_int(s, 2 + k);
 	for (c = nids; *c; c++)
 		n += *c != ' ' && (c[1] == ' ' || !c[1]);
 	rc = sdup(&p->nid, col_text(s, 0));
@@ -551,8 +600,7 @@ int st_peer_copy(struct st_peer *dst, const struct st_peer *src)
 	int rc;
 
 	memset(dst, 0, sizeof(*dst));
-	dst->mr = src->mr;
-	dst->locked = src->locked;
+	memcpy(dst->v, src->v, sizeof(dst->v));
 	rc = sdup(&dst->nid, src->nid);
 	if (!rc)
 		rc = nids_set(dst, src->nids, src->nnids, NULL);

@@ -125,9 +125,10 @@ static int peer_cmp(const void *x, const void *y)
 	OBJS(struct st_peer, x, y);
 	int c = cmp_str(a->nid, b->nid);
 	size_t i;
+	int k;
 
-	c = c ? c : cmp_int(a->mr, b->mr);
-	c = c ? c : cmp_int(a->locked, b->locked);
+	for (k = 0; !c && k < LNE_PEER_A__COUNT; k++)
+		c = cmp_int(a->v[k], b->v[k]);
 	c = c ? c : cmp_int(a->nnids, b->nnids);
 	for (i = 0; !c && i < a->nnids; i++)
 		c = cmp_str(a->nids[i], b->nids[i]);

@@ -31,16 +31,23 @@
 	"net = ?1 AND CASE WHEN ?2 IS NOT NULL THEN ifname = ?2 ELSE ifname IS NULL AND pattern = ?3 " \
 	"END"
 /* A route's columns: its key, then one per setting (engine/route-attrs.h). */
-#define RT_COL(id, name, ...)	", " #name
-#define RT_PARAM(id, name, ...) ", ?"
-#define RT_SET(id, name, ...)	", " #name " = ?"
-#define RT_JSON(id, name, ...)	", '" #name "', " #name
-#define RT_FIELD(id, name, ...) "json_extract(?1, '$." #name "'), "
-#define ROUTE_COLS		"net, gateway" LNE_ROUTE_ATTRS(RT_COL)
-#define ROUTE_JSON		"json_object('net', net, 'gateway', gateway" LNE_ROUTE_ATTRS(RT_JSON) ")"
-#define ROUTE_KEY		"net = ?1 AND gateway = ?2"
-#define GLOBAL_JSON		"json_object('name', name, 'value', value)"
-#define TBF_COLS		"service, reg_type, reg_depth, hp_type, hp_depth, rules"
+#define RT_COL(id, name, ...)					     ", " #name
+#define RT_PARAM(id, name, ...)					     ", ?"
+#define RT_SET(id, name, ...)					     ", " #name " = ?"
+#define RT_JSON(id, name, ...)					     ", '" #name "', " #name
+#define RT_FIELD(id, name, ...)					     "json_extract(?1, '$." #name "'), "
+#define ROUTE_COLS						     "net, gateway" LNE_ROUTE_ATTRS(RT_COL)
+#define ROUTE_JSON						     "json_object('net', net, 'gateway', gateway" LNE_ROUTE_ATTRS(RT_JSON) ")"
+#define ROUTE_KEY						     "net = ?1 AND gateway = ?2"
+/* A peer's columns: its key and its other NIDs, then one per setting (engine/peer-attrs.h). */
+#define PEER_COL(id, name, yaml, option, neg, def, engine, col, ...) ", " #col
+#define PEER_PARAM(id, ...)					     ", ?"
+#define PEER_SET(id, name, yaml, option, neg, def, engine, col, ...) ", " #col " = ?"
+#define PEER_FIELD(id, name, yaml, option, neg, def, engine, col, ...) \
+	"json_extract(?1, '$." #col "'), "
+#define PEER_COLS   "nid, nids" LNE_PEER_ATTRS(PEER_COL)
+#define GLOBAL_JSON "json_object('name', name, 'value', value)"
+#define TBF_COLS    "service, reg_type, reg_depth, hp_type, hp_depth, rules"
 #define TBF_JSON                                                                         \
 	"json_object('service', service, 'reg_type', reg_type, 'reg_depth', reg_depth, " \
 	"'hp_type', hp_type, 'hp_depth', hp_depth, 'rules', rules)"
@@ -83,11 +90,13 @@ const char *const st_sql[S__COUNT] = {
 	/* In the order they were added, as Lustre lists them. */
 	[S_NI_LIST] = "SELECT " NI_COLS ", id FROM ni ORDER BY id",
 	/* A peer is one row (schema 0006): nids is its other NIDs, "NID NID ". */
-	[S_PEER_ADD] = "INSERT INTO peer (nid, mr, nids, locked) VALUES (?1, ?2, ?3, ?4)",
-	[S_PEER_SET] = "UPDATE peer SET mr = ?2, nids = ?3, locked = ?4 WHERE nid = ?1",
+	/* The settings are ?3, ?4, ...: the columns' order */
+	[S_PEER_ADD] = "INSERT INTO peer (" PEER_COLS
+		       ") VALUES (?1, ?2" LNE_PEER_ATTRS(PEER_PARAM) ")",
+	[S_PEER_SET] = "UPDATE peer SET nids = ?2" LNE_PEER_ATTRS(PEER_SET) " WHERE nid = ?1",
 	[S_PEER_DEL] = "DELETE FROM peer WHERE nid = ?1",
-	[S_PEER_GET] = "SELECT nid, mr, nids, locked FROM peer WHERE nid = ?1",
-	[S_PEER_LIST] = "SELECT nid, mr, nids, locked FROM peer ORDER BY nid",
+	[S_PEER_GET] = "SELECT " PEER_COLS " FROM peer WHERE nid = ?1",
+	[S_PEER_LIST] = "SELECT " PEER_COLS " FROM peer ORDER BY nid",
 	/* schema 0007: the locked peers, by their partial index */
 	[S_PEER_LOCKED] = "SELECT nid FROM peer WHERE locked = 1 ORDER BY nid",
 	[S_JSON_QUOTE] = "SELECT json_quote(?1)",
@@ -134,16 +143,17 @@ const char *const st_sql[S__COUNT] = {
 		"SELECT json_extract(?1, '$.net'), json_extract(?1, '$.ifname'), "
 		"json_extract(?1, '$.pattern'), json_extract(?1, '$.cpts'), " LNE_TUNABLES(
 			TUN_FIELD) ""
-				   "json_extract(?1, '$.nid'), json_extract(?1, '$.mr'), "
-				   "json_extract(?1, '$.gateway'), " LNE_ROUTE_ATTRS(
-					   RT_FIELD) "json_extract(?1, '$.priority'), "
-						     "json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
-						     "json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
-						     "json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
-						     "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
-						     "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
-						     "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules'), "
-						     "json_extract(?1, '$.id'), json_extract(?1, '$.locked')",
+				   "json_extract(?1, '$.nid'), " LNE_PEER_ATTRS(
+					   PEER_FIELD) ""
+						       "json_extract(?1, '$.gateway'), " LNE_ROUTE_ATTRS(
+							       RT_FIELD) "json_extract(?1, '$.priority'), "
+									 "json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
+									 "json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
+									 "json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
+									 "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
+									 "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
+									 "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules'), "
+									 "json_extract(?1, '$.id')",
 	[S_JSON_NIDS] = "SELECT value FROM json_each(?1, '$.nids') ORDER BY key",
 };
 

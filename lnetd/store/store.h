@@ -57,6 +57,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine/peer-attrs.h"
 #include "engine/route-attrs.h"
 #include "engine/tunables.h"
 
@@ -100,13 +101,16 @@ static inline void st_ni_unset(struct st_ni *ni)
 		ni->tun[k] = ST_UNSET;
 }
 
-/* A peer, named by its primary NID; nids are its other NIDs, in order. */
+/*
+ * A peer, named by its primary NID; nids are its other NIDs, in order.  Its
+ * settings (engine/peer-attrs.h), 0 or 1 each, by column (.mr, .locked: its
+ * primary NID locked, peer add --lock_prim) or by index (.v[]).
+ */
 struct st_peer {
 	const char *nid;
-	int mr; /* 0 or 1 */
 	size_t nnids;
 	const char **nids;
-	int locked; /* 0 or 1: its primary NID locked (peer add --lock_prim; schema 0007) */
+	LNE_PEER_COLS(int);
 };
 
 struct st_route {
@@ -233,9 +237,18 @@ int store_ni_list(struct store *st, store_ni_cb cb, void *data);
 
 /* Peers, listed by primary NID.  The primary NID cannot be deleted alone. */
 int store_peer_add(struct store *st, const struct st_peer *peer, struct store_err *err);
-int store_peer_set_mr(struct store *st, const char *nid, int mr, struct store_err *err);
-/* Lock or unlock peer @nid's primary NID (a change of the peer, in the history). */
-int store_peer_set_locked(struct store *st, const char *nid, int locked, struct store_err *err);
+/* Set peer @nid's setting @k (enum lne_peer_attr) to @v, 0 or 1 (a change of the peer, in the history). */
+int store_peer_set(struct store *st, const char *nid, int k, int v, struct store_err *err);
+/*
+ * Set each setting of peer @nid that the store alone keeps (peer-attrs.h's
+ * engine false: the model's, Multi-Rail, lnetd judges) whose @v[k] is
+ * not its default and differs from the stored one, a change each; *@changed
+ * grows by their number.  @v[k] < 0 (not given) or at its default leaves it,
+ * as Lustre's flags do (--lock_prim absent never unlocks).  In a dry run a
+ * peer not stored reads as the defaults.
+ */
+int store_peer_update(struct store *st, const char *nid, const int *v, size_t *changed,
+		      struct store_err *err);
 /* Whether peer @nid is stored with its primary NID locked (no such peer: false). */
 bool store_peer_is_locked(struct store *st, const char *nid);
 /*

@@ -91,6 +91,19 @@ check "with the rules in the same order" cmp -s "$T/shown.yaml" "$T/shown2.yaml"
 check "a file's new type and rules go in together, whatever the rules were" \
 	run 0 import "$T/site.yaml"
 
+# Lustre's projid (nrs_tbf.c's NRS_TBF_FLAG_PROJID), end to end through lnetd
+check "a queue typed by project ID" run 0 tbf policy set --service ost_proj --type uid+projid
+check "takes a projid rule" \
+	run 0 tbf rule start --service ost_proj --queue reg proj 'projid={500 501}&uid={0}' rate=10
+check "which tbf show gives back" run 0 tbf show --service ost_proj
+case $OUT in *"type: uid+projid"*"rule: start proj projid={500 501}&uid={0} rate=10"*) ;; *) not_ok "projid in tbf show: $OUT" ;; esac
+check "and export carries" run 0 export
+case $OUT in *"projid={500 501}"*) ;; *) not_ok "projid in export: $OUT" ;; esac
+check "a projid that is not a number is refused, naming it" \
+	run 1 tbf rule start --service ost_proj --queue reg bad 'projid={x}'
+case $OUT in *"projid 'x' is not a number"*) ;; *) not_ok "the sentence: $OUT" ;; esac
+check "the projid policy goes" run 0 tbf del --service ost_proj
+
 check "a policy is deleted" run 0 tbf del --service ost_io
 check "and gone" run 1 tbf show --service ost_io
 bcall History u 1

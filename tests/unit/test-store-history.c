@@ -24,7 +24,7 @@
 START_TEST(transactions_all_or_nothing)
 {
 	struct st_ni ni = NI("tcp", "eth0", NULL);
-	struct st_peer p = {"10.0.0.1@tcp", 1, 0, NULL};
+	struct st_peer p = {.nid = "10.0.0.1@tcp", .mr = 1, .nnids = 0, .nids = NULL};
 	char *summary, *change;
 
 	st = open_ok();
@@ -79,8 +79,8 @@ END_TEST
 START_TEST(whole_transaction_refused_change_keeps_nothing)
 {
 	const char *nids2[] = {"10.0.0.2@tcp"}, *own[] = {"10.0.0.3@tcp"};
-	struct st_peer p1 = {"10.0.0.1@tcp", 1, 1, nids2};
-	struct st_peer p3 = {"10.0.0.3@tcp", 1, 1, own};
+	struct st_peer p1 = {.nid = "10.0.0.1@tcp", .mr = 1, .nnids = 1, .nids = nids2};
+	struct st_peer p3 = {.nid = "10.0.0.3@tcp", .mr = 1, .nnids = 1, .nids = own};
 
 	st = open_ok();
 	RAW_EQ("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'", "0");
@@ -103,7 +103,9 @@ START_TEST(whole_transaction_refused_change_keeps_nothing)
 	/* A plain transaction after it has its savepoints again: a refusal stands alone. */
 	OK(store_begin(st));
 	FAILS(-EEXIST, "peer 10.0.0.1@tcp exists already", store_peer_add(st, &p1, err));
-	OK(store_peer_add(st, &(struct st_peer){"10.0.0.9@tcp", 0, 0, NULL}, err));
+	OK(store_peer_add(
+		st, &(struct st_peer){.nid = "10.0.0.9@tcp", .mr = 0, .nnids = 0, .nids = NULL},
+		err));
 	ck_assert_uint_eq(commit("plain"), 2);
 	DUMP_EQ("peer 10.0.0.1@tcp mr=1 10.0.0.2@tcp\npeer 10.0.0.9@tcp mr=0\n");
 }
@@ -117,7 +119,8 @@ END_TEST
 START_TEST(dry_run_writes_no_peer)
 {
 	const char *nids[] = {"10.0.0.2@tcp"};
-	struct st_peer p1 = {"10.0.0.1@tcp", 1, 1, nids}, p5 = {"10.0.0.5@tcp", 0, 0, NULL};
+	struct st_peer p1 = {.nid = "10.0.0.1@tcp", .mr = 1, .nnids = 1, .nids = nids},
+		       p5 = {.nid = "10.0.0.5@tcp", .mr = 0, .nnids = 0, .nids = NULL};
 	struct st_ni eth0 = NI("tcp", "eth0", NULL);
 	char *summary = NULL, *change = NULL;
 
@@ -178,7 +181,7 @@ START_TEST(history_records_every_change)
 {
 	struct st_ni ni = NI("tcp", "eth0", NULL);
 	const char *nids[] = {"10.0.0.2@tcp"};
-	struct st_peer p = {"10.0.0.1@tcp", 1, 1, nids};
+	struct st_peer p = {.nid = "10.0.0.1@tcp", .mr = 1, .nnids = 1, .nids = nids};
 	struct st_rule r = {.pos = 0, .src = "tcp", .dst = "o2ib", .priority = 1};
 	struct hist_seen seen = {0};
 	time_t t0 = time(NULL), t1;
@@ -279,7 +282,8 @@ END_TEST
 static void fill(void)
 {
 	const char *n1[] = {"10.0.0.2@tcp", "10.0.1.2@tcp1"}, *n2[] = {"10.0.0.4@tcp"};
-	struct st_peer p1 = {"10.0.0.1@tcp", 1, 2, n1}, p2 = {"10.0.0.3@tcp", 0, 1, n2};
+	struct st_peer p1 = {.nid = "10.0.0.1@tcp", .mr = 1, .nnids = 2, .nids = n1},
+		       p2 = {.nid = "10.0.0.3@tcp", .mr = 0, .nnids = 1, .nids = n2};
 	struct st_ni a = NI("tcp", "eth0", NULL), b = NI("tcp1", NULL, "10.0.1.*");
 	struct st_route r = ROUTE("o2ib", "10.0.0.1@tcp", 2);
 
@@ -321,7 +325,7 @@ START_TEST(undo_returns_to_every_generation)
 	OK(store_begin(st));
 	OK(store_peer_nid_add(st, "10.0.0.1@tcp", more[0], err));
 	OK(store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
-	OK(store_peer_set_mr(st, "10.0.0.3@tcp", 1, err));
+	OK(store_peer_set(st, "10.0.0.3@tcp", LNE_PEER_A_MULTI_RAIL, 1, err));
 	upd.credits = 99;
 	OK(store_ni_update(st, &upd, err));
 	OK(store_route_update(st, &r2, err));
@@ -433,7 +437,7 @@ START_TEST(history_is_bounded)
 	OK(store_begin(st));
 	for (i = 0; i < 6000; i++) {
 		char nid[32];
-		struct st_peer p = {nid, 1, 0, NULL};
+		struct st_peer p = {.nid = nid, .mr = 1, .nnids = 0, .nids = NULL};
 
 		snprintf(nid, sizeof(nid), "10.%d.%d.1@tcp", (int)(i / 250), (int)(i % 250));
 		OK(store_peer_add(st, &p, err));
@@ -588,7 +592,7 @@ enum crash {
 static int add_batch(struct store *s, uint64_t b)
 {
 	char nid[32];
-	struct st_peer p = {nid, 1, 0, NULL};
+	struct st_peer p = {.nid = nid, .mr = 1, .nnids = 0, .nids = NULL};
 	int i, rc = 0;
 
 	for (i = 0; !rc && i < BATCH; i++) {

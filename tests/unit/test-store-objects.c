@@ -80,8 +80,9 @@ END_TEST
 START_TEST(peer_round_trip)
 {
 	const char *nids[] = {"10.0.0.3@tcp", "10.0.0.2@tcp"}, *other[] = {"10.0.0.3@tcp"};
-	struct st_peer a = {"10.0.0.1@tcp", 1, 2, nids}, z = {"10.0.0.9@tcp", 0, 0, NULL},
-		       e = {"10.0.0.5@tcp", 1, 1, other}, got;
+	struct st_peer a = {.nid = "10.0.0.1@tcp", .mr = 1, .nnids = 2, .nids = nids},
+		       z = {.nid = "10.0.0.9@tcp", .mr = 0, .nnids = 0, .nids = NULL},
+		       e = {.nid = "10.0.0.5@tcp", .mr = 1, .nnids = 1, .nids = other}, got;
 
 	st = open_ok();
 	OK(store_begin(st));
@@ -97,14 +98,15 @@ START_TEST(peer_round_trip)
 
 	OK(store_peer_nid_add(st, "10.0.0.1@tcp", "10.0.0.4@tcp", err));
 	OK(store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
-	OK(store_peer_set_mr(st, "10.0.0.1@tcp", 0, err));
+	OK(store_peer_set(st, "10.0.0.1@tcp", LNE_PEER_A_MULTI_RAIL, 0, err));
 	DUMP_EQ("peer 10.0.0.1@tcp mr=0 10.0.0.3@tcp 10.0.0.4@tcp\npeer 10.0.0.9@tcp mr=0\n");
 
 	FAILS(-EINVAL, "primary NID of peer 10.0.0.1@tcp",
 	      store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.1@tcp", err));
 	FAILS(-ENOENT, "NID 10.0.0.2@tcp is not a NID of peer 10.0.0.1@tcp",
 	      store_peer_nid_del(st, "10.0.0.1@tcp", "10.0.0.2@tcp", err));
-	FAILS(-ENOENT, "no peer 10.0.0.7@tcp", store_peer_set_mr(st, "10.0.0.7@tcp", 1, err));
+	FAILS(-ENOENT, "no peer 10.0.0.7@tcp",
+	      store_peer_set(st, "10.0.0.7@tcp", LNE_PEER_A_MULTI_RAIL, 1, err));
 	FAILS(-ENOENT, "no peer 10.0.0.7@tcp", store_peer_del(st, "10.0.0.7@tcp", err));
 	FAILS(-ENOENT, "no peer 10.0.0.7@tcp", store_peer_get(st, "10.0.0.7@tcp", &got, err));
 
@@ -135,7 +137,7 @@ START_TEST(peer_nids_keep_the_models_order)
 {
 	const char *nids[] = {"13.13.13.13@o2ib", "15.17.1.5@tcp", "5@gni", "14.13.13.13@o2ib",
 			      "11@gni"};
-	struct st_peer p = {"24@gni", 1, 5, nids};
+	struct st_peer p = {.nid = "24@gni", .mr = 1, .nnids = 5, .nids = nids};
 
 	st = open_ok();
 	OK(store_begin(st));
@@ -170,7 +172,8 @@ END_TEST
 START_TEST(peer_locked_round_trip)
 {
 	const char *nids[] = {"10.0.0.2@tcp"};
-	struct st_peer a = {"10.0.0.1@tcp", 1, 1, nids, 1}, b = {"10.0.0.5@tcp", 1, 0, NULL, 0};
+	struct st_peer a = {.nid = "10.0.0.1@tcp", .mr = 1, .nnids = 1, .nids = nids, .locked = 1},
+		       b = {.nid = "10.0.0.5@tcp", .mr = 1, .nnids = 0, .nids = NULL, .locked = 0};
 	struct st_peer got;
 	struct st_hist h;
 	uint64_t g0, g;
@@ -194,7 +197,7 @@ START_TEST(peer_locked_round_trip)
 	st_hist_clear(&h);
 
 	OK(store_begin(st));
-	OK(store_peer_set_locked(st, "10.0.0.5@tcp", 1, err));
+	OK(store_peer_set(st, "10.0.0.5@tcp", LNE_PEER_A_LOCK_PRIM, 1, err));
 	OK(store_peer_del(st, "10.0.0.1@tcp", err));
 	g = commit("lock b, del a");
 	DUMP_EQ("peer 10.0.0.5@tcp mr=1 locked\n");
@@ -207,6 +210,89 @@ START_TEST(peer_locked_round_trip)
 END_TEST
 
 /*
+ * Every peer setting of engine/peer-attrs.h has its column: stored off its
+ * default it reads back so, store_peer_set() changes it alone, and an undo
+ * puts it back from the history's record (the row's col is its key there).
+ * A row without its schema migration fails here.
+ */
+START_TEST(peer_every_setting_round_trips)
+{
+	struct st_peer p = {.nid = "10.0.0.1@tcp"}, got;
+	uint64_t g;
+	int k, j;
+
+	st = open_ok();
+	for (k = 0; k < LNE_PEER_A__COUNT; k++) {
+		for (j = 0; j < LNE_PEER_A__COUNT; j++)
+			p.v[j] = (int)lne_peer_desc[j].def ^ (j == k);
+		OK(store_begin(st));
+		OK(store_peer_add(st, &p, err));
+		g = commit("add");
+		OK(store_peer_get(st, p.nid, &got, err));
+		for (j = 0; j < LNE_PEER_A__COUNT; j++)
+			ck_assert_int_eq(got.v[j], p.v[j]);
+		st_peer_clear(&got);
+
+		OK(store_begin(st));
+		OK(store_peer_set(st, p.nid, k, (int)lne_peer_desc[k].def, err));
+		commit("set");
+		OK(store_peer_get(st, p.nid, &got, err));
+		for (j = 0; j < LNE_PEER_A__COUNT; j++)
+			ck_assert_int_eq(got.v[j], (int)lne_peer_desc[j].def);
+		st_peer_clear(&got);
+
+		OK(store_begin(st));
+		OK(store_undo_after(st, g, err));
+		commit("undo");
+		OK(store_peer_get(st, p.nid, &got, err));
+		ck_assert_msg(got.v[k] == p.v[k], "%s: the undo gave %d", lne_peer_desc[k].col,
+			      got.v[k]);
+		st_peer_clear(&got);
+
+		OK(store_begin(st));
+		OK(store_peer_del(st, p.nid, err));
+		commit("del");
+	}
+	FAILS(-EINVAL, "no peer setting", store_peer_set(st, p.nid, LNE_PEER_A__COUNT, 1, err));
+}
+END_TEST
+
+/*
+ * store_peer_update() sets the settings the store alone keeps (the lock)
+ * that are given off their default and differ, and counts them; Multi-Rail,
+ * the model's, what is not given and what is given at its default stay.
+ */
+START_TEST(peer_update_sets_what_differs)
+{
+	struct st_peer p = {.nid = "10.0.0.1@tcp", .mr = 1}, got;
+	int v[LNE_PEER_A__COUNT];
+	size_t n = 0;
+
+	st = open_ok();
+	OK(store_begin(st));
+	OK(store_peer_add(st, &p, err));
+	v[LNE_PEER_A_MULTI_RAIL] = 0;
+	v[LNE_PEER_A_LOCK_PRIM] = 1;
+	OK(store_peer_update(st, p.nid, v, &n, err));
+	ck_assert_uint_eq(n, 1);
+	OK(store_peer_update(st, p.nid, v, &n, err));
+	ck_assert_uint_eq(n, 1);
+	v[LNE_PEER_A_LOCK_PRIM] = -1;
+	OK(store_peer_update(st, p.nid, v, &n, err));
+	ck_assert_uint_eq(n, 1);
+	/* at its default: left, as --lock_prim absent never unlocks */
+	v[LNE_PEER_A_LOCK_PRIM] = 0;
+	OK(store_peer_update(st, p.nid, v, &n, err));
+	ck_assert_uint_eq(n, 1);
+	commit("update");
+	OK(store_peer_get(st, p.nid, &got, err));
+	ck_assert_int_eq(got.mr, 1);
+	ck_assert_int_eq(got.locked, 1);
+	st_peer_clear(&got);
+}
+END_TEST
+
+/*
  * The history's record of a peer added (written by the store itself) is the
  * JSON SQLite's json_object() gives for that peer, and the next change's
  * "old", for plain NIDs and for text that JSON must escape.
@@ -214,9 +300,9 @@ END_TEST
 START_TEST(peer_add_json_is_sqlites)
 {
 	const char *two[] = {"10.0.0.2@tcp", "10.0.0.3@tcp"}, *odd[] = {"x\"y", "a\\b\tc\x01"};
-	struct st_peer p[] = {{"10.0.0.1@tcp", 0, 2, two},
-			      {"10.0.0.9@tcp", 1, 0, NULL},
-			      {"q\"uote\n", 1, 2, odd}};
+	struct st_peer p[] = {{.nid = "10.0.0.1@tcp", .mr = 0, .nnids = 2, .nids = two},
+			      {.nid = "10.0.0.9@tcp", .mr = 1, .nnids = 0, .nids = NULL},
+			      {.nid = "q\"uote\n", .mr = 1, .nnids = 2, .nids = odd}};
 	struct st_hist h;
 	char *added, *old, *end, *q, *sqlites, args[128];
 	size_t i, k;
@@ -244,7 +330,7 @@ START_TEST(peer_add_json_is_sqlites)
 		free(sqlites);
 		sqlite3_free(q);
 		OK(store_begin(st));
-		OK(store_peer_set_mr(st, p[i].nid, !p[i].mr, err));
+		OK(store_peer_set(st, p[i].nid, LNE_PEER_A_MULTI_RAIL, !p[i].mr, err));
 		OK(store_history_get(st, commit("mr"), &h, err));
 		old = strstr(h.change, "\"old\":") + 6;
 		end = strstr(old, ",\"new\":");
@@ -353,11 +439,13 @@ START_TEST(refusals_name_the_object_and_change_nothing)
 	const char *twice[] = {"10.0.0.8@tcp", "10.0.0.8@tcp"}, *spaced[] = {"10.0.0.8@tcp x"},
 		   *nids[] = {"10.0.0.2@tcp"}, *many[20];
 	char many_s[20][32];
-	struct st_peer lots = {"10.0.0.7@tcp", 1, 20, many};
+	struct st_peer lots = {.nid = "10.0.0.7@tcp", .mr = 1, .nnids = 20, .nids = many};
 	int i;
-	struct st_peer a = {"10.0.0.1@tcp", 1, 1, nids}, y = {"10.0.0.7@tcp", 1, 2, twice},
-		       sp = {"10.0.0.7@tcp", 1, 1, spaced}, bad = {"10.0.0.6@tcp", 2, 0, NULL},
-		       ok = {"10.0.0.8@tcp", 0, 0, NULL};
+	struct st_peer a = {.nid = "10.0.0.1@tcp", .mr = 1, .nnids = 1, .nids = nids},
+		       y = {.nid = "10.0.0.7@tcp", .mr = 1, .nnids = 2, .nids = twice},
+		       sp = {.nid = "10.0.0.7@tcp", .mr = 1, .nnids = 1, .nids = spaced},
+		       bad = {.nid = "10.0.0.6@tcp", .mr = 2, .nnids = 0, .nids = NULL},
+		       ok = {.nid = "10.0.0.8@tcp", .mr = 0, .nnids = 0, .nids = NULL};
 	struct st_ni eth0 = NI("tcp", "eth0", NULL), pat = NI("tcp", NULL, "10.*"),
 		     pat2 = NI("tcp", "eth1", "10.*"), none = NI("tcp", NULL, NULL),
 		     longif = NI("tcp", "abcdefghijklmnop", NULL), empty = NI("", "eth0", NULL),
@@ -447,6 +535,8 @@ void store_objects_tests(TCase *tc)
 	tcase_add_test(tc, peer_round_trip);
 	tcase_add_test(tc, peer_nids_keep_the_models_order);
 	tcase_add_test(tc, peer_locked_round_trip);
+	tcase_add_test(tc, peer_every_setting_round_trips);
+	tcase_add_test(tc, peer_update_sets_what_differs);
 	tcase_add_test(tc, peer_add_json_is_sqlites);
 	tcase_add_test(tc, route_and_global_round_trip);
 	tcase_add_test(tc, rule_positions_stay_contiguous);

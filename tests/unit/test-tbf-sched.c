@@ -68,6 +68,22 @@ static void serve(struct lne_tbf *tbf, u64 *now, u64 end, u64 service_ns, u64 *c
 
 /* --- rules and classes ------------------------------------------------------------------ */
 
+/* The rule request @r follows in the reg queue (enqueued and dequeued again). */
+static const char *rule_of_req(struct lne_tbf *tbf, struct lne_tbf_req *r)
+{
+	const struct lne_tbf_class *c;
+	const char *name;
+	u64 next;
+
+	ck_assert_int_eq(lne_tbf_enqueue(tbf, r, LNE_TBF_REG, 0), 0);
+	c = lne_tbf_class_find(tbf, LNE_TBF_REG, r);
+	ck_assert_ptr_eq(c, r->cls);
+	name = lne_tbf_class_rule(tbf, c)->name;
+	ck_assert_str_eq(c->rule->name, name);
+	ck_assert_ptr_eq(lne_tbf_dequeue_queue(tbf, LNE_TBF_REG, 0, &next), r);
+	return name;
+}
+
 static const char *rule_of(struct lne_tbf *tbf, enum lne_tbf_queue q, const char *nid,
 			   const char *jobid, u32 opcode, u32 uid, u32 gid)
 {
@@ -630,22 +646,22 @@ START_TEST(every_field_alone)
 	static const struct {
 		const char *cond; /* the rule's condition on the field */
 		const char *nid, *jobid;
-		u32 num; /* opcode, uid or gid */
+		int n;	 /* a u32 field: its index in .num[], else -1 */
+		u32 num; /* its value */
 	} cases[LNE_TBF_NFIELDS + 1] = {
-		[LNE_TBF_I_NID] = {"nid={192.168.7.7@tcp}", "192.168.7.7@tcp", NULL, 0},
-		[LNE_TBF_I_JOBID] = {"jobid={dd.*}", NULL, "dd.7", 0},
-		[LNE_TBF_I_OPCODE] = {"opcode={ost_write}", NULL, NULL, 4},
-		[LNE_TBF_I_UID] = {"uid={77}", NULL, NULL, 77},
-		[LNE_TBF_I_GID] = {"gid={77}", NULL, NULL, 77},
+		[LNE_TBF_I_NID] = {"nid={192.168.7.7@tcp}", "192.168.7.7@tcp", NULL, -1, 0},
+		[LNE_TBF_I_JOBID] = {"jobid={dd.*}", NULL, "dd.7", -1, 0},
+		[LNE_TBF_I_OPCODE] = {"opcode={ost_write}", NULL, NULL, LNE_TBF_N_OPCODE, 4},
+		[LNE_TBF_I_UID] = {"uid={77}", NULL, NULL, LNE_TBF_N_UID, 77},
+		[LNE_TBF_I_GID] = {"gid={77}", NULL, NULL, LNE_TBF_N_GID, 77},
+		[LNE_TBF_I_PROJID] = {"projid={77}", NULL, NULL, LNE_TBF_N_PROJID, 77},
 	};
 	int i;
 
 	ck_assert_ptr_null(cases[LNE_TBF_NFIELDS].cond);
 	for (i = 0; i < LNE_TBF_NFIELDS; i++) {
 		struct lne_tbf *tbf = policy(LNE_TBF_FIELD_LIST(LNE_TBF_FIELD_NAME, "+"));
-		u32 op = i == LNE_TBF_I_OPCODE ? cases[i].num : 1;
-		u32 uid = i == LNE_TBF_I_UID ? cases[i].num : 9;
-		u32 gid = i == LNE_TBF_I_GID ? cases[i].num : 9;
+		struct lne_tbf_req r;
 		char name[16], cmd[128];
 
 		ck_assert_msg(cases[i].cond, "field %d has no case", i);
@@ -656,15 +672,54 @@ START_TEST(every_field_alone)
 		snprintf(cmd, sizeof(cmd), "start f %s", cases[i].cond);
 		cmd_ok(tbf, cmd, 0);
 		/* agreeing on the field alone, every other field as the base request */
-		ck_assert_str_eq(rule_of(tbf, LNE_TBF_REG,
-					 cases[i].nid ? cases[i].nid : "10.0.0.1@tcp",
-					 cases[i].jobid ? cases[i].jobid : "make.1", op, uid, gid),
-				 "f");
+		req_set(&r, cases[i].nid ? cases[i].nid : "10.0.0.1@tcp",
+			cases[i].jobid ? cases[i].jobid : "make.1", 1, 9, 9);
+		r.projid = 9;
+		if (cases[i].n >= 0)
+			r.num[cases[i].n] = cases[i].num;
+		ck_assert_str_eq(rule_of_req(tbf, &r), "f");
 		/* the base request: differs on the field alone */
-		ck_assert_str_eq(rule_of(tbf, LNE_TBF_REG, "10.0.0.1@tcp", "make.1", 1, 9, 9),
-				 "default");
+		req_set(&r, "10.0.0.1@tcp", "make.1", 1, 9, 9);
+		r.projid = 9;
+		ck_assert_str_eq(rule_of_req(tbf, &r), "default");
 		lne_tbf_free(tbf);
 	}
+}
+END_TEST
+
+/*
+ * Lustre's TBF projid (nrs_tbf.c's NRS_TBF_FLAG_PROJID): a queue keyed by
+ * project ID takes projid={...} conditions, matches a request by its
+ * projid, and says a class's projid.
+ */
+START_TEST(projid_field)
+{
+	struct lne_tbf *tbf = policy("uid+projid");
+	const struct lne_tbf_class *c;
+	struct lne_tbf_req r;
+	char text[64];
+	u64 next;
+
+	cmd_ok(tbf, "start proj projid={500 501}&uid={0} rate=10", 0);
+	ck_assert_int_gt(lne_tbf_type_format(LNE_TBF_UID | LNE_TBF_PROJID, text, sizeof(text)), 0);
+	ck_assert_str_eq(text, "uid+projid");
+	ck_assert_int_gt(lne_tbf_rule_format(lne_tbf_rule_next(tbf, LNE_TBF_REG, NULL), text,
+					     sizeof(text)),
+			 0);
+	ck_assert_str_eq(text, "start proj projid={500 501}&uid={0} rate=10");
+
+	req_set(&r, "10.0.0.1@tcp", "", 1, 0, 9);
+	r.projid = 501;
+	ck_assert_int_eq(lne_tbf_enqueue(tbf, &r, LNE_TBF_REG, 0), 0);
+	c = lne_tbf_class_find(tbf, LNE_TBF_REG, &r);
+	ck_assert_str_eq(lne_tbf_class_rule(tbf, c)->name, "proj");
+	ck_assert_int_gt(lne_tbf_class_format(c, text, sizeof(text)), 0);
+	ck_assert_str_eq(text, "uid=0 projid=501");
+	ck_assert_ptr_eq(lne_tbf_dequeue_queue(tbf, LNE_TBF_REG, 0, &next), &r);
+	/* another project, same uid: another class, the default rule's */
+	r.projid = 7;
+	ck_assert_str_eq(rule_of_req(tbf, &r), "default");
+	lne_tbf_free(tbf);
 }
 END_TEST
 
@@ -684,6 +739,7 @@ END_TEST
 void tbf_sched_tests(TCase *tc)
 {
 	tcase_add_test(tc, matching);
+	tcase_add_test(tc, projid_field);
 	tcase_add_test(tc, rank_change_stop);
 	tcase_add_test(tc, rematch_queued_class);
 	tcase_add_test(tc, rates_under_overload);

@@ -152,8 +152,8 @@ START_TEST(parse_bad)
 		{"stop default", -EINVAL, "the default rule cannot be stopped", "default"},
 		{"start a", -EINVAL, "start needs conditions", NULL},
 		{"start a rate=5", -EINVAL, "start needs conditions", "rate=5"},
-		{"start a foo={1}", -EINVAL, "'foo' is not a field (nid, jobid, opcode, uid, gid)",
-		 "foo"},
+		{"start a foo={1}", -EINVAL,
+		 "'foo' is not a field (nid, jobid, opcode, uid, gid, projid)", "foo"},
 		{"start a uid=1", -EINVAL, "uid must be followed by ={list}", "uid"},
 		{"start a uid={ }", -EINVAL, "uid={} is empty", "uid"},
 		{"start a uid={1", -EINVAL, "missing '}' in 'uid={1'", "uid"},
@@ -309,10 +309,10 @@ START_TEST(parse_type_and_queues)
 
 	ck_assert_int_eq(lne_tbf_type_parse("jobid+gid", &mask, &err), 0);
 	ck_assert_uint_eq(mask, LNE_TBF_JOBID | LNE_TBF_GID);
-	ck_assert_int_eq(lne_tbf_type_format(LNE_TBF_FIELDS, buf, sizeof(buf)), 24);
-	ck_assert_str_eq(buf, "nid+jobid+opcode+uid+gid");
+	ck_assert_int_eq(lne_tbf_type_format(LNE_TBF_FIELDS, buf, sizeof(buf)), 31);
+	ck_assert_str_eq(buf, "nid+jobid+opcode+uid+gid+projid");
 	ck_assert_int_eq(lne_tbf_type_parse("nid+", &mask, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "nid+: '' is not a field (nid, jobid, opcode, uid, gid)");
+	ck_assert_str_eq(err.msg, "nid+: '' is not a field (nid, jobid, opcode, uid, gid, projid)");
 	ck_assert_int_eq(lne_tbf_type_parse("uid+uid", &mask, &err), -EINVAL);
 	ck_assert_str_eq(err.msg, "uid+uid: uid appears twice");
 	ck_assert_int_eq(lne_tbf_type_parse("nid+project", &mask, &err), -EINVAL);
