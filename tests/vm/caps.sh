@@ -105,8 +105,13 @@ check() {
 WAIT=${LNETD_VM_CAPS_WAIT:-120}
 wait_for() {
 	_end=$(($(date +%s) + WAIT))
-	until "$@" >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt $_end ] || return 1
+	until "$@" >"$T/wait.out" 2>&1; do
+		if [ "$(date +%s)" -ge $_end ]; then
+			# what the last try said, into the step's log
+			echo "# gave up after ${WAIT} s on: $*"
+			sed 's/^/#   /' "$T/wait.out"
+			return 1
+		fi
 		sleep 0.05
 	done
 }
