@@ -101,7 +101,8 @@ udsp_rail1() {
 # LUSTRE_FS_CPTS partitions), lnetd started, `lnetctl lnet configure` and
 # one `lnetctl net add` per interface of the LNet net "tcp" (e.g. "d0" or
 # "eth0 eth1"), then lnetd says it applied them and upstream's lnetctl lists
-# them.  LNET_TIMEOUT, if set: the transaction timeout (below).
+# them.  LNET_TIMEOUT, if set: the transaction timeout (below);
+# SOCKLND_ZC_MIN, if set: the smallest message socklnd sends zero-copy.
 # ------------------------------------------------------------------------------
 configure_lnet() {
 	if [ -n "${LUSTRE_FS_CPTS:-}" ]; then
@@ -111,6 +112,10 @@ configure_lnet() {
 			modprobe lnet cpu_npartitions="$LUSTRE_FS_CPTS" || return 1
 	fi
 	modprobe lnet || return 1
+	# SOCKLND_ZC_MIN, if set: socklnd's zc_min_payload (rails.sh says why)
+	if [ -n "${SOCKLND_ZC_MIN:-}" ]; then
+		modprobe ksocklnd zc_min_payload="$SOCKLND_ZC_MIN" || return 1
+	fi
 	lnetd_start || {
 		tail -n 20 "$LNETD_LOG"
 		return 1
