@@ -52,18 +52,24 @@ wait_for() {
 	done
 }
 
-# lnetd_start: the bus (once) and lnetd --engine=lustre, answering.
+# lnetd_start: the bus (once) and lnetd --engine=lustre, answering.  The
+# bounds are for a hang: under load (two rails guests beside CPU burners,
+# /init at 50 s of uptime) the bus took more than 30 s to listen.
 lnetd_start() {
 	if [ ! -S /run/lnetd-fs-bus ]; then
 		mkdir -p /run /var/lib/lnetd
 		dbus-daemon --config-file=/etc/lnetd-fs/bus.conf --address="$DBUS_SYSTEM_BUS_ADDRESS" \
 			--nofork >/tmp/bus.log 2>&1 &
-		wait_for 30 test -S /run/lnetd-fs-bus || return 1
+		wait_for 300 test -S /run/lnetd-fs-bus || {
+			echo "# the bus does not listen; its log:"
+			sed 's/^/#   /' /tmp/bus.log
+			return 1
+		}
 	fi
 	lnetd --engine=lustre --state-dir=/var/lib/lnetd >>"$LNETD_LOG" 2>&1 &
 	LNETD_PID=$!
 	echo "$LNETD_PID" >/run/lnetd.pid
-	wait_for 60 lnetctl status
+	wait_for 300 lnetctl status
 }
 
 # lnetd_stop: lnetd gone (SIGTERM), what it configured left in place.
@@ -101,7 +107,8 @@ udsp_rail1() {
 # LUSTRE_FS_CPTS partitions), lnetd started, `lnetctl lnet configure` and
 # one `lnetctl net add` per interface of the LNet net "tcp" (e.g. "d0" or
 # "eth0 eth1"), then lnetd says it applied them and upstream's lnetctl lists
-# them.  LNET_TIMEOUT, if set: the transaction timeout (below).
+# them.  LNET_TIMEOUT, if set: the transaction timeout (below);
+# SOCKLND_ZC_MIN, if set: the smallest message socklnd sends zero-copy.
 # ------------------------------------------------------------------------------
 configure_lnet() {
 	if [ -n "${LUSTRE_FS_CPTS:-}" ]; then
@@ -111,6 +118,10 @@ configure_lnet() {
 			modprobe lnet cpu_npartitions="$LUSTRE_FS_CPTS" || return 1
 	fi
 	modprobe lnet || return 1
+	# SOCKLND_ZC_MIN, if set: socklnd's zc_min_payload (rails.sh says why)
+	if [ -n "${SOCKLND_ZC_MIN:-}" ]; then
+		modprobe ksocklnd zc_min_payload="$SOCKLND_ZC_MIN" || return 1
+	fi
 	lnetd_start || {
 		tail -n 20 "$LNETD_LOG"
 		return 1

@@ -26,7 +26,7 @@
 #     have ended), then the rest is fed: the dd completes and the file reads
 #     back identical (after the client's cached pages are dropped).
 # Verdicts are shares of bytes, completion and content, never durations.
-# The server stays up until the client says "done" (or 600 s), then exits.
+# The server stays up until the client says "done" (or 1200 s), then exits.
 # Exit status: the number of failed TAP lines.
 . /lib/lustre-fs/fixture.sh
 role=$1
@@ -74,13 +74,44 @@ eventually() {
 }
 
 tap "two rails up: eth0 10.2.0.$me, eth1 10.3.0.$me" rails_up
-# A write's bulk in flight on the rail that goes down is resent on the
-# other once the LND gives up on its connection; Lustre's server evicts the
-# client when its bulk times out first (the dd then fails with EIO, seen
-# with the LND's default 50 s).  As Multi-Rail's guidance has it, LNet's
-# transaction timeout (the LND's timeout a third of it) is set well below
-# Lustre's, through lnetd.
+# Rail 1 going down mid-dd, and who gives up first (facts from
+# lustre-release 2.17.57).  LNet: a message caught on rail 1 is resent on
+# rail 0 once the LND gives up on it (socklnd: no progress on its
+# connection for the LND timeout, a third of LNET_TIMEOUT, 30 s, set
+# through lnetd on both nodes), or failed when its transaction timeout
+# passes without the ACK or REPLY it awaits (a bulk caught in the dead
+# socket's buffer).  Zero-copy sends are off (SOCKLND_ZC_MIN): a
+# zero-copy message's deadline runs from the start of its transmission to
+# the peer's ZC-ACK (klnds/socklnd/socklnd_cb.c ksocknal_check_zc_req,
+# ksocknal_check_peer_timeouts), which a healthy but loaded rail misses
+# with megabytes queued ahead (seen at load 15: "stale ZC_REQs" on rail 0
+# every 15-30 s of the read-back, each closing the connection and failing
+# every bulk on it); without it a connection times out only when nothing
+# moves (ksocknal_find_timed_out_conn: the deadline follows each send).
+# Lustre then decides what a late or failed message costs:
+#  - a bulk the server pulls waits min(bulk_timeout 100 s, the request's
+#    deadline) (ldlm/ldlm_lib.c target_bulk_io); when it fails or times
+#    out the server drops the reply and the client resends the write
+#    after its request's timeout (target/tgt_handler.c tgt_brw_write,
+#    "client will retry"): slow, never lost;
+#  - an AST the server sends the client (blocking, completion, glimpse)
+#    waits at_est2timeout(max(estimate, at_min)) = 1.25 at_min + 5 s
+#    (ptlrpc/client.c ptlrpc_at_set_req_timeout, include/lustre_import.h);
+#    one that times out or fails evicts the client (ldlm/ldlm_lockd.c
+#    ldlm_handle_ast_error), whose pending writes then end in EIO.  With
+#    the default at_min of 5 s (obdclass/class_obd.c) that is 11 s, inside
+#    LNet's 30 s: the likely road to the eviction seen once in four runs
+#    (the lock callback timer, >= 100 s, and the ping evictor, 6 pings of
+#    25 s, are far outside it).
+# So the server raises at_min to AT_MIN once its targets are up: its ASTs
+# wait 1.25 * 40 + 5 = 55 s, its early replies give a request at least
+# 40 s (ptlrpc/service.c ptlrpc_at_send_early_reply), the lock callback
+# timer stays max(1.5 at_min, ldlm_enqueue_min 100 s) (ldlm_bl_timeout).
+# The client's own timeouts stay short: one that expires makes it
+# reconnect and resend, which loses nothing and keeps the failover quick.
 LNET_TIMEOUT=30
+SOCKLND_ZC_MIN=1073741824
+AT_MIN=40
 tap "LNet configured with an NI on each rail (configure_lnet)" \
 	timed configure-lnet configure_lnet eth0 eth1
 c_two() { [ "$(upstream-lnetctl net show | grep -c 'nid: 10\.[23]\.0\.')" = 2 ]; }
@@ -113,13 +144,19 @@ if [ "$role" = server ]; then
 	# listening before the targets mount: the client cannot ask before it
 	# has mounted them
 	tap "MGS+MDT0000 and OST0000 mount on osd-wbcfs" mount_servers 10.2.0.1@tcp
+	c_at_min() {
+		lctl set_param at_min=$AT_MIN >/dev/null && [ "$(lctl get_param -n at_min)" = $AT_MIN ] &&
+			echo "# server: $(lctl get_param at_min at_max at_extra bulk_timeout timeout 2>/dev/null | tr '\n' ' ')"
+	}
+	tap "the server's adaptive timeouts start at $AT_MIN s (at_min): its ASTs outwait LNet's $LNET_TIMEOUT s" c_at_min
 	echo "# T server-mounted $(now_ms) ms of uptime"
-	if wait_for 600 test -e /tmp/client-done; then
+	if wait_for 1200 test -e /tmp/client-done; then
 		echo "# T client-done $(now_ms) ms of uptime"
 	else
-		echo "# the client did not say done within 600 s"
+		echo "# the client did not say done within 1200 s"
 	fi
 	sed 's/^/# control: /' /tmp/ctl.log 2>/dev/null
+	echo "# server: the kernel logged $(dmesg | grep -c -i 'evict') lines of eviction, $(dmesg | grep -c 'Bulk IO write error') write bulks dropped for a resend"
 	awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^CPT / { n++ } END { printf "# server: ost_io ran the client'"'"'s rule in %d CPTs\n", n }' /tmp/tbf-rules 2>/dev/null
 	upstream-lnetctl net show -v 2 2>/dev/null | grep -E 'nid:|status:|health value|fatal' | tr -s ' ' | paste -sd ' ' | sed 's/^/# server: /'
 	grep -E 'eth1|10\.3\.0|pending|NI ' "$LNETD_LOG" | tail -n 8 | sed 's/^/# server lnetd: /'
@@ -207,6 +244,10 @@ tap "the server's lnetd deletes the rule" ask untbf
 dd if=/dev/urandom of=/tmp/ref bs=1M count=24 2>/dev/null
 lfs setstripe -c 1 -i 0 /mnt/lustre/failover 2>/dev/null
 mkfifo /tmp/feed
+# asts: the lock callbacks (blocking, completion, glimpse) the client has
+# had from the servers, the ones that may evict it when lost
+asts() { lctl get_param -n ldlm.services.ldlm_cbd.stats 2>/dev/null | awk '$1 ~ /^ldlm_(bl|cp|gl)_callback$/ { printf "%s %s ", $1, $2 }'; }
+echo "# client: lock callbacks before the failover: $(asts)"
 b0=$(tx_bytes eth1) a0=$(tx_bytes eth0)
 dd if=/tmp/feed of=/mnt/lustre/failover bs=1M iflag=fullblock conv=fsync 2>/tmp/dd-fo.err &
 ddpid=$!
@@ -230,6 +271,7 @@ c_same() {
 		[ "$(md5sum </mnt/lustre/failover)" = "$(md5sum </tmp/ref)" ]
 }
 tap "nothing lost: the 24 MiB read back identical" c_same
+echo "# client: lock callbacks after: $(asts)"
 lnet_state | sed 's/^/# after: /'
 rm -f /tmp/ref
 tap "the client unmounts" umount /mnt/lustre
