@@ -90,7 +90,10 @@ for pr in 1.1:0.2 0.1:1.2 3.1:2.2 2.1:3.2; do
 	on a udsp add --src "10.78.${pr%%:*}@tcp" --dst "10.78.${pr#*:}@tcp"
 	check "a: pair rule ${pr%%:*} to ${pr#*:}" test "$RC" = 0
 done
-node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 262144 --count 40000 \
+# 10,000 writes of 256 KiB: the link goes down once rail 0 has carried 200 of them (some 800
+# in all), so about 9,000 are still to go, whatever the load.  (40,000 outlasted lnetctl's
+# 600 s call timeout on a loaded host with the sanitizers: errno -110.)
+node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 262144 --count 10000 \
 	--concurrency 16 >"$T/h1.out" 2>&1 &
 job=$!
 check "the transfer is under way (200 PUTs on rail 0)" wait_until "$TEST_WAIT" puts_at_least 200
@@ -107,7 +110,7 @@ OUT=$(cat "$T/h1.out")
 check "the transfer completes" test "$rc" = 0
 diag "a's resends: $(node_count a resend_count), failed: $(node_count a failed_resends), response timeouts: $(node_count a response_timeout_count)"
 check "no message was lost" has "failed: 0"
-check "every message was sent" has "messages: 40000"
+check "every message was sent" has "messages: 10000"
 sent_after=$(count a 10.78.0.1@tcp sent_put true)
 diag "PUTs on rail 0: $sent_down when its link went down, $sent_after at the end"
 check "rail 0 carried nothing after its link went down" \
@@ -144,6 +147,15 @@ check "and the NI is up" test "$(ni a 10.78.0.1@tcp status)" = up
 # b's end of the rail came back too (its listener may take a moment): a0 to b0 answers
 check "a0 to b0 answers again" wait_until "$TEST_WAIT" \
 	quiet node_ctl a ping --timeout 5 --source 10.78.0.1@tcp 10.78.0.2@tcp
+# and as a whole set of connections, control and bulk (socklnd's typed ones), each from a
+# reserved port of its own: with SO_REUSEADDR every socket binds the first port, and it is
+# connect that finds the address pair held, by the set's other connections or by one closed
+# when the link went down whose last packets are still due
+a0_set() {
+	[ "$(ip netns exec "${NS}a" ss -Htn state established src 10.78.0.1 dst 10.78.0.2:988 |
+		wc -l)" -ge 3 ]
+}
+check "a0's connections to b0 are a whole set again" wait_until "$TEST_WAIT" a0_set
 before=$(count a 10.78.0.1@tcp sent_put true)
 on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 400 --concurrency 8
 check "a transfer after recovery loses nothing" has "failed: 0"
@@ -160,6 +172,18 @@ rail0_again() {
 rc=0
 [ "$d0" -ge 40 ] || wait_until "$TEST_WAIT" rail0_again || rc=1
 check "rail 0 carries traffic again" test "$rc" = 0
+# (issue 35, open: when it fails, a's node-wide send_count holds rail 0's share while a0's
+# own counters read 0; every counters entry's send_count goes out as comments)
+[ "$rc" = 0 ] || {
+	busctl --address="unix:path=$T/a.bus" --timeout="$TEST_WAIT" call org.lnetd1 /org/lnetd1 \
+		org.lnetd1.Manager Counters | tr ' ' '\n' |
+		awk '/^"[0-9.]+@tcp"$/ { n = $0; getline; l = $0; next }
+			$0 == "\"send_count\"" { getline; print "counters", n, l, "send_count", $0; n = "" }'
+	node_ctl a explain --dst 10.78.0.2@tcp
+	node_ctl a net show -v
+	node_ctl a stats show
+	node_ctl a peer show -v
+} 2>&1 | sed 's/^/# /'
 
 # --- a request started from input is held its whole delay ------------------
 # The node's clock must be read when input arrives: a delay set from a stale

@@ -250,6 +250,44 @@ START_TEST(peer_reset_resends_what_was_unanswered)
 }
 END_TEST
 
+/*
+ * A rail's link goes down under traffic and comes back: once recovery has
+ * its NI at 1000 again, new messages spread over it again.  The engine's
+ * part of health.sh's "rail 0 carries traffic again" (issue 35), which
+ * held here: what failed there was the userspace shell's connect (a
+ * reserved port's address pair still held), which health.sh asserts.
+ */
+START_TEST(rail_back_from_link_down_carries_traffic)
+{
+	struct pair p;
+	struct lne_nid r0 = N("10.0.0.1@tcp");
+	u64 before;
+	int round;
+
+	pair_init(&p, A4, B4);
+	put(&p, 40, true);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(p.t.ok, 40);
+	put(&p, 40, true); /* in flight when the link goes */
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, false, NULL), 0);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(p.t.ok, 80);
+	ck_assert_int_eq(lne_node_ni_link(&p.a->node, &r0, true, NULL), 0);
+	for (round = 0; round < 10 && ni_health(&p, "10.0.0.1@tcp") < LNE_HEALTH_MAX; round++) {
+		simnet_pump(&p.s);
+		simnet_advance(&p.s, 1000);
+	}
+	simnet_pump(&p.s);
+	ck_assert_int_eq(ni_health(&p, "10.0.0.1@tcp"), LNE_HEALTH_MAX);
+	before = sent_puts(&p, "10.0.0.1@tcp");
+	put(&p, 40, true);
+	simnet_pump(&p.s);
+	ck_assert_int_eq(p.t.ok, 120);
+	ck_assert_uint_ge(sent_puts(&p, "10.0.0.1@tcp") - before, 5);
+	simnet_fini(&p.s);
+}
+END_TEST
+
 /* The module's way: the instance's link state set from outside, the node follows. */
 START_TEST(links_sync_follows_the_instance)
 {
@@ -677,6 +715,7 @@ Suite *make_health_suite(void)
 	tcase_add_test(tc, credits_in_flight_come_back_to_a_new_instance);
 	tcase_add_test(tc, peer_reset_resends_what_was_unanswered);
 	tcase_add_test(tc, links_sync_follows_the_instance);
+	tcase_add_test(tc, rail_back_from_link_down_carries_traffic);
 	tcase_add_test(tc, peer_rail_cut_resends_and_lowers_its_health);
 	tcase_add_test(tc, retry_count_bounds_resends);
 	tcase_add_test(tc, transaction_timeout_bounds_resends);

@@ -253,22 +253,63 @@ static socklen_t nid_addr(const struct lnetd_dp *dp, u64 key, struct sockaddr_st
 	return lne_nid_sockaddr(&nid, ss, port);
 }
 
-/* From the NI's address, on a reserved port when we may (upstream's acceptor wants one). */
-static int bind_local(const struct lnetd_dp *dp, int fd, u64 local)
+/* A socket for @k's connection, as ops_connect wants it; -errno on failure. */
+static int link_socket(struct dplink *k, int family)
+{
+	int one = 1;
+
+	k->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (k->fd < 0)
+		return -errno;
+	setsockopt(k->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(k->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	return 0;
+}
+
+/*
+ * From the NI's address, on a reserved port when we may (upstream's
+ * acceptor wants one), then connect.  With SO_REUSEADDR every socket binds
+ * the first port: it is connect that finds the address pair taken, by
+ * another connection of the same two NIs (a set has control and bulk
+ * ones) or by one this node closed whose last packets are still due (a
+ * link that went down and came back), and says EADDRNOTAVAIL: then the
+ * next port, on a socket of its own.  Without the right to a reserved
+ * port, any port the kernel gives.  0 or -errno.
+ */
+static int bind_connect(const struct lnetd_dp *dp, struct dplink *k,
+			const struct sockaddr_storage *to, socklen_t tolen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int port;
+	int port, rc;
 
 	for (port = LNW_RESERVED_PORT_MAX; port >= (int)LNW_RESERVED_PORT_MIN; port--) {
-		len = nid_addr(dp, local, &ss, (uint16_t)port);
-		if (!bind(fd, (struct sockaddr *)&ss, len))
+		if (k->fd < 0 && (rc = link_socket(k, to->ss_family)) < 0)
+			return rc;
+		len = nid_addr(dp, k->l.local, &ss, (uint16_t)port);
+		if (bind(k->fd, (struct sockaddr *)&ss, len)) {
+			if (errno == EADDRINUSE)
+				continue;
+			break; /* no right to a reserved port: any port then */
+		}
+		if (!connect(k->fd, (const struct sockaddr *)to, tolen) || errno == EINPROGRESS)
 			return 0;
-		if (errno != EADDRINUSE)
-			break;
+		if (errno != EADDRNOTAVAIL && errno != EADDRINUSE)
+			return -errno;
+		close(k->fd);
+		k->fd = -1;
 	}
-	len = nid_addr(dp, local, &ss, 0);
-	return bind(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+	if ((rc = link_socket(k, to->ss_family)) < 0)
+		return rc;
+	len = nid_addr(dp, k->l.local, &ss, 0);
+	if (bind(k->fd, (struct sockaddr *)&ss, len))
+		return -errno;
+	if (connect(k->fd, (const struct sockaddr *)to, tolen) && errno != EINPROGRESS)
+		return -errno;
+	return 0;
 }
 
 static bool ops_connect(void *ctx, struct lne_link *l)
@@ -277,19 +318,13 @@ static bool ops_connect(void *ctx, struct lne_link *l)
 	struct dplink *k = (struct dplink *)l;
 	struct sockaddr_storage ss;
 	socklen_t len = nid_addr(dp, l->peer, &ss, dp->port);
-	int one = 1;
+	int rc = bind_connect(dp, k, &ss, len);
 
-	k->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (k->fd < 0)
-		return false;
-	setsockopt(k->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(k->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind_local(dp, k->fd, l->local) < 0) {
-		log_debug("data path: cannot bind to the NI address: %m");
+	if (rc < 0) {
+		log_debug("data path: cannot connect to %08llx: %s", (unsigned long long)l->peer,
+			  strerror(-rc));
 		return false;
 	}
-	if (connect(k->fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
-		return false;
 	{
 		struct sockaddr_storage from;
 
