@@ -163,17 +163,24 @@ d0=$(($(count a 10.78.0.1@tcp sent_put true) - before))
 diag "PUTs on rail 0 among 400 after recovery: $d0"
 # Under load the first batch after recovery can all go the other way (rail
 # 0's bulk connections still being made): what is guaranteed is that rail 0
-# is chosen again, so batches of 400 run until one puts 40 on it.
+# is chosen again, so batches of 400 run until one puts a tenth of its bytes
+# on a0's link.  The link's own byte count (the namespace's /proc/net/dev) is
+# what the check reads: a0's LNet counters were seen reading 0 while the node
+# counted rail 0's share (issue 35, open), which is shown below, not judged.
+a0_tx() { ip netns exec "${NS}a" awk '$1 == "a0:" { print $10 }' /proc/net/dev; }
 rail0_again() {
-	_b=$(count a 10.78.0.1@tcp sent_put true)
+	_t=$(a0_tx) _b=$(count a 10.78.0.1@tcp sent_put true)
 	on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 400 --concurrency 8 >/dev/null
-	[ $(($(count a 10.78.0.1@tcp sent_put true) - _b)) -ge 40 ]
+	_tx=$(($(a0_tx) - _t)) _d=$(($(count a 10.78.0.1@tcp sent_put true) - _b))
+	[ "$_tx" -ge $((400 * 65536 / 10)) ]
 }
 rc=0
-[ "$d0" -ge 40 ] || wait_until "$TEST_WAIT" rail0_again || rc=1
+wait_until "$TEST_WAIT" rail0_again || rc=1
+diag "a0's link sent $_tx bytes of a batch of 400 x 64 KiB; a0's counters: $_d PUTs"
 check "rail 0 carries traffic again" test "$rc" = 0
-# (issue 35, open: when it fails, a's node-wide send_count holds rail 0's share while a0's
-# own counters read 0; every counters entry's send_count goes out as comments)
+[ "$rc" != 0 ] || [ "$_d" -gt 0 ] ||
+	diag "known_bug: issue 35: a0's link carried $_tx bytes but its LNet counters counted no PUT"
+# when it fails: every counters entry's send_count, and what the node says
 [ "$rc" = 0 ] || {
 	busctl --address="unix:path=$T/a.bus" --timeout="$TEST_WAIT" call org.lnetd1 /org/lnetd1 \
 		org.lnetd1.Manager Counters | tr ' ' '\n' |
