@@ -252,7 +252,8 @@ struct backend_ops {
 	int (*ping)(struct backend *b, struct bk_call *c);
 	int (*discover)(struct backend *b, struct bk_call *c);
 	int (*selftest)(struct backend *b, struct bk_call *c);
-	/* Every counter: the node's (nid NULL) then each NID's, a NID's together. */
+	/* Every counter: the node's (nid NULL) then each NID's, a NID's together (a NID may
+	 * come twice, as a local NI and as a peer NI: the node pinging its own NID). */
 	int (*counters)(struct backend *b, bk_count_fn fn, void *arg, struct lne_err *err);
 	int (*counters_reset)(struct backend *b, struct lne_err *err);
 	int (*test_service)(struct backend *b, bool on, struct lne_err *err);

@@ -233,6 +233,7 @@ struct counts_out {
 	size_t nnode, cap;
 	bool nids;		   /* the per-NID array is open */
 	char nid[LNE_NID_STR_MAX]; /* the NID whose record is open, "" none */
+	bool local;		   /* and whether as a local NI or as a peer NI */
 };
 
 /* Whether @name is one of the per-NID counters (lne_counts_each's), not the node's own. */
@@ -305,7 +306,8 @@ static int count_row(void *arg, const char *nid, bool local, const char *name, u
 	}
 	if (!o->nids)
 		rc = counts_node(o);
-	if (rc >= 0 && strcmp(o->nid, nid)) {
+	/* a node's own NID is counted as a local NI and, pinged, as a peer NI: two records */
+	if (rc >= 0 && (strcmp(o->nid, nid) || o->local != local)) {
 		rc = counts_close_nid(o);
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(o->r, 'r', "sba{st}");
@@ -314,6 +316,7 @@ static int count_row(void *arg, const char *nid, bool local, const char *name, u
 		if (rc >= 0)
 			rc = sd_bus_message_open_container(o->r, 'a', "{st}");
 		snprintf(o->nid, sizeof(o->nid), "%s", nid);
+		o->local = local;
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_append(o->r, "{st}", name, value);
