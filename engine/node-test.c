@@ -18,6 +18,9 @@ int lne_test_check(const struct lne_test *t, struct lne_err *err)
 	if (!t->conc || t->conc > LNE_TEST_CONCURRENCY_MAX)
 		return lne_err_set(err, -EINVAL, "concurrency", -1, "%u is outside 1..%u", t->conc,
 				   LNE_TEST_CONCURRENCY_MAX);
+	if (t->timeout_ms > LNE_TEST_TIMEOUT_MAX_MS)
+		return lne_err_set(err, -EINVAL, "timeout", -1, "%u ms is above %u ms",
+				   t->timeout_ms, LNE_TEST_TIMEOUT_MAX_MS);
 	return 0;
 }
 
@@ -111,6 +114,7 @@ static void topup(struct lne_test *t)
 		return;
 	t->busy = true;
 	while (t->inflight < t->conc && t->started < t->count) {
+		u32 wait = t->timeout_ms ? t->timeout_ms : LNE_TEST_TIMEOUT_MS;
 		int rc;
 
 		t->started++;
@@ -118,15 +122,15 @@ static void topup(struct lne_test *t)
 		switch (t->mode) {
 		case LNE_TEST_WRITE:
 			rc = lne_node_put(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, 0,
-					  write_payload(t->size), t->size, t->ack,
-					  LNE_TEST_TIMEOUT_MS, on_done, t, NULL);
+					  write_payload(t->size), t->size, t->ack, wait, on_done, t,
+					  NULL);
 			break;
 		case LNE_TEST_READ:
-			rc = lne_node_get(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, t->size,
-					  LNE_TEST_TIMEOUT_MS, on_done, t, NULL);
+			rc = lne_node_get(n, &t->dst, NULL, LNE_PORTAL_TEST, 0, t->size, wait,
+					  on_done, t, NULL);
 			break;
 		default:
-			rc = lne_node_ping(n, &t->dst, NULL, LNE_TEST_TIMEOUT_MS, on_done, t, NULL);
+			rc = lne_node_ping(n, &t->dst, NULL, wait, on_done, t, NULL);
 			break;
 		}
 		if (rc) { /* refused before it started: no callback comes */

@@ -27,7 +27,8 @@ enum lne_test_mode {
 /* Bounds, checked by lne_test_check() before any work. */
 #define LNE_TEST_COUNT_MAX	 10000000
 #define LNE_TEST_CONCURRENCY_MAX 256
-#define LNE_TEST_TIMEOUT_MS	 10000 /* each message */
+#define LNE_TEST_TIMEOUT_MS	 64000 /* each message's, by default (lnet_selftest's rpc_timeout) */
+#define LNE_TEST_TIMEOUT_MAX_MS	 300000 /* and at most */
 #define LNE_TEST_RAILS_MAX	 64
 #define LNE_TEST_BODY_MAX	 4096 /* writes up to this size carry a request body */
 
@@ -42,7 +43,8 @@ struct lne_test {
 	struct lne_nid dst;
 	enum lne_test_mode mode;
 	u32 size, count, conc;
-	bool ack; /* write: ask for an ACK (done when it comes) */
+	bool ack;	/* write: ask for an ACK (done when it comes) */
+	u32 timeout_ms; /* each message's answer is waited for this long; 0: LNE_TEST_TIMEOUT_MS */
 	void (*done)(struct lne_test *t);
 	void *arg;
 	u64 *trace; /* NULL, or room for max_samples rows of 1 + nrails u64s */

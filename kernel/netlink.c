@@ -58,6 +58,8 @@ static struct netlink_range_validation test_interval_range = {.min = LNETK_TEST_
 static struct netlink_range_validation test_count_range = {.min = 1, .max = LNE_TEST_COUNT_MAX};
 static struct netlink_range_validation test_conc_range = {.min = 1,
 							  .max = LNE_TEST_CONCURRENCY_MAX};
+static struct netlink_range_validation test_timeout_range = {.min = 1,
+							     .max = LNE_TEST_TIMEOUT_MAX_MS};
 
 #define STR(n)                                       \
 	{                                            \
@@ -166,6 +168,7 @@ const struct nla_policy lnk_nl_test_policy[LNETK_TEST_A_MAX + 1] = {
 	[LNETK_TEST_A_CONCURRENCY] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_conc_range),
 	[LNETK_TEST_A_NO_ACK] = {.type = NLA_FLAG},
 	[LNETK_TEST_A_INTERVAL_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_interval_range),
+	[LNETK_TEST_A_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &test_timeout_range),
 };
 
 const struct nla_policy lnk_nl_tbf_policy[LNETK_TBF_A_MAX + 1] = {

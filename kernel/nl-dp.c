@@ -260,6 +260,7 @@ int lnk_nl_selftest(struct sk_buff *skb, struct genl_info *info)
 	t->count = tb[LNETK_TEST_A_COUNT] ? nla_get_u32(tb[LNETK_TEST_A_COUNT]) : 1000;
 	t->conc = tb[LNETK_TEST_A_CONCURRENCY] ? nla_get_u32(tb[LNETK_TEST_A_CONCURRENCY]) : 8;
 	t->ack = !tb[LNETK_TEST_A_NO_ACK];
+	t->timeout_ms = tb[LNETK_TEST_A_TIMEOUT_MS] ? nla_get_u32(tb[LNETK_TEST_A_TIMEOUT_MS]) : 0;
 	if (tb[LNETK_TEST_A_INTERVAL_MS]) {
 		interval = nla_get_u32(tb[LNETK_TEST_A_INTERVAL_MS]);
 		t->max_samples = LNETK_TEST_SAMPLES_MAX;

@@ -183,6 +183,7 @@ static int put_test(struct nl_msg *msg, const void *arg)
 	    nla_put_u32(msg, LNETK_TEST_A_COUNT, t->count) < 0 ||
 	    nla_put_u32(msg, LNETK_TEST_A_CONCURRENCY, t->concurrency) < 0 ||
 	    (t->no_ack && nla_put_flag(msg, LNETK_TEST_A_NO_ACK) < 0) ||
+	    (t->timeout_ms && nla_put_u32(msg, LNETK_TEST_A_TIMEOUT_MS, t->timeout_ms) < 0) ||
 	    (t->interval_ms && nla_put_u32(msg, LNETK_TEST_A_INTERVAL_MS, t->interval_ms) < 0))
 		return -NLE_NOMEM;
 	return nla_nest_end(msg, nest);

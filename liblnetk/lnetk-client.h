@@ -291,6 +291,7 @@ struct lnetk_test {
 	uint8_t mode; /* enum lnetk_test_mode */
 	uint32_t size, count, concurrency;
 	bool no_ack;
+	uint32_t timeout_ms; /* each message's wait; 0: the module's default */
 	uint32_t messages, failed;
 	uint64_t bytes, elapsed_ns;
 	int32_t error; /* the first failure, -errno */

@@ -461,7 +461,8 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 	struct ctl_opt *size = ctl_opt(opt, "size"), *count = ctl_opt(opt, "count");
 	struct ctl_opt *conc = ctl_opt(opt, "concurrency"), *noack = ctl_opt(opt, "no-ack");
 	struct ctl_opt *trace = ctl_opt(opt, "trace"), *every = ctl_opt(opt, "interval");
-	uint32_t sz = 1u << 20, n = 1000, c = 8, interval = 100;
+	struct ctl_opt *to = ctl_opt(opt, "timeout");
+	uint32_t sz = 1u << 20, n = 1000, c = 8, interval = 100, wait_s = 0;
 	size_t i;
 	struct st_out o = {0};
 	sd_bus_message *r = NULL;
@@ -475,18 +476,21 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 	if ((size->given && ctl_u32(size, 1u << 20, &sz)) ||
 	    (count->given && ctl_u32(count, 10000000, &n)) ||
 	    (conc->given && ctl_u32(conc, 256, &c)) ||
-	    (every->given && ctl_u32(every, 60000, &interval)))
+	    (every->given && ctl_u32(every, 60000, &interval)) ||
+	    (to->given && ctl_u32(to, 300, &wait_s)))
 		return EXIT_USAGE;
+	if (to->given && !wait_s)
+		return ctl_usage("--timeout must be 1 to 300 seconds");
 	if (every->given && !trace->given)
 		return ctl_usage("--interval goes with --trace");
 	if (ctl_canon(nid, true))
 		return EXIT_USAGE;
 	rc = ctl_bus(&bus);
 	if (!rc)
-		rc = ctl_call(bus, "Selftest", &r, "sa{sv}", nid->val, 6, "mode", "s",
+		rc = ctl_call(bus, "Selftest", &r, "sa{sv}", nid->val, 7, "mode", "s",
 			      mode->given ? mode->val : "write", "size", "u", sz, "count", "u", n,
 			      "concurrency", "u", c, "ack", "b", (int)!noack->given, "interval_ms",
-			      "u", trace->given ? interval : 0);
+			      "u", trace->given ? interval : 0, "timeout_ms", "u", wait_s * 1000);
 	if (rc) {
 		sd_bus_flush_close_unref(bus);
 		return rc;
@@ -556,7 +560,7 @@ const struct ctl_cmd ctl_dp_cmds[] = {
 	{"stats reset", "", "Set the message counters back to zero.", stats_reset, {{0}}, 0, 0},
 	{"selftest run",
 	 "--nid NID [--mode write|read|ping] [--size BYTES] [--count N] [--concurrency N] "
-	 "[--no-ack] [--trace FILE [--interval MS]]",
+	 "[--no-ack] [--timeout SECONDS] [--trace FILE [--interval MS]]",
 	 "Send a stream of messages to NID and show the throughput, overall and per rail.",
 	 selftest_run,
 	 {{"nid", 0, "NID", "the peer (its test service must be on for write and read)"},
@@ -565,6 +569,8 @@ const struct ctl_cmd ctl_dp_cmds[] = {
 	  {"count", 0, "N", "how many messages (default 1000)"},
 	  {"concurrency", 0, "N", "how many at a time (default 8, at most 256)"},
 	  {"no-ack", 0, NULL, "write: done when sent, no ACK asked for"},
+	  {"timeout", 0, "SECONDS",
+	   "how long each message's answer is waited for (default 64, 1 to 300)"},
 	  {"trace", 0, "FILE", "write each rail's MB/s over time to FILE (CSV)"},
 	  {"interval", 0, "MS", "the trace's step (default 100, 10 to 60000)"}},
 	 0,

@@ -229,6 +229,7 @@ enum lnetk_test_attr {
 	LNETK_TEST_A_SAMPLE,	  /* nest, repeated, reply: _T_NS, then _BYTES per rail */
 	LNETK_TEST_A_T_NS,	  /* u64, in a sample: since the start */
 	LNETK_TEST_A_RAIL_BYTES, /* u64, repeated, in a sample: a rail's bytes so far, rail order */
+	LNETK_TEST_A_TIMEOUT_MS, /* u32, 1..300000: each message's wait (default 64000) */
 	__LNETK_TEST_A_LAST
 };
 #define LNETK_TEST_A_MAX (__LNETK_TEST_A_LAST - 1)

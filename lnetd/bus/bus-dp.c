@@ -381,7 +381,7 @@ int bus_method_reset_counters(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 /*
  * Selftest(s nid, a{sv} options{mode s, size u, count u, concurrency u, ack b,
- * interval_ms u}) -> a{sv}{messages u, failed u, bytes t, elapsed_ns t, rails
+ * interval_ms u, timeout_ms u}) -> a{sv}{messages u, failed u, bytes t, elapsed_ns t, rails
  * a(stt), and with an interval trace a(tat): time, each rail's bytes}: the
  * traffic generator (the engine's: engine/node-test.h).  It loads the network: it needs the
  * right to change, as SetTestService does.
@@ -402,6 +402,7 @@ int bus_method_selftest(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		{"concurrency", 'u', &t.conc},
 		{"ack", 'b', &ack},
 		{"interval_ms", 'u', &interval},
+		{"timeout_ms", 'u', &t.timeout_ms},
 		{NULL},
 	};
 	char canon[LNE_NID_STR_MAX];

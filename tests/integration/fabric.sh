@@ -60,7 +60,7 @@ check "rail 0 carried pings" test "${s0:-0}" -ge 5
 check "rail 1 carried pings" test "${s1:-0}" -ge 5
 
 # The traffic generator: b serves its test portal, a writes to it and reads from it.
-on a selftest run --nid 10.77.0.2@tcp --count 4 --size 4096
+on a selftest run --nid 10.77.0.2@tcp --count 4 --size 4096 --timeout 5
 check "selftest needs the peer's test service" test "$RC" != 0
 check "and says the messages failed" has "failed"
 on b selftest service on

@@ -92,7 +92,9 @@ for pr in 1.1:0.2 0.1:1.2 3.1:2.2 2.1:3.2; do
 done
 # 10,000 writes of 256 KiB: the link goes down once rail 0 has carried 200 of them (some 800
 # in all), so about 9,000 are still to go, whatever the load.  (40,000 outlasted lnetctl's
-# 600 s call timeout on a loaded host with the sanitizers: errno -110.)
+# 600 s call timeout on a loaded host with the sanitizers: errno -110.)  Each write waits
+# lnet_selftest's 64 s for its ACK: at load 15, 12 of 10,000 outlived the 10 s it once was,
+# on rails the link's fall did not touch.
 node_ctl a selftest run --nid 10.78.0.2@tcp --mode write --size 262144 --count 10000 \
 	--concurrency 16 >"$T/h1.out" 2>&1 &
 job=$!
@@ -164,9 +166,9 @@ diag "PUTs on rail 0 among 400 after recovery: $d0"
 # Under load the first batch after recovery can all go the other way (rail
 # 0's bulk connections still being made): what is guaranteed is that rail 0
 # is chosen again, so batches of 400 run until one puts a tenth of its bytes
-# on a0's link.  The link's own byte count (the namespace's /proc/net/dev) is
-# what the check reads: a0's LNet counters were seen reading 0 while the node
-# counted rail 0's share (issue 35, open), which is shown below, not judged.
+# on a0's link (the namespace's /proc/net/dev), and a0's LNet counters count
+# that batch's PUTs (they once read 0 when Counters listed a0 as a local NI
+# right beside a0 as a peer NI, pinged by its recovery: counters.sh).
 a0_tx() { ip netns exec "${NS}a" awk '$1 == "a0:" { print $10 }' /proc/net/dev; }
 rail0_again() {
 	_t=$(a0_tx) _b=$(count a 10.78.0.1@tcp sent_put true)
@@ -178,10 +180,9 @@ rc=0
 wait_until "$TEST_WAIT" rail0_again || rc=1
 diag "a0's link sent $_tx bytes of a batch of 400 x 64 KiB; a0's counters: $_d PUTs"
 check "rail 0 carries traffic again" test "$rc" = 0
-[ "$rc" != 0 ] || [ "$_d" -gt 0 ] ||
-	diag "known_bug: issue 35: a0's link carried $_tx bytes but its LNet counters counted no PUT"
+check "and a0's counters count its PUTs" test "$_d" -gt 0
 # when it fails: every counters entry's send_count, and what the node says
-[ "$rc" = 0 ] || {
+[ "$rc" = 0 ] && [ "$_d" -gt 0 ] || {
 	busctl --address="unix:path=$T/a.bus" --timeout="$TEST_WAIT" call org.lnetd1 /org/lnetd1 \
 		org.lnetd1.Manager Counters | tr ' ' '\n' |
 		awk '/^"[0-9.]+@tcp"$/ { n = $0; getline; l = $0; next }
@@ -229,7 +230,7 @@ on b fault drop add --source '*' --dest 10.78.1.2@tcp --rate 1
 check "b: drop everything that arrives on b1" test "$RC" = 0
 on b fault drop show
 check "fault drop show lists the rule" has "dest: 10.78.1.2@tcp"
-on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 200 --concurrency 8
+on a selftest run --nid 10.78.0.2@tcp --mode write --size 65536 --count 200 --concurrency 8 --timeout 10
 diag "the first failures: $(printf '%s\n' "$OUT" | grep -m1 failed)"
 check "the first messages to b1 failed" test "$(node_count a response_timeout_count)" -ge 1
 pings=$(node_count a recovery_pings)

@@ -479,6 +479,32 @@ START_TEST(traffic_generator)
 	ck_assert_uint_eq(t.failed, 3);
 	ck_assert_int_ne(t.first_err, 0);
 
+	/* a peer that takes the writes in silently (no test service): each waits
+	 * lnet_selftest's 64 s by default, or the shell's own wait, and not less */
+	t.dst = N("10.0.0.2@tcp");
+	t.mode = LNE_TEST_WRITE;
+	b->node.test_service = false;
+	lne_test_start(&t, &a->node);
+	simnet_pump(&s);
+	simnet_advance(&s, LNE_TEST_TIMEOUT_MS - 1);
+	ck_assert_int_eq(done, 2);
+	simnet_advance(&s, 2);
+	ck_assert_int_eq(done, 3);
+	ck_assert_uint_eq(t.failed, 3);
+	t.timeout_ms = 2000;
+	lne_test_start(&t, &a->node);
+	simnet_pump(&s);
+	simnet_advance(&s, 1999);
+	ck_assert_int_eq(done, 3);
+	simnet_advance(&s, 2);
+	ck_assert_int_eq(done, 4);
+	ck_assert_uint_eq(t.failed, 3);
+	b->node.test_service = true;
+	t.timeout_ms = LNE_TEST_TIMEOUT_MAX_MS + 1;
+	ck_assert_int_eq(lne_test_check(&t, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "timeout"));
+	t.timeout_ms = 0;
+
 	/* bounds, before any work */
 	t.count = 0;
 	ck_assert_int_eq(lne_test_check(&t, &err), -EINVAL);
@@ -498,7 +524,7 @@ START_TEST(traffic_generator)
 	t.conc = 8;
 	lne_test_start(&t, &a->node);
 	simnet_fini(&s);
-	ck_assert_int_eq(done, 3);
+	ck_assert_int_eq(done, 5);
 	ck_assert_uint_eq(t.finished, t.count);
 	ck_assert_uint_eq(t.failed, t.finished);
 	ck_assert_uint_le(t.count, 8 + 1); /* the window, and the one refused */

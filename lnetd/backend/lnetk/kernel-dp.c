@@ -144,6 +144,7 @@ static void run_selftest(struct bk_call *c)
 		o->count = t->count;
 		o->concurrency = t->conc;
 		o->no_ack = !t->ack;
+		o->timeout_ms = t->timeout_ms;
 	}
 	if (!rc && c->interval_ms) {
 		o->trace = calloc((size_t)LNETK_TEST_SAMPLES_MAX * (LNETK_TEST_RAILS_MAX + 1),
