@@ -329,7 +329,10 @@ check "health: and to b1 from a0" on dpa udsp add --src 10.8.0.1@tcp --dst 10.8.
 modprobe sch_tbf
 check "health: a's two rails shaped to 80 Mbit/s" tc_shape a0 a1
 s0=$(sends 10.8.0.1@tcp)
+# (each write waits up to 300 s for its ACK: a loaded TCG guest once took 173 s for them
+# all, and 25 outlived the 10 s the generator gave them then)
 on dpa selftest run --nid 10.8.0.2@tcp --mode write --size 65536 --count 1000 --concurrency 16 \
+	--timeout 300 \
 	>"$T/h1.out" 2>&1 &
 job=$!
 check "health: a transfer is under way on rail 0" wait_until "$WAIT" sends_above 10.8.0.1@tcp $((s0 + 20))
