@@ -141,6 +141,74 @@ echo "# T3 fifo, no rule: 400 writes in $(awk -v c="$2" 'BEGIN { printf "%.2f", 
 FIFO=$(rate 400 "$2")
 tap "each 4 KiB O_DIRECT write is one ost_write RPC ($3 for 400)" test "$3" = 400
 
+# --- side by side: upstream's TBF set by hand, and the same rule through lnetd
+# The rule of ../shared/lustre/FULL.md's 0.93-0.99 (one writer, R x 10
+# writes), once written by hand with lctl as FULL.md does, once through
+# lnetd (lnetctl tbf: CLI, D-Bus, store, the lustre engine's writes), in
+# turns (hand first, then lnetd first), so that both meet the same load.
+# The quotient lnetd / hand is the figure that says what lnetd costs; the
+# absolute ones say how loaded the host was.  Each run starts from fifo, so
+# both begin with a full bucket.
+SIDE='nid={0@lo 10.1.0.1@tcp}'
+rules() { lctl get_param -n $P.nrs_tbf_rule 2>/dev/null; }
+# cli_listed RATE: every CPT lists rule cli at RATE
+cli_listed() {
+	rules | awk -v r="$1" '/^CPT / { c++ } /^cli / { if ($(NF - 2) == r ",") h++ } END { exit !(c > 0 && h == c) }'
+}
+# fifo_started: both queues run fifo alone (fifo stays started beside
+# another policy, as its fallback)
+fifo_started() {
+	lctl get_param -n $P.nrs_policies | awk '/^ *- name: / { name = $0; sub(/^ *- name: /, "", name) }
+		/state: started/ { if (name == "fifo") f++; else o++ } END { exit !(f == 2 && o == 0) }'
+}
+# cli_refs: the class count of rule cli in each CPT of the regular queue
+# ("ref N" = how many client classes hang on it there): which CPTs the
+# client's requests reached, whatever the timing
+cli_refs() { rules | awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^cli / { printf "%s ", $NF }'; }
+cli_text() { rules | awk '/^cli / { print; exit }'; }
+# side_hand RATE / side_lnetd RATE: set the rule, run the writes, take it
+# away; print "<rate achieved>"
+side_measure() {
+	set -- $(wdd $F "$(($1 * 10))")
+	echo "$(rate "$1" "$2") $1 $3 $2"
+}
+side_hand() {
+	lctl set_param $P.nrs_policies="tbf nid" >/dev/null &&
+		lctl set_param $P.nrs_tbf_rule="start cli $SIDE rate=$1" >/dev/null || echo "# T3 side: lctl refused the rule" >&2
+	wait_for 60 cli_listed "$1" || echo "# T3 side: the hand rule is not listed" >&2
+	_m=$(side_measure "$1")
+	echo "# T3 side by hand, $1 RPC/s: '$(cli_text)' (class refs per CPT: $(cli_refs)): $_m" >&2
+	lctl set_param $P.nrs_tbf_rule="stop cli" >/dev/null
+	lctl set_param $P.nrs_policies=fifo >/dev/null
+	wait_for 60 fifo_started || echo "# T3 side: ost_io not back on fifo" >&2
+	echo "${_m%% *}"
+}
+side_lnetd() {
+	lnetctl tbf rule --service ost_io "start cli $SIDE rate=$1" >/tmp/side.out 2>&1 ||
+		sed 's/^/# T3 side: lnetctl: /' /tmp/side.out >&2
+	wait_for 60 cli_listed "$1" || echo "# T3 side: lnetd's rule is not listed" >&2
+	_m=$(side_measure "$1")
+	echo "# T3 side through lnetd, $1 RPC/s: '$(cli_text)' (class refs per CPT: $(cli_refs)): $_m" >&2
+	lnetctl tbf del --service ost_io >/dev/null 2>&1
+	wait_for 60 fifo_started || echo "# T3 side: ost_io not back on fifo" >&2
+	echo "${_m%% *}"
+}
+for R in 10 20; do
+	h1=$(side_hand $R)
+	l1=$(side_lnetd $R)
+	l2=$(side_lnetd $R)
+	h2=$(side_hand $R)
+	h=$(awk -v a="$h1" -v b="$h2" 'BEGIN { printf "%.2f", (a + b) / 2 }')
+	l=$(awk -v a="$l1" -v b="$l2" 'BEGIN { printf "%.2f", (a + b) / 2 }')
+	q=$(awk -v a="$l" -v b="$h" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+	echo "# T3 side by side at $R RPC/s (one writer, $((R * 10)) writes, each twice): by hand $h1 $h2 -> $(ratio "$h" $R) of the rate; through lnetd $l1 $l2 -> $(ratio "$l" $R); lnetd / by hand $q"
+	fig "upstream's own TBF, nid rule set by hand with lctl, $R RPC/s (baseline)" "$h" $R
+	fig "the same nid rule through lnetd (lnetctl tbf), $R RPC/s" "$l" $R
+	printf 'FIGURE\tT3\tlustre\t%s\t%s\t%s\t%s\t0.95 to 1.05\t%s\n' \
+		"lnetd's nid rule / the same rule set by hand, $R RPC/s, same run (by hand $h RPC/s, lnetd $l RPC/s)" \
+		"$l RPC/s" "$h RPC/s by hand" "$q" "$(awk -v v="$q" 'BEGIN { print (v >= 0.95 && v <= 1.05) ? "ok" : "FAIL" }')"
+done
+
 lutbf apply ost_io 'start cli nid={0@lo} rate=10' >/dev/null
 ncpt=$(lctl get_param -n $P.nrs_tbf_rule | awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^CPT / { n++ } END { print n + 0 }')
 [ "$ncpt" -ge 1 ] || ncpt=1
