@@ -218,18 +218,34 @@ side_lnetd() {
 	wait_for 60 fifo_started || echo "# T3 side: ost_io not back on fifo" >&2
 	echo "${_m%% *}"
 }
+# side_alone RATE: the hand-written rule with lnetd stopped (LNet stays as
+# it configured it), as FULL.md measured it: what lnetd's mere running
+# (its LNet poll, its TBF poll) costs the server; lnetd started again
+side_alone() {
+	lnetd_stop || echo "# T3 side: lnetd did not stop" >&2
+	_a=$(side_hand "$1" 2>/tmp/side-alone.err)
+	sed 's/side by hand/side by hand, lnetd stopped/' /tmp/side-alone.err >&2
+	lnetd_start >/dev/null 2>&1 || echo "# T3 side: lnetd did not start again" >&2
+	echo "$_a"
+}
 for R in 10 20; do
-	# three of each, in turns that start once with each
+	# three of each, in turns that start once with each; lnetd stopped
+	# before and after them
+	a1=$(side_alone $R)
 	h1=$(side_hand $R)
 	l1=$(side_lnetd $R)
 	l2=$(side_lnetd $R)
 	h2=$(side_hand $R)
 	h3=$(side_hand $R)
 	l3=$(side_lnetd $R)
+	a2=$(side_alone $R)
+	a=$(awk -v a="$a1" -v b="$a2" 'BEGIN { printf "%.2f", (a + b) / 2 }')
 	h=$(awk -v a="$h1" -v b="$h2" -v c="$h3" 'BEGIN { printf "%.2f", (a + b + c) / 3 }')
 	l=$(awk -v a="$l1" -v b="$l2" -v c="$l3" 'BEGIN { printf "%.2f", (a + b + c) / 3 }')
 	q=$(awk -v a="$l" -v b="$h" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
 	echo "# T3 side by side at $R RPC/s (one writer, $((R * 10)) writes, three times each): by hand $h1 $h2 $h3 -> $(ratio "$h" $R) of the rate; through lnetd $l1 $l2 $l3 -> $(ratio "$l" $R); lnetd / by hand $q"
+	echo "# T3 by hand with lnetd stopped, $R RPC/s: $a1 $a2 -> $(ratio "$a" $R) of the rate; by hand with lnetd running / with it stopped $(ratio "$h" "$a")"
+	fig "upstream's own TBF set by hand, lnetd stopped (as FULL.md), $R RPC/s" "$a" $R
 	fig "upstream's own TBF, nid rule set by hand with lctl, $R RPC/s (baseline)" "$h" $R
 	fig "the same nid rule through lnetd (lnetctl tbf), $R RPC/s" "$l" $R
 	printf 'FIGURE\tT3\tlustre\t%s\t%s\t%s\t%s\t0.95 to 1.05\t%s\n' \
@@ -243,6 +259,7 @@ for R in 10 20; do
 	}
 	tap "$R RPC/s: ost_io lists lnetd's rule as it lists the hand-written one, in every queue and CPT" c_same
 done
+grep -a 'drift poll' "$LNETD_LOG" | tail -n 3 | sed 's/^/# T3 lnetd: /'
 
 lutbf apply ost_io 'start cli nid={0@lo} rate=10' >/dev/null
 ncpt=$(lctl get_param -n $P.nrs_tbf_rule | awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^CPT / { n++ } END { print n + 0 }')
