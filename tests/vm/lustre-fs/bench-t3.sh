@@ -15,8 +15,9 @@
 # the same run: a figure means something only where that is well above the
 # rule.  Upstream's own TBF is measured beside lnetd's first, in turns in
 # the same run: FULL.md's nid rule set by hand with lctl, and the same rule
-# through lnetd (lnetctl tbf); their quotient is what lnetd costs (0.97 to
-# 1.02 measured, i.e. nothing: Lustre lists both rules alike).  Where the
+# through lnetd (lnetctl tbf), and by hand with lnetd stopped (as FULL.md);
+# the quotient lnetd / by hand is what lnetd costs (0.95 to 1.02 over four
+# runs, i.e. nothing beyond the noise: Lustre lists both rules alike).  Where the
 # host's load reaches the guest, the service thread wakes late for each
 # token, and TBF without realtime drops the token's fraction at every
 # dequeue: a lateness d per RPC gives 1 / (1/R + d), so the same d (about
