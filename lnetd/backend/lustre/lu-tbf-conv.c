@@ -565,8 +565,9 @@ static int queue_convert(struct conv *c, const struct lne_tbf *tbf, int q, struc
 			"tbf_depth (%u), one for every service",
 			c->service, c->qname, qi.depth, c->caps->depth);
 	snprintf(w->q[q].policy, sizeof(w->q[q].policy), "tbf %s", type);
-	/* A class keyed by nid lives in the CPT that receives its peer's requests: the
-	 * rate is that class's whole rate, not divided (lnetctl(8) says so). */
+	/* A class keyed by nid lives in the one CPT that receives a remote peer's
+	 * requests (the rule is listed in every CPT, the class only there): the rate is
+	 * that class's whole rate, not divided (lu-tbf.h, lnetctl(8)). */
 	c->div = qi.fields & LNE_TBF_NID ? 1 : c->caps->ncpt;
 	w->q[q].div = c->div;
 	w->q[q].by_nid = qi.fields & LNE_TBF_NID;

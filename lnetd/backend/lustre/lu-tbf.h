@@ -19,18 +19,27 @@
  * service comes back.
  *
  * Rates.  lnetd's rate is what the admin asked for the node: a class
- * (a client, a job, ...) gets that many RPCs per second.  Lustre keeps one
- * rule list per CPU partition (CPT) of the service, each with its own
- * buckets, so a Lustre rule of rate r lets a class that spreads over n CPTs
- * through at n x r.  A class keyed by nid does not spread: LNet hands a
- * peer's requests to one CPT, so it gets r.  lutbf_convert() therefore
- * writes, per queue, rate / n (rounded to the nearest; a rate below n
- * cannot be held and is refused) when the queue's type has no nid (jobid,
- * opcode, uid, gid and their '+' combinations), and the rate as asked when
- * it has one (nid, nid+opcode, ...): the lead's decision, which lnetctl(8)
- * states.  n is the number of "CPT k:" sections the service's
- * nrs_tbf_rule lists (its CPT pattern, e.g. ptlrpc's oss_io_cpts, may leave
- * some CPTs out); lutbf_want's q[].div says which divisor was used.
+ * (a client, a job, ...) gets that many RPCs per second.  Lustre writes
+ * every rule into each CPU partition (CPT) of the service, and each CPT
+ * keeps its own classes and buckets: a request is queued in the CPT whose
+ * LNet match table took it, for a request not routed the CPT of the thread
+ * that received it (lib-ptl.c, portal_rotor's default).  So a Lustre rule
+ * of rate r lets a class that spreads over n CPTs through at n x r.  A
+ * class keyed by nid does not spread: a remote peer's connections are
+ * served by the LND's schedulers of the one CPT its NID hashes to (a routed
+ * request is hashed by its source NID too), so it gets r.  Only a client on
+ * the server's own node, over 0@lo, is received in its sending thread's
+ * CPT, any of them, and can get up to n x r (lnetctl(8) says so).  Every
+ * CPT therefore lists a nid rule; the "ref N" after it counts the classes
+ * on it in that CPT, which shows the CPT a client's requests reached.
+ * lutbf_convert() therefore writes, per queue, rate / n (rounded to the
+ * nearest; a rate below n cannot be held and is refused) when the queue's
+ * type has no nid (jobid, opcode, uid, gid and their '+' combinations), and
+ * the rate as asked when it has one (nid, nid+opcode, ...): the lead's
+ * decision, which lnetctl(8) states.  n is the number of "CPT k:" sections
+ * the service's nrs_tbf_rule lists (its CPT pattern, e.g. ptlrpc's
+ * oss_io_cpts, may leave some CPTs out); lutbf_want's q[].div says which
+ * divisor was used.
  *
  * What Lustre's TBF can hold (checked against the version from
  * /sys/fs/lustre/version; 2.15 and later are driven):

@@ -13,14 +13,23 @@
 # request waiting in the class, so that the rule alone sets the pace.
 # What the server manages with no rule (one writer, and four) is measured in
 # the same run: a figure means something only where that is well above the
-# rule.  Where the host's load reaches the guest, the service thread wakes
-# late for each token and the 20 RPC/s figures drop (0.75-0.87 with the
-# server at 3.5 times the rule; realtime=1 gains a little).  A guest on
+# rule.  Upstream's own TBF is measured beside lnetd's first, in turns in
+# the same run: FULL.md's nid rule set by hand with lctl, and the same rule
+# through lnetd (lnetctl tbf), and by hand with lnetd stopped (as FULL.md);
+# the quotient lnetd / by hand is what lnetd costs (0.95 to 1.02 over four
+# runs, i.e. nothing beyond the noise: Lustre lists both rules alike).  Where the
+# host's load reaches the guest, the service thread wakes late for each
+# token, and TBF without realtime drops the token's fraction at every
+# dequeue: a lateness d per RPC gives 1 / (1/R + d), so the same d (about
+# 5 ms at load 10) costs 5 % at 10 RPC/s and 10 % at 20, as much to the
+# rule set by hand as to lnetd's (realtime=1 gains a little).  A guest on
 # qemu's instruction-counted clock (-icount shift=0,sleep=off), which the
 # host's load could not move, reached /init after 270 s instead of 15: the
 # bench would take over an hour, so it is not used.
 # TAP lines only for what no load can change:
 #  - each write is one ost_write RPC (the stats' count);
+#  - lnetd's rule is listed in nrs_tbf_rule as the one set by hand (every
+#    queue and CPT, the class counts aside);
 #  - no rule lets more through than its rate allows: N <= r x t + depth x
 #    CPTs, a token bucket's bound, which a slow machine only moves further
 #    from;
@@ -140,6 +149,118 @@ set -- $(wdd $F 400)
 echo "# T3 fifo, no rule: 400 writes in $(awk -v c="$2" 'BEGIN { printf "%.2f", c / 100 }') s: $(rate 400 "$2") RPC/s"
 FIFO=$(rate 400 "$2")
 tap "each 4 KiB O_DIRECT write is one ost_write RPC ($3 for 400)" test "$3" = 400
+
+# --- side by side: upstream's TBF set by hand, and the same rule through lnetd
+# The rule of ../shared/lustre/FULL.md's 0.93-0.99 (one writer, R x 10
+# writes), once written by hand with lctl as FULL.md does, once through
+# lnetd (lnetctl tbf: CLI, D-Bus, store, the lustre engine's writes), in
+# turns (hand first, then lnetd first), so that both meet the same load.
+# The quotient lnetd / hand is the figure that says what lnetd costs; the
+# absolute ones say how loaded the host was.  Each run starts from fifo, so
+# both begin with a full bucket.
+SIDE='nid={0@lo 10.1.0.1@tcp}'
+rules() { lctl get_param -n $P.nrs_tbf_rule 2>/dev/null; }
+# cli_listed RATE: every CPT lists rule cli at RATE
+cli_listed() {
+	rules | awk -v r="$1" '/^CPT / { c++ } /^cli / { if ($(NF - 2) == r ",") h++ } END { exit !(c > 0 && h == c) }'
+}
+# fifo_started: both queues run fifo alone (fifo stays started beside
+# another policy, as its fallback)
+fifo_started() {
+	lctl get_param -n $P.nrs_policies | awk '/^ *- name: / { name = $0; sub(/^ *- name: /, "", name) }
+		/state: started/ { if (name == "fifo") f++; else o++ } END { exit !(f == 2 && o == 0) }'
+}
+# cli_refs: the class count of rule cli in each CPT of the regular queue
+# ("ref N" = how many client classes hang on it there): which CPTs the
+# client's requests reached, whatever the timing
+cli_refs() { rules | awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^cli / { printf "%s ", $NF }'; }
+# unref: nrs_tbf_rule's listing without the class counts (", ref N")
+unref() { rules | sed 's/, ref [0-9]*$//'; }
+cli_text() { rules | awk '/^cli / { print; exit }'; }
+# lnetd_ticks: the CPU time lnetd has used, in clock ticks (utime + stime)
+lnetd_ticks() {
+	_lp=$(pidof lnetd 2>/dev/null | cut -d' ' -f1)
+	if [ -n "$_lp" ]; then awk '{ print $14 + $15 }' "/proc/$_lp/stat"; else echo 0; fi
+}
+# busy_ticks: the guest's CPU time not idle, in clock ticks (all CPUs)
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+# side_measure RATE: "<RPC/s> <writes> <ost_write RPCs> <centiseconds>
+# <lnetd's ticks> <the guest's busy ticks>"
+side_measure() {
+	_k0=$(lnetd_ticks)
+	_b0=$(busy_ticks)
+	set -- $(wdd $F "$(($1 * 10))")
+	echo "$(rate "$1" "$2") $1 $3 $2 $(($(lnetd_ticks) - _k0)) $(($(busy_ticks) - _b0))"
+}
+# side_hand RATE / side_lnetd RATE: set the rule, run the writes, take it
+# away; print "<rate achieved>" (the rest on stderr, the console)
+side_show() { echo "$1 RPC/s, $2 writes, $3 ost_write RPCs, in $4 cs; CPU meanwhile: lnetd $5 ticks, the guest $6"; }
+side_hand() {
+	lctl set_param $P.nrs_policies="tbf nid" >/dev/null &&
+		lctl set_param $P.nrs_tbf_rule="start cli $SIDE rate=$1" >/dev/null || echo "# T3 side: lctl refused the rule" >&2
+	wait_for 60 cli_listed "$1" || echo "# T3 side: the hand rule is not listed" >&2
+	unref >/tmp/side-hand.$1
+	_m=$(side_measure "$1")
+	echo "# T3 side by hand, $1 RPC/s: '$(cli_text)' (class refs per CPT: $(cli_refs)): $(side_show $_m)" >&2
+	lctl set_param $P.nrs_tbf_rule="stop cli" >/dev/null
+	lctl set_param $P.nrs_policies=fifo >/dev/null
+	wait_for 60 fifo_started || echo "# T3 side: ost_io not back on fifo" >&2
+	echo "${_m%% *}"
+}
+side_lnetd() {
+	lnetctl tbf rule --service ost_io "start cli $SIDE rate=$1" >/tmp/side.out 2>&1 ||
+		sed 's/^/# T3 side: lnetctl: /' /tmp/side.out >&2
+	wait_for 60 cli_listed "$1" || echo "# T3 side: lnetd's rule is not listed" >&2
+	wait_for 60 lnetd_applied >/dev/null || echo "# T3 side: lnetd has not applied everything" >&2
+	unref >/tmp/side-lnetd.$1
+	_m=$(side_measure "$1")
+	echo "# T3 side through lnetd, $1 RPC/s: '$(cli_text)' (class refs per CPT: $(cli_refs)): $(side_show $_m)" >&2
+	lnetctl tbf del --service ost_io >/dev/null 2>&1
+	wait_for 60 fifo_started || echo "# T3 side: ost_io not back on fifo" >&2
+	echo "${_m%% *}"
+}
+# side_alone RATE: the hand-written rule with lnetd stopped (LNet stays as
+# it configured it), as FULL.md measured it: what lnetd's mere running
+# (its LNet poll, its TBF poll) costs the server; lnetd started again
+side_alone() {
+	lnetd_stop || echo "# T3 side: lnetd did not stop" >&2
+	_a=$(side_hand "$1" 2>/tmp/side-alone.err)
+	sed 's/side by hand/side by hand, lnetd stopped/' /tmp/side-alone.err >&2
+	lnetd_start >/dev/null 2>&1 || echo "# T3 side: lnetd did not start again" >&2
+	echo "$_a"
+}
+for R in 10 20; do
+	# three of each, in turns that start once with each; lnetd stopped
+	# before and after them
+	a1=$(side_alone $R)
+	h1=$(side_hand $R)
+	l1=$(side_lnetd $R)
+	l2=$(side_lnetd $R)
+	h2=$(side_hand $R)
+	h3=$(side_hand $R)
+	l3=$(side_lnetd $R)
+	a2=$(side_alone $R)
+	a=$(awk -v a="$a1" -v b="$a2" 'BEGIN { printf "%.2f", (a + b) / 2 }')
+	h=$(awk -v a="$h1" -v b="$h2" -v c="$h3" 'BEGIN { printf "%.2f", (a + b + c) / 3 }')
+	l=$(awk -v a="$l1" -v b="$l2" -v c="$l3" 'BEGIN { printf "%.2f", (a + b + c) / 3 }')
+	q=$(awk -v a="$l" -v b="$h" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+	echo "# T3 side by side at $R RPC/s (one writer, $((R * 10)) writes, three times each): by hand $h1 $h2 $h3 -> $(ratio "$h" $R) of the rate; through lnetd $l1 $l2 $l3 -> $(ratio "$l" $R); lnetd / by hand $q"
+	echo "# T3 by hand with lnetd stopped, $R RPC/s: $a1 $a2 -> $(ratio "$a" $R) of the rate; by hand with lnetd running / with it stopped $(ratio "$h" "$a")"
+	fig "upstream's own TBF set by hand, lnetd stopped (as FULL.md), $R RPC/s" "$a" $R
+	fig "upstream's own TBF, nid rule set by hand with lctl, $R RPC/s (baseline)" "$h" $R
+	fig "the same nid rule through lnetd (lnetctl tbf), $R RPC/s" "$l" $R
+	printf 'FIGURE\tT3\tlustre\t%s\t%s\t%s\t%s\t0.95 to 1.05\t%s\n' \
+		"lnetd's nid rule / the same rule set by hand, $R RPC/s, same run (by hand $h RPC/s, lnetd $l RPC/s)" \
+		"$l RPC/s" "$h RPC/s by hand" "$q" "$(awk -v v="$q" 'BEGIN { print (v >= 0.95 && v <= 1.05) ? "ok" : "FAIL" }')"
+	# what lnetd wrote is what was written by hand: every queue and CPT
+	# lists the same rules at the same rates (the class counts aside)
+	c_same() {
+		cat /tmp/side-lnetd.$R
+		grep -q "^cli nid={0@lo 10.1.0.1@tcp} $R\$" /tmp/side-hand.$R && diff /tmp/side-hand.$R /tmp/side-lnetd.$R
+	}
+	tap "$R RPC/s: ost_io lists lnetd's rule as it lists the hand-written one, in every queue and CPT" c_same
+done
+grep -a 'drift poll' "$LNETD_LOG" | tail -n 3 | sed 's/^/# T3 lnetd: /'
 
 lutbf apply ost_io 'start cli nid={0@lo} rate=10' >/dev/null
 ncpt=$(lctl get_param -n $P.nrs_tbf_rule | awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^CPT / { n++ } END { print n + 0 }')

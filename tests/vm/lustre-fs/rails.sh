@@ -131,7 +131,8 @@ if [ "$role" = server ]; then
 			wait_for 60 lnetd_applied >>/tmp/ctl.out 2>&1 &&
 			lctl get_param -n ost.OSS.ost_io.nrs_tbf_rule >/tmp/tbf-rules 2>&1 &&
 			grep -q '^cli nid={10.2.0.2@tcp 10.3.0.2@tcp} 2, ref' /tmp/tbf-rules ;;
-		untbf) lnetctl tbf del --service ost_io >/tmp/ctl.out 2>&1 ;;
+		untbf) lctl get_param -n ost.OSS.ost_io.nrs_tbf_rule >/tmp/tbf-after 2>&1
+			lnetctl tbf del --service ost_io >/tmp/ctl.out 2>&1 ;;
 		down) ip link set eth1 down >/tmp/ctl.out 2>&1 ;;
 		done) touch /tmp/client-done ;;
 		*) false ;;
@@ -157,7 +158,12 @@ if [ "$role" = server ]; then
 	fi
 	sed 's/^/# control: /' /tmp/ctl.log 2>/dev/null
 	echo "# server: the kernel logged $(dmesg | grep -c -i 'evict') lines of eviction, $(dmesg | grep -c 'Bulk IO write error') write bulks dropped for a resend"
-	awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^CPT / { n++ } END { printf "# server: ost_io ran the client'"'"'s rule in %d CPTs\n", n }' /tmp/tbf-rules 2>/dev/null
+	# Lustre lists every rule in every CPT of ost_io; the class of a client's
+	# NID (its bucket) is in the CPT its requests reached: after its writes,
+	# the rule's "ref N" (classes on it) there, 0 in the others
+	awk '/^regular_requests:/ { r = 1; next } /^high/ { r = 0 } r && /^CPT / { n++ }
+		r && /^cli / { refs = refs " " $NF; if ($NF + 0 >= 1) m++ }
+		END { printf "# server: ost_io lists the client'"'"'s rule in its %d CPTs, with a class on it in %d of them (classes per CPT:%s)\n", n, m, refs }' /tmp/tbf-after 2>/dev/null
 	upstream-lnetctl net show -v 2 2>/dev/null | grep -E 'nid:|status:|health value|fatal' | tr -s ' ' | paste -sd ' ' | sed 's/^/# server: /'
 	grep -E 'eth1|10\.3\.0|pending|NI ' "$LNETD_LOG" | tail -n 8 | sed 's/^/# server lnetd: /'
 	kill "$ctl" 2>/dev/null
