@@ -13,7 +13,7 @@
 #include "lnetd/lnetd.h"
 #include "lnetd/log.h"
 
-static int emit_peer(struct lnetd *d, const struct lnetd_event *ev)
+static void emit_peer(struct lnetd *d, const struct lnetd_event *ev)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	size_t i;
@@ -33,7 +33,6 @@ static int emit_peer(struct lnetd *d, const struct lnetd_event *ev)
 		rc = sd_bus_send(d->bus, m, NULL);
 	if (rc < 0)
 		log_warning("cannot send the signal PeerDiscovered: %s", strerror(-rc));
-	return 0;
 }
 
 void lnetd_bus_signal(struct lnetd *d, const struct lnetd_event *ev)
@@ -61,7 +60,7 @@ void lnetd_bus_signal(struct lnetd *d, const struct lnetd_event *ev)
 					"RouteStateChanged", "sss", ev->ni, ev->nid, ev->state);
 		break;
 	case LNETD_EV_PEER_DISCOVERED:
-		rc = emit_peer(d, ev);
+		emit_peer(d, ev);
 		break;
 	case LNETD_EV_CHANGE: /* Generation's PropertiesChanged tells it */
 		break;
