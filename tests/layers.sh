@@ -14,9 +14,9 @@
 #     UDSP info is the one left, in another's hands (issue 34).
 # Each failure lists the offending lines.
 #
-# Environment: TOP_SRCDIR (default: this script's grandparent).
+# Environment: TOP_SRCDIR (default: this script's parent).
 
-TOP_SRCDIR=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+TOP_SRCDIR=${TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP_SRCDIR" || exit 1
 
 n=0
