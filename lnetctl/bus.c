@@ -442,12 +442,11 @@ static bool doc_adds_ni(const struct cf_doc *doc, const char *net, const char *i
 	return false;
 }
 
-static int reason_of(sd_bus_message *r, const char *key, void *arg)
-{
-	if (strcmp(key, "reason"))
-		return 0;
-	return sd_bus_message_read(r, "v", "s", (const char **)arg);
-}
+/* ListNIs' "reason" of a pending NI, into a const char *. */
+static const struct ctl_key reason_keys[] = {
+	{"reason", 's', 0, NULL},
+	{NULL},
+};
 
 /*
  * An NI just added on an interface that is not there (or has no address)
@@ -472,7 +471,7 @@ static void warn_pending(sd_bus *bus, const struct cf_doc *doc)
 
 		rc = sd_bus_message_read(r, "sss", &net, &ifname, &state);
 		if (rc >= 0)
-			rc = ctl_read_dict(r, reason_of, &why);
+			rc = ctl_read_record(r, reason_keys, &why);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(r);
 		if (rc >= 0 && !strcmp(state, "pending") && doc_adds_ni(doc, net, ifname))
@@ -669,18 +668,20 @@ int ctl_apply_at(sd_bus *bus, const struct cf_doc *doc, bool dry, uint64_t at, u
 	return apply(bus, doc, dry, false, &at, gen, changes, fname);
 }
 
-/* One a{sv} entry into @op. */
-static int read_field(sd_bus_message *m, struct cf_op *op)
+/*
+ * One a{sv} entry of Export into @arg (a struct cf_op): every key is a
+ * field of the operation, by the type lnetd gives it (ctl_read_dict()).
+ */
+static int read_field(sd_bus_message *m, const char *key, void *arg)
 {
-	const char *key, *contents, *s;
+	const char *contents, *s;
+	struct cf_op *op = arg;
 	char type;
 	uint32_t u;
 	size_t n;
 	int rc, b;
 
-	rc = sd_bus_message_read_basic(m, 's', &key);
-	if (rc >= 0)
-		rc = sd_bus_message_peek_type(m, &type, &contents);
+	rc = sd_bus_message_peek_type(m, &type, &contents);
 	if (rc >= 0)
 		rc = sd_bus_message_enter_container(m, 'v', contents);
 	if (rc < 0)
@@ -726,7 +727,7 @@ static int read_field(sd_bus_message *m, struct cf_op *op)
 	}
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(m);
-	return rc;
+	return rc < 0 ? rc : 1;
 }
 
 int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen)
@@ -751,14 +752,7 @@ int ctl_export(sd_bus *bus, struct cf_doc *doc, uint64_t *gen)
 		if (rc >= 0 && !op)
 			rc = -ENOMEM;
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(reply, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-			rc = read_field(reply, op);
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(reply);
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(reply);
+			rc = ctl_read_dict(reply, read_field, op);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(reply);
 		if (op && rc >= 0)

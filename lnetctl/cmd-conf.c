@@ -606,39 +606,36 @@ static struct cf_op *ni_op_of(struct cf_doc *doc, const char *net, const char *i
  * it runs on (ListNIs' cpts_in_effect): Lustre's export --backup carries
  * them all, and lnetd takes a list of every CPT as no restriction.
  */
+struct ni_cpts {
+	const char *pattern, *eff;
+};
+
+static const struct ctl_key ni_cpts_keys[] = {
+	CTL_KEY("pattern", 's', struct ni_cpts, pattern),
+	CTL_KEY("cpts_in_effect", 's', struct ni_cpts, eff),
+	{NULL},
+};
+
 static int add_all_cpts(sd_bus *bus, struct cf_doc *doc)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
-	const char *net, *ifname, *state, *key, *pattern, *eff;
+	const char *net, *ifname, *state;
 	int rc = ctl_call(bus, "ListNIs", &r, NULL);
 
 	if (rc)
 		return rc;
 	rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
 	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
+		struct ni_cpts c = {NULL, NULL};
 		struct cf_op *op;
 
-		pattern = eff = NULL;
 		rc = sd_bus_message_read(r, "sss", &net, &ifname, &state);
 		if (rc >= 0)
-			rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-		while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-			rc = sd_bus_message_read(r, "s", &key);
-			if (rc >= 0 && !strcmp(key, "pattern"))
-				rc = sd_bus_message_read(r, "v", "s", &pattern);
-			else if (rc >= 0 && !strcmp(key, "cpts_in_effect"))
-				rc = sd_bus_message_read(r, "v", "s", &eff);
-			else if (rc >= 0)
-				rc = sd_bus_message_skip(r, "v");
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		}
+			rc = ctl_read_record(r, ni_cpts_keys, &c);
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(r);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		op = rc >= 0 && eff ? ni_op_of(doc, net, ifname, pattern) : NULL;
-		if (op && cf_op_set_str(op, "cpts", eff))
+		op = rc >= 0 && c.eff ? ni_op_of(doc, net, ifname, c.pattern) : NULL;
+		if (op && cf_op_set_str(op, "cpts", c.eff))
 			rc = -ENOMEM;
 	}
 	if (rc >= 0)

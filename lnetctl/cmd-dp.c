@@ -20,25 +20,24 @@ struct ping_out {
 	int mr;
 };
 
-static int ping_entry(sd_bus_message *r, const char *key, void *arg)
+static int read_primary(sd_bus_message *r, void *rec)
 {
-	struct ping_out *p = arg;
+	struct ping_out *p = rec;
+	const char *s;
+
+	/* 0@lo answers for the node, and names itself so, as upstream's does */
+	if (sd_bus_message_read(r, "v", "s", &s) < 0)
+		return -EBADMSG;
+	if (!p->primary)
+		p->primary = s;
+	return 1;
+}
+
+static int write_nids(sd_bus_message *r, void *rec)
+{
+	struct ping_out *p = rec;
 	int rc;
 
-	if (!strcmp(key, "primary")) {
-		const char *s;
-
-		/* 0@lo answers for the node, and names itself so, as upstream's does */
-		if (sd_bus_message_read(r, "v", "s", &s) < 0)
-			return -EBADMSG;
-		if (!p->primary)
-			p->primary = s;
-		return 1;
-	}
-	if (!strcmp(key, "multi_rail"))
-		return sd_bus_message_read(r, "v", "b", &p->mr) < 0 ? -EBADMSG : 1;
-	if (strcmp(key, "nids"))
-		return 0;
 	/* the primary and Multi-Rail come first in lnetd's reply: print them, then the NIDs */
 	yout_map_begin(p->y);
 	yout_key(p->y, "primary nid");
@@ -69,6 +68,14 @@ static int ping_entry(sd_bus_message *r, const char *key, void *arg)
 	yout_map_end(p->y);
 	return rc < 0 ? rc : 1;
 }
+
+/* Ping's reply, key by key; the primary and Multi-Rail come before the NIDs. */
+static const struct ctl_key ping_keys[] = {
+	CTL_KEY_FN("primary", read_primary),
+	CTL_KEY("multi_rail", 'b', struct ping_out, mr),
+	CTL_KEY_FN("nids", write_nids),
+	{NULL},
+};
 
 /* The NIDs that did not answer, for upstream's "manage:" list after the answers. */
 struct unreached {
@@ -139,8 +146,8 @@ int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, vo
 
 		nids = ctl_split(argv[i], &n);
 		for (k = 0; k < n; k++) {
-			sd_bus_error e = SD_BUS_ERROR_NULL;
-			sd_bus_message *r = NULL;
+			_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+			_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 			struct ping_out p = {0};
 
 			rc = call(bus, nids[k], &r, &e, arg);
@@ -153,7 +160,6 @@ int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, vo
 			} else if (rc < 0) {
 				failed = ctl_bus_error(&e, rc);
 			}
-			sd_bus_error_free(&e);
 			if (rc < 0)
 				continue;
 			if (!y) {
@@ -165,8 +171,7 @@ int ctl_each_node(int argc, char **argv, const char *key, ctl_node_call call, vo
 			p.y = y;
 			if (!strcmp(nids[k], "0@lo"))
 				p.primary = "0@lo";
-			rc = ctl_read_dict(r, ping_entry, &p);
-			sd_bus_message_unref(r);
+			rc = ctl_read_record(r, ping_keys, &p);
 			if (rc < 0)
 				failed = ctl_fail(EXIT_REFUSED,
 						  "lnetd's %s reply makes no sense: %s", key,
@@ -343,8 +348,9 @@ struct st_out {
 };
 
 /* The trace as CSV: seconds, then each rail's MB/s over the interval before. */
-static int write_trace(sd_bus_message *r, struct st_out *o)
+static int write_trace(sd_bus_message *r, void *rec)
 {
+	struct st_out *o = rec;
 	uint64_t prev_t = 0, prev[TRACE_RAILS_MAX] = {0};
 	size_t i;
 	int rc;
@@ -393,26 +399,19 @@ static double per_s(uint64_t n, uint64_t ns)
 	return ns ? (double)n * 1e9 / (double)ns : 0;
 }
 
-static int st_entry(sd_bus_message *r, const char *key, void *arg)
+/* Selftest's trace, when one is written (--trace); else skipped. */
+static int read_trace(sd_bus_message *r, void *rec)
 {
-	struct st_out *o = arg;
+	struct st_out *o = rec;
+
+	return o->trace ? write_trace(r, rec) : 0;
+}
+
+static int write_rails(sd_bus_message *r, void *rec)
+{
+	struct st_out *o = rec;
 	int rc;
 
-	static const struct ctl_key totals[] = {
-		CTL_KEY("messages", 'u', struct st_out, messages),
-		CTL_KEY("failed", 'u', struct st_out, failed),
-		CTL_KEY("bytes", 't', struct st_out, bytes),
-		CTL_KEY("elapsed_ns", 't', struct st_out, ns),
-		{NULL},
-	};
-
-	rc = ctl_key_entry(r, key, totals, o);
-	if (rc)
-		return rc;
-	if (!strcmp(key, "trace"))
-		return o->trace ? write_trace(r, o) : 0;
-	if (strcmp(key, "rails"))
-		return 0;
 	/* the totals came first: print them, then each rail */
 	yout_key(o->y, "messages");
 	yout_u32(o->y, o->messages);
@@ -455,6 +454,17 @@ static int st_entry(sd_bus_message *r, const char *key, void *arg)
 	return rc < 0 ? rc : 1;
 }
 
+/* Selftest's reply: the totals come first, then the rails (printed with them), the trace. */
+static const struct ctl_key st_keys[] = {
+	CTL_KEY("messages", 'u', struct st_out, messages),
+	CTL_KEY("failed", 'u', struct st_out, failed),
+	CTL_KEY("bytes", 't', struct st_out, bytes),
+	CTL_KEY("elapsed_ns", 't', struct st_out, ns),
+	CTL_KEY_FN("rails", write_rails),
+	CTL_KEY_FN("trace", read_trace),
+	{NULL},
+};
+
 static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *nid = ctl_opt(opt, "nid"), *mode = ctl_opt(opt, "mode");
@@ -465,7 +475,7 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 	uint32_t sz = 1u << 20, n = 1000, c = 8, interval = 100, wait_s = 0;
 	size_t i;
 	struct st_out o = {0};
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	sd_bus *bus = NULL;
 	int rc;
 
@@ -498,7 +508,6 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 	if (trace->given) {
 		o.trace = fopen(trace->val, "w");
 		if (!o.trace) {
-			sd_bus_message_unref(r);
 			sd_bus_flush_close_unref(bus);
 			return ctl_fail(EXIT_FILE, "%s: %s", trace->val, strerror(errno));
 		}
@@ -513,7 +522,7 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 	yout_str(o.y, mode->given ? mode->val : "write");
 	yout_key(o.y, "size");
 	yout_u32(o.y, sz);
-	rc = ctl_read_dict(r, st_entry, &o);
+	rc = ctl_read_record(r, st_keys, &o);
 	yout_map_end(o.y);
 	yout_map_end(o.y);
 	yout_end(o.y);
@@ -521,7 +530,6 @@ static int selftest_run(struct ctl_opt *opt, int argc, char **argv)
 		rc = -errno;
 	for (i = 0; i < o.nrails; i++)
 		free(o.rail[i]);
-	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc < 0 ? ctl_fail(EXIT_REFUSED, "lnetd's answer makes no sense: %s", strerror(-rc))
 		      : 0;

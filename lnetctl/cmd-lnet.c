@@ -40,7 +40,7 @@ static double now_s(void)
 static int engine_pending(sd_bus *bus, char *what, size_t wlen, char *why, size_t len)
 {
 	const char *obj, *key, *reason, *engine;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	uint64_t gen;
 	int rc = ctl_call(bus, "Status", &r, NULL), pending = 0;
 
@@ -57,7 +57,6 @@ static int engine_pending(sd_bus *bus, char *what, size_t wlen, char *why, size_
 			snprintf(why, len, "%s", reason);
 			pending = 1;
 		}
-	sd_bus_message_unref(r);
 	if (rc < 0)
 		return -ctl_fail(EXIT_REFUSED, "lnetd's status makes no sense: %s", strerror(-rc));
 	return pending;

@@ -13,7 +13,7 @@
 #include "lnetctl.h"
 #include "yout.h"
 
-static int done(int rc, struct yout *y, sd_bus *bus, sd_bus_message *r, const char *what)
+static int done(int rc, struct yout *y, sd_bus *bus, const char *what)
 {
 	int yrc = y ? yout_end(y) : 0;
 
@@ -21,58 +21,84 @@ static int done(int rc, struct yout *y, sd_bus *bus, sd_bus_message *r, const ch
 		rc = ctl_fail(EXIT_REFUSED, "cannot print the %s: %s", what, strerror(-yrc));
 	else if (rc < 0)
 		rc = ctl_fail(EXIT_REFUSED, "lnetd's %s makes no sense: %s", what, strerror(-rc));
-	sd_bus_message_unref(r);
 	sd_bus_flush_close_unref(bus);
 	return rc;
 }
 
-/* One figure of an explanation's step: numbers, by their name. */
-static int reason_entry(sd_bus_message *r, const char *key, void *arg)
+/* An explanation's step being read: where its figures are printed, and the key read. */
+struct reason {
+	struct yout *y;
+	const char *key;
+};
+
+/* A figure of its own name and type, as lnetd gives it. */
+static int read_figure(sd_bus_message *r, void *rec)
 {
+	const struct reason *rs = rec;
 	const char *contents;
-	struct yout *y = arg;
+	size_t len = strlen(rs->key);
 	int64_t x;
 	uint32_t u;
 	char type;
 	int rc = sd_bus_message_peek_type(r, &type, &contents);
 
 	if (rc >= 0 && !strcmp(contents, "x")) {
-		size_t len = strlen(key);
-
 		rc = sd_bus_message_read(r, "v", "x", &x);
-		if (!strcmp(key, "preferred")) {
-			/*
-			 * The engine ranks a candidate that is not preferred after any
-			 * priority (2^32); a preferred one by its rule's priority.
-			 */
-			yout_key(y, key);
-			yout_bool(y, x <= UINT32_MAX);
-			if (x > UINT32_MAX)
-				return rc;
-			key = "preferred priority";
-			len = strlen(key);
-		}
-		yout_key(y, key);
+		yout_key(rs->y, rs->key);
 		/* a priority no rule set: -1, as net show's udsp info prints it */
-		if (len >= 8 && !strcmp(key + len - 8, "priority") && x == UINT32_MAX)
-			yout_i64(y, -1);
+		if (len >= 8 && !strcmp(rs->key + len - 8, "priority") && x == UINT32_MAX)
+			yout_i64(rs->y, -1);
 		else
-			yout_i64(y, x);
+			yout_i64(rs->y, x);
 	} else if (rc >= 0 && !strcmp(contents, "u")) {
 		rc = sd_bus_message_read(r, "v", "u", &u);
-		yout_key(y, key);
-		yout_u32(y, u);
+		yout_key(rs->y, rs->key);
+		yout_u32(rs->y, u);
 	} else if (rc > 0) {
 		rc = 0;
 	}
 	return rc;
 }
 
+/*
+ * "preferred": the engine ranks a candidate that is not preferred after
+ * any priority (2^32); a preferred one by its rule's priority.
+ */
+static int read_preferred(sd_bus_message *r, void *rec)
+{
+	struct reason *rs = rec;
+	int64_t x;
+	int rc = sd_bus_message_read(r, "v", "x", &x);
+
+	if (rc <= 0)
+		return rc < 0 ? rc : -EBADMSG;
+	yout_key(rs->y, rs->key);
+	yout_bool(rs->y, x <= UINT32_MAX);
+	if (x <= UINT32_MAX) {
+		yout_key(rs->y, "preferred priority");
+		yout_i64(rs->y, x == UINT32_MAX ? -1 : x);
+	}
+	return rc;
+}
+
+/* The figures with a meaning of their own; any other is printed as given. */
+static const struct ctl_key reason_keys[] = {
+	CTL_KEY_FN("preferred", read_preferred),
+	{NULL},
+};
+
+static int reason_entry(sd_bus_message *r, const char *key, void *arg)
+{
+	struct reason rs = {arg, key};
+
+	return ctl_key_entry(r, key, reason_keys, &rs) ?: read_figure(r, &rs);
+}
+
 static int explain(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *dst = ctl_opt(opt, "dst"), *src = ctl_opt(opt, "src");
 	const char *ni, *pni, *gw, *step, *nid, *verdict;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
 	int rc;
@@ -83,10 +109,10 @@ static int explain(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "Explain", &r, "ss", dst->val, src->given ? src->val : "");
 	if (rc)
-		return done(rc, NULL, bus, r, "explanation");
+		return done(rc, NULL, bus, "explanation");
 	rc = sd_bus_message_read(r, "sss", &ni, &pni, &gw);
 	if (rc < 0)
-		return done(rc, NULL, bus, r, "explanation");
+		return done(rc, NULL, bus, "explanation");
 	y = yout_begin(stdout);
 	yout_map_begin(y);
 	yout_key(y, "explain");
@@ -122,14 +148,14 @@ static int explain(struct ctl_opt *opt, int argc, char **argv)
 	yout_seq_end(y);
 	yout_map_end(y);
 	yout_map_end(y);
-	return done(rc < 0 ? rc : 0, y, bus, r, "explanation");
+	return done(rc < 0 ? rc : 0, y, bus, "explanation");
 }
 
 static int status(struct ctl_opt *opt, int argc, char **argv)
 {
 	const char *engine, *obj, *key, *reason;
 	uint32_t conf, applied;
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct yout *y = NULL;
 	sd_bus *bus = NULL;
 	uint64_t gen;
@@ -141,7 +167,7 @@ static int status(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc && sd_bus_message_read(r, "ts", &gen, &engine) < 0)
 		rc = -EBADMSG;
 	if (rc)
-		return done(rc, NULL, bus, r, "status");
+		return done(rc, NULL, bus, "status");
 	y = yout_begin(stdout);
 	yout_map_begin(y);
 	yout_key(y, "status");
@@ -183,7 +209,7 @@ static int status(struct ctl_opt *opt, int argc, char **argv)
 	yout_seq_end(y);
 	yout_map_end(y);
 	yout_map_end(y);
-	return done(rc < 0 ? rc : 0, y, bus, r, "status");
+	return done(rc < 0 ? rc : 0, y, bus, "status");
 }
 
 /* Lines of a change listed in full; more are counted by kind unless --full. */
@@ -256,62 +282,81 @@ static void lines(struct yout *y, const char *text, bool full)
 	yout_map_end(y);
 }
 
-static int history(struct ctl_opt *opt, int argc, char **argv)
-{
-	struct ctl_opt *limit = ctl_opt(opt, "limit");
-	const char *cmd, *summary;
-	sd_bus_message *r = NULL;
-	struct yout *y = NULL;
-	uint32_t lim = 20, uid, pid;
-	sd_bus *bus = NULL;
+/* history's options: --limit, --full. */
+struct history_arg {
+	uint32_t limit;
+	bool full;
+};
+
+/* One change of History's reply. */
+struct change {
 	uint64_t gen;
 	int64_t when;
-	int rc = 0;
+	uint32_t uid, pid;
+	const char *cmd, *summary;
+};
 
-	if (limit->given)
-		rc = ctl_u32(limit, UINT32_MAX, &lim);
-	if (!rc)
-		rc = ctl_bus(&bus);
-	if (!rc)
-		rc = ctl_call(bus, "History", &r, "u", lim);
-	if (rc)
-		return done(rc, NULL, bus, r, "history");
-	y = yout_begin(stdout);
+static void change_emit(struct yout *y, const void *rec, void *arg)
+{
+	const struct change *c = rec;
+	time_t t = (time_t)c->when;
+	char stamp[32];
+	struct tm tm;
+
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	yout_map_begin(y);
-	yout_key(y, "history");
-	yout_seq_begin(y);
-	rc = sd_bus_message_enter_container(r, 'a', "(txuuss)");
-	while (rc >= 0 && (rc = sd_bus_message_read(r, "(txuuss)", &gen, &when, &uid, &pid, &cmd,
-						    &summary)) > 0) {
-		char stamp[32];
-		time_t t = (time_t)when;
-		struct tm tm;
-
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-		yout_map_begin(y);
-		yout_key(y, "generation");
-		yout_u64(y, gen);
-		yout_key(y, "time");
-		yout_str(y, stamp);
-		yout_key(y, "uid");
-		yout_u32(y, uid);
-		yout_key(y, "pid");
-		yout_u32(y, pid);
-		yout_key(y, "command");
-		yout_str(y, cmd);
-		yout_key(y, "changes");
-		lines(y, summary, ctl_opt(opt, "full")->given);
-		yout_map_end(y);
-	}
-	yout_seq_end(y);
+	yout_key(y, "generation");
+	yout_u64(y, c->gen);
+	yout_key(y, "time");
+	yout_str(y, stamp);
+	yout_key(y, "uid");
+	yout_u32(y, c->uid);
+	yout_key(y, "pid");
+	yout_u32(y, c->pid);
+	yout_key(y, "command");
+	yout_str(y, c->cmd);
+	yout_key(y, "changes");
+	lines(y, c->summary, ((const struct history_arg *)arg)->full);
 	yout_map_end(y);
-	return done(rc < 0 ? rc : 0, y, bus, r, "history");
+}
+
+static int history_call(sd_bus *bus, sd_bus_message **r, void *arg)
+{
+	return ctl_call(bus, "History", r, "u", ((const struct history_arg *)arg)->limit);
+}
+
+static int history(struct ctl_opt *opt, int argc, char **argv)
+{
+	static const struct ctl_key head[] = {
+		CTL_KEY("generation", 't', struct change, gen),
+		CTL_KEY("time", 'x', struct change, when),
+		CTL_KEY("uid", 'u', struct change, uid),
+		CTL_KEY("pid", 'u', struct change, pid),
+		CTL_KEY("command", 's', struct change, cmd),
+		CTL_KEY("summary", 's', struct change, summary),
+		{NULL},
+	};
+	static const struct ctl_list changes = {
+		.call = history_call,
+		.top = "history",
+		.head = head,
+		.size = sizeof(struct change),
+		.emit = change_emit,
+		.bad_reply = "lnetd's history makes no sense",
+		.bad_write = "cannot print the history",
+	};
+	struct ctl_opt *limit = ctl_opt(opt, "limit");
+	struct history_arg a = {.limit = 20, .full = ctl_opt(opt, "full")->given};
+	struct change c;
+	int rc = limit->given ? ctl_u32(limit, UINT32_MAX, &a.limit) : 0;
+
+	return rc ? rc : ctl_show_list(&changes, &c, &a);
 }
 
 static int rollback(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt gen = {.name = "generation", .val = argv[0]};
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	sd_bus *bus = NULL;
 	unsigned long long g;
 	char *end;
@@ -324,7 +369,7 @@ static int rollback(struct ctl_opt *opt, int argc, char **argv)
 	rc = ctl_bus(&bus);
 	if (!rc)
 		rc = ctl_call(bus, "Rollback", &r, "t", (uint64_t)g);
-	return done(rc, NULL, bus, r, "rollback");
+	return done(rc, NULL, bus, "rollback");
 }
 
 const struct ctl_cmd ctl_misc_cmds[] = {

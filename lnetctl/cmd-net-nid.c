@@ -31,39 +31,24 @@ int ctl_nid_split(const char *nid, char *net, size_t netlen, char *addr, size_t 
 	return 0;
 }
 
-/* One ListNIs entry's pattern and whether it holds @nid. */
-static int entry_holds(sd_bus_message *r, const char *nid, const char **pattern, bool *holds)
+static int holds_nid(const struct ctl_ni_nid *n, void *arg)
 {
-	const char *key, *n, *ifn;
-	uint32_t health;
-	int rc, up;
+	struct ctl_ni_holds *h = arg;
 
-	*pattern = "";
-	*holds = false;
-	rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(r, "s", &key);
-		if (rc >= 0 && !strcmp(key, "pattern")) {
-			rc = sd_bus_message_read(r, "v", "s", pattern);
-		} else if (rc >= 0 && !strcmp(key, "nis")) {
-			rc = sd_bus_message_enter_container(r, 'v', "a(ssbu)");
-			if (rc >= 0)
-				rc = sd_bus_message_enter_container(r, 'a', "(ssbu)");
-			while (rc >= 0 &&
-			       (rc = sd_bus_message_read(r, "(ssbu)", &n, &ifn, &up, &health)) > 0)
-				*holds = *holds || !strcmp(n, nid);
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		} else if (rc >= 0) {
-			rc = sd_bus_message_skip(r, "v");
-		}
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-	}
-	return rc < 0 ? rc : sd_bus_message_exit_container(r);
+	h->holds = h->holds || !strcmp(n->nid, h->nid);
+	return 0;
 }
+
+static int read_holds(sd_bus_message *r, void *rec)
+{
+	return ctl_read_ni_nids(r, holds_nid, rec);
+}
+
+const struct ctl_key ctl_ni_holds_keys[] = {
+	CTL_KEY("pattern", 's', struct ctl_ni_holds, pattern),
+	CTL_KEY_FN("nis", read_holds),
+	{NULL},
+};
 
 /*
  * net del --nid: the NI holding that NID, however it was added, or the one
@@ -77,6 +62,7 @@ int ctl_net_del_nid(sd_bus *bus, const char *nid)
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	struct cf_doc doc = {0};
 	struct cf_op *op = NULL;
+	struct ctl_ni_holds h;
 	bool holds;
 	uint64_t gen;
 	int rc;
@@ -89,8 +75,11 @@ int ctl_net_del_nid(sd_bus *bus, const char *nid)
 	rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
 	while (rc >= 0 && !op && (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
 		rc = sd_bus_message_read(r, "sss", &net, &ifname, &state);
+		h = (struct ctl_ni_holds){.nid = nid, .pattern = ""};
 		if (rc >= 0)
-			rc = entry_holds(r, nid, &pattern, &holds);
+			rc = ctl_read_record(r, ctl_ni_holds_keys, &h);
+		pattern = h.pattern;
+		holds = h.holds;
 		if (rc >= 0)
 			rc = sd_bus_message_exit_container(r);
 		if (rc < 0 || strcmp(net, nnet))

@@ -239,6 +239,9 @@ struct ni_row {
 	uint32_t tun[LNE_TUN__COUNT], health;
 	uint32_t lnd_timeout; /* the global one, which an LND timeout of 0 follows */
 	int up;
+	struct ctl_ni_nid nids[64]; /* "nis" */
+	int32_t dev_cpts[64];	    /* each NID's */
+	size_t nnids, ndev;
 };
 
 static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bool verbose);
@@ -413,85 +416,77 @@ static void ni_entry(struct yout *y, const struct ni_row *row, const char *nid, 
 	yout_map_end(y);
 }
 
+static int row_nid(const struct ctl_ni_nid *n, void *arg)
+{
+	struct ni_row *row = arg;
+
+	if (row->nnids < LNE_ARRAY_SIZE(row->nids))
+		row->nids[row->nnids++] = *n;
+	return 0;
+}
+
+static int read_row_nids(sd_bus_message *r, void *rec)
+{
+	return ctl_read_ni_nids(r, row_nid, rec);
+}
+
+static int read_dev_cpts(sd_bus_message *r, void *rec)
+{
+	struct ni_row *row = rec;
+	int rc = sd_bus_message_enter_container(r, 'v', "ai");
+
+	if (rc >= 0)
+		rc = sd_bus_message_enter_container(r, 'a', "i");
+	while (rc >= 0 && row->ndev < LNE_ARRAY_SIZE(row->dev_cpts) &&
+	       (rc = sd_bus_message_read(r, "i", &row->dev_cpts[row->ndev])) > 0)
+		row->ndev++;
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	if (rc >= 0)
+		rc = sd_bus_message_exit_container(r);
+	return rc < 0 ? rc : 1;
+}
+
 /* ListNIs' keys that are fields of the row (the tunables go by their table). */
 static const struct ctl_key ni_keys[] = {
 	CTL_KEY("reason", 's', struct ni_row, reason),
 	CTL_KEY("pattern", 's', struct ni_row, pattern),
 	CTL_KEY("cpts", 's', struct ni_row, cpts),
 	CTL_KEY("cpts_in_effect", 's', struct ni_row, cpts_in_effect),
+	CTL_KEY_FN("dev_cpts", read_dev_cpts),
+	CTL_KEY_FN("nis", read_row_nids),
 	{NULL},
 };
 
+static int ni_key(sd_bus_message *r, const char *key, void *arg)
+{
+	struct ni_row *row = arg;
+	int k = lne_tun_lookup(key);
+
+	if (k >= 0)
+		return sd_bus_message_read(r, "v", "u", &row->tun[k]);
+	return ctl_key_entry(r, key, ni_keys, row);
+}
+
 static int read_ni_row(sd_bus_message *r, struct ni_row *row, struct yout *y, bool verbose)
 {
-	struct {
-		const char *nid, *ifname;
-		int up;
-		uint32_t health;
-	} nis[64];
-	int32_t dev_cpts[64];
-	size_t nnis = 0, ndev = 0, i;
-	const char *key, *contents;
-	char type;
-	int rc, k;
+	size_t i;
+	int rc = ctl_read_dict(r, ni_key, row);
 
-	rc = sd_bus_message_enter_container(r, 'a', "{sv}");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'e', "sv")) > 0) {
-		rc = sd_bus_message_read(r, "s", &key);
-		if (rc >= 0)
-			rc = sd_bus_message_peek_type(r, &type, &contents);
-		if (rc < 0)
-			break;
-		k = lne_tun_lookup(key);
-		if (k >= 0)
-			rc = sd_bus_message_read(r, "v", "u", &row->tun[k]);
-		else if ((rc = ctl_key_entry(r, key, ni_keys, row)) != 0)
-			; /* one of the row's own keys: read, or a bad reply */
-		else if (!strcmp(key, "dev_cpts")) {
-			rc = sd_bus_message_enter_container(r, 'v', "ai");
-			if (rc >= 0)
-				rc = sd_bus_message_enter_container(r, 'a', "i");
-			while (rc >= 0 && ndev < 64 &&
-			       (rc = sd_bus_message_read(r, "i", &dev_cpts[ndev])) > 0)
-				ndev++;
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		} else if (!strcmp(key, "nis")) {
-			rc = sd_bus_message_enter_container(r, 'v', "a(ssbu)");
-			if (rc >= 0)
-				rc = sd_bus_message_enter_container(r, 'a', "(ssbu)");
-			while (rc >= 0 && nnis < 64 &&
-			       (rc = sd_bus_message_read(r, "(ssbu)", &nis[nnis].nid,
-							 &nis[nnis].ifname, &nis[nnis].up,
-							 &nis[nnis].health)) > 0)
-				nnis++;
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-			if (rc >= 0)
-				rc = sd_bus_message_exit_container(r);
-		} else
-			rc = sd_bus_message_skip(r, "v");
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-	}
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(r);
 	if (rc < 0)
 		return rc;
-	if (!nnis)
+	if (!row->nnids)
 		ni_entry(y, row, NULL, row->ifname, 0, 0, -1, verbose);
-	for (i = 0; i < nnis; i++)
-		ni_entry(y, row, nis[i].nid, nis[i].ifname, nis[i].up, nis[i].health,
-			 i < ndev ? dev_cpts[i] : -1, verbose);
+	for (i = 0; i < row->nnids; i++)
+		ni_entry(y, row, row->nids[i].nid, row->nids[i].ifname, row->nids[i].up,
+			 row->nids[i].health, i < row->ndev ? row->dev_cpts[i] : -1, verbose);
 	return 0;
 }
 
 static int net_show(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *net = ctl_opt(opt, "net");
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	sd_bus *bus = NULL;
 	int rc;
 
@@ -504,39 +499,15 @@ static int net_show(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = show_nis(bus, reply, net->given ? net->val : NULL,
 			      ctl_opt(opt, "verbose")->given);
-	return ctl_finish(rc, bus, reply);
+	return ctl_finish(rc, bus, NULL);
 }
 
 /* The NI entry (net, interface, pattern) that has the NID @nid, from ListNIs. */
 struct nid_owner {
 	const char *nid;
-	bool found, here;
+	bool found;
 	char *net, *ifname, *pattern;
-	const char *pat; /* the current row's */
 };
-
-static int owner_entry(sd_bus_message *r, const char *key, void *arg)
-{
-	struct nid_owner *o = arg;
-	const char *nid, *ifname;
-	int up, rc;
-	uint32_t health;
-
-	if (!strcmp(key, "pattern"))
-		return sd_bus_message_read(r, "v", "s", &o->pat);
-	if (strcmp(key, "nis"))
-		return 0;
-	rc = sd_bus_message_enter_container(r, 'v', "a(ssbu)");
-	if (rc >= 0)
-		rc = sd_bus_message_enter_container(r, 'a', "(ssbu)");
-	while (rc >= 0 && (rc = sd_bus_message_read(r, "(ssbu)", &nid, &ifname, &up, &health)) > 0)
-		o->here |= !strcmp(nid, o->nid);
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(r);
-	if (rc >= 0)
-		rc = sd_bus_message_exit_container(r);
-	return rc < 0 ? rc : 1;
-}
 
 static int nid_owner(sd_bus *bus, struct nid_owner *o)
 {
@@ -549,16 +520,16 @@ static int nid_owner(sd_bus *bus, struct nid_owner *o)
 	rc = sd_bus_message_enter_container(r, 'a', "(sssa{sv})");
 	while (rc >= 0 && !o->found &&
 	       (rc = sd_bus_message_enter_container(r, 'r', "sssa{sv}")) > 0) {
-		o->here = false;
-		o->pat = "";
+		struct ctl_ni_holds h = {.nid = o->nid, .pattern = ""};
+
 		rc = sd_bus_message_read(r, "sss", &net, &ifname, &state);
 		if (rc >= 0)
-			rc = ctl_read_dict(r, owner_entry, o);
-		if (rc >= 0 && o->here) {
+			rc = ctl_read_record(r, ctl_ni_holds_keys, &h);
+		if (rc >= 0 && h.holds) {
 			o->found = true;
 			o->net = strdup(net);
 			o->ifname = strdup(ifname);
-			o->pattern = strdup(o->pat);
+			o->pattern = strdup(h.pattern);
 			if (!o->net || !o->ifname || !o->pattern)
 				rc = -ENOMEM;
 		}
@@ -667,7 +638,7 @@ static int net_set(struct ctl_opt *opt, int argc, char **argv)
 		       *all = ctl_opt(opt, "all"), *health = ctl_opt(opt, "health");
 	bool set[LNE_TUN__COUNT] = {false}, dflt[LNE_TUN__COUNT] = {false}, any = false;
 	uint32_t tv[LNE_TUN__COUNT];
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	sd_bus *bus = NULL;
 	uint32_t v;
 	int rc = 0, k;
@@ -700,7 +671,7 @@ static int net_set(struct ctl_opt *opt, int argc, char **argv)
 			      : net->given ? net->val
 					   : "",
 			      v);
-	return ctl_finish(rc, bus, reply);
+	return ctl_finish(rc, bus, NULL);
 }
 
 /* One option per tunable (engine/tunables.h), then --cpt. */

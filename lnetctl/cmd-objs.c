@@ -80,9 +80,16 @@ static int route_del(struct ctl_opt *opt, int argc, char **argv)
 
 /* One route of ListRoutes: its settings by name (engine/route-attrs.h). */
 struct route_row {
+	const char *net, *gw;
 	uint32_t v[LNE_ROUTE_A__COUNT];
 	bool got[LNE_ROUTE_A__COUNT];
 	const char *state; /* the router checker's "up" or "down" (NULL: none known) */
+};
+
+/* ListRoutes' keys beside the settings. */
+static const struct ctl_key route_keys[] = {
+	CTL_KEY("state", 's', struct route_row, state),
+	{NULL},
 };
 
 static int route_entry(sd_bus_message *r, const char *key, void *arg)
@@ -90,76 +97,69 @@ static int route_entry(sd_bus_message *r, const char *key, void *arg)
 	struct route_row *row = arg;
 	int k = lne_route_attr_by_name(key), rc;
 
-	if (!strcmp(key, "state"))
-		return sd_bus_message_read(r, "v", "s", &row->state);
 	if (k < 0)
-		return 0;
+		return ctl_key_entry(r, key, route_keys, row);
 	rc = sd_bus_message_read(r, "v", "u", &row->v[k]);
 	row->got[k] = rc > 0;
 	return rc;
 }
 
+static bool route_keep(const void *rec, void *arg)
+{
+	const struct route_row *row = rec;
+	struct ctl_opt *opt = arg, *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
+
+	return (!net->given || !strcmp(net->val, row->net)) &&
+	       (!gw->given || !strcmp(gw->val, row->gw));
+}
+
+static void route_emit(struct yout *y, const void *rec, void *arg)
+{
+	const struct route_row *row = rec;
+	bool verbose = ctl_opt(arg, "verbose")->given;
+	int k;
+
+	yout_map_begin(y);
+	yout_key(y, "net");
+	yout_str(y, row->net);
+	yout_key(y, "gateway");
+	yout_str(y, row->gw);
+	for (k = 0; k < LNE_ROUTE_A__COUNT; k++) {
+		if (!row->got[k] || (!verbose && !lne_route_desc[k].shown))
+			continue;
+		yout_key(y, lne_route_desc[k].yaml);
+		yout_u32(y, row->v[k]);
+	}
+	if (verbose && row->state) {
+		yout_key(y, "state");
+		yout_str(y, row->state);
+	}
+	yout_map_end(y);
+}
+
 static int route_show(struct ctl_opt *opt, int argc, char **argv)
 {
-	struct ctl_opt *net = ctl_opt(opt, "net"), *gw = ctl_opt(opt, "gateway");
-	bool verbose = ctl_opt(opt, "verbose")->given;
-	sd_bus_message *r = NULL;
-	const char *rnet, *rgw;
-	struct yout *y;
-	sd_bus *bus = NULL;
-	int rc, yrc, k;
+	static const struct ctl_key head[] = {
+		CTL_KEY("net", 's', struct route_row, net),
+		CTL_KEY("gateway", 's', struct route_row, gw),
+		{NULL},
+	};
+	static const struct ctl_list routes = {
+		.method = "ListRoutes",
+		.top = "route",
+		.head = head,
+		.entry = route_entry,
+		.size = sizeof(struct route_row),
+		.keep = route_keep,
+		.emit = route_emit,
+		.bad_reply = "cannot show the routes",
+		.bad_write = "cannot show the routes",
+	};
+	struct route_row row;
+	int rc;
 
-	rc = ctl_canon(net, false) ?: ctl_canon(gw, true);
-	if (rc)
-		return rc;
-	rc = ctl_bus(&bus);
-	if (!rc)
-		rc = ctl_call(bus, "ListRoutes", &r, NULL);
-	if (rc)
-		return ctl_finish(rc, bus, r);
-	y = yout_begin(stdout);
-	yout_map_begin(y);
-	yout_key(y, "route");
-	yout_seq_begin(y);
-	rc = sd_bus_message_enter_container(r, 'a', "(ssa{sv})");
-	while (rc >= 0 && (rc = sd_bus_message_enter_container(r, 'r', "ssa{sv}")) > 0) {
-		struct route_row row = {.got = {false}};
-
-		rc = sd_bus_message_read(r, "ss", &rnet, &rgw);
-		if (rc >= 0)
-			rc = ctl_read_dict(r, route_entry, &row);
-		if (rc >= 0)
-			rc = sd_bus_message_exit_container(r);
-		if (rc < 0)
-			break;
-		if ((net->given && strcmp(net->val, rnet)) || (gw->given && strcmp(gw->val, rgw)))
-			continue;
-		yout_map_begin(y);
-		yout_key(y, "net");
-		yout_str(y, rnet);
-		yout_key(y, "gateway");
-		yout_str(y, rgw);
-		for (k = 0; k < LNE_ROUTE_A__COUNT; k++) {
-			if (!row.got[k] || (!verbose && !lne_route_desc[k].shown))
-				continue;
-			yout_key(y, lne_route_desc[k].yaml);
-			yout_u32(y, row.v[k]);
-		}
-		if (verbose && row.state) {
-			yout_key(y, "state");
-			yout_str(y, row.state);
-		}
-		yout_map_end(y);
-	}
-	yout_seq_end(y);
-	yout_map_end(y);
-	yrc = yout_end(y);
-	if (rc < 0 || yrc < 0)
-		rc = ctl_fail(EXIT_REFUSED, "cannot show the routes: %s",
-			      strerror(-(rc < 0 ? rc : yrc)));
-	else
-		rc = 0;
-	return ctl_finish(rc, bus, r);
+	rc = ctl_canon(ctl_opt(opt, "net"), false) ?: ctl_canon(ctl_opt(opt, "gateway"), true);
+	return rc ? rc : ctl_show_list(&routes, &row, opt);
 }
 
 /* --- UDSP info ---------------------------------------------------------------------- */
@@ -416,6 +416,15 @@ static uint32_t lnd_timeout_of(uint32_t transaction_timeout, uint32_t retry_coun
 	return t ? t : 1;
 }
 
+/* What lnd_timeout is derived from, by global (lne_global_lookup(), or < 0). */
+static void lnd_timeout_part(int g, uint32_t v, uint32_t *tt, uint32_t *retries)
+{
+	if (g == LNE_G_TRANSACTION_TIMEOUT)
+		*tt = v;
+	else if (g == LNE_G_RETRY_COUNT)
+		*retries = v;
+}
+
 int ctl_lnd_timeout(sd_bus *bus, uint32_t *out)
 {
 	uint32_t v, tt = 0, retries = 0;
@@ -427,19 +436,15 @@ int ctl_lnd_timeout(sd_bus *bus, uint32_t *out)
 	if (rc)
 		return -EIO;
 	rc = sd_bus_message_enter_container(r, 'a', "(su)");
-	while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &name, &v)) > 0) {
-		if (!strcmp(name, "transaction_timeout"))
-			tt = v;
-		else if (!strcmp(name, "retry_count"))
-			retries = v;
-	}
+	while (rc >= 0 && (rc = sd_bus_message_read(r, "(su)", &name, &v)) > 0)
+		lnd_timeout_part(lne_global_lookup(name), v, &tt, &retries);
 	*out = lnd_timeout_of(tt, retries);
 	return rc < 0 ? rc : 0;
 }
 
 static int global_show(struct ctl_opt *opt, int argc, char **argv)
 {
-	sd_bus_message *r = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
 	const char *name;
 	struct yout *y;
 	sd_bus *bus = NULL;
@@ -450,7 +455,7 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "ListGlobals", &r, NULL);
 	if (rc)
-		return ctl_finish(rc, bus, r);
+		return ctl_finish(rc, bus, NULL);
 	y = yout_begin(stdout);
 	yout_map_begin(y);
 	yout_key(y, "global");
@@ -462,13 +467,10 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 		/* routing: and buffers: are routing show's */
 		if (g >= 0 && lne_global_info(g)->section)
 			continue;
-		/* Lustre's YAML says max_intf. */
-		yout_key(y, strcmp(name, "max_interfaces") ? name : "max_intf");
+		/* Lustre's YAML key (max_intf for max_interfaces) */
+		yout_key(y, g >= 0 ? lne_global_info(g)->yaml : name);
 		yout_u32(y, v);
-		if (!strcmp(name, "transaction_timeout"))
-			tt = v;
-		else if (!strcmp(name, "retry_count"))
-			retries = v;
+		lnd_timeout_part(g, v, &tt, &retries);
 	}
 	/* Derived, shown as Lustre shows it: what an LND timeout of 0 follows. */
 	yout_key(y, "lnd_timeout");
@@ -481,7 +483,7 @@ static int global_show(struct ctl_opt *opt, int argc, char **argv)
 			      strerror(-(rc < 0 ? rc : yrc)));
 	else
 		rc = 0;
-	return ctl_finish(rc, bus, r);
+	return ctl_finish(rc, bus, NULL);
 }
 
 /* One option per route setting (engine/route-attrs.h). */

@@ -699,7 +699,7 @@ static int peer_set(struct ctl_opt *opt, int argc, char **argv)
 {
 	struct ctl_opt *nid = ctl_opt(opt, "nid"), *all = ctl_opt(opt, "all"),
 		       *health = ctl_opt(opt, "health");
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	sd_bus *bus = NULL;
 	uint32_t v;
 	int rc;
@@ -714,7 +714,7 @@ static int peer_set(struct ctl_opt *opt, int argc, char **argv)
 	if (!rc)
 		rc = ctl_call(bus, "SetHealth", &reply, "ssu", "peer_ni",
 			      nid->given ? nid->val : "", v);
-	return ctl_finish(rc, bus, reply);
+	return ctl_finish(rc, bus, NULL);
 }
 
 /* peer add's options for the settings of engine/peer-attrs.h: flags, each */

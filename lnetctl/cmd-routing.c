@@ -5,6 +5,7 @@
  * keep one pool of each size).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
 
@@ -49,9 +50,19 @@ static void read_use(sd_bus *bus, struct pools *p)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *r = NULL;
+	/* each pool's counters, named router_<pool>_<what> */
+	static const struct {
+		const char *what;
+		size_t off;
+	} use[] = {
+		{"in_use", offsetof(struct pools, used)},
+		{"waiting", offsetof(struct pools, waiting)},
+		{"peak", offsetof(struct pools, peak)},
+	};
 	const char *name;
 	char want[64];
 	uint64_t v;
+	size_t u;
 	int rc, k;
 
 	rc = sd_bus_call_method(bus, LNETD_BUS_NAME, LNETD_BUS_PATH, LNETD_BUS_MANAGER, "Counters",
@@ -65,13 +76,9 @@ static void read_use(sd_bus *bus, struct pools *p)
 			snprintf(want, sizeof(want), "router_%s_", pool_name[k]);
 			if (strncmp(name, want, strlen(want)))
 				continue;
-			name += strlen(want);
-			if (!strcmp(name, "in_use"))
-				p->used[k] = v;
-			else if (!strcmp(name, "waiting"))
-				p->waiting[k] = v;
-			else if (!strcmp(name, "peak"))
-				p->peak[k] = v;
+			for (u = 0; u < sizeof(use) / sizeof(use[0]); u++)
+				if (!strcmp(name + strlen(want), use[u].what))
+					((uint64_t *)((char *)p + use[u].off))[k] = v;
 			break;
 		}
 }

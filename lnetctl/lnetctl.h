@@ -177,6 +177,58 @@ struct ctl_key {
  */
 int ctl_key_entry(sd_bus_message *r, const char *key, const struct ctl_key *keys, void *rec);
 /*
+ * The a{sv} at @r's position read by @keys into @rec: ctl_read_dict() with
+ * ctl_key_entry() (keys not in the table skipped).
+ */
+int ctl_read_record(sd_bus_message *r, const struct ctl_key *keys, void *rec);
+/* One NID of a ListNIs entry's "nis": (nid, interface, link up, health). */
+struct ctl_ni_nid {
+	const char *nid, *ifname;
+	int up;
+	uint32_t health;
+};
+/*
+ * The "nis" variant at @r, @each called with every NID (< 0 stops):
+ * 1, or a negative errno.  A ctl_key reader's body.
+ */
+int ctl_read_ni_nids(sd_bus_message *r, int (*each)(const struct ctl_ni_nid *n, void *arg),
+		     void *arg);
+/*
+ * A ListNIs entry's pattern and whether its "nis" hold @nid (set it before
+ * reading the entry with ctl_ni_holds_keys; cmd-net-nid.c).
+ */
+struct ctl_ni_holds {
+	const char *nid;
+	const char *pattern; /* "" when none */
+	bool holds;
+};
+extern const struct ctl_key ctl_ni_holds_keys[];
+/*
+ * A show of one list, the skeleton most `show` commands share: call
+ * @method (or @call), read each record of the array it returns into @rec
+ * (cleared first; @size bytes) by its tables, and print those @keep keeps
+ * (NULL: all) with @emit, as the YAML list under "@top:" on stdout.
+ */
+struct yout;
+struct ctl_list {
+	const char *method; /* "ListRoutes", called without arguments, */
+	/* or, when set, this call instead: 0 with its reply in *@r, or an exit code */
+	int (*call)(sd_bus *bus, sd_bus_message **r, void *arg);
+	const char *top; /* "route" */
+	/* the record's leading fields in order (their names as lnetd(8) gives them; no reader) */
+	const struct ctl_key *head;
+	const struct ctl_key *keys; /* then its a{sv}, by these keys, */
+	/* or by a reader of its own (NULL, and no @keys: the record has no a{sv}) */
+	int (*entry)(sd_bus_message *r, const char *key, void *rec);
+	size_t size;
+	bool (*keep)(const void *rec, void *arg);
+	void (*emit)(struct yout *y, const void *rec, void *arg);
+	/* the failures, each followed by ": " and why: a reply not as described, the output */
+	const char *bad_reply, *bad_write;
+};
+/* The show of @l into @rec, @arg given to its callbacks: its exit code. */
+int ctl_show_list(const struct ctl_list *l, void *rec, void *arg);
+/*
  * Send @m, built so far with @rc (a negative errno: it failed, say why), and
  * drop it and the reply: 0, or the exit code after saying why not.
  */

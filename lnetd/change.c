@@ -83,9 +83,8 @@ void lnetd_mirror_changed(struct lnetd *d)
 static void announce(struct lnetd *d, uint64_t before)
 {
 	lnetd_mirror_changed(d);
-	if (d->generation != before && d->bus)
-		sd_bus_emit_properties_changed(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
-					       "Generation", NULL);
+	if (d->generation != before)
+		lnetd_bus_generation_changed(d);
 }
 
 /* A committed change, in the log with its fields (events.h). */

@@ -192,6 +192,11 @@ void lnetd_mirror_changed(struct lnetd *d);
 int lnetd_bus_serve(struct lnetd *d, sd_bus *bus);
 int lnetd_bus_add(struct lnetd *d);
 int lnetd_bus_start(struct lnetd *d);
+/* What lnetd tells the bus unasked (bus-signal.c): an event's signal, the
+ * Generation's PropertiesChanged; nothing without a bus. */
+struct lnetd_event;
+void lnetd_bus_signal(struct lnetd *d, const struct lnetd_event *ev);
+void lnetd_bus_generation_changed(struct lnetd *d);
 
 /* org.lnetd1 peer to peer on a socket of its own at @path (bus-direct.c); none if
  * @path is NULL or empty.  Stopping closes every connection and removes the socket. */
