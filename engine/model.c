@@ -163,7 +163,11 @@ static int copy_rules(const struct lne_inst *src, struct lne_inst *dst)
 		if ((r->src && !s) || (r->dst && !d) || (r->rte && !t))
 			rc = -ENOMEM;
 		else
-			rc = lne_rule_add(dst, s, d, t, r->prio, -1, NULL, NULL, NULL);
+			rc = lne_rule_add(
+				dst,
+				&(struct lne_rule_conf){
+					.src = s, .dst = d, .rte = t, .priority = r->prio},
+				-1, NULL, NULL, NULL);
 		lne_free(s);
 		lne_free(d);
 		lne_free(t);

@@ -685,9 +685,13 @@ static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (prio == LNE_PRIO_NONE && !opt(op->u.rule.rte) &&
 	    !opt(op->u.rule.src) != !opt(op->u.rule.dst))
 		prio = 0;
-	rc = lne_rule_add(d->mirror, opt(op->u.rule.src), opt(op->u.rule.dst), opt(op->u.rule.rte),
-			  prio, op->u.rule.idx == ST_UNSET ? -1 : op->u.rule.idx, &outcome,
-			  &op->idx, &lerr);
+	rc = lne_rule_add(d->mirror,
+			  &(struct lne_rule_conf){.src = opt(op->u.rule.src),
+						  .dst = opt(op->u.rule.dst),
+						  .rte = opt(op->u.rule.rte),
+						  .priority = prio},
+			  op->u.rule.idx == ST_UNSET ? -1 : op->u.rule.idx, &outcome, &op->idx,
+			  &lerr);
 	if (rc == -EEXIST && op->ensure)
 		return 0; /* the same rule with the same priority is there */
 	if (rc)
@@ -729,8 +733,11 @@ static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (opt(op->u.rule.src) || opt(op->u.rule.dst) || opt(op->u.rule.rte)) {
 		u32 found;
 
-		rc = lne_rule_find(d->mirror, opt(op->u.rule.src), opt(op->u.rule.dst),
-				   opt(op->u.rule.rte), &found, &lerr);
+		rc = lne_rule_find(d->mirror,
+				   &(struct lne_rule_conf){.src = opt(op->u.rule.src),
+							   .dst = opt(op->u.rule.dst),
+							   .rte = opt(op->u.rule.rte)},
+				   &found, &lerr);
 		if (rc == -ENOENT && op->ensure)
 			return 0;
 		if (rc)

@@ -91,9 +91,13 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 	for (i = 0; !rc && i < st.n_rule; i++) {
 		const struct st_rule *r = &st.rule[i];
 
-		rc = lne_rule_add(ln, r->src, r->dst, r->rte,
-				  r->priority == ST_UNSET ? LNE_PRIO_NONE : (u32)r->priority, -1,
-				  NULL, NULL, &err);
+		struct lne_rule_conf c = {.src = r->src,
+					  .dst = r->dst,
+					  .rte = r->rte,
+					  .priority = r->priority == ST_UNSET ? LNE_PRIO_NONE
+									      : (u32)r->priority};
+
+		rc = lne_rule_add(ln, &c, -1, NULL, NULL, &err);
 		if (rc)
 			refused(why, "rule", err.msg);
 	}
