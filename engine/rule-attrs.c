@@ -7,11 +7,11 @@
 #include "model.h"
 
 const struct lne_rule_desc lne_rule_desc[LNE_RULE_A__COUNT] = {
-#define LNE_RULE_ROW(id, nm, kd, ym, genl, hlp)                                \
-	[LNE_RULE_A_##id] = {.name = #nm,                                      \
-			     .kind = LNE_RULE_K_##kd,                          \
-			     .yaml = ym,                                       \
-			     .off = offsetof(struct lne_rule_conf, nm),        \
+#define LNE_RULE_ROW(id, nm, kd, ym, genl, hlp)                         \
+	[LNE_RULE_A_##id] = {.name = #nm,                               \
+			     .kind = LNE_RULE_K_##kd,                   \
+			     .yaml = ym,                                \
+			     .off = offsetof(struct lne_rule_conf, nm), \
 			     .help = hlp},
 	LNE_RULE_ATTRS(LNE_RULE_ROW)
 #undef LNE_RULE_ROW

@@ -27,11 +27,11 @@
 
 #include "port.h"
 
-#define LNE_RULE_ATTRS(X)                                                                   \
-	X(SRC, src, EXPR, "src", LNETK_RULE_A_SRC, "local net or NID expression")           \
-	X(DST, dst, EXPR, "dst", LNETK_RULE_A_DST, "peer net or NID expression")            \
-	X(RTE, rte, EXPR, "rte", LNETK_RULE_A_RTE, "router NID expression (with --dst)")    \
-	X(PRIORITY, priority, PRIO, "priority", LNETK_RULE_A_PRIORITY,                      \
+#define LNE_RULE_ATTRS(X)                                                                \
+	X(SRC, src, EXPR, "src", LNETK_RULE_A_SRC, "local net or NID expression")        \
+	X(DST, dst, EXPR, "dst", LNETK_RULE_A_DST, "peer net or NID expression")         \
+	X(RTE, rte, EXPR, "rte", LNETK_RULE_A_RTE, "router NID expression (with --dst)") \
+	X(PRIORITY, priority, PRIO, "priority", LNETK_RULE_A_PRIORITY,                   \
 	  "0 is the highest; a net or NID rule needs one, a pair or router rule may have one")
 
 enum lne_rule_attr_kind {

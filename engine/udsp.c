@@ -291,6 +291,19 @@ int lne_rule_del(struct lne_inst *ln, u32 idx, struct lne_err *err)
 	return 0;
 }
 
+const struct lne_expr *lne_rule_expr(const struct lne_rule *r, int a)
+{
+	return a == LNE_RULE_A_SRC   ? r->src
+	       : a == LNE_RULE_A_DST ? r->dst
+	       : a == LNE_RULE_A_RTE ? r->rte
+				     : NULL;
+}
+
+u32 lne_rule_num(const struct lne_rule *r, int a)
+{
+	return a == LNE_RULE_A_PRIORITY ? r->prio : LNE_PRIO_NONE;
+}
+
 void lne_rule_del_all(struct lne_inst *ln)
 {
 	while (ln->udsp.nrules)

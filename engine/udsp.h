@@ -69,6 +69,12 @@ int lne_rule_del(struct lne_inst *ln, u32 idx, struct lne_err *err);
 int lne_rule_find(const struct lne_inst *ln, const struct lne_rule_conf *c, u32 *idx,
 		  struct lne_err *err);
 void lne_rule_del_all(struct lne_inst *ln);
+/*
+ * Row @a of rule-attrs.h in rule @r: its expression (a row of
+ * LNE_RULE_K_EXPR; NULL when absent), or its number (LNE_PRIO_NONE: none).
+ */
+const struct lne_expr *lne_rule_expr(const struct lne_rule *r, int a);
+u32 lne_rule_num(const struct lne_rule *r, int a);
 struct lne_rule *lne_rule_at(const struct lne_inst *ln, u32 idx);
 const char *lne_rule_kind_name(enum lne_rule_kind kind);
 
