@@ -32,6 +32,16 @@ void lne_rule_conf_init(struct lne_rule_conf *c)
 		}
 }
 
+int lne_rule_attr_by_yaml(const char *s)
+{
+	int i;
+
+	for (i = 0; i < LNE_RULE_A__COUNT; i++)
+		if (!strcmp(lne_rule_desc[i].yaml, s))
+			return i;
+	return -ENOENT;
+}
+
 int lne_rule_attr_by_name(const char *s)
 {
 	int i;

@@ -27,12 +27,11 @@
 
 #include "port.h"
 
-#define LNE_RULE_ATTRS(X)                                                                \
-	X(SRC, src, EXPR, "src", LNETK_RULE_A_SRC, "local net or NID expression")        \
-	X(DST, dst, EXPR, "dst", LNETK_RULE_A_DST, "peer net or NID expression")         \
-	X(RTE, rte, EXPR, "rte", LNETK_RULE_A_RTE, "router NID expression (with --dst)") \
-	X(PRIORITY, priority, PRIO, "priority", LNETK_RULE_A_PRIORITY,                   \
-	  "0 is the highest; a net or NID rule needs one, a pair or router rule may have one")
+#define LNE_RULE_ATTRS(X)                                                                       \
+	X(SRC, src, EXPR, "src", LNETK_RULE_A_SRC, "local NIs or nets: tcp1, 10.0.0.[1-4]@tcp") \
+	X(DST, dst, EXPR, "dst", LNETK_RULE_A_DST, "peer NIs or nets")                          \
+	X(RTE, rte, EXPR, "rte", LNETK_RULE_A_RTE, "routers")                                   \
+	X(PRIORITY, priority, PRIO, "priority", LNETK_RULE_A_PRIORITY, "lower is preferred")
 
 enum lne_rule_attr_kind {
 	LNE_RULE_K_EXPR,
@@ -85,7 +84,12 @@ static inline u32 *lne_rule_conf_prio(struct lne_rule_conf *c, int a)
 	return (u32 *)((char *)c + lne_rule_desc[a].off);
 }
 
-/* The field whose name is @s, or -ENOENT. */
+/* The field whose name is @s, or whose YAML key is @s, or -ENOENT. */
 int lne_rule_attr_by_name(const char *s);
+int lne_rule_attr_by_yaml(const char *s);
+
+/* lnetctl's argument name of each kind in --help. */
+#define LNE_RULE_META_EXPR "EXPR"
+#define LNE_RULE_META_PRIO "P"
 
 #endif /* LNE_RULE_ATTRS_H */
