@@ -177,6 +177,23 @@ static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	return rc ? say_store(m, rc, &serr) : 0;
 }
 
+void lnetd_rule_conf_of(const struct st_rule *r, struct lne_rule_conf *c)
+{
+	int a;
+
+	for (a = 0; a < LNE_RULE_A__COUNT; a++)
+		switch (lne_rule_desc[a].kind) {
+		case LNE_RULE_K_EXPR:
+			*lne_rule_conf_expr(c, a) = *st_rule_expr(r, a);
+			break;
+		case LNE_RULE_K_PRIO:
+			*lne_rule_conf_prio(c, a) = *st_rule_prio(r, a) == ST_UNSET
+							    ? LNE_PRIO_NONE
+							    : (u32)*st_rule_prio(r, a);
+			break;
+		}
+}
+
 int lnetd_rule_op(struct lnetd *d, struct lnetd_op *op, char *msg, size_t len)
 {
 	struct msg m = {.s = msg, .len = len};

@@ -154,6 +154,9 @@ void lnetd_nis_gone_clear(struct lnetd *d);
 /* An expression's canonical text ("" for NULL), malloc'd. */
 char *lnetd_expr_text(const struct lne_expr *e);
 
+/* A stored rule as the engine takes it, row by row (strings stay @r's). */
+void lnetd_rule_conf_of(const struct st_rule *r, struct lne_rule_conf *c);
+
 /* A UDSP rule's add or delete (change-rule.c); a refusal's sentence into @msg. */
 int lnetd_rule_op(struct lnetd *d, struct lnetd_op *op, char *msg, size_t len);
 
