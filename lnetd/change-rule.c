@@ -74,13 +74,15 @@ static int rule_texts(const struct lne_rule *r, struct st_rule *sr)
 #define RULE_CONF(id, name, kind, ...) RULE_CONF_##kind(name)
 #define RULE_CONF_EXPR(name)	       c->name = opt(op->u.rule.name);
 #define RULE_CONF_PRIO(name)                                                       \
-	if (op->u.rule.name != ST_UNSET &&                                         \
+	if (numbers && op->u.rule.name != ST_UNSET &&                              \
 	    (op->u.rule.name < 0 || op->u.rule.name > LNE_PRIO_MAX))               \
 		return say(m, -ERANGE, "%s %lld is out of range (0 to %u)", #name, \
 			   (long long)op->u.rule.name, LNE_PRIO_MAX);              \
-	c->name = op->u.rule.name == ST_UNSET ? LNE_PRIO_NONE : (u32)op->u.rule.name;
+	c->name = !numbers || op->u.rule.name == ST_UNSET ? LNE_PRIO_NONE : (u32)op->u.rule.name;
 
-static int rule_conf(const struct lnetd_op *op, struct lne_rule_conf *c, struct msg *m)
+/* @numbers: an add's; a delete names its rule by the expressions alone. */
+static int rule_conf(const struct lnetd_op *op, struct lne_rule_conf *c, bool numbers,
+		     struct msg *m)
 {
 	LNE_RULE_ATTRS(RULE_CONF)
 	return 0;
@@ -98,7 +100,7 @@ static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	int64_t pos;
 	int rc;
 
-	rc = rule_conf(op, &c, m);
+	rc = rule_conf(op, &c, true, m);
 	if (rc)
 		return rc;
 	if (op->u.rule.idx != ST_UNSET && (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX))
@@ -151,7 +153,7 @@ static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 
 		struct lne_rule_conf c;
 
-		rc = rule_conf(op, &c, m);
+		rc = rule_conf(op, &c, false, m);
 		if (rc)
 			return rc;
 		rc = lne_rule_find(d->mirror, &c, &found, &lerr);
