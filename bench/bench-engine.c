@@ -63,30 +63,49 @@ static void add_rules(struct lne_inst *ln, int n)
 		snprintf(dst, sizeof(dst), "10.%u.%u.*@tcp%u", i % 7, i % 256, net);
 		switch (i % 5) {
 		case 0:
-			rc = lne_rule_add(ln, src, NULL, NULL, (u32)i % 9, -1, NULL, NULL, NULL);
+			rc = lne_rule_add(
+				ln, &(struct lne_rule_conf){.src = src, .priority = (u32)i % 9}, -1,
+				NULL, NULL, NULL);
 			break;
 		case 1:
-			rc = lne_rule_add(ln, NULL, dst, NULL, (u32)i % 9, -1, NULL, NULL, NULL);
+			rc = lne_rule_add(
+				ln, &(struct lne_rule_conf){.dst = dst, .priority = (u32)i % 9}, -1,
+				NULL, NULL, NULL);
 			break;
 		case 2:
-			rc = lne_rule_add(ln, src, dst, NULL, LNE_PRIO_NONE, -1, NULL, NULL, NULL);
+			rc = lne_rule_add(ln,
+					  &(struct lne_rule_conf){.src = src,
+								  .dst = dst,
+								  .priority = LNE_PRIO_NONE},
+					  -1, NULL, NULL, NULL);
 			break;
 		case 3:
-			rc = lne_rule_add(ln, NULL, dst, src, LNE_PRIO_NONE, -1, NULL, NULL, NULL);
+			rc = lne_rule_add(ln,
+					  &(struct lne_rule_conf){.dst = dst,
+								  .rte = src,
+								  .priority = LNE_PRIO_NONE},
+					  -1, NULL, NULL, NULL);
 			break;
 		default:
 			snprintf(src, sizeof(src), "tcp%u", 100 + i);
-			rc = lne_rule_add(ln, src, NULL, NULL, (u32)i % 9, -1, NULL, NULL, NULL);
+			rc = lne_rule_add(
+				ln, &(struct lne_rule_conf){.src = src, .priority = (u32)i % 9}, -1,
+				NULL, NULL, NULL);
 			break;
 		}
 		if (rc)
 			die("rule add", rc);
 	}
 	/* And some that do apply to the constructs select() looks at. */
-	if (lne_rule_add(ln, "10.0.0.[1-4]@tcp", NULL, NULL, 1, -1, NULL, NULL, NULL) ||
-	    lne_rule_add(ln, NULL, "10.0.1.[1-4]@tcp", NULL, 1, -1, NULL, NULL, NULL) ||
-	    lne_rule_add(ln, "10.0.0.[1-2]@tcp", "10.0.1.*@tcp", NULL, LNE_PRIO_NONE, -1, NULL,
-			 NULL, NULL))
+	if (lne_rule_add(ln, &(struct lne_rule_conf){.src = "10.0.0.[1-4]@tcp", .priority = 1}, -1,
+			 NULL, NULL, NULL) ||
+	    lne_rule_add(ln, &(struct lne_rule_conf){.dst = "10.0.1.[1-4]@tcp", .priority = 1}, -1,
+			 NULL, NULL, NULL) ||
+	    lne_rule_add(ln,
+			 &(struct lne_rule_conf){.src = "10.0.0.[1-2]@tcp",
+						 .dst = "10.0.1.*@tcp",
+						 .priority = LNE_PRIO_NONE},
+			 -1, NULL, NULL, NULL))
 		die("rule add", -1);
 }
 
@@ -183,14 +202,18 @@ static double p2(void)
 	add_rules(ln, 1000);
 	for (round = 0; round < 3; round++) {
 		t = now();
-		if (lne_rule_add(ln, NULL, "10.*.*.[0-127]@o2ib2", NULL, 3, 0, NULL, NULL, NULL))
+		if (lne_rule_add(ln,
+				 &(struct lne_rule_conf){.dst = "10.*.*.[0-127]@o2ib2",
+							 .priority = 3},
+				 0, NULL, NULL, NULL))
 			die("rule add", -1);
 		t = now() - t;
 		inc = t < inc ? t : inc;
 		if (lne_rule_del(ln, 0, NULL))
 			die("rule del", -1);
 	}
-	if (lne_rule_add(ln, NULL, "10.*.*.[0-127]@o2ib2", NULL, 3, 0, NULL, NULL, NULL))
+	if (lne_rule_add(ln, &(struct lne_rule_conf){.dst = "10.*.*.[0-127]@o2ib2", .priority = 3},
+			 0, NULL, NULL, NULL))
 		die("rule add", -1);
 	t = now();
 	if (lne_udsp_recompute_all(ln))

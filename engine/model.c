@@ -151,22 +151,33 @@ void lne_inst_free(struct lne_inst *ln)
 	lne_free(ln);
 }
 
+/* Each rule of @src into @dst, row by row of rule-attrs.h. */
 static int copy_rules(const struct lne_inst *src, struct lne_inst *dst)
 {
 	const struct lne_rule *r;
-	int rc = 0;
+	int rc = 0, a;
 
 	lne_list_for_each_entry(r, &src->udsp.rules, link) {
-		char *s = lne_expr_text(r->src), *d = lne_expr_text(r->dst),
-		     *t = lne_expr_text(r->rte);
+		char *t[LNE_RULE_A__COUNT] = {NULL};
+		struct lne_rule_conf c;
 
-		if ((r->src && !s) || (r->dst && !d) || (r->rte && !t))
-			rc = -ENOMEM;
-		else
-			rc = lne_rule_add(dst, s, d, t, r->prio, -1, NULL, NULL, NULL);
-		lne_free(s);
-		lne_free(d);
-		lne_free(t);
+		lne_rule_conf_init(&c);
+		for (a = 0; a < LNE_RULE_A__COUNT; a++)
+			switch (lne_rule_desc[a].kind) {
+			case LNE_RULE_K_EXPR:
+				t[a] = lne_expr_text(lne_rule_expr(r, a));
+				if (lne_rule_expr(r, a) && !t[a])
+					rc = -ENOMEM;
+				*lne_rule_conf_expr(&c, a) = t[a];
+				break;
+			case LNE_RULE_K_PRIO:
+				*lne_rule_conf_prio(&c, a) = lne_rule_num(r, a);
+				break;
+			}
+		if (!rc)
+			rc = lne_rule_add(dst, &c, -1, NULL, NULL, NULL);
+		for (a = 0; a < LNE_RULE_A__COUNT; a++)
+			lne_free(t[a]);
 		if (rc)
 			return rc;
 	}

@@ -138,24 +138,49 @@ static struct lne_rule *rule_same(const struct lne_inst *ln, u32 key, const stru
 	return NULL;
 }
 
-int lne_rule_add(struct lne_inst *ln, const char *src, const char *dst, const char *rte, u32 prio,
-		 s64 idx, enum lne_rule_outcome *outcome, u32 *out_idx, struct lne_err *err)
+/* @c's expressions, each row's of rule-attrs.h: e[row], NULL when absent. */
+static int parse_exprs(const struct lne_rule_conf *c, struct lne_expr *e[LNE_RULE_A__COUNT],
+		       struct lne_err *err)
 {
+	int a, rc = 0;
+
+	for (a = 0; a < LNE_RULE_A__COUNT; a++)
+		e[a] = NULL;
+	for (a = 0; !rc && a < LNE_RULE_A__COUNT; a++)
+		if (lne_rule_desc[a].kind == LNE_RULE_K_EXPR)
+			rc = parse_part(lne_rule_desc[a].name,
+					*lne_rule_conf_expr((struct lne_rule_conf *)c, a), &e[a],
+					err);
+	return rc;
+}
+
+static void free_exprs(struct lne_expr *e[LNE_RULE_A__COUNT])
+{
+	int a;
+
+	for (a = 0; a < LNE_RULE_A__COUNT; a++)
+		lne_expr_free(e[a]);
+}
+
+int lne_rule_add(struct lne_inst *ln, const struct lne_rule_conf *c, s64 idx,
+		 enum lne_rule_outcome *outcome, u32 *out_idx, struct lne_err *err)
+{
+	struct lne_expr *e[LNE_RULE_A__COUNT];
 	struct lne_rule *r, *old, *at;
+	u32 prio = c->priority;
 	int rc;
 
-	if (!((given(src) && !given(rte)) || (given(dst) && !given(src))))
+	if (!((given(c->src) && !given(c->rte)) || (given(c->dst) && !given(c->src))))
 		return lne_err_set(
 			err, -EINVAL, NULL, -1,
 			"a rule takes --src, --dst, --src with --dst, or --dst with --rte");
 	r = lne_zalloc(sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	rc = parse_part("src", src, &r->src, err);
-	if (!rc)
-		rc = parse_part("dst", dst, &r->dst, err);
-	if (!rc)
-		rc = parse_part("rte", rte, &r->rte, err);
+	rc = parse_exprs(c, e, err);
+	r->src = e[LNE_RULE_A_SRC];
+	r->dst = e[LNE_RULE_A_DST];
+	r->rte = e[LNE_RULE_A_RTE];
 	if (rc)
 		goto fail;
 
@@ -225,28 +250,25 @@ fail:
 	return rc;
 }
 
-int lne_rule_find(const struct lne_inst *ln, const char *src, const char *dst, const char *rte,
-		  u32 *idx, struct lne_err *err)
+int lne_rule_find(const struct lne_inst *ln, const struct lne_rule_conf *c, u32 *idx,
+		  struct lne_err *err)
 {
-	struct lne_expr *e[3] = {NULL, NULL, NULL};
+	struct lne_expr *e[LNE_RULE_A__COUNT], *s, *d, *t;
 	struct lne_rule *r;
 	int rc;
 
-	rc = parse_part("src", src, &e[0], err);
-	if (!rc)
-		rc = parse_part("dst", dst, &e[1], err);
-	if (!rc)
-		rc = parse_part("rte", rte, &e[2], err);
+	rc = parse_exprs(c, e, err);
+	s = e[LNE_RULE_A_SRC];
+	d = e[LNE_RULE_A_DST];
+	t = e[LNE_RULE_A_RTE];
 	if (!rc) {
-		r = rule_same(ln, rules_key(e[0], e[1], e[2]), e[0], e[1], e[2]);
+		r = rule_same(ln, rules_key(s, d, t), s, d, t);
 		if (r)
 			*idx = r->idx;
 		else
 			rc = lne_err_set(err, -ENOENT, NULL, -1, "no rule has these expressions");
 	}
-	lne_expr_free(e[0]);
-	lne_expr_free(e[1]);
-	lne_expr_free(e[2]);
+	free_exprs(e);
 	return rc;
 }
 
@@ -267,6 +289,19 @@ int lne_rule_del(struct lne_inst *ln, u32 idx, struct lne_err *err)
 	rule_free(r);
 	lne_changed(ln);
 	return 0;
+}
+
+const struct lne_expr *lne_rule_expr(const struct lne_rule *r, int a)
+{
+	return a == LNE_RULE_A_SRC   ? r->src
+	       : a == LNE_RULE_A_DST ? r->dst
+	       : a == LNE_RULE_A_RTE ? r->rte
+				     : NULL;
+}
+
+u32 lne_rule_num(const struct lne_rule *r, int a)
+{
+	return a == LNE_RULE_A_PRIORITY ? r->prio : LNE_PRIO_NONE;
 }
 
 void lne_rule_del_all(struct lne_inst *ln)

@@ -39,6 +39,7 @@
 
 #include "expr.h"
 #include "model.h"
+#include "rule-attrs.h"
 #include "rule.h"
 
 /* enum lne_rule_kind, struct lne_rule and the rule list are in rule.h. */
@@ -50,22 +51,30 @@ enum lne_rule_outcome {
 };
 
 /*
- * Add a rule from its expressions' text (NULL or "" when absent).  @idx
- * inserts before the rule now at @idx; a negative @idx or one past the end
- * appends.  A rule whose expressions equal an existing rule's updates that
- * rule's priority in place (-EEXIST if nothing would change).
+ * Add rule @c (rule-attrs.h: its expressions' text, NULL or "" when absent,
+ * and its priority, LNE_PRIO_NONE when not given).  @idx inserts before the
+ * rule now at @idx; a negative @idx or one past the end appends.  A rule
+ * whose expressions equal an existing rule's updates that rule's priority
+ * in place (-EEXIST if nothing would change).
  */
-int lne_rule_add(struct lne_inst *ln, const char *src, const char *dst, const char *rte, u32 prio,
-		 s64 idx, enum lne_rule_outcome *outcome, u32 *out_idx, struct lne_err *err);
+int lne_rule_add(struct lne_inst *ln, const struct lne_rule_conf *c, s64 idx,
+		 enum lne_rule_outcome *outcome, u32 *out_idx, struct lne_err *err);
 int lne_rule_del(struct lne_inst *ln, u32 idx, struct lne_err *err);
 /*
- * The rule whose expressions equal these (NULL or "" when absent), by
- * meaning, not spelling ("o2ib0" is "o2ib"): 0 and its idx, -ENOENT, or
- * the parse error of a bad expression (@err names it).
+ * The rule whose expressions equal @c's (NULL or "" when absent; its
+ * priority is not looked at), by meaning, not spelling ("o2ib0" is
+ * "o2ib"): 0 and its idx, -ENOENT, or the parse error of a bad expression
+ * (@err names it).
  */
-int lne_rule_find(const struct lne_inst *ln, const char *src, const char *dst, const char *rte,
-		  u32 *idx, struct lne_err *err);
+int lne_rule_find(const struct lne_inst *ln, const struct lne_rule_conf *c, u32 *idx,
+		  struct lne_err *err);
 void lne_rule_del_all(struct lne_inst *ln);
+/*
+ * Row @a of rule-attrs.h in rule @r: its expression (a row of
+ * LNE_RULE_K_EXPR; NULL when absent), or its number (LNE_PRIO_NONE: none).
+ */
+const struct lne_expr *lne_rule_expr(const struct lne_rule *r, int a);
+u32 lne_rule_num(const struct lne_rule *r, int a);
 struct lne_rule *lne_rule_at(const struct lne_inst *ln, u32 idx);
 const char *lne_rule_kind_name(enum lne_rule_kind kind);
 

@@ -26,23 +26,35 @@ static const char *nl_str_or_null(const struct nlattr *a)
 int lnk_nl_rule_add_nest(struct lne_inst *inst, const struct nlattr *nest, struct sk_buff *reply,
 			 struct netlink_ext_ack *extack)
 {
+	static const u16 genl[LNE_RULE_A__COUNT] = {LNE_RULE_ATTRS(LNE_RULE_GENL)};
 	struct nlattr *tb[LNETK_RULE_A_MAX + 1], *r;
 	enum lne_rule_outcome outcome;
+	struct lne_rule_conf c;
 	struct lne_err err;
 	s64 idx = -1;
-	u32 prio = LNE_PRIO_NONE, at;
-	int rc;
+	int rc, a;
+	u32 at;
 
 	rc = lnk_nl_parse_nest(tb, LNETK_RULE_A_MAX, nest, lnk_nl_rule_policy, extack);
 	if (rc)
 		return rc;
-	if (tb[LNETK_RULE_A_PRIORITY])
-		prio = nla_get_u32(tb[LNETK_RULE_A_PRIORITY]);
+	/* Each field of engine/rule-attrs.h from its attribute. */
+	lne_rule_conf_init(&c);
+	for (a = 0; a < LNE_RULE_A__COUNT; a++) {
+		if (!tb[genl[a]])
+			continue;
+		switch (lne_rule_desc[a].kind) {
+		case LNE_RULE_K_EXPR:
+			*lne_rule_conf_expr(&c, a) = nl_str_or_null(tb[genl[a]]);
+			break;
+		case LNE_RULE_K_PRIO:
+			*lne_rule_conf_prio(&c, a) = nla_get_u32(tb[genl[a]]);
+			break;
+		}
+	}
 	if (tb[LNETK_RULE_A_IDX])
 		idx = nla_get_u32(tb[LNETK_RULE_A_IDX]);
-	rc = lne_rule_add(inst, nl_str_or_null(tb[LNETK_RULE_A_SRC]),
-			  nl_str_or_null(tb[LNETK_RULE_A_DST]),
-			  nl_str_or_null(tb[LNETK_RULE_A_RTE]), prio, idx, &outcome, &at, &err);
+	rc = lne_rule_add(inst, &c, idx, &outcome, &at, &err);
 	if (rc)
 		return lnk_nl_engine_refusal(extack, nest, rc, &err);
 	if (!reply)

@@ -225,29 +225,46 @@ int ctl_udsp_info(struct ctl_ahead *a, sd_bus *bus, struct yout *y, const char *
 
 /* --- UDSP rules ------------------------------------------------------------------- */
 
+/* One option per field of a rule (engine/rule-attrs.h), sent by its name. */
+#define UDSP_OPT(id, name, kind, yaml, genl, help) {#name, 0, LNE_RULE_META_##kind, help},
+
 static int udsp_add(struct ctl_opt *opt, int argc, char **argv)
 {
-	struct ctl_opt *src = ctl_opt(opt, "src"), *dst = ctl_opt(opt, "dst"),
-		       *rte = ctl_opt(opt, "rte"), *prio = ctl_opt(opt, "priority"),
-		       *idx = ctl_opt(opt, "idx");
+	struct ctl_opt *idx = ctl_opt(opt, "idx"), *o;
 	struct cf_op *op;
-	uint32_t p = 0, i = 0;
-	int rc = 0;
+	uint32_t v[LNE_RULE_A__COUNT], i = 0;
+	bool exprs = false;
+	int rc = 0, a;
 
-	if (!src->given && !dst->given && !rte->given)
+	for (a = 0; a < LNE_RULE_A__COUNT; a++)
+		exprs |= lne_rule_desc[a].kind == LNE_RULE_K_EXPR &&
+			 ctl_opt(opt, lne_rule_desc[a].name)->given;
+	if (!exprs)
 		return ctl_usage("a rule needs --src, --dst or --rte");
-	if (prio->given)
-		rc = ctl_u32(prio, 4294967294u, &p);
+	for (a = 0; !rc && a < LNE_RULE_A__COUNT; a++) {
+		o = ctl_opt(opt, lne_rule_desc[a].name);
+		if (o->given && lne_rule_desc[a].kind == LNE_RULE_K_PRIO)
+			rc = ctl_u32(o, LNE_PRIO_MAX, &v[a]);
+	}
 	if (!rc && idx->given)
 		rc = ctl_u32(idx, UINT32_MAX, &i);
 	if (rc)
 		return rc;
 	op = cf_op_new("add", "udsp");
-	if (op && ((src->given && cf_op_set_str(op, "src", src->val)) ||
-		   (dst->given && cf_op_set_str(op, "dst", dst->val)) ||
-		   (rte->given && cf_op_set_str(op, "rte", rte->val)) ||
-		   (prio->given && cf_op_set_u32(op, "priority", p)) ||
-		   (idx->given && cf_op_set_u32(op, "idx", i)))) {
+	for (a = 0; op && !rc && a < LNE_RULE_A__COUNT; a++) {
+		o = ctl_opt(opt, lne_rule_desc[a].name);
+		if (!o->given)
+			continue;
+		switch (lne_rule_desc[a].kind) {
+		case LNE_RULE_K_EXPR:
+			rc = cf_op_set_str(op, lne_rule_desc[a].name, o->val);
+			break;
+		case LNE_RULE_K_PRIO:
+			rc = cf_op_set_u32(op, lne_rule_desc[a].name, v[a]);
+			break;
+		}
+	}
+	if (op && (rc || (idx->given && cf_op_set_u32(op, "idx", i)))) {
 		cf_op_free(op);
 		op = NULL;
 	}
@@ -278,10 +295,11 @@ static int udsp_del(struct ctl_opt *opt, int argc, char **argv)
 static int rule_entry(sd_bus_message *r, const char *key, void *arg)
 {
 	struct ctl_rule *rule = arg;
+	int a = lne_rule_attr_by_name(key);
 
-	if (!strcmp(key, "priority")) {
-		rule->has_prio = true;
-		return sd_bus_message_read(r, "v", "u", &rule->prio);
+	if (a >= 0 && lne_rule_desc[a].kind == LNE_RULE_K_PRIO) {
+		rule->has[a] = true;
+		return sd_bus_message_read(r, "v", "u", &rule->num[a]);
 	}
 	if (!strcmp(key, "kind"))
 		return sd_bus_message_read(r, "v", "s", &rule->kind);
@@ -290,17 +308,55 @@ static int rule_entry(sd_bus_message *r, const char *key, void *arg)
 
 int ctl_rule_next(sd_bus_message *r, struct ctl_rule *rule)
 {
-	int rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}");
+	int rc = sd_bus_message_enter_container(r, 'r', "usssa{sv}"), a;
 
 	if (rc <= 0)
 		return rc;
 	*rule = (struct ctl_rule){.kind = ""};
-	rc = sd_bus_message_read(r, "usss", &rule->idx, &rule->src, &rule->dst, &rule->rte);
+	for (a = 0; a < LNE_RULE_A__COUNT; a++)
+		rule->expr[a] = "";
+	/* ListRules' signature: the three expressions, then the other rows in the dictionary */
+	rc = sd_bus_message_read(r, "usss", &rule->idx, &rule->expr[LNE_RULE_A_SRC],
+				 &rule->expr[LNE_RULE_A_DST], &rule->expr[LNE_RULE_A_RTE]);
 	if (rc >= 0)
 		rc = ctl_read_dict(r, rule_entry, rule);
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(r);
 	return rc < 0 ? rc : 1;
+}
+
+/*
+ * A rule's fields as Lustre's YAML has them, row by row: only the
+ * expressions it has (no "NA", as current Lustre prints), its kind with
+ * @verbose, then its numbers under action:.
+ */
+static void rule_yaml(struct yout *y, const struct ctl_rule *rule, bool verbose)
+{
+	bool action = false;
+	int a;
+
+	for (a = 0; a < LNE_RULE_A__COUNT; a++)
+		if (lne_rule_desc[a].kind == LNE_RULE_K_EXPR && *rule->expr[a]) {
+			yout_key(y, lne_rule_desc[a].yaml);
+			yout_str(y, rule->expr[a]);
+		}
+	if (verbose && *rule->kind) {
+		yout_key(y, "kind");
+		yout_str(y, rule->kind);
+	}
+	for (a = 0; a < LNE_RULE_A__COUNT; a++) {
+		if (lne_rule_desc[a].kind != LNE_RULE_K_PRIO || !rule->has[a])
+			continue;
+		if (!action) {
+			yout_key(y, "action");
+			yout_map_begin(y);
+			action = true;
+		}
+		yout_key(y, lne_rule_desc[a].yaml);
+		yout_u32(y, rule->num[a]);
+	}
+	if (action)
+		yout_map_end(y);
 }
 
 static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
@@ -343,30 +399,7 @@ static int udsp_show(struct ctl_opt *opt, int argc, char **argv)
 		yout_map_begin(y);
 		yout_key(y, "idx");
 		yout_u32(y, rule.idx);
-		/* Only what the rule has, as current Lustre prints (no "NA"). */
-		if (*rule.src) {
-			yout_key(y, "src");
-			yout_str(y, rule.src);
-		}
-		if (*rule.dst) {
-			yout_key(y, "dst");
-			yout_str(y, rule.dst);
-		}
-		if (*rule.rte) {
-			yout_key(y, "rte");
-			yout_str(y, rule.rte);
-		}
-		if (ctl_opt(opt, "verbose")->given && *rule.kind) {
-			yout_key(y, "kind");
-			yout_str(y, rule.kind);
-		}
-		if (rule.has_prio) {
-			yout_key(y, "action");
-			yout_map_begin(y);
-			yout_key(y, "priority");
-			yout_u32(y, rule.prio);
-			yout_map_end(y);
-		}
+		rule_yaml(y, &rule, ctl_opt(opt, "verbose")->given);
 		yout_map_end(y);
 	}
 	yout_seq_end(y);
@@ -526,11 +559,7 @@ const struct ctl_cmd ctl_udsp_cmds[] = {
 	 "[--src EXPR] [--dst EXPR] [--rte EXPR] [--priority P] [--idx IDX]",
 	 "Add a User Defined Selection Policy rule (lnet.conf(5) says which wins).",
 	 udsp_add,
-	 {{"src", 0, "EXPR", "local NIs or nets: tcp1, 10.0.0.[1-4]@tcp"},
-	  {"dst", 0, "EXPR", "peer NIs or nets"},
-	  {"rte", 0, "EXPR", "routers"},
-	  {"priority", 0, "P", "lower is preferred"},
-	  {"idx", 0, "IDX", "the rule's place (default: last)"}},
+	 {LNE_RULE_ATTRS(UDSP_OPT){"idx", 0, "IDX", "the rule's place (default: last)"}},
 	 0,
 	 0},
 	{"udsp del",
@@ -557,11 +586,7 @@ const struct ctl_cmd ctl_policy_cmds[] = {
 	 "[--src EXPR] [--dst EXPR] [--rte EXPR] [--priority P] [--idx IDX]",
 	 "The UDSP design's spelling of udsp add.",
 	 udsp_add,
-	 {{"src", 0, "EXPR", "local NIs or nets: *@o2ib1 (the net), 10.10.10.2@o2ib1"},
-	  {"dst", 0, "EXPR", "peer NIs or nets"},
-	  {"rte", 0, "EXPR", "routers"},
-	  {"priority", 0, "P", "lower is preferred"},
-	  {"idx", 0, "IDX", "the rule's place (default: last)"}},
+	 {LNE_RULE_ATTRS(UDSP_OPT){"idx", 0, "IDX", "the rule's place (default: last)"}},
 	 0,
 	 0},
 	{"policy del",

@@ -168,24 +168,25 @@ static int sel_show(struct ctl_opt *opt, enum sel_type t)
 	rc = sd_bus_message_enter_container(r, 'a', "(usssa{sv})");
 	while (rc >= 0 && (rc = ctl_rule_next(r, &rule)) > 0) {
 		/* Filters compare lnetd's canonical text: give patterns as show prints them. */
-		if (strcmp(rule.kind, sel_kind[t]) || (fsrc && strcmp(fsrc, rule.src)) ||
-		    (fdst && strcmp(fdst, rule.dst)))
+		if (strcmp(rule.kind, sel_kind[t]) ||
+		    (fsrc && strcmp(fsrc, rule.expr[LNE_RULE_A_SRC])) ||
+		    (fdst && strcmp(fdst, rule.expr[LNE_RULE_A_DST])))
 			continue;
 		yout_map_begin(y);
 		yout_key(y, "type");
 		yout_str(y, sel_name[t]);
 		if (t == SEL_PEER) {
 			yout_key(y, "local");
-			yout_str(y, rule.src);
+			yout_str(y, rule.expr[LNE_RULE_A_SRC]);
 			yout_key(y, "remote");
-			yout_str(y, rule.dst);
+			yout_str(y, rule.expr[LNE_RULE_A_DST]);
 		} else {
 			yout_key(y, sel_name[t]);
-			yout_str(y, rule.src);
+			yout_str(y, rule.expr[LNE_RULE_A_SRC]);
 		}
-		if (rule.has_prio) {
+		if (rule.has[LNE_RULE_A_PRIORITY]) {
 			yout_key(y, "priority");
-			yout_u32(y, rule.prio);
+			yout_u32(y, rule.num[LNE_RULE_A_PRIORITY]);
 		}
 		yout_key(y, "id");
 		yout_u32(y, rule.idx);

@@ -45,11 +45,12 @@ static const struct fielddef schema[] = {
 #define ROUTE_FIELD(id, name, ...) {"route", #name, CF_U32, false},
 	LNE_ROUTE_ATTRS(ROUTE_FIELD)
 #undef ROUTE_FIELD
-		{"udsp", "src", CF_STR, false},
-	{"udsp", "dst", CF_STR, false},
-	{"udsp", "rte", CF_STR, false},
-	{"udsp", "priority", CF_U32, false},
-	{"udsp", "idx", CF_U32, false},
+#define RULE_FIELD(id, name, kind, ...) {"udsp", #name, RULE_CF_##kind, false},
+#define RULE_CF_EXPR			CF_STR
+#define RULE_CF_PRIO			CF_U32
+		LNE_RULE_ATTRS(RULE_FIELD)
+#undef RULE_FIELD
+			{"udsp", "idx", CF_U32, false},
 	{"udsp", "kind", CF_STR, false}, /* selection:'s; lnet.conf's udsp: has no such key */
 	{"global", "name", CF_STR, true},
 	{"global", "value", CF_U32, true},
@@ -309,9 +310,10 @@ static int emit_routes(struct yout *y, const struct cf_doc *doc)
 
 static int emit_udsps(struct yout *y, const struct cf_doc *doc)
 {
-	static const char *const exprs[] = {"src", "dst", "rte"};
 	uint32_t u;
-	size_t i, k;
+	bool action;
+	size_t i;
+	int k;
 
 	yout_key(y, "udsp");
 	yout_seq_begin(y);
@@ -325,19 +327,30 @@ static int emit_udsps(struct yout *y, const struct cf_doc *doc)
 			yout_key(y, "idx");
 			yout_u32(y, u);
 		}
-		for (k = 0; k < 3; k++) {
-			if (cf_op_get_str(op, exprs[k])) {
-				yout_key(y, exprs[k]);
-				yout_str(y, cf_op_get_str(op, exprs[k]));
+		/* each row: an expression in the entry, a number in its action: */
+		for (k = 0; k < LNE_RULE_A__COUNT; k++) {
+			const struct lne_rule_desc *a = &lne_rule_desc[k];
+
+			if (a->kind == LNE_RULE_K_EXPR && cf_op_get_str(op, a->name)) {
+				yout_key(y, a->yaml);
+				yout_str(y, cf_op_get_str(op, a->name));
 			}
 		}
-		if (cf_op_get_u32(op, "priority", &u)) {
-			yout_key(y, "action");
-			yout_map_begin(y);
-			yout_key(y, "priority");
+		for (k = 0, action = false; k < LNE_RULE_A__COUNT; k++) {
+			const struct lne_rule_desc *a = &lne_rule_desc[k];
+
+			if (a->kind != LNE_RULE_K_PRIO || !cf_op_get_u32(op, a->name, &u))
+				continue;
+			if (!action) {
+				yout_key(y, "action");
+				yout_map_begin(y);
+				action = true;
+			}
+			yout_key(y, a->yaml);
 			yout_u32(y, u);
-			yout_map_end(y);
 		}
+		if (action)
+			yout_map_end(y);
 		yout_map_end(y);
 	}
 	yout_seq_end(y);

@@ -13,6 +13,7 @@
 
 #include "conf.h"
 #include "engine/model.h"
+#include "engine/rule-attrs.h"
 
 #define CF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

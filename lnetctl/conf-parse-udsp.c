@@ -12,10 +12,11 @@
 /* udsp:                                                                  */
 /* ---------------------------------------------------------------------- */
 
+/* A udsp: entry: a value per row of engine/rule-attrs.h, by its YAML key, and its idx. */
 struct udsp_spec {
-	yaml_node_t *src, *dst, *rte, *prio_key;
-	bool idx_set, prio_set;
-	uint32_t idx, prio;
+	yaml_node_t *expr[LNE_RULE_A__COUNT], *num_key[LNE_RULE_A__COUNT];
+	bool idx_set, num_set[LNE_RULE_A__COUNT];
+	uint32_t idx, num[LNE_RULE_A__COUNT];
 };
 
 /* Lustre's udsp show prints "NA" for a criterion the rule does not have. */
@@ -27,12 +28,7 @@ static int h_udsp_expr(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 
 	if (rc || !strcmp(str, "NA"))
 		return rc;
-	if (!strcmp(cfp_sval(k), "src"))
-		s->src = v;
-	else if (!strcmp(cfp_sval(k), "dst"))
-		s->dst = v;
-	else
-		s->rte = v;
+	s->expr[lne_rule_attr_by_yaml(cfp_sval(k))] = v;
 	return 0;
 }
 
@@ -44,19 +40,28 @@ static int h_udsp_idx(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 	return cfp_get_u32(p, "idx", v, &s->idx, NULL);
 }
 
-static int h_udsp_prio(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
+/* A number of the action (a priority). */
+static int h_udsp_num(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st)
 {
 	struct udsp_spec *s = st;
+	int a = lne_rule_attr_by_yaml(cfp_sval(k));
 
-	if (s->prio_set)
-		return cfp_fail(p, k, "priority", "given twice in the action");
-	s->prio_set = true;
-	return cfp_get_u32(p, "priority", v, &s->prio, NULL);
+	if (s->num_set[a])
+		return cfp_fail(p, k, cfp_sval(k), "given twice in the action");
+	s->num_set[a] = true;
+	return cfp_get_u32(p, cfp_sval(k), v, &s->num[a], NULL);
 }
 
+/* Each row's key: an expression in the entry, a number in its action. */
+#define UDSP_KEY(id, name, kind, yaml, ...) UDSP_KEY_##kind(yaml)
+#define UDSP_KEY_EXPR(yaml)		    {yaml, h_udsp_expr},
+#define UDSP_KEY_PRIO(yaml)
+#define ACTION_KEY(id, name, kind, yaml, ...) ACTION_KEY_##kind(yaml)
+#define ACTION_KEY_EXPR(yaml)
+#define ACTION_KEY_PRIO(yaml) {yaml, h_udsp_num},
+
 static const struct cfp_keydef action_keys[] = {
-	{"priority", h_udsp_prio},
-	{NULL, NULL},
+	LNE_RULE_ATTRS(ACTION_KEY){NULL, NULL},
 };
 
 static int do_action_item(struct cfp *p, yaml_node_t *item, void *st)
@@ -73,15 +78,17 @@ static int h_udsp_action(struct cfp *p, yaml_node_t *k, yaml_node_t *v, void *st
 }
 
 static const struct cfp_keydef udsp_keys[] = {
-	{"idx", h_udsp_idx},	   {"src", h_udsp_expr}, {"dst", h_udsp_expr}, {"rte", h_udsp_expr},
-	{"action", h_udsp_action}, {"seq_no", NULL},	 {NULL, NULL},
+	{"idx", h_udsp_idx},
+	LNE_RULE_ATTRS(UDSP_KEY){"action", h_udsp_action},
+	{"seq_no", NULL},
+	{NULL, NULL},
 };
 
 static int do_udsp(struct cfp *p, yaml_node_t *item, void *st)
 {
 	struct udsp_spec s = {0};
 	struct cf_op *op;
-	int rc = cfp_walk_map(p, item, "udsp", "a UDSP rule", udsp_keys, &s);
+	int rc = cfp_walk_map(p, item, "udsp", "a UDSP rule", udsp_keys, &s), a;
 
 	if (rc)
 		return rc;
@@ -94,14 +101,17 @@ static int do_udsp(struct cfp *p, yaml_node_t *item, void *st)
 	}
 	op = cfp_op_at("add", "udsp", item);
 	rc = op ? 0 : -ENOMEM;
-	if (!rc && s.src)
-		rc = cf_op_set_str(op, "src", cfp_sval(s.src));
-	if (!rc && s.dst)
-		rc = cf_op_set_str(op, "dst", cfp_sval(s.dst));
-	if (!rc && s.rte)
-		rc = cf_op_set_str(op, "rte", cfp_sval(s.rte));
-	if (!rc && s.prio_set)
-		rc = cf_op_set_u32(op, "priority", s.prio);
+	for (a = 0; !rc && a < LNE_RULE_A__COUNT; a++)
+		switch (lne_rule_desc[a].kind) {
+		case LNE_RULE_K_EXPR:
+			if (s.expr[a])
+				rc = cf_op_set_str(op, lne_rule_desc[a].name, cfp_sval(s.expr[a]));
+			break;
+		case LNE_RULE_K_PRIO:
+			if (s.num_set[a])
+				rc = cf_op_set_u32(op, lne_rule_desc[a].name, s.num[a]);
+			break;
+		}
 	if (!rc && s.idx_set)
 		rc = cf_op_set_u32(op, "idx", s.idx);
 	return cfp_push(p, op, rc);

@@ -17,6 +17,7 @@
 
 #include "common/cleanup.h"
 #include "conf.h"
+#include "engine/rule-attrs.h"
 
 /* Exit codes (lnetctl(8), EXIT STATUS). */
 enum {
@@ -269,9 +270,11 @@ int ctl_gateway_peers(sd_bus *bus, struct cf_doc *doc);
 
 /* One UDSP rule of ListRules' reply; strings live as long as the reply. */
 struct ctl_rule {
-	uint32_t idx, prio;
-	bool has_prio;
-	const char *src, *dst, *rte, *kind; /* "" when absent */
+	uint32_t idx;
+	/* by row of engine/rule-attrs.h: an expression ("" when absent), a number if has[] */
+	const char *expr[LNE_RULE_A__COUNT], *kind;
+	uint32_t num[LNE_RULE_A__COUNT];
+	bool has[LNE_RULE_A__COUNT];
 };
 
 /*

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "change.h"
-#include "engine/udsp.h"
 
 /* The sentence of a refused operation. */
 struct msg {
@@ -627,132 +626,6 @@ static int op_global_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	return rc ? say_store(m, rc, &serr) : 0;
 }
 
-/* --- UDSP rules ------------------------------------------------------------------------ */
-
-/* A rule as the store keeps it: canonical texts, NULL for absent parts (free them). */
-static int rule_texts(const struct lne_rule *r, struct st_rule *sr)
-{
-	char *t[3] = {lnetd_expr_text(r->src), lnetd_expr_text(r->dst), lnetd_expr_text(r->rte)};
-	int k;
-
-	for (k = 0; k < 3; k++) {
-		if (!t[k]) {
-			free(t[0]);
-			free(t[1]);
-			free(t[2]);
-			return -ENOMEM;
-		}
-		if (!*t[k]) {
-			free(t[k]);
-			t[k] = NULL;
-		}
-	}
-	*sr = (struct st_rule){.pos = r->idx,
-			       .src = t[0],
-			       .dst = t[1],
-			       .rte = t[2],
-			       .priority = r->prio == LNE_PRIO_NONE ? ST_UNSET : (int64_t)r->prio};
-	return 0;
-}
-
-static void rule_texts_free(struct st_rule *sr)
-{
-	free((char *)sr->src);
-	free((char *)sr->dst);
-	free((char *)sr->rte);
-}
-
-static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
-{
-	struct lne_err lerr = {.msg = ""};
-	struct store_err serr = {""};
-	enum lne_rule_outcome outcome;
-	struct st_rule sr, old = {0};
-	u32 prio, oldprio = LNE_PRIO_NONE;
-	const struct lne_rule *r;
-	int64_t pos;
-	int rc;
-
-	if (op->u.rule.priority != ST_UNSET &&
-	    (op->u.rule.priority < 0 || op->u.rule.priority > LNE_PRIO_MAX))
-		return say(m, -ERANGE, "priority %lld is out of range (0 to %u)",
-			   (long long)op->u.rule.priority, LNE_PRIO_MAX);
-	if (op->u.rule.idx != ST_UNSET && (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX))
-		return say(m, -ERANGE, "idx %lld is out of range", (long long)op->u.rule.idx);
-	prio = op->u.rule.priority == ST_UNSET ? LNE_PRIO_NONE : (u32)op->u.rule.priority;
-	/* A net or NID rule without a priority gets 0, the highest, as Lustre's
-	 * lnetctl udsp add gives it; NID pair and router rules need none. */
-	if (prio == LNE_PRIO_NONE && !opt(op->u.rule.rte) &&
-	    !opt(op->u.rule.src) != !opt(op->u.rule.dst))
-		prio = 0;
-	rc = lne_rule_add(d->mirror, opt(op->u.rule.src), opt(op->u.rule.dst), opt(op->u.rule.rte),
-			  prio, op->u.rule.idx == ST_UNSET ? -1 : op->u.rule.idx, &outcome,
-			  &op->idx, &lerr);
-	if (rc == -EEXIST && op->ensure)
-		return 0; /* the same rule with the same priority is there */
-	if (rc)
-		return say(m, rc, "%s", lerr.msg);
-	op->updated = outcome == LNE_RULE_UPDATED;
-	r = lne_rule_at(d->mirror, op->idx);
-	/* lnetctl selection net|nid|peer promise a kind: an expression that makes another
-	 * kind is refused rather than becoming a rule the command did not mean. */
-	if (opt(op->u.rule.kind) && strcmp(lne_rule_kind_name(r->kind), op->u.rule.kind))
-		return say(m, -EINVAL, "these expressions make a %s rule, not a %s rule",
-			   lne_rule_kind_name(r->kind), op->u.rule.kind);
-	if (rule_texts(r, &sr))
-		return say(m, -ENOMEM, "out of memory");
-	if (op->updated) {
-		/* Same matchers: the rule takes the new priority, where it is. */
-		if (!store_rule_get(d->store, op->idx, &old, NULL))
-			oldprio = old.priority == ST_UNSET ? LNE_PRIO_NONE : (u32)old.priority;
-		st_rule_clear(&old);
-		rc = oldprio == prio ? 0 : store_rule_update(d->store, &sr, &serr);
-	} else {
-		rc = store_rule_add(d->store, &sr, &pos, &serr);
-	}
-	rule_texts_free(&sr);
-	return rc ? say_store(m, rc, &serr) : 0;
-}
-
-static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
-{
-	struct lne_err lerr = {.msg = ""};
-	struct store_err serr = {""};
-	int rc;
-
-	if (op->u.rule.all) {
-		lne_rule_del_all(d->mirror);
-		rc = store_rule_del_all(d->store, &serr);
-		return rc ? say_store(m, rc, &serr) : 0;
-	}
-	/* By its expressions (the Multi-Rail design's way), and its idx if given too. */
-	if (opt(op->u.rule.src) || opt(op->u.rule.dst) || opt(op->u.rule.rte)) {
-		u32 found;
-
-		rc = lne_rule_find(d->mirror, opt(op->u.rule.src), opt(op->u.rule.dst),
-				   opt(op->u.rule.rte), &found, &lerr);
-		if (rc == -ENOENT && op->ensure)
-			return 0;
-		if (rc)
-			return say(m, rc, "%s", lerr.msg);
-		if (op->u.rule.idx != ST_UNSET && op->u.rule.idx != found)
-			return say(m, -EINVAL,
-				   "rule %lld is not the rule with these expressions (rule %u is)",
-				   (long long)op->u.rule.idx, found);
-		op->u.rule.idx = found;
-	}
-	if (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX ||
-	    !lne_rule_at(d->mirror, (u32)op->u.rule.idx))
-		return op->ensure ? 0
-				  : say(m, -ENOENT, "there is no rule %lld (%u rules)",
-					(long long)op->u.rule.idx, d->mirror->udsp.nrules);
-	rc = lne_rule_del(d->mirror, (u32)op->u.rule.idx, &lerr);
-	if (rc)
-		return say(m, rc, "%s", lerr.msg);
-	rc = store_rule_del(d->store, op->u.rule.idx, &serr);
-	return rc ? say_store(m, rc, &serr) : 0;
-}
-
 /* --- one operation ------------------------------------------------------------------------ */
 
 #define OP(obj, verb) ((obj)*VERB__COUNT + (verb))
@@ -777,9 +650,8 @@ static int op_run(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	case OP(OBJ_GLOBAL, VERB_SET):
 		return op_global_set(d, op, m);
 	case OP(OBJ_UDSP, VERB_ADD):
-		return op_rule_add(d, op, m);
 	case OP(OBJ_UDSP, VERB_DEL):
-		return op_rule_del(d, op, m);
+		return lnetd_rule_op(d, op, m->s, m->len);
 	case OP(OBJ_TBF, VERB_SET):
 	case OP(OBJ_TBF, VERB_ADD):
 	case OP(OBJ_TBF, VERB_DEL):

@@ -71,8 +71,10 @@ struct lnetd_op {
 			uint32_t value;
 		} global;
 		struct {
-			const char *src, *dst, *rte; /* add; NULL or "" for absent */
-			int64_t priority;	     /* add: ST_UNSET for none */
+			/* add: the fields of engine/rule-attrs.h's rows (an expression NULL
+			 * or "" when absent, the priority ST_UNSET for none); del: the
+			 * expressions name the rule */
+			LNE_RULE_ATTRS(ST_RULE_FIELD)
 			int64_t idx;	  /* add: where (ST_UNSET: last); del: which (or with the
 				      * expressions, which they must name) */
 			bool all;	  /* del: every rule */
@@ -151,5 +153,11 @@ void lnetd_nis_gone_clear(struct lnetd *d);
 
 /* An expression's canonical text ("" for NULL), malloc'd. */
 char *lnetd_expr_text(const struct lne_expr *e);
+
+/* A stored rule as the engine takes it, row by row (strings stay @r's). */
+void lnetd_rule_conf_of(const struct st_rule *r, struct lne_rule_conf *c);
+
+/* A UDSP rule's add or delete (change-rule.c); a refusal's sentence into @msg. */
+int lnetd_rule_op(struct lnetd *d, struct lnetd_op *op, char *msg, size_t len);
 
 #endif /* LNETD_CHANGE_H */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change.h"
 #include "engine/udsp.h"
 #include "lnetd.h"
 #include "lnetd/backend/backend.h"
@@ -89,11 +90,10 @@ int lnetd_restore(struct lnetd *d, struct lne_inst **out, char **why)
 			refused(why, "route", err.msg);
 	}
 	for (i = 0; !rc && i < st.n_rule; i++) {
-		const struct st_rule *r = &st.rule[i];
+		struct lne_rule_conf c;
 
-		rc = lne_rule_add(ln, r->src, r->dst, r->rte,
-				  r->priority == ST_UNSET ? LNE_PRIO_NONE : (u32)r->priority, -1,
-				  NULL, NULL, &err);
+		lnetd_rule_conf_of(&st.rule[i], &c);
+		rc = lne_rule_add(ln, &c, -1, NULL, NULL, &err);
 		if (rc)
 			refused(why, "rule", err.msg);
 	}

@@ -589,8 +589,12 @@ static void rule_add(struct sync *s, const struct lne_rule *w, int64_t idx)
 	else if (SENT(s, rc, "rule %s%s%s%s%s%s (%s)", src ? "--src " : "", src ?: "",
 		      dst ? " --dst " : "", dst ?: "", rte ? " --rte " : "", rte ?: "",
 		      lne_rule_kind_name(w->kind)))
-		local(s, lne_rule_add(have(s), src, dst, rte, w->prio, idx, NULL, NULL, &le), &le,
-		      "a rule");
+		local(s,
+		      lne_rule_add(have(s),
+				   &(struct lne_rule_conf){
+					   .src = src, .dst = dst, .rte = rte, .priority = w->prio},
+				   idx, NULL, NULL, &le),
+		      &le, "a rule");
 	free(src);
 	free(dst);
 	free(rte);

@@ -201,8 +201,7 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 		bus_rule_fields_init(&slot->u.rule);
 		rc = bus_read_fields(m, slot->u.rule.f, what, e);
 		if (rc >= 0 && v == VERB_DEL && !slot->u.rule.f[RULE_F_IDX].given &&
-		    !slot->u.rule.all && !slot->u.rule.f[RULE_F_SRC].given &&
-		    !slot->u.rule.f[RULE_F_DST].given && !slot->u.rule.f[RULE_F_RTE].given)
+		    !slot->u.rule.all && !bus_rule_fields_exprs(&slot->u.rule))
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: say which rule ('idx', its 'src', 'dst' and "
 					       "'rte') or 'all'",
@@ -211,8 +210,7 @@ static int apply_read_op(sd_bus_message *m, size_t i, struct lnetd_op *op, struc
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: 'all' is for deleting rules", what);
 		if (rc >= 0 && v == VERB_DEL && slot->u.rule.all &&
-		    (slot->u.rule.f[RULE_F_SRC].given || slot->u.rule.f[RULE_F_DST].given ||
-		     slot->u.rule.f[RULE_F_RTE].given || slot->u.rule.f[RULE_F_IDX].given))
+		    (bus_rule_fields_exprs(&slot->u.rule) || slot->u.rule.f[RULE_F_IDX].given))
 			rc = sd_bus_error_setf(e, LNETD_ERR_INVALID,
 					       "%s: 'all' deletes every rule: it takes no "
 					       "src, dst, rte or idx",
@@ -352,18 +350,26 @@ static int apply_ops(sd_bus_message *m, struct lnetd *d, bool with, sd_bus_error
 	if (rc >= 0)
 		rc = sd_bus_message_exit_container(m);
 	if (rc >= 0 && with) {
-		struct field f[] = {{"dry_run", 'b', &dry},
-				    {"exclusive", 'b', &exclusive},
-				    {"generation", 't', &at},
-				    {"if_empty", 'b', &if_empty},
-				    {NULL}};
+		enum {
+			W_DRY_RUN,
+			W_EXCLUSIVE,
+			W_GENERATION,
+			W_IF_EMPTY,
+			W__COUNT
+		};
+		struct field f[W__COUNT + 1] = {
+			[W_DRY_RUN] = {"dry_run", 'b', &dry},
+			[W_EXCLUSIVE] = {"exclusive", 'b', &exclusive},
+			[W_GENERATION] = {"generation", 't', &at},
+			[W_IF_EMPTY] = {"if_empty", 'b', &if_empty},
+		};
 
 		rc = bus_read_fields(m, f, "ApplyWith", e);
 		/*
 		 * Only at that generation: a list computed from an Export (import
 		 * --replace) is refused once the configuration moved on since.
 		 */
-		if (rc >= 0 && f[2].given && at != d->generation)
+		if (rc >= 0 && f[W_GENERATION].given && at != d->generation)
 			rc = sd_bus_error_setf(e, LNETD_ERR_BUSY,
 					       "the configuration is at generation %llu, not %llu: "
 					       "it changed meanwhile; nothing was done",

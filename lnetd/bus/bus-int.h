@@ -170,25 +170,27 @@ struct route_fields {
 void bus_route_fields_init(struct route_fields *rf);
 void bus_route_fields_op(const struct route_fields *rf, struct lnetd_op *op);
 
-/* A rule (bus-rule.c): AddRule's options, and Apply's "udsp" objects. */
+/*
+ * A rule (bus-rule.c): AddRule's and DeleteRuleMatching's arguments and
+ * options, and Apply's "udsp" objects: f[a] is row a of engine/rule-attrs.h
+ * (an expression into expr[a], a number into num[a]), then idx, all, kind.
+ */
 enum {
-	RULE_F_SRC,
-	RULE_F_DST,
-	RULE_F_RTE,
-	RULE_F_PRIORITY,
-	RULE_F_IDX,
+	RULE_F_IDX = LNE_RULE_A__COUNT,
 	RULE_F_ALL,
 	RULE_F_KIND,
 	RULE_F__COUNT
 };
 struct rule_fields {
-	const char *src, *dst, *rte, *kind;
-	uint32_t prio, idx;
+	const char *expr[LNE_RULE_A__COUNT], *kind;
+	uint32_t num[LNE_RULE_A__COUNT], idx;
 	int all;
 	struct field f[RULE_F__COUNT + 1]; /* the last one's name NULL: the end */
 };
 void bus_rule_fields_init(struct rule_fields *rf);
 void bus_rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op);
+/* Whether any of @rf's expressions was given (it names a rule). */
+bool bus_rule_fields_exprs(const struct rule_fields *rf);
 
 /* --- the methods, by the file that holds them (the vtable is bus.c's) ----------- */
 

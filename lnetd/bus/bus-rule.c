@@ -21,25 +21,73 @@
 
 void bus_rule_fields_init(struct rule_fields *rf)
 {
+	int a;
+
 	memset(rf, 0, sizeof(*rf));
-	rf->f[RULE_F_SRC] = (struct field){"src", 's', &rf->src};
-	rf->f[RULE_F_DST] = (struct field){"dst", 's', &rf->dst};
-	rf->f[RULE_F_RTE] = (struct field){"rte", 's', &rf->rte};
-	rf->f[RULE_F_PRIORITY] = (struct field){"priority", 'u', &rf->prio};
+	for (a = 0; a < LNE_RULE_A__COUNT; a++)
+		switch (lne_rule_desc[a].kind) {
+		case LNE_RULE_K_EXPR:
+			rf->expr[a] = "";
+			rf->f[a] = (struct field){lne_rule_desc[a].name, 's', &rf->expr[a]};
+			break;
+		case LNE_RULE_K_PRIO:
+			rf->f[a] = (struct field){lne_rule_desc[a].name, 'u', &rf->num[a]};
+			break;
+		}
 	rf->f[RULE_F_IDX] = (struct field){"idx", 'u', &rf->idx};
 	rf->f[RULE_F_ALL] = (struct field){"all", 'b', &rf->all};
 	rf->f[RULE_F_KIND] = (struct field){"kind", 's', &rf->kind};
 }
 
+/* Each row's field into the op's field of that name: an expression as given, a number or ST_UNSET. */
+#define RULE_OP(id, name, kind, ...) RULE_OP_##kind(name, LNE_RULE_A_##id)
+#define RULE_OP_EXPR(name, a)	     op->u.rule.name = rf->expr[a];
+#define RULE_OP_PRIO(name, a)	     op->u.rule.name = given_or_unset(&rf->f[a], rf->num[a]);
+
 void bus_rule_fields_op(const struct rule_fields *rf, struct lnetd_op *op)
 {
-	op->u.rule.src = rf->src;
-	op->u.rule.dst = rf->dst;
-	op->u.rule.rte = rf->rte;
-	op->u.rule.priority = given_or_unset(&rf->f[RULE_F_PRIORITY], rf->prio);
+	LNE_RULE_ATTRS(RULE_OP)
 	op->u.rule.idx = given_or_unset(&rf->f[RULE_F_IDX], rf->idx);
 	op->u.rule.all = rf->all;
 	op->u.rule.kind = rf->kind;
+}
+
+bool bus_rule_fields_exprs(const struct rule_fields *rf)
+{
+	int a;
+
+	for (a = 0; a < LNE_RULE_A__COUNT; a++)
+		if (lne_rule_desc[a].kind == LNE_RULE_K_EXPR && rf->f[a].given)
+			return true;
+	return false;
+}
+
+/*
+ * AddRule's and DeleteRuleMatching's arguments: the three expressions (src,
+ * dst, rte: the signature, kept as it was), then the options: with @rows,
+ * every other row of rule-attrs.h; then idx, all and kind.
+ */
+static int read_rule_call(sd_bus_message *m, struct rule_fields *rf, bool rows, const char *what,
+			  sd_bus_error *e)
+{
+	struct field opts[RULE_F__COUNT + 1];
+	int a, k, n = 0, rc;
+
+	rc = sd_bus_message_read(m, "sss", &rf->expr[LNE_RULE_A_SRC], &rf->expr[LNE_RULE_A_DST],
+				 &rf->expr[LNE_RULE_A_RTE]);
+	for (a = 0; a < RULE_F__COUNT; a++)
+		if (a >= LNE_RULE_A__COUNT ||
+		    (rows && a != LNE_RULE_A_SRC && a != LNE_RULE_A_DST && a != LNE_RULE_A_RTE))
+			opts[n++] = rf->f[a];
+	opts[n].name = NULL;
+	if (rc >= 0)
+		rc = bus_read_fields(m, opts, what, e);
+	/* The values went through the copies' pointers; their given flags come back. */
+	for (a = 0; a < n; a++)
+		for (k = 0; k < RULE_F__COUNT; k++)
+			if (rf->f[k].out == opts[a].out)
+				rf->f[k].given = opts[a].given;
+	return rc;
 }
 
 int bus_method_add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
@@ -51,9 +99,7 @@ int bus_method_add_rule(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	int rc;
 
 	bus_rule_fields_init(&rf);
-	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
-	if (rc >= 0)
-		rc = bus_read_fields(m, rf.f + RULE_F_PRIORITY, "AddRule", e);
+	rc = read_rule_call(m, &rf, true, "AddRule", e);
 	if (rc < 0)
 		return rc;
 	if (rf.f[RULE_F_ALL].given)
@@ -91,9 +137,7 @@ int bus_method_delete_rule_matching(sd_bus_message *m, void *userdata, sd_bus_er
 	int rc;
 
 	bus_rule_fields_init(&rf);
-	rc = sd_bus_message_read(m, "sss", &rf.src, &rf.dst, &rf.rte);
-	if (rc >= 0)
-		rc = bus_read_fields(m, rf.f + RULE_F_IDX, "DeleteRuleMatching", e);
+	rc = read_rule_call(m, &rf, false, "DeleteRuleMatching", e);
 	if (rc < 0)
 		return rc;
 	if (rf.f[RULE_F_ALL].given || rf.f[RULE_F_KIND].given)
@@ -101,7 +145,7 @@ int bus_method_delete_rule_matching(sd_bus_message *m, void *userdata, sd_bus_er
 				rf.f[RULE_F_ALL].given
 					? "DeleteRuleMatching: unknown field 'all'"
 					: "DeleteRuleMatching: unknown field 'kind'");
-	if (!*rf.src && !*rf.dst && !*rf.rte)
+	if (!*rf.expr[LNE_RULE_A_SRC] && !*rf.expr[LNE_RULE_A_DST] && !*rf.expr[LNE_RULE_A_RTE])
 		return bus_fail(e, -EINVAL, "DeleteRuleMatching: a rule has a src, dst or rte");
 	bus_rule_fields_op(&rf, &op);
 	return bus_change_one(m, d, &op, e);
@@ -122,7 +166,7 @@ int bus_method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	struct lnetd *d = userdata;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct lne_rule *r;
-	int rc;
+	int rc, a;
 
 	rc = sd_bus_message_new_method_return(m, &reply);
 	if (rc >= 0)
@@ -142,8 +186,12 @@ int bus_method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		if (rc >= 0)
 			rc = sd_bus_message_append(reply, "{sv}", "kind", "s",
 						   lne_rule_kind_name(r->kind));
-		if (rc >= 0 && r->prio != LNE_PRIO_NONE)
-			rc = sd_bus_message_append(reply, "{sv}", "priority", "u", r->prio);
+		/* every row but the three expressions (the signature's): when it has one */
+		for (a = 0; rc >= 0 && a < LNE_RULE_A__COUNT; a++)
+			if (lne_rule_desc[a].kind == LNE_RULE_K_PRIO &&
+			    lne_rule_num(r, a) != LNE_PRIO_NONE)
+				rc = sd_bus_message_append(reply, "{sv}", lne_rule_desc[a].name,
+							   "u", lne_rule_num(r, a));
 		if (rc >= 0)
 			rc = sd_bus_message_close_container(reply);
 		if (rc >= 0)

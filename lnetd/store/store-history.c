@@ -137,15 +137,12 @@ enum {
 	U_NID = U_TUN + LNE_TUN__COUNT,
 	U_PEER, /* LNE_PEER_A__COUNT of them */
 	U_GW = U_PEER + LNE_PEER_A__COUNT,
-	U_ROUTE,			       /* LNE_ROUTE_A__COUNT of them */
-	U_PRIO = U_ROUTE + LNE_ROUTE_A__COUNT, /* a rule's */
-	U_NAME,
+	U_ROUTE, /* LNE_ROUTE_A__COUNT of them */
+	U_NAME = U_ROUTE + LNE_ROUTE_A__COUNT,
 	U_VALUE,
 	U_POS,
-	U_SRC,
-	U_DST,
-	U_RTE,
-	U_SERVICE,
+	U_RULE, /* LNE_RULE_A__COUNT of them */
+	U_SERVICE = U_RULE + LNE_RULE_A__COUNT,
 	U_REG_TYPE,
 	U_REG_DEPTH,
 	U_HP_TYPE,
@@ -265,12 +262,19 @@ static int undo_one(struct store *st, const struct undo_step *u, struct store_er
 		rc = add ? store_global_unset(st, o.text[U_NAME], err)
 			 : store_global_set(st, o.text[U_NAME], o.num[U_VALUE], err);
 	} else if (!strcmp(u->obj, "rule")) {
-		struct st_rule r = {.pos = o.num[U_POS],
-				    .src = o.text[U_SRC],
-				    .dst = o.text[U_DST],
-				    .rte = o.text[U_RTE],
-				    .priority = o.num[U_PRIO]};
+		struct st_rule r = {.pos = o.num[U_POS]};
 		int64_t pos;
+		int k;
+
+		for (k = 0; k < LNE_RULE_A__COUNT; k++)
+			switch (lne_rule_desc[k].kind) {
+			case LNE_RULE_K_EXPR:
+				*st_rule_expr(&r, k) = o.text[U_RULE + k];
+				break;
+			case LNE_RULE_K_PRIO:
+				*st_rule_prio(&r, k) = o.num[U_RULE + k];
+				break;
+			}
 
 		rc = add   ? store_rule_del(st, r.pos, err)
 		     : del ? store_rule_add(st, &r, &pos, err)

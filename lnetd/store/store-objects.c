@@ -205,31 +205,58 @@ static void rule_key(char *buf, size_t n, const void *obj)
 	snprintf(buf, n, "%lld", (long long)((const struct st_rule *)obj)->pos);
 }
 
+const size_t st_rule_off[LNE_RULE_A__COUNT] = {
+#define RULE_OFF(id, name, ...) [LNE_RULE_A_##id] = offsetof(struct st_rule, name),
+	LNE_RULE_ATTRS(RULE_OFF)
+#undef RULE_OFF
+};
+
+/* Parameter 1 and column 0 are the position; then each field of rule-attrs.h in order. */
 static void rule_bind(sqlite3_stmt *s, const void *obj)
 {
 	const struct st_rule *r = obj;
+	int k;
 
 	sqlite3_bind_int64(s, 1, r->pos);
-	bind_text(s, 2, r->src);
-	bind_text(s, 3, r->dst);
-	bind_text(s, 4, r->rte);
-	bind_int(s, 5, r->priority);
+	for (k = 0; k < LNE_RULE_A__COUNT; k++)
+		switch (lne_rule_desc[k].kind) {
+		case LNE_RULE_K_EXPR:
+			bind_text(s, 2 + k, *st_rule_expr(r, k));
+			break;
+		case LNE_RULE_K_PRIO:
+			bind_int(s, 2 + k, *st_rule_prio(r, k));
+			break;
+		}
 }
 
 static void rule_row(sqlite3_stmt *s, struct st_rule *r)
 {
+	int k;
+
 	r->pos = sqlite3_column_int64(s, 0);
-	r->src = col_text(s, 1);
-	r->dst = col_text(s, 2);
-	r->rte = col_text(s, 3);
-	r->priority = col_int(s, 4);
+	for (k = 0; k < LNE_RULE_A__COUNT; k++)
+		switch (lne_rule_desc[k].kind) {
+		case LNE_RULE_K_EXPR:
+			*st_rule_expr(r, k) = col_text(s, 1 + k);
+			break;
+		case LNE_RULE_K_PRIO:
+			*st_rule_prio(r, k) = col_int(s, 1 + k);
+			break;
+		}
 }
 
 int st_rule_copy(struct st_rule *dst, const struct st_rule *src)
 {
+	int k, rc = 0;
+
 	*dst = *src;
-	dst->src = dst->dst = dst->rte = NULL;
-	if (sdup(&dst->src, src->src) || sdup(&dst->dst, src->dst) || sdup(&dst->rte, src->rte)) {
+	for (k = 0; k < LNE_RULE_A__COUNT; k++)
+		if (lne_rule_desc[k].kind == LNE_RULE_K_EXPR)
+			*st_rule_expr(dst, k) = NULL;
+	for (k = 0; !rc && k < LNE_RULE_A__COUNT; k++)
+		if (lne_rule_desc[k].kind == LNE_RULE_K_EXPR)
+			rc = sdup(st_rule_expr(dst, k), *st_rule_expr(src, k));
+	if (rc) {
 		st_rule_clear(dst);
 		return -ENOMEM;
 	}
@@ -255,7 +282,7 @@ static const struct kind_sql {
 	[K_NI] = {S_NI_GET, 5 + LNE_TUN__COUNT, ni_key, ni_bind, ni_read}, /* after NI_COLS, id */
 	[K_ROUTE] = {S_ROUTE_GET, 2 + LNE_ROUTE_A__COUNT, route_key, route_bind, route_read},
 	[K_GLOBAL] = {S_GLOBAL_GET, 1, global_key, global_bind, global_read},
-	[K_RULE] = {S_RULE_GET, 5, rule_key, rule_bind, rule_read},
+	[K_RULE] = {S_RULE_GET, 1 + LNE_RULE_A__COUNT, rule_key, rule_bind, rule_read},
 	[K_TBF] = {S_TBF_GET, 6, tbf_key, tbf_bind, tbf_read},
 };
 
@@ -662,10 +689,13 @@ void st_global_clear(struct st_global *global)
 
 void st_rule_clear(struct st_rule *rule)
 {
-	free((char *)rule->src);
-	free((char *)rule->dst);
-	free((char *)rule->rte);
-	rule->src = rule->dst = rule->rte = NULL;
+	int k;
+
+	for (k = 0; k < LNE_RULE_A__COUNT; k++)
+		if (lne_rule_desc[k].kind == LNE_RULE_K_EXPR) {
+			free((char *)*st_rule_expr(rule, k));
+			*st_rule_expr(rule, k) = NULL;
+		}
 }
 
 void st_tbf_clear(struct st_tbf *tbf)

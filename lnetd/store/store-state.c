@@ -166,10 +166,16 @@ static int tbf_cmp(const void *x, const void *y)
 	return c ? c : cmp_str(a->rules, b->rules);
 }
 
-static bool rule_same(const struct st_rule *a, const struct st_rule *b)
+bool st_rule_same(const struct st_rule *a, const struct st_rule *b)
 {
-	return !cmp_str(a->src, b->src) && !cmp_str(a->dst, b->dst) && !cmp_str(a->rte, b->rte) &&
-	       a->priority == b->priority;
+	int k;
+
+	for (k = 0; k < LNE_RULE_A__COUNT; k++)
+		if (lne_rule_desc[k].kind == LNE_RULE_K_EXPR
+			    ? cmp_str(*st_rule_expr(a, k), *st_rule_expr(b, k)) != 0
+			    : *st_rule_prio(a, k) != *st_rule_prio(b, k))
+			return false;
+	return true;
 }
 
 static int ni_del_(struct store *st, const void *o, struct store_err *err)
@@ -303,7 +309,7 @@ int store_state_replace(struct store *st, const struct st_state *want, struct st
 				       pass, err);
 	}
 	while (same < cur.n_rule && same < want->n_rule &&
-	       rule_same(&cur.rule[same], &want->rule[same]))
+	       st_rule_same(&cur.rule[same], &want->rule[same]))
 		same++;
 	for (i = cur.n_rule; !rc && i-- > same;)
 		rc = store_rule_del(st, i, err);

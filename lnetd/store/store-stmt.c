@@ -51,9 +51,14 @@
 #define TBF_JSON                                                                         \
 	"json_object('service', service, 'reg_type', reg_type, 'reg_depth', reg_depth, " \
 	"'hp_type', hp_type, 'hp_depth', hp_depth, 'rules', rules)"
-#define RULE_COLS "pos, src, dst, rte, priority"
-#define RULE_JSON \
-	"json_object('pos', pos, 'src', src, 'dst', dst, 'rte', rte, 'priority', priority)"
+/* A rule's columns: its position, then one per field (engine/rule-attrs.h). */
+#define RULE_COL(id, name, ...)	  ", " #name
+#define RULE_PARAM(id, name, ...) ", ?"
+#define RULE_SET(id, name, ...)	  ", " #name " = ?"
+#define RULE_JSON_(id, name, ...) ", '" #name "', " #name
+#define RULE_FIELD(id, name, ...) "json_extract(?1, '$." #name "'), "
+#define RULE_COLS		  "pos" LNE_RULE_ATTRS(RULE_COL)
+#define RULE_JSON		  "json_object('pos', pos" LNE_RULE_ATTRS(RULE_JSON_) ")"
 
 const char *const st_sql[S__COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -117,11 +122,11 @@ const char *const st_sql[S__COUNT] = {
 	[S_RULE_OPEN] = "UPDATE rule SET pos = pos + " SHIFT " + 1 WHERE pos >= ?1",
 	[S_RULE_CLOSE] = "UPDATE rule SET pos = pos + " SHIFT " - 1 WHERE pos > ?1",
 	[S_RULE_SETTLE] = "UPDATE rule SET pos = pos - " SHIFT " WHERE pos >= " SHIFT,
-	[S_RULE_ADD] = "INSERT INTO rule (" RULE_COLS ") VALUES (?1, ?2, ?3, ?4, ?5) "
-		       "RETURNING " RULE_JSON,
+	[S_RULE_ADD] = "INSERT INTO rule (" RULE_COLS
+		       ") VALUES (?1" LNE_RULE_ATTRS(RULE_PARAM) ") RETURNING " RULE_JSON,
 	[S_RULE_GET] = "SELECT " RULE_COLS ", " RULE_JSON " FROM rule WHERE pos = ?1",
-	[S_RULE_UPDATE] = "UPDATE rule SET src = ?2, dst = ?3, rte = ?4, priority = ?5 "
-			  "WHERE pos = ?1 RETURNING " RULE_JSON,
+	[S_RULE_UPDATE] = "UPDATE rule SET pos = ?1" LNE_RULE_ATTRS(
+		RULE_SET) " WHERE pos = ?1 RETURNING " RULE_JSON,
 	[S_RULE_DEL] = "DELETE FROM rule WHERE pos = ?1 RETURNING " RULE_JSON,
 	[S_RULE_LIST] = "SELECT " RULE_COLS " FROM rule ORDER BY pos",
 	[S_TBF_SET] = "INSERT INTO tbf (" TBF_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
@@ -146,14 +151,12 @@ const char *const st_sql[S__COUNT] = {
 				   "json_extract(?1, '$.nid'), " LNE_PEER_ATTRS(
 					   PEER_FIELD) ""
 						       "json_extract(?1, '$.gateway'), " LNE_ROUTE_ATTRS(
-							       RT_FIELD) "json_extract(?1, '$.priority'), "
-									 "json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
-									 "json_extract(?1, '$.pos'), json_extract(?1, '$.src'), "
-									 "json_extract(?1, '$.dst'), json_extract(?1, '$.rte'), "
-									 "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
-									 "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
-									 "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules'), "
-									 "json_extract(?1, '$.id')",
+							       RT_FIELD) "json_extract(?1, '$.name'), json_extract(?1, '$.value'), "
+									 "json_extract(?1, '$.pos'), " LNE_RULE_ATTRS(
+										 RULE_FIELD) "json_extract(?1, '$.service'), json_extract(?1, '$.reg_type'), "
+											     "json_extract(?1, '$.reg_depth'), json_extract(?1, '$.hp_type'), "
+											     "json_extract(?1, '$.hp_depth'), json_extract(?1, '$.rules'), "
+											     "json_extract(?1, '$.id')",
 	[S_JSON_NIDS] = "SELECT value FROM json_each(?1, '$.nids') ORDER BY key",
 };
 

@@ -59,6 +59,7 @@
 
 #include "engine/peer-attrs.h"
 #include "engine/route-attrs.h"
+#include "engine/rule-attrs.h"
 #include "engine/tunables.h"
 
 #define ST_UNSET	(-1) /* an integer not set (SQL NULL): the default applies */
@@ -133,11 +134,31 @@ struct st_global {
 	int64_t value;
 };
 
+/*
+ * A rule: its position, then a field per row of engine/rule-attrs.h, by
+ * name (.src) or by row (st_rule_expr(r, LNE_RULE_A_SRC)): an expression's
+ * text or NULL, a priority or ST_UNSET (none).  The field is the column.
+ */
+#define ST_RULE_TYPE_EXPR		   const char *
+#define ST_RULE_TYPE_PRIO		   int64_t
+#define ST_RULE_FIELD(id, name, kind, ...) ST_RULE_TYPE_##kind name;
 struct st_rule {
-	int64_t pos;		     /* 0 .. n-1 */
-	const char *src, *dst, *rte; /* NID expressions, or NULL */
-	int64_t priority;	     /* or ST_UNSET: none */
+	int64_t pos; /* 0 .. n-1 */
+	LNE_RULE_ATTRS(ST_RULE_FIELD)
 };
+
+/* Where each row's field is in struct st_rule. */
+extern const size_t st_rule_off[LNE_RULE_A__COUNT];
+
+static inline const char **st_rule_expr(const struct st_rule *r, int a)
+{
+	return (const char **)((char *)r + st_rule_off[a]);
+}
+
+static inline int64_t *st_rule_prio(const struct st_rule *r, int a)
+{
+	return (int64_t *)((char *)r + st_rule_off[a]);
+}
 
 /*
  * An NRS TBF policy: one service's two queues (reg, hp), each a type and a
@@ -334,6 +355,8 @@ void st_peer_clear(struct st_peer *peer);
 void st_route_clear(struct st_route *route);
 void st_global_clear(struct st_global *global);
 void st_rule_clear(struct st_rule *rule);
+/* Whether @a and @b have the same fields (their positions aside). */
+bool st_rule_same(const struct st_rule *a, const struct st_rule *b);
 void st_hist_clear(struct st_hist *hist);
 void st_tbf_clear(struct st_tbf *tbf);
 void st_state_clear(struct st_state *state);

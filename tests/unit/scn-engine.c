@@ -194,8 +194,12 @@ static int exec_engine(void *ctx, const struct scn_cmd *c, char *out, size_t len
 		if (scn_opt(c, "prio", NULL) && scn_num(scn_opt(c, "prio", NULL), &prio))
 			return -EINVAL;
 		scn_num(scn_opt(c, "idx", NULL), &idx);
-		rc = lne_rule_add(ln, scn_opt(c, "src", NULL), scn_opt(c, "dst", NULL),
-				  scn_opt(c, "rte", NULL), prio < 0 ? LNE_PRIO_NONE : (u32)prio,
+		rc = lne_rule_add(ln,
+				  &(struct lne_rule_conf){.src = scn_opt(c, "src", NULL),
+							  .dst = scn_opt(c, "dst", NULL),
+							  .rte = scn_opt(c, "rte", NULL),
+							  .priority = prio < 0 ? LNE_PRIO_NONE
+									       : (u32)prio},
 				  idx, &outcome, &at, &err);
 		if (!rc)
 			snprintf(out, len, "%s %u", outcome == LNE_RULE_ADDED ? "added" : "updated",

@@ -17,7 +17,9 @@
 #include "engine/nid.h"
 #include "engine/peer-attrs.h"
 #include "engine/route-attrs.h"
+#include "engine/rule-attrs.h"
 #include "engine/tunables.h"
+#include "engine/udsp.h"
 #include "kernel/uapi/lnetk.h"
 #include "lnetd/store/store.h"
 #include "unit.h"
@@ -346,6 +348,118 @@ START_TEST(peer_table_consistent)
 }
 END_TEST
 
+static const unsigned int rule_genl[] = {LNE_RULE_ATTRS(LNE_RULE_GENL)};
+_Static_assert(sizeof(rule_genl) / sizeof(rule_genl[0]) == LNE_RULE_A__COUNT,
+	       "one genl per rule field");
+
+/*
+ * A UDSP rule's fields (engine/rule-attrs.h): each name, YAML key and genl
+ * attribute once; each row a column of the store's rule table; and each
+ * row's value makes the round trip engine -> store -> engine by row, not
+ * by name (a row the walkers forgot comes back empty).
+ */
+START_TEST(rule_table_consistent)
+{
+	static const char *const texts[] = {"10.0.0.[1-4]@tcp", "tcp1", "10.0.1.1@tcp"};
+	char dir[] = "/tmp/unit-attr.XXXXXX", path[64];
+	bool seen[LNE_RULE_A__COUNT] = {false};
+	struct lne_inst *ln = lne_inst_new();
+	struct lne_rule_conf c;
+	struct st_rule sr = {.pos = 0}, got;
+	struct store *st = NULL;
+	const struct lne_rule *r;
+	struct lne_err err;
+	sqlite3_stmt *q;
+	sqlite3 *db;
+	int i, j, nexpr = 0;
+	int64_t pos;
+	u32 idx;
+
+	lne_rule_conf_init(&c);
+	for (i = 0; i < LNE_RULE_A__COUNT; i++) {
+		const struct lne_rule_desc *a = &lne_rule_desc[i];
+
+		ck_assert_int_eq(lne_rule_attr_by_name(a->name), i);
+		ck_assert_int_eq(lne_rule_attr_by_yaml(a->yaml), i);
+		ck_assert_msg(a->help[0], "%s: help", a->name);
+		ck_assert_msg(rule_genl[i] >= LNETK_RULE_A_SRC && rule_genl[i] < LNETK_RULE_A_IDX,
+			      "%s: genl attribute", a->name);
+		for (j = 0; j < i; j++) {
+			ck_assert_str_ne(lne_rule_desc[j].name, a->name);
+			ck_assert_str_ne(lne_rule_desc[j].yaml, a->yaml);
+			ck_assert_uint_ne(rule_genl[j], rule_genl[i]);
+		}
+		switch (a->kind) {
+		case LNE_RULE_K_EXPR:
+			ck_assert_ptr_null(*lne_rule_conf_expr(&c, i));
+			break;
+		case LNE_RULE_K_PRIO:
+			ck_assert_uint_eq(*lne_rule_conf_prio(&c, i), LNE_PRIO_NONE);
+			break;
+		}
+	}
+	/* the position is the key, not a field */
+	ck_assert_int_eq(lne_rule_attr_by_name("idx"), -ENOENT);
+
+	/* a NID pair rule: two expressions and a priority (no rte: pairs take none) */
+	c.src = texts[0];
+	c.dst = texts[2];
+	c.priority = 7;
+	ck_assert_ptr_nonnull(ln);
+	ck_assert_msg(!lne_rule_add(ln, &c, -1, NULL, &idx, &err), "%s", err.msg);
+	r = lne_rule_at(ln, idx);
+	ck_assert_uint_eq(lne_rule_num(r, LNE_RULE_A_PRIORITY), 7);
+	ck_assert_ptr_null(lne_rule_expr(r, LNE_RULE_A_RTE));
+	ck_assert_int_eq(lne_rule_find(ln, &c, &idx, &err), 0);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lnetd.db", dir);
+	ck_assert_int_eq(store_open(path, &st, NULL), 0);
+	for (i = 0; i < LNE_RULE_A__COUNT; i++)
+		switch (lne_rule_desc[i].kind) {
+		case LNE_RULE_K_EXPR:
+			*st_rule_expr(&sr, i) = texts[nexpr++ % 3];
+			break;
+		case LNE_RULE_K_PRIO:
+			*st_rule_prio(&sr, i) = 100 + i;
+			break;
+		}
+	ck_assert_int_eq(store_begin(st), 0);
+	ck_assert_int_eq(store_rule_add(st, &sr, &pos, NULL), 0);
+	ck_assert_int_eq(store_rule_get(st, pos, &got, NULL), 0);
+	ck_assert(st_rule_same(&sr, &got));
+	for (i = 0; i < LNE_RULE_A__COUNT; i++)
+		if (lne_rule_desc[i].kind == LNE_RULE_K_EXPR)
+			ck_assert_str_eq(*st_rule_expr(&got, i), *st_rule_expr(&sr, i));
+		else
+			ck_assert_int_eq(*st_rule_prio(&got, i), 100 + i);
+	st_rule_clear(&got);
+	ck_assert_int_eq(store_rollback(st), 0);
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('rule')", -1,
+					    &q, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *col = (const char *)sqlite3_column_text(q, 0);
+
+		i = lne_rule_attr_by_name(col);
+		if (i >= 0)
+			seen[i] = true;
+		else
+			ck_assert_msg(!strcmp(col, "pos") || !strcmp(col, "id"),
+				      "rule column %s is unknown", col);
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	for (i = 0; i < LNE_RULE_A__COUNT; i++)
+		ck_assert_msg(seen[i], "no rule column for %s", lne_rule_desc[i].name);
+	lne_inst_free(ln);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 Suite *make_attr_suite(void)
 {
 	Suite *s = suite_create("attr");
@@ -362,6 +476,9 @@ Suite *make_attr_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("peer");
 	tcase_add_test(tc, peer_table_consistent);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("rule");
+	tcase_add_test(tc, rule_table_consistent);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -93,7 +93,9 @@ START_TEST(gateway_by_priority_hops_and_rule)
 	route(g.a, "tcp1", "10.0.0.2@tcp", 3, 0);
 	ck_assert_uint_eq(through_r2(&g), 6);
 	/* a router rule makes r1 preferred for tcp1, over its worse hops */
-	ck_assert_msg(!lne_rule_add(g.a->ln, NULL, "tcp1", "10.0.0.2@tcp", 0, -1, NULL, &idx, &err),
+	ck_assert_msg(!lne_rule_add(g.a->ln,
+				    &(struct lne_rule_conf){.dst = "tcp1", .rte = "10.0.0.2@tcp"},
+				    -1, NULL, &idx, &err),
 		      "%s", err.msg);
 	ck_assert_uint_eq(through_r2(&g), 0);
 	/* and over a better route priority too */

@@ -71,7 +71,11 @@ static struct lne_rule *rule(struct lne_inst *ln, const char *src, const char *d
 	struct lne_err e;
 	u32 at;
 
-	ck_assert_msg(!lne_rule_add(ln, src, dst, rte, prio, -1, &out, &at, &e), "%s", e.msg);
+	ck_assert_msg(!lne_rule_add(ln,
+				    &(struct lne_rule_conf){
+					    .src = src, .dst = dst, .rte = rte, .priority = prio},
+				    -1, &out, &at, &e),
+		      "%s", e.msg);
 	return lne_rule_at(ln, at);
 }
 

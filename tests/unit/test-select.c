@@ -79,8 +79,13 @@ START_TEST(explain_names_criteria_and_rules)
 	add_ni(ln, "10.0.0.2@tcp", LNE_CPT_ANY);
 	add_ni(ln, "10.0.1.1@tcp1", LNE_CPT_ANY);
 	add_peer(ln, "10.0.0.100@tcp", "10.0.1.100@tcp1");
-	ck_assert_int_eq(lne_rule_add(ln, "tcp1", NULL, NULL, 0, -1, NULL, NULL, &err), 0);
-	ck_assert_int_eq(lne_rule_add(ln, "10.0.0.2@tcp", NULL, NULL, 5, 0, NULL, NULL, &err), 0);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp1", .priority = 0}, -1,
+				      NULL, NULL, &err),
+			 0);
+	ck_assert_int_eq(lne_rule_add(ln,
+				      &(struct lne_rule_conf){.src = "10.0.0.2@tcp", .priority = 5},
+				      0, NULL, NULL, &err),
+			 0);
 	req.dst = nid_of("10.0.0.100@tcp");
 	ck_assert_int_eq(lne_select(ln, &req, &sel, &ex, &err), 0);
 	ck_assert(lne_nid_equal(&sel.ni->nid, &(struct lne_nid){0}) == false);
@@ -158,7 +163,9 @@ START_TEST(non_mr_peer_moves_when_kept_ni_cannot_reach)
 				      NULL),
 			 0);
 	ck_assert_int_eq(lne_peer_add_nid(ln, &prim, &second, NULL), 0);
-	ck_assert_int_eq(lne_rule_add(ln, "tcp", NULL, NULL, 0, -1, NULL, NULL, &err), 0);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp", .priority = 0}, -1,
+				      NULL, NULL, &err),
+			 0);
 	req.dst = prim;
 	ck_assert_int_eq(lne_select(ln, &req, &sel, NULL, &err), 0);
 	ck_assert(lne_nid_equal(&sel.ni->nid, &tcp_ni));

@@ -202,7 +202,9 @@ static int w_rule_add(void *ctx, const struct lne_rule *want, int64_t idx, struc
 	int rc = call(w, err, "rule_add %s %lld", src ?: "-", (long long)idx);
 
 	if (!rc)
-		rc = lne_rule_add(target(w), src, NULL, NULL, want->prio, idx, NULL, NULL, NULL);
+		rc = lne_rule_add(target(w),
+				  &(struct lne_rule_conf){.src = src, .priority = want->prio}, idx,
+				  NULL, NULL, NULL);
 	free(src);
 	return rc;
 }
@@ -337,7 +339,9 @@ static void rule(struct lne_inst *ln, const char *src, s64 idx)
 {
 	struct lne_err err;
 
-	ck_assert_msg(!lne_rule_add(ln, src, NULL, NULL, 1, idx, NULL, NULL, &err), "%s", err.msg);
+	ck_assert_msg(!lne_rule_add(ln, &(struct lne_rule_conf){.src = src, .priority = 1}, idx,
+				    NULL, NULL, &err),
+		      "%s", err.msg);
 }
 
 static int by_line(const void *a, const void *b)

@@ -40,7 +40,9 @@ static void peer(struct lne_inst *ln, const char *prim, const char *more)
 static int rule(struct lne_inst *ln, const char *src, const char *dst, const char *rte, u32 prio,
 		s64 idx, struct lne_err *err)
 {
-	return lne_rule_add(ln, src, dst, rte, prio, idx, NULL, NULL, err);
+	return lne_rule_add(
+		ln, &(struct lne_rule_conf){.src = src, .dst = dst, .rte = rte, .priority = prio},
+		idx, NULL, NULL, err);
 }
 
 static u32 ni_prio(struct lne_inst *ln, const char *s, s32 *rule_idx)
@@ -104,18 +106,31 @@ START_TEST(rule_find_by_meaning)
 	ck_assert_int_eq(rule(ln, "tcp", NULL, NULL, 1, -1, &err), 0);
 	ck_assert_int_eq(rule(ln, "10.0.0.[1-4]@o2ib", "10.0.1.1@o2ib", NULL, 0, -1, &err), 0);
 	ck_assert_int_eq(rule(ln, NULL, "10.1.0.*@o2ib2", "10.0.0.[5-8]@o2ib", 0, -1, &err), 0);
-	ck_assert_int_eq(lne_rule_find(ln, "tcp0", NULL, "", &idx, &err), 0);
+	ck_assert_int_eq(lne_rule_find(ln, &(struct lne_rule_conf){.src = "tcp0", .rte = ""}, &idx,
+				       &err),
+			 0);
 	ck_assert_uint_eq(idx, 0);
-	ck_assert_int_eq(
-		lne_rule_find(ln, "10.0.0.[1,2,3,4]@o2ib0", "10.0.1.1@o2ib", NULL, &idx, &err), 0);
+	ck_assert_int_eq(lne_rule_find(ln,
+				       &(struct lne_rule_conf){.src = "10.0.0.[1,2,3,4]@o2ib0",
+							       .dst = "10.0.1.1@o2ib"},
+				       &idx, &err),
+			 0);
 	ck_assert_uint_eq(idx, 1);
-	ck_assert_int_eq(lne_rule_find(ln, NULL, "10.1.0.*@o2ib2", "10.0.0.[5-8]@o2ib", &idx, &err),
+	ck_assert_int_eq(lne_rule_find(ln,
+				       &(struct lne_rule_conf){.dst = "10.1.0.*@o2ib2",
+							       .rte = "10.0.0.[5-8]@o2ib"},
+				       &idx, &err),
 			 0);
 	ck_assert_uint_eq(idx, 2);
 	/* A part more or less is another rule. */
-	ck_assert_int_eq(lne_rule_find(ln, "10.0.0.[1-4]@o2ib", NULL, NULL, &idx, &err), -ENOENT);
-	ck_assert_int_eq(lne_rule_find(ln, "tcp1", NULL, NULL, &idx, &err), -ENOENT);
-	ck_assert_int_eq(lne_rule_find(ln, "10.0.0.[4-1]@tcp", NULL, NULL, &idx, &err), -EINVAL);
+	ck_assert_int_eq(lne_rule_find(ln, &(struct lne_rule_conf){.src = "10.0.0.[1-4]@o2ib"},
+				       &idx, &err),
+			 -ENOENT);
+	ck_assert_int_eq(lne_rule_find(ln, &(struct lne_rule_conf){.src = "tcp1"}, &idx, &err),
+			 -ENOENT);
+	ck_assert_int_eq(lne_rule_find(ln, &(struct lne_rule_conf){.src = "10.0.0.[4-1]@tcp"}, &idx,
+				       &err),
+			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "src"));
 	lne_inst_free(ln);
 }
@@ -127,15 +142,25 @@ START_TEST(rule_idx_insert_append_renumber)
 	enum lne_rule_outcome out;
 	u32 at;
 
-	ck_assert_int_eq(lne_rule_add(ln, "tcp", NULL, NULL, 1, -1, &out, &at, NULL), 0);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp", .priority = 1}, -1,
+				      &out, &at, NULL),
+			 0);
 	ck_assert_uint_eq(at, 0);
-	ck_assert_int_eq(lne_rule_add(ln, "tcp1", NULL, NULL, 1, -1, &out, &at, NULL), 0);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp1", .priority = 1}, -1,
+				      &out, &at, NULL),
+			 0);
 	ck_assert_uint_eq(at, 1);
-	ck_assert_int_eq(lne_rule_add(ln, "tcp2", NULL, NULL, 1, 0, &out, &at, NULL), 0);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp2", .priority = 1}, 0,
+				      &out, &at, NULL),
+			 0);
 	ck_assert_uint_eq(at, 0); /* before the old rule 0 */
-	ck_assert_int_eq(lne_rule_add(ln, "tcp3", NULL, NULL, 1, 99, &out, &at, NULL), 0);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp3", .priority = 1}, 99,
+				      &out, &at, NULL),
+			 0);
 	ck_assert_uint_eq(at, 3); /* past the end appends */
-	ck_assert_int_eq(lne_rule_add(ln, "tcp4", NULL, NULL, 1, 3, &out, &at, NULL), 0);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp4", .priority = 1}, 3,
+				      &out, &at, NULL),
+			 0);
 	ck_assert_uint_eq(at, 3);
 	/* Order now: tcp2 tcp tcp1 tcp4 tcp3. */
 	ck_assert(lne_expr_match_net(lne_rule_at(ln, 0)->src, LNE_MKNET(LNE_LND_TCP, 2)));
@@ -144,11 +169,15 @@ START_TEST(rule_idx_insert_append_renumber)
 	ck_assert(lne_expr_match_net(lne_rule_at(ln, 3)->src, LNE_MKNET(LNE_LND_TCP, 4)));
 	ck_assert(lne_expr_match_net(lne_rule_at(ln, 4)->src, LNE_MKNET(LNE_LND_TCP, 3)));
 	/* The same expressions: an update in place, at its own idx. */
-	ck_assert_int_eq(lne_rule_add(ln, "tcp0", NULL, NULL, 7, 0, &out, &at, NULL), 0);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp0", .priority = 7}, 0,
+				      &out, &at, NULL),
+			 0);
 	ck_assert_int_eq(out, LNE_RULE_UPDATED);
 	ck_assert_uint_eq(at, 1);
 	ck_assert_uint_eq(lne_rule_at(ln, 1)->prio, 7);
-	ck_assert_int_eq(lne_rule_add(ln, "tcp", NULL, NULL, 7, -1, &out, &at, NULL), -EEXIST);
+	ck_assert_int_eq(lne_rule_add(ln, &(struct lne_rule_conf){.src = "tcp", .priority = 7}, -1,
+				      &out, &at, NULL),
+			 -EEXIST);
 	ck_assert_uint_eq(ln->udsp.nrules, 5);
 	/* Delete renumbers. */
 	ck_assert_int_eq(lne_rule_del(ln, 1, NULL), 0);

@@ -123,7 +123,9 @@ static int add_rule(struct lt *t, struct lne_inst *ln, const char *src, const ch
 	u32 at;
 	int rc;
 
-	rc = lne_rule_add(ln, src, dst, rte, prio, -1, &out, &at, e);
+	rc = lne_rule_add(
+		ln, &(struct lne_rule_conf){.src = src, .dst = dst, .rte = rte, .priority = prio},
+		-1, &out, &at, e);
 	if (rc)
 		return rc;
 	return lu_rule_add(t->lu, lne_rule_at(ln, at), idx, e);
@@ -518,7 +520,10 @@ void case_writer(struct lt *t)
 	nids[0] = nid("10.1.5.2@tcp");
 	rc = rc ?: lne_peer_add_nid(want, &pp, &nids[0], &e);
 	rc = rc ?: lne_route_add(want, LNE_MKNET(LNE_LND_TCP, 7), &gw, 2, 3, 1, &e);
-	rc = rc ?: lne_rule_add(want, NULL, "10.1.5.*@tcp", NULL, 7, -1, &out, &at, &e);
+	rc = rc
+		     ?: lne_rule_add(want,
+				     &(struct lne_rule_conf){.dst = "10.1.5.*@tcp", .priority = 7},
+				     -1, &out, &at, &e);
 	rc = rc ?: lne_global_set(want, LNE_G_HEALTH_SENSITIVITY, 70, &e);
 	tap(t, !rc, "the desired instance: %s", rc ? e.msg : "ok");
 

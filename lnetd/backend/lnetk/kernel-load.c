@@ -143,9 +143,10 @@ static int load_route(const struct lnetk_route *r, void *arg)
 static int load_rule(const struct lnetk_rule *r, void *arg)
 {
 	struct load *l = arg;
+	struct lne_rule_conf c = {.src = r->src, .dst = r->dst, .rte = r->rte, .priority = r->prio};
 	char idx[16];
 
-	if (lne_rule_add(l->ln, r->src, r->dst, r->rte, r->prio, -1, NULL, NULL, &l->err)) {
+	if (lne_rule_add(l->ln, &c, -1, NULL, NULL, &l->err)) {
 		snprintf(idx, sizeof(idx), "%lld", (long long)r->idx);
 		return load_refused(l, "rule", idx);
 	}

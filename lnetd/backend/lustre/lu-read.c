@@ -110,9 +110,12 @@ static int read_rules(struct lu *lu, struct lne_inst *ln, struct lne_err *err)
 		enum lne_rule_outcome out;
 		u32 idx;
 
-		rc = lne_rule_add(ln, rs[i].src[0] ? rs[i].src : NULL,
-				  rs[i].dst[0] ? rs[i].dst : NULL, rs[i].rte[0] ? rs[i].rte : NULL,
-				  rs[i].prio, -1, &out, &idx, err);
+		struct lne_rule_conf c = {.src = rs[i].src[0] ? rs[i].src : NULL,
+					  .dst = rs[i].dst[0] ? rs[i].dst : NULL,
+					  .rte = rs[i].rte[0] ? rs[i].rte : NULL,
+					  .priority = rs[i].prio};
+
+		rc = lne_rule_add(ln, &c, -1, &out, &idx, err);
 	}
 	free(rs);
 	return rc;
