@@ -45,17 +45,6 @@ fails=0
 P=ost.OSS.ost_io
 F=/mnt/lustre/t3
 
-tap() {
-	_d=$1
-	shift
-	if "$@" >/tmp/t.out 2>&1; then
-		echo "ok - $_d"
-	else
-		echo "not ok - $_d"
-		sed 's/^/# /' /tmp/t.out | head -n 30
-		fails=$((fails + 1))
-	fi
-}
 
 # cs: the uptime in centiseconds.
 cs() { awk '{ printf "%d", $1 * 100 }' /proc/uptime; }

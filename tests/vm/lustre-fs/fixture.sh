@@ -28,6 +28,25 @@ timed() {
 	return $_rc
 }
 
+# tap DESCRIPTION COMMAND...: one TAP line for COMMAND, counted in $fails
+# when it fails; its "# " lines are shown when it passes, its output (40
+# lines, as comments) when it fails, and then tap_on_fail's (a script that
+# has more to show, guest-lnetd.sh's lnetd log, defines its own).
+tap_on_fail() { :; }
+tap() {
+	_d=$1
+	shift
+	if "$@" >/tmp/t.out 2>&1; then
+		grep '^# ' /tmp/t.out
+		echo "ok - $_d"
+	else
+		echo "not ok - $_d"
+		sed 's/^\([^#]\)/# \1/' /tmp/t.out | head -n 40
+		tap_on_fail
+		fails=$((fails + 1))
+	fi
+}
+
 # ------------------------------------------------------------------------------
 # lnetd --engine=lustre owns the guest's LNet and the TBF policies of its
 # Lustre services, as on an admin's node: a private system bus, lnetd's

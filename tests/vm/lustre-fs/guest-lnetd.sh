@@ -17,19 +17,8 @@ P=ost.OSS.ost_io
 F=/mnt/lustre/lnetd-tbf
 fails=0
 
-tap() {
-	_d=$1
-	shift
-	if "$@" >/tmp/t.out 2>&1; then
-		grep '^# ' /tmp/t.out
-		echo "ok - $_d"
-	else
-		echo "not ok - $_d"
-		sed 's/^\([^#]\)/# \1/' /tmp/t.out | head -n 40
-		tail -n 10 "$LNETD_LOG" | sed 's/^/# lnetd: /'
-		fails=$((fails + 1))
-	fi
-}
+# on a failed check, lnetd's last words too (fixture.sh's tap)
+tap_on_fail() { tail -n 10 "$LNETD_LOG" | sed 's/^/# lnetd: /'; }
 
 rules() { lctl get_param -n "$P.nrs_tbf_rule" 2>/dev/null; }
 policies() { lctl get_param -n "$P.nrs_policies" 2>/dev/null; }

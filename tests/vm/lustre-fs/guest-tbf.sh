@@ -12,17 +12,6 @@
 P=ost.OSS.ost_io
 fails=0
 
-tap() {
-	_d=$1
-	shift
-	if "$@" >/tmp/t.out 2>&1; then
-		echo "ok - $_d"
-	else
-		echo "not ok - $_d"
-		sed 's/^/# /' /tmp/t.out | head -n 40
-		fails=$((fails + 1))
-	fi
-}
 
 rules() { lctl get_param -n "$P.nrs_tbf_rule" 2>/dev/null; }
 policies() { lctl get_param -n "$P.nrs_policies" 2>/dev/null; }

@@ -34,18 +34,6 @@ fails=0
 me=1
 [ "$role" = client ] && me=2
 
-tap() {
-	_d=$1
-	shift
-	if "$@" >/tmp/t.out 2>&1; then
-		grep '^# ' /tmp/t.out
-		echo "ok - $_d"
-	else
-		echo "not ok - $_d"
-		sed 's/^\([^#]\)/# \1/' /tmp/t.out | head -n 30
-		fails=$((fails + 1))
-	fi
-}
 
 rails_up() {
 	modprobe virtio_pci && modprobe virtio_net || return 1
