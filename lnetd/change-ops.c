@@ -14,14 +14,7 @@
 
 #include "change.h"
 
-/* The sentence of a refused operation. */
-struct msg {
-	char *s;
-	size_t len;
-};
-
-static int say(struct msg *m, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int say(struct msg *m, int rc, const char *fmt, ...)
+int lnetd_say(struct lnetd_msg *m, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -31,12 +24,12 @@ static int say(struct msg *m, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static int say_store(struct msg *m, int rc, const struct store_err *serr)
+int lnetd_say_store(struct lnetd_msg *m, int rc, const struct store_err *serr)
 {
-	return say(m, rc, "%s", serr->msg[0] ? serr->msg : "the store refused the change");
+	return lnetd_say(m, rc, "%s", serr->msg[0] ? serr->msg : "the store refused the change");
 }
 
-static const char *opt(const char *s)
+const char *lnetd_opt(const char *s)
 {
 	return s && *s ? s : NULL;
 }
@@ -80,7 +73,7 @@ static void ni_remove(struct lnetd *d, struct lnetd_ni *n)
 	d->nnis--;
 }
 
-static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	struct store_err serr = {""};
 	struct lnetd_ni n, *grown;
@@ -97,15 +90,15 @@ static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 			continue;
 		rc = op->ensure && ni_same(d, &d->nis[i], &n)
 			     ? 0
-			     : say(m, -EEXIST, "%s on %s is configured already", n.net,
-				   ni_where(&n));
+			     : lnetd_say(m, -EEXIST, "%s on %s is configured already", n.net,
+					 ni_where(&n));
 		lnetd_ni_clear(&n);
 		return rc;
 	}
 	grown = realloc(d->nis, (d->nnis + 1) * sizeof(*d->nis));
 	if (!grown) {
 		lnetd_ni_clear(&n);
-		return say(m, -ENOMEM, "out of memory");
+		return lnetd_say(m, -ENOMEM, "out of memory");
 	}
 	d->nis = grown;
 	at = lnetd_ni_place(d, &n);
@@ -116,18 +109,18 @@ static int op_net_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	/* Judged now if its interface is there; else accepted as pending. */
 	rc = lnetd_ni_reconcile(d, &d->nis[at], &changed);
 	if (rc)
-		return say(m, rc, "%s", d->nis[at].reason);
+		return lnetd_say(m, rc, "%s", d->nis[at].reason);
 	sn = (struct st_ni){.id = n.id,
 			    .net = n.net,
-			    .ifname = opt(n.ifname),
-			    .pattern = opt(n.pattern),
-			    .cpts = opt(n.cpts)};
+			    .ifname = lnetd_opt(n.ifname),
+			    .pattern = lnetd_opt(n.pattern),
+			    .cpts = lnetd_opt(n.cpts)};
 	memcpy(sn.tun, n.tunv, sizeof(sn.tun));
 	rc = store_ni_add(d->store, &sn, &serr);
-	return rc ? say_store(m, rc, &serr) : 0;
+	return rc ? lnetd_say_store(m, rc, &serr) : 0;
 }
 
-static int op_net_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_net_del(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	const struct st_ni *k = &op->u.ni;
 	struct store_err serr = {""};
@@ -139,44 +132,45 @@ static int op_net_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	int rc;
 
 	if (lne_net_parse(k->net ?: "", &id, &err))
-		return say(m, -EINVAL, "%s", err.msg);
+		return lnetd_say(m, -EINVAL, "%s", err.msg);
 	lne_net_format(id, net, sizeof(net));
 	while (i < d->nnis) {
 		struct lnetd_ni *n = &d->nis[i];
 
-		if (strcmp(n->net, net) || (opt(k->ifname) && strcmp(n->ifname, k->ifname)) ||
-		    (opt(k->pattern) && strcmp(n->pattern, k->pattern)) ||
-		    (opt(k->pattern) && !opt(k->ifname) && *n->ifname)) {
+		if (strcmp(n->net, net) || (lnetd_opt(k->ifname) && strcmp(n->ifname, k->ifname)) ||
+		    (lnetd_opt(k->pattern) && strcmp(n->pattern, k->pattern)) ||
+		    (lnetd_opt(k->pattern) && !lnetd_opt(k->ifname) && *n->ifname)) {
 			i++;
 			continue;
 		}
-		key = (struct st_ni){
-			.net = n->net, .ifname = opt(n->ifname), .pattern = opt(n->pattern)};
+		key = (struct st_ni){.net = n->net,
+				     .ifname = lnetd_opt(n->ifname),
+				     .pattern = lnetd_opt(n->pattern)};
 		rc = store_ni_del(d->store, &key, &serr);
 		if (rc)
-			return say_store(m, rc, &serr);
+			return lnetd_say_store(m, rc, &serr);
 		if (lnetd_nis_gone(d, n))
-			return say(m, -ENOMEM, "out of memory");
+			return lnetd_say(m, -ENOMEM, "out of memory");
 		ni_remove(d, n);
 		d->nis_dirty = true;
 		gone++;
 	}
 	if (gone || op->ensure)
 		return 0;
-	if (opt(k->ifname) || opt(k->pattern))
-		return say(m, -ENOENT, "no NI of %s is configured on %s", net,
-			   opt(k->ifname) ?: k->pattern);
-	return say(m, -ENOENT, "no NI of %s is configured", net);
+	if (lnetd_opt(k->ifname) || lnetd_opt(k->pattern))
+		return lnetd_say(m, -ENOENT, "no NI of %s is configured on %s", net,
+				 lnetd_opt(k->ifname) ?: k->pattern);
+	return lnetd_say(m, -ENOENT, "no NI of %s is configured", net);
 }
 
 /* --- peers ------------------------------------------------------------------------ */
 
-static int nid_parse(const char *s, struct lne_nid *nid, char *canon, struct msg *m)
+static int nid_parse(const char *s, struct lne_nid *nid, char *canon, struct lnetd_msg *m)
 {
 	struct lne_err err;
 
 	if (lne_nid_parse(s ?: "", nid, &err))
-		return say(m, -EINVAL, "%s", err.msg);
+		return lnetd_say(m, -EINVAL, "%s", err.msg);
 	lne_nid_format(nid, canon, LNE_NID_STR_MAX);
 	return 0;
 }
@@ -189,7 +183,7 @@ static int nid_parse(const char *s, struct lne_nid *nid, char *canon, struct msg
  */
 static int gateway_check(struct lnetd *d, const struct lne_peer *peer, const struct lne_nid *prim,
 			 const struct lnetd_op *op, const struct lne_nid *nids,
-			 char (*canon)[LNE_NID_STR_MAX], struct msg *m)
+			 char (*canon)[LNE_NID_STR_MAX], struct lnetd_msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX];
 	size_t i;
@@ -201,16 +195,17 @@ static int gateway_check(struct lnetd *d, const struct lne_peer *peer, const str
 	if (peer && peer->implicit)
 		return op->u.peer.multi_rail == 0 && i == op->u.peer.n
 			       ? 1
-			       : say(m, -EBUSY,
-				     "%s is a route's gateway: its peer is non-Multi-Rail with this "
-				     "one NID; delete its routes to configure it otherwise",
-				     pbuf);
+			       : lnetd_say(
+					 m, -EBUSY,
+					 "%s is a route's gateway: its peer is non-Multi-Rail with this "
+					 "one NID; delete its routes to configure it otherwise",
+					 pbuf);
 	for (i = 0; i < op->u.peer.n; i++) {
 		const struct lne_peer_ni *pni = lne_peer_ni_find(d->mirror, &nids[i]);
 
 		if (pni && lne_peer_of(pni)->implicit)
-			return say(m, -EBUSY, "%s is a route's gateway, not a NID of peer %s",
-				   canon[i], pbuf);
+			return lnetd_say(m, -EBUSY, "%s is a route's gateway, not a NID of peer %s",
+					 canon[i], pbuf);
 	}
 	return 0;
 }
@@ -222,7 +217,7 @@ static int gateway_check(struct lnetd *d, const struct lne_peer *peer, const str
  * time, from the mirror and (those configured) the store.
  */
 static int peer_drop_others(struct lnetd *d, struct lne_peer *peer, const struct lne_nid *keep,
-			    size_t nkeep, const char *pbuf, struct msg *m)
+			    size_t nkeep, const char *pbuf, struct lnetd_msg *m)
 {
 	struct lne_err lerr = {.msg = ""};
 	struct store_err serr = {""};
@@ -249,15 +244,15 @@ static int peer_drop_others(struct lnetd *d, struct lne_peer *peer, const struct
 			lne_nid_format(&drop[k], buf, sizeof(buf));
 			rc = lne_peer_del_nid(d->mirror, &prim, &drop[k], &lerr);
 			if (rc)
-				rc = say(m, rc, "%s", lerr.msg);
+				rc = lnetd_say(m, rc, "%s", lerr.msg);
 			else if (stored[k] && (rc = store_peer_nid_del(d->store, pbuf, buf, &serr)))
-				rc = say_store(m, rc, &serr);
+				rc = lnetd_say_store(m, rc, &serr);
 		}
 	} while (!rc && ndrop == LNE_ARRAY_SIZE(drop));
 	return rc;
 }
 
-static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX], (*canon)[LNE_NID_STR_MAX] = NULL;
 	char canon_s[PEER_NIDS_ON_STACK][LNE_NID_STR_MAX];
@@ -279,8 +274,8 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	peer = lne_peer_find(d->mirror, &prim);
 	if (peer && !peer->implicit && !peer->discovered && op->u.peer.multi_rail >= 0 &&
 	    peer->mr != !!op->u.peer.multi_rail)
-		return say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
-			   peer->mr ? "Multi-Rail" : "non-Multi-Rail");
+		return lnetd_say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
+				 peer->mr ? "Multi-Rail" : "non-Multi-Rail");
 	/* A peer of a few NIDs (a site import's 50,000) needs no allocation. */
 	if (n < PEER_NIDS_ON_STACK) {
 		canon = canon_s;
@@ -292,7 +287,7 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		fresh = calloc(n + 1, sizeof(*fresh));
 	}
 	if (!canon || !nids || !fresh) {
-		rc = say(m, -ENOMEM, "out of memory");
+		rc = lnetd_say(m, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; !rc && i < n; i++)
@@ -301,7 +296,7 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		goto out;
 	rc = gateway_check(d, peer, &prim, op, nids, canon, m);
 	if (rc > 0) { /* the gateway as it is: an import's no-op, else "exists already" */
-		rc = op->ensure ? 0 : say(m, -EEXIST, "peer %s exists already", pbuf);
+		rc = op->ensure ? 0 : lnetd_say(m, -EEXIST, "peer %s exists already", pbuf);
 		goto out;
 	}
 	if (rc)
@@ -312,7 +307,7 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (created) {
 		rc = lne_peer_add(d->mirror, &pc, &lerr);
 		if (rc) {
-			rc = say(m, rc, "%s", lerr.msg);
+			rc = lnetd_say(m, rc, "%s", lerr.msg);
 			goto out;
 		}
 		peer = lne_peer_find(d->mirror, &prim);
@@ -326,7 +321,7 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		/* ...but one discovery found is configured now (lne_peer_add_nid) */
 		rc = lne_peer_add_nid(d->mirror, &prim, &nids[i], &lerr);
 		if (rc) {
-			rc = say(m, rc, "%s", lerr.msg);
+			rc = lnetd_say(m, rc, "%s", lerr.msg);
 			goto out;
 		}
 		fresh[nfresh++] = canon[i];
@@ -345,9 +340,9 @@ static int op_peer_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 			rc = store_peer_update(d->store, pbuf, op->u.peer.v, &n, &serr);
 	}
 	if (rc)
-		rc = say_store(m, rc, &serr);
+		rc = lnetd_say_store(m, rc, &serr);
 	else if (!created && !n && !op->ensure)
-		rc = say(m, -EEXIST, "peer %s exists already", pbuf);
+		rc = lnetd_say(m, -EEXIST, "peer %s exists already", pbuf);
 out:
 	if (canon != canon_s) {
 		free(canon);
@@ -364,7 +359,7 @@ out:
  * list is made again with the list's first NID as its primary; no owner
  * makes a new peer.
  */
-static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	char(*canon)[LNE_NID_STR_MAX] = calloc(op->u.peer.n + 1, sizeof(*canon));
 	struct lne_nid *all = calloc(op->u.peer.n + 1, sizeof(*all));
@@ -377,7 +372,7 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	int rc = 0, mr_was = -1;
 
 	if (!canon || !all) {
-		rc = say(m, -ENOMEM, "out of memory");
+		rc = lnetd_say(m, -ENOMEM, "out of memory");
 		goto out;
 	}
 	rc = nid_parse(op->u.peer.primary, &all[0], canon[0], m);
@@ -398,8 +393,8 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 
 		lne_nid_format(&prim, pbuf, sizeof(pbuf));
 		if (op->u.peer.multi_rail >= 0 && owner->mr != !!op->u.peer.multi_rail) {
-			rc = say(m, -EEXIST, "peer %s exists as %s; delete it to change that", pbuf,
-				 owner->mr ? "Multi-Rail" : "non-Multi-Rail");
+			rc = lnetd_say(m, -EEXIST, "peer %s exists as %s; delete it to change that",
+				       pbuf, owner->mr ? "Multi-Rail" : "non-Multi-Rail");
 			goto out;
 		}
 		for (i = 0; i < n; i++)
@@ -410,12 +405,12 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 				mr_was = owner->mr;
 			rc = lne_peer_del(d->mirror, &prim, &lerr);
 			if (rc) {
-				rc = say(m, rc, "%s", lerr.msg);
+				rc = lnetd_say(m, rc, "%s", lerr.msg);
 				goto out;
 			}
 			rc = store_peer_del(d->store, pbuf, &serr);
 			if (rc) {
-				rc = say_store(m, rc, &serr);
+				rc = lnetd_say_store(m, rc, &serr);
 				goto out;
 			}
 			owner = NULL;
@@ -429,7 +424,7 @@ static int op_peer_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	/* Then what is missing: a new peer (primary first), or the owner's new NIDs. */
 	rest = calloc(n, sizeof(*rest));
 	if (!rest) {
-		rc = say(m, -ENOMEM, "out of memory");
+		rc = lnetd_say(m, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 1; i < n; i++)
@@ -457,7 +452,7 @@ out:
 	return rc;
 }
 
-static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	char pbuf[LNE_NID_STR_MAX], buf[LNE_NID_STR_MAX];
 	struct lne_err lerr = {.msg = ""};
@@ -490,7 +485,8 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		}
 	}
 	if (!peer || peer->implicit)
-		return op->ensure ? 0 : say(m, -ENOENT, "no peer has the primary NID %s", pbuf);
+		return op->ensure ? 0
+				  : lnetd_say(m, -ENOENT, "no peer has the primary NID %s", pbuf);
 	/* Check every NID before touching anything. */
 	for (i = 0; i < n; i++) {
 		struct lne_peer_ni *pni;
@@ -500,11 +496,11 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 			return rc;
 		pni = lne_peer_ni_find(d->mirror, &nid);
 		if (!pni || lne_peer_of(pni) != peer)
-			return say(m, -ENOENT, "%s is not a NID of peer %s", buf, pbuf);
+			return lnetd_say(m, -ENOENT, "%s is not a NID of peer %s", buf, pbuf);
 		if (lne_nid_equal(&nid, &prim) && n < peer->npni)
-			return say(m, -EBUSY,
-				   "%s is peer %s's primary NID; delete the peer instead", buf,
-				   pbuf);
+			return lnetd_say(m, -EBUSY,
+					 "%s is peer %s's primary NID; delete the peer instead",
+					 buf, pbuf);
 	}
 	/* The store has configured peers and NIDs only: discovered ones are runtime. */
 	if (!n || n >= peer->npni) {
@@ -515,9 +511,9 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 			return peer_drop_others(d, peer, &prim, 1, pbuf, m);
 		rc = lne_peer_del(d->mirror, &prim, &lerr);
 		if (rc)
-			return say(m, rc, "%s", lerr.msg);
+			return lnetd_say(m, rc, "%s", lerr.msg);
 		rc = stored ? store_peer_del(d->store, pbuf, &serr) : 0;
-		return rc ? say_store(m, rc, &serr) : 0;
+		return rc ? lnetd_say_store(m, rc, &serr) : 0;
 	}
 	for (i = 0; i < n; i++) {
 		bool stored;
@@ -526,10 +522,10 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		stored = !lne_peer_ni_find(d->mirror, &nid)->discovered;
 		rc = lne_peer_del_nid(d->mirror, &prim, &nid, &lerr);
 		if (rc)
-			return say(m, rc, "%s", lerr.msg);
+			return lnetd_say(m, rc, "%s", lerr.msg);
 		rc = stored ? store_peer_nid_del(d->store, pbuf, buf, &serr) : 0;
 		if (rc)
-			return say_store(m, rc, &serr);
+			return lnetd_say_store(m, rc, &serr);
 	}
 	return 0;
 }
@@ -537,17 +533,17 @@ static int op_peer_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 /* --- routes ------------------------------------------------------------------------ */
 
 static int route_key(const struct st_route *r, lne_net_t *net, char *nbuf, struct lne_nid *gw,
-		     char *gbuf, struct msg *m)
+		     char *gbuf, struct lnetd_msg *m)
 {
 	struct lne_err err;
 
 	if (lne_net_parse(r->net ?: "", net, &err))
-		return say(m, -EINVAL, "%s", err.msg);
+		return lnetd_say(m, -EINVAL, "%s", err.msg);
 	lne_net_format(*net, nbuf, LNE_NET_STR_MAX);
 	return nid_parse(r->gateway, gw, gbuf, m);
 }
 
-static int op_route_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_route_add(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	const struct st_route *r = &op->u.route;
 	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
@@ -565,23 +561,23 @@ static int op_route_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		return rc;
 	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
 		if (r->v[k] != ST_UNSET && (r->v[k] < 0 || r->v[k] > UINT32_MAX))
-			return say(m, -ERANGE, "route to %s via %s: %s %lld is out of range", nbuf,
-				   gbuf, lne_route_desc[k].name, (long long)r->v[k]);
+			return lnetd_say(m, -ERANGE, "route to %s via %s: %s %lld is out of range",
+					 nbuf, gbuf, lne_route_desc[k].name, (long long)r->v[k]);
 	lnetd_route_values(r, v);
 	rt = lne_route_find(d->mirror, net, &gw);
 	if (rt && op->ensure && !memcmp(rt->v, v, sizeof(v)))
 		return 0;
 	rc = lne_route_add_v(d->mirror, net, &gw, v, &lerr);
 	if (rc)
-		return say(m, rc, "%s", lerr.msg);
+		return lnetd_say(m, rc, "%s", lerr.msg);
 	/* What was given is stored; an undefined setting (hops) stays not given. */
 	for (k = 0; k < LNE_ROUTE_A__COUNT; k++)
 		sr.v[k] = lne_route_desc[k].undef && r->v[k] == ST_UNSET ? ST_UNSET : (int64_t)v[k];
 	rc = store_route_add(d->store, &sr, &serr);
-	return rc ? say_store(m, rc, &serr) : 0;
+	return rc ? lnetd_say_store(m, rc, &serr) : 0;
 }
 
-static int op_route_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_route_del(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	char nbuf[LNE_NET_STR_MAX], gbuf[LNE_NID_STR_MAX];
 	struct lne_err lerr = {.msg = ""};
@@ -594,17 +590,18 @@ static int op_route_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (rc)
 		return rc;
 	if (!lne_route_find(d->mirror, net, &gw))
-		return op->ensure ? 0 : say(m, -ENOENT, "no route to %s through %s", nbuf, gbuf);
+		return op->ensure ? 0
+				  : lnetd_say(m, -ENOENT, "no route to %s through %s", nbuf, gbuf);
 	rc = lne_route_del(d->mirror, net, &gw, &lerr);
 	if (rc)
-		return say(m, rc, "%s", lerr.msg);
+		return lnetd_say(m, rc, "%s", lerr.msg);
 	rc = store_route_del(d->store, nbuf, gbuf, &serr);
-	return rc ? say_store(m, rc, &serr) : 0;
+	return rc ? lnetd_say_store(m, rc, &serr) : 0;
 }
 
 /* --- globals ------------------------------------------------------------------------ */
 
-static int op_global_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_global_set(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	struct lne_err lerr = {.msg = ""};
 	struct store_err serr = {""};
@@ -614,23 +611,23 @@ static int op_global_set(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 
 	g = lne_global_lookup(name);
 	if (g < 0)
-		return say(m, -ENOENT, "no global setting is called '%s'", name);
+		return lnetd_say(m, -ENOENT, "no global setting is called '%s'", name);
 	rc = lne_global_set(d->mirror, g, op->u.global.value, &lerr);
 	if (rc)
-		return say(m, rc, "%s", lerr.msg);
+		return lnetd_say(m, rc, "%s", lerr.msg);
 	/* Setting what is set already is no change. */
 	if (!store_global_get(d->store, lne_global_info(g)->name, &stored, NULL) &&
 	    stored == op->u.global.value)
 		return 0;
 	rc = store_global_set(d->store, lne_global_info(g)->name, op->u.global.value, &serr);
-	return rc ? say_store(m, rc, &serr) : 0;
+	return rc ? lnetd_say_store(m, rc, &serr) : 0;
 }
 
 /* --- one operation ------------------------------------------------------------------------ */
 
 #define OP(obj, verb) ((obj)*VERB__COUNT + (verb))
 
-static int op_run(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_run(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	switch (OP(op->obj, op->verb)) {
 	case OP(OBJ_NET, VERB_ADD):
@@ -658,14 +655,14 @@ static int op_run(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		op->u.tbf.ensure = op->ensure;
 		return lnetd_tbf_op(d, op->verb, &op->u.tbf, m->s, m->len);
 	}
-	return say(m, -EINVAL, "a %s cannot be %s", lnetd_obj_name(op->obj),
-		   op->verb == VERB_SET	  ? "set"
-		   : op->verb == VERB_ADD ? "added"
-					  : "deleted");
+	return lnetd_say(m, -EINVAL, "a %s cannot be %s", lnetd_obj_name(op->obj),
+			 op->verb == VERB_SET	? "set"
+			 : op->verb == VERB_ADD ? "added"
+						: "deleted");
 }
 int lnetd_op_run(struct lnetd *d, struct lnetd_op *op, char *msg, size_t len)
 {
-	struct msg m = {.s = msg, .len = len};
+	struct lnetd_msg m = {.s = msg, .len = len};
 
 	return op_run(d, op, &m);
 }

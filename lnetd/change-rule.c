@@ -5,40 +5,11 @@
  * to the store, row by row.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "change.h"
 #include "engine/udsp.h"
-
-/* The sentence of a refused operation. */
-struct msg {
-	char *s;
-	size_t len;
-};
-
-static int say(struct msg *m, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int say(struct msg *m, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m->s, m->len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-static int say_store(struct msg *m, int rc, const struct store_err *serr)
-{
-	return say(m, rc, "%s", serr->msg[0] ? serr->msg : "the store refused the change");
-}
-
-static const char *opt(const char *s)
-{
-	return s && *s ? s : NULL;
-}
 
 /*
  * A rule as the store keeps it, row by row of rule-attrs.h: canonical
@@ -72,23 +43,23 @@ static int rule_texts(const struct lne_rule *r, struct st_rule *sr)
 
 /* The op's fields, row by row of rule-attrs.h: an absent expression NULL, a number in range. */
 #define RULE_CONF(id, name, kind, ...) RULE_CONF_##kind(name)
-#define RULE_CONF_EXPR(name)	       c->name = opt(op->u.rule.name);
-#define RULE_CONF_PRIO(name)                                                       \
-	if (numbers && op->u.rule.name != ST_UNSET &&                              \
-	    (op->u.rule.name < 0 || op->u.rule.name > LNE_PRIO_MAX))               \
-		return say(m, -ERANGE, "%s %lld is out of range (0 to %u)", #name, \
-			   (long long)op->u.rule.name, LNE_PRIO_MAX);              \
+#define RULE_CONF_EXPR(name)	       c->name = lnetd_opt(op->u.rule.name);
+#define RULE_CONF_PRIO(name)                                                             \
+	if (numbers && op->u.rule.name != ST_UNSET &&                                    \
+	    (op->u.rule.name < 0 || op->u.rule.name > LNE_PRIO_MAX))                     \
+		return lnetd_say(m, -ERANGE, "%s %lld is out of range (0 to %u)", #name, \
+				 (long long)op->u.rule.name, LNE_PRIO_MAX);              \
 	c->name = !numbers || op->u.rule.name == ST_UNSET ? LNE_PRIO_NONE : (u32)op->u.rule.name;
 
 /* @numbers: an add's; a delete names its rule by the expressions alone. */
 static int rule_conf(const struct lnetd_op *op, struct lne_rule_conf *c, bool numbers,
-		     struct msg *m)
+		     struct lnetd_msg *m)
 {
 	LNE_RULE_ATTRS(RULE_CONF)
 	return 0;
 }
 
-static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	struct lne_rule_conf c;
 	struct lne_err lerr = {.msg = ""};
@@ -104,7 +75,7 @@ static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (rc)
 		return rc;
 	if (op->u.rule.idx != ST_UNSET && (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX))
-		return say(m, -ERANGE, "idx %lld is out of range", (long long)op->u.rule.idx);
+		return lnetd_say(m, -ERANGE, "idx %lld is out of range", (long long)op->u.rule.idx);
 	/* A net or NID rule without a priority gets 0, the highest, as Lustre's
 	 * lnetctl udsp add gives it; NID pair and router rules need none. */
 	if (c.priority == LNE_PRIO_NONE && !c.rte && !c.src != !c.dst)
@@ -114,16 +85,16 @@ static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (rc == -EEXIST && op->ensure)
 		return 0; /* the same rule with the same priority is there */
 	if (rc)
-		return say(m, rc, "%s", lerr.msg);
+		return lnetd_say(m, rc, "%s", lerr.msg);
 	op->updated = outcome == LNE_RULE_UPDATED;
 	r = lne_rule_at(d->mirror, op->idx);
 	/* lnetctl selection net|nid|peer promise a kind: an expression that makes another
 	 * kind is refused rather than becoming a rule the command did not mean. */
-	if (opt(op->u.rule.kind) && strcmp(lne_rule_kind_name(r->kind), op->u.rule.kind))
-		return say(m, -EINVAL, "these expressions make a %s rule, not a %s rule",
-			   lne_rule_kind_name(r->kind), op->u.rule.kind);
+	if (lnetd_opt(op->u.rule.kind) && strcmp(lne_rule_kind_name(r->kind), op->u.rule.kind))
+		return lnetd_say(m, -EINVAL, "these expressions make a %s rule, not a %s rule",
+				 lne_rule_kind_name(r->kind), op->u.rule.kind);
 	if (rule_texts(r, &sr))
-		return say(m, -ENOMEM, "out of memory");
+		return lnetd_say(m, -ENOMEM, "out of memory");
 	if (op->updated) {
 		/* Same matchers: the rule takes its new fields, where it is. */
 		same = !store_rule_get(d->store, op->idx, &old, NULL) && st_rule_same(&old, &sr);
@@ -133,10 +104,10 @@ static int op_rule_add(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		rc = store_rule_add(d->store, &sr, &pos, &serr);
 	}
 	st_rule_clear(&sr);
-	return rc ? say_store(m, rc, &serr) : 0;
+	return rc ? lnetd_say_store(m, rc, &serr) : 0;
 }
 
-static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
+static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct lnetd_msg *m)
 {
 	struct lne_err lerr = {.msg = ""};
 	struct store_err serr = {""};
@@ -145,10 +116,10 @@ static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 	if (op->u.rule.all) {
 		lne_rule_del_all(d->mirror);
 		rc = store_rule_del_all(d->store, &serr);
-		return rc ? say_store(m, rc, &serr) : 0;
+		return rc ? lnetd_say_store(m, rc, &serr) : 0;
 	}
 	/* By its expressions (the Multi-Rail design's way), and its idx if given too. */
-	if (opt(op->u.rule.src) || opt(op->u.rule.dst) || opt(op->u.rule.rte)) {
+	if (lnetd_opt(op->u.rule.src) || lnetd_opt(op->u.rule.dst) || lnetd_opt(op->u.rule.rte)) {
 		u32 found;
 
 		struct lne_rule_conf c;
@@ -160,23 +131,24 @@ static int op_rule_del(struct lnetd *d, struct lnetd_op *op, struct msg *m)
 		if (rc == -ENOENT && op->ensure)
 			return 0;
 		if (rc)
-			return say(m, rc, "%s", lerr.msg);
+			return lnetd_say(m, rc, "%s", lerr.msg);
 		if (op->u.rule.idx != ST_UNSET && op->u.rule.idx != found)
-			return say(m, -EINVAL,
-				   "rule %lld is not the rule with these expressions (rule %u is)",
-				   (long long)op->u.rule.idx, found);
+			return lnetd_say(
+				m, -EINVAL,
+				"rule %lld is not the rule with these expressions (rule %u is)",
+				(long long)op->u.rule.idx, found);
 		op->u.rule.idx = found;
 	}
 	if (op->u.rule.idx < 0 || op->u.rule.idx > UINT32_MAX ||
 	    !lne_rule_at(d->mirror, (u32)op->u.rule.idx))
 		return op->ensure ? 0
-				  : say(m, -ENOENT, "there is no rule %lld (%u rules)",
-					(long long)op->u.rule.idx, d->mirror->udsp.nrules);
+				  : lnetd_say(m, -ENOENT, "there is no rule %lld (%u rules)",
+					      (long long)op->u.rule.idx, d->mirror->udsp.nrules);
 	rc = lne_rule_del(d->mirror, (u32)op->u.rule.idx, &lerr);
 	if (rc)
-		return say(m, rc, "%s", lerr.msg);
+		return lnetd_say(m, rc, "%s", lerr.msg);
 	rc = store_rule_del(d->store, op->u.rule.idx, &serr);
-	return rc ? say_store(m, rc, &serr) : 0;
+	return rc ? lnetd_say_store(m, rc, &serr) : 0;
 }
 
 void lnetd_rule_conf_of(const struct st_rule *r, struct lne_rule_conf *c)
@@ -198,7 +170,7 @@ void lnetd_rule_conf_of(const struct st_rule *r, struct lne_rule_conf *c)
 
 int lnetd_rule_op(struct lnetd *d, struct lnetd_op *op, char *msg, size_t len)
 {
-	struct msg m = {.s = msg, .len = len};
+	struct lnetd_msg m = {.s = msg, .len = len};
 
 	return op->verb == VERB_ADD ? op_rule_add(d, op, &m) : op_rule_del(d, op, &m);
 }

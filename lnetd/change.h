@@ -151,6 +151,18 @@ size_t lnetd_ni_place(struct lnetd *d, struct lnetd_ni *n);
 int lnetd_nis_gone(struct lnetd *d, const struct lnetd_ni *n);
 void lnetd_nis_gone_clear(struct lnetd *d);
 
+/* A refused operation's sentence, written into @s (the caller's, @len bytes), for
+ * change-ops.c and change-rule.c: lnetd_say() returns @rc. */
+struct lnetd_msg {
+	char *s;
+	size_t len;
+};
+int lnetd_say(struct lnetd_msg *m, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int lnetd_say_store(struct lnetd_msg *m, int rc, const struct store_err *serr);
+/* @s, or NULL when it is NULL or empty (an op's absent text) */
+const char *lnetd_opt(const char *s);
+
 /* An expression's canonical text ("" for NULL), malloc'd. */
 char *lnetd_expr_text(const struct lne_expr *e);
 
