@@ -16,10 +16,14 @@ void lnetd_ni_name(const struct lnetd_ni *n, char *buf, size_t len)
 	snprintf(buf, len, "%s on %s", n->net, *n->ifname ? n->ifname : n->pattern);
 }
 
+const char *lnetd_event_health_state(const struct lnetd_event *ev)
+{
+	return ev->state ?: ev->health >= LNE_HEALTH_MAX ? "healthy" : "recovering";
+}
+
 void lnetd_event(struct lnetd *d, const struct lnetd_event *ev)
 {
 	bool healthy = ev->health >= LNE_HEALTH_MAX;
-	const char *state;
 	char gen[24];
 	struct log_field f[] = {
 		{"NI", ev->ni},
@@ -37,9 +41,9 @@ void lnetd_event(struct lnetd *d, const struct lnetd_event *ev)
 			lnetd_log_with(LOG_WARNING, f, 4, "NI %s: pending: %s", ev->ni, ev->reason);
 		break;
 	case LNETD_EV_HEALTH:
-		state = ev->state ?: healthy ? "healthy" : "recovering";
 		lnetd_log_with(healthy ? LOG_INFO : LOG_WARNING, f, 4, "%s %s: %s, health %u",
-			       ev->peer ? "peer NI" : "NI", ev->nid, state, ev->health);
+			       ev->peer ? "peer NI" : "NI", ev->nid, lnetd_event_health_state(ev),
+			       ev->health);
 		break;
 	case LNETD_EV_CHANGE:
 		lnetd_log_with(LOG_NOTICE, f, 4,

@@ -59,6 +59,8 @@ struct lnetd_event {
 };
 
 void lnetd_event(struct lnetd *d, const struct lnetd_event *ev);
+/* A LNETD_EV_HEALTH's state word, as the log and HealthChanged both say it. */
+const char *lnetd_event_health_state(const struct lnetd_event *ev);
 
 struct lnetd_ni;
 #define LNETD_NI_NAME_MAX (16 + 128 + 8)

@@ -37,7 +37,6 @@ static void emit_peer(struct lnetd *d, const struct lnetd_event *ev)
 
 void lnetd_bus_signal(struct lnetd *d, const struct lnetd_event *ev)
 {
-	const char *state;
 	int rc = 0;
 
 	if (!d->bus)
@@ -50,10 +49,9 @@ void lnetd_bus_signal(struct lnetd *d, const struct lnetd_event *ev)
 					ev->applied ? "" : ev->reason);
 		break;
 	case LNETD_EV_HEALTH:
-		state = ev->state ?: ev->health >= LNE_HEALTH_MAX ? "healthy" : "recovering";
 		rc = sd_bus_emit_signal(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER, "HealthChanged",
-					"sssu", ev->peer ? "peer_ni" : "ni", ev->nid, state,
-					ev->health);
+					"sssu", ev->peer ? "peer_ni" : "ni", ev->nid,
+					lnetd_event_health_state(ev), ev->health);
 		break;
 	case LNETD_EV_ROUTE:
 		rc = sd_bus_emit_signal(d->bus, LNETD_BUS_PATH, LNETD_BUS_MANAGER,
